@@ -1,0 +1,61 @@
+/**
+ * Every key string of the table is built here and nowhere else.
+ * Layout (DESIGN.md): entities live under their own partition; everything that
+ * belongs to one application (HWID index, username index, blacklist) lives in
+ * the application's partition so the /auth hot path can fetch it in one batch.
+ */
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+export interface Gsi1Key {
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+export type BlacklistType = 'country' | 'asn' | 'ip' | 'hwid';
+
+export const keys = {
+  team: (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' }),
+
+  apiKey: (keyHash: string): ItemKey => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+
+  app: (appId: string): ItemKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
+
+  subscription: (subscriptionId: string): ItemKey => ({ pk: `SUB#${subscriptionId}`, sk: 'SUB' }),
+  /** Subscriptions of an app, in creation order. */
+  subscriptionByApp: (appId: string, createdAt: string, subscriptionId: string): Gsi1Key => ({
+    gsi1pk: `APP#${appId}#SUBS`,
+    gsi1sk: `${createdAt}#${subscriptionId}`,
+  }),
+  subscriptionsOfApp: (appId: string): string => `APP#${appId}#SUBS`,
+
+  license: (licenseKey: string): ItemKey => ({ pk: `LIC#${licenseKey}`, sk: 'LIC' }),
+  /** Licenses of an app sorted by created_at; the key breaks ties between equal timestamps. */
+  licenseByApp: (appId: string, createdAt: string, licenseKey: string): Gsi1Key => ({
+    gsi1pk: `APP#${appId}#LICS`,
+    gsi1sk: `${createdAt}#${licenseKey}`,
+  }),
+  licensesOfApp: (appId: string): string => `APP#${appId}#LICS`,
+
+  hwid: (appId: string, hwid: string): ItemKey => ({ pk: `APP#${appId}`, sk: `HWID#${hwid}` }),
+
+  /** Usernames are unique per application regardless of case. */
+  username: (appId: string, username: string): ItemKey => ({
+    pk: `APP#${appId}`,
+    sk: `USER#${username.toLowerCase()}`,
+  }),
+
+  blacklist: (appId: string, type: BlacklistType, normalizedValue: string): ItemKey => ({
+    pk: `APP#${appId}`,
+    sk: `BL#${type}#${normalizedValue}`,
+  }),
+  blacklistPrefix: (type?: BlacklistType): string => (type ? `BL#${type}#` : 'BL#'),
+
+  /** Idempotency record of a bulk request, scoped to the owner that sent it. */
+  request: (teamId: string, route: string, requestId: string): ItemKey => ({
+    pk: `REQ#${teamId}#${route}#${requestId}`,
+    sk: 'REQ',
+  }),
+} as const;

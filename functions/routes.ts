@@ -1,0 +1,65 @@
+/**
+ * The route table: plain data read by the CDK stack, the local server and each
+ * group's dispatch, so the three can never disagree about which paths exist.
+ */
+export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist';
+
+/** Client routes answer `{success, message}`; management routes answer `{error, error_code}` and need an API key. */
+export type Side = 'client' | 'management';
+
+export const routes = [
+  { path: '/auth', group: 'client' },
+  { path: '/register', group: 'client' },
+
+  { path: '/license/create', group: 'license' },
+  { path: '/license/create-bulk', group: 'license' },
+  { path: '/license/extend', group: 'license' },
+  { path: '/license/extend-bulk', group: 'license' },
+  { path: '/license/delete', group: 'license' },
+  { path: '/license/delete-bulk', group: 'license' },
+  { path: '/license/get', group: 'license' },
+  { path: '/license/get-bulk', group: 'license' },
+  { path: '/license/update-status', group: 'license' },
+  { path: '/license/update-status-bulk', group: 'license' },
+  { path: '/license/update-subscription', group: 'license' },
+  { path: '/license/update-user-credentials', group: 'license' },
+  { path: '/license/update-metadata', group: 'license' },
+
+  { path: '/hwid/edit', group: 'hwid' },
+  { path: '/hwid/toggle-lock', group: 'hwid' },
+  { path: '/hwid/toggle-lock-bulk', group: 'hwid' },
+  { path: '/hwid/toggle-reset-allowed', group: 'hwid' },
+  { path: '/hwid/update-reset-interval', group: 'hwid' },
+
+  { path: '/subscription/create', group: 'subscription' },
+  { path: '/subscription/edit', group: 'subscription' },
+  { path: '/subscription/delete', group: 'subscription' },
+  { path: '/subscription/get-bulk', group: 'subscription' },
+
+  { path: '/blacklist/add', group: 'blacklist' },
+  { path: '/blacklist/delete', group: 'blacklist' },
+  { path: '/blacklist/get-bulk', group: 'blacklist' },
+] as const satisfies readonly { path: string; group: Group }[];
+
+export type Route = (typeof routes)[number];
+export type RoutePath = Route['path'];
+export type PathOf<G extends Group> = Extract<Route, { group: G }>['path'];
+
+export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist'];
+
+export function sideOf(group: Group): Side {
+  return group === 'client' ? 'client' : 'management';
+}
+
+const byPath = new Map<string, Route>(routes.map((route) => [route.path, route]));
+
+export function findRoute(path: string): Route | undefined {
+  return byPath.get(path);
+}
+
+/** Every group's Lambda entry file, relative to the project root. */
+export function handlerEntry(group: Group): string {
+  return `functions/${group}/handler.ts`;
+}
+
+export const authorizerEntry = 'functions/authorizer/handler.ts';
