@@ -1,0 +1,81 @@
+/**
+ * The one typed reader of the environment. Nothing else reads process.env, so
+ * every setting the service honours is listed here (and in the README's table).
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  /** DynamoDB table holding every entity. */
+  tableName: string;
+  region: string;
+  /** Set for DynamoDB Local; unset on AWS. */
+  dynamodbEndpoint: string | undefined;
+  /** Adds `debug_error` (and `debug_type` on /register) to 500 bodies. Never on in production. */
+  debug: boolean;
+  logLevel: LogLevel;
+  bcryptCost: number;
+  /** How long app, team, subscription and blacklist lookups are cached in a warm Lambda. 0 turns caching off. */
+  cacheTtlSeconds: number;
+}
+
+export interface LocalConfig {
+  port: number;
+  dynamodbPort: number;
+  dataDir: string;
+  /** Per-owner management throttle of the local server, mirroring the usage plan. */
+  rateLimit: { enabled: boolean; ratePerSecond: number; burst: number };
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+const logLevels: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+export function readConfig(env: Env = process.env): Config {
+  const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
+  if (!logLevels.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  return {
+    tableName: env.TABLE_NAME || 'licensing',
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
+    debug: flag(env, 'DEBUG', false),
+    logLevel,
+    bcryptCost: integer(env, 'BCRYPT_COST', 10, 4, 15),
+    cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 5, 0, 300),
+  };
+}
+
+export function readLocalConfig(env: Env = process.env): LocalConfig {
+  const rateLimit = env.RATE_LIMIT?.toLowerCase();
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    dynamodbPort: integer(env, 'DYNAMODB_PORT', 8000, 0, 65535),
+    dataDir: env.DATA_DIR || '.data',
+    rateLimit: {
+      enabled: rateLimit !== 'off',
+      ratePerSecond: integer(env, 'RATE_LIMIT_RPS', 50, 1, 100000),
+      burst: integer(env, 'RATE_LIMIT_BURST', 100, 1, 100000),
+    },
+  };
+}
