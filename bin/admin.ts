@@ -1,0 +1,140 @@
+import { parseArgs } from 'node:util';
+import { readConfig, readLocalConfig } from '#core/config';
+import { createDeps, type Deps } from '#core/deps';
+import { createDynamoClient } from '#data/db';
+import * as owners from '../functions/admin/owners';
+import { ensureTable, startLocalStore, type LocalStore } from '../local/store';
+
+const usage = `Usage: npm run admin -- <command> [options]
+
+  bootstrap [--json]                                 team + active app + API key
+  team create [--name N] [--plan-expires-at ISO] [--json]
+  team set-plan --team ID --plan-expires-at ISO|never
+  app create --team ID [--name N] [--json]
+  app set-status --app ID --status active|inactive
+  apikey create --team ID [--json]
+  apikey revoke --key KEY
+
+Target: the local store (DYNAMODB_PORT, DATA_DIR; started for the command when
+npm start is not running), or a deployed table with --table NAME [--region R]
+(or TABLE_NAME / AWS_REGION with --aws).`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    json: { type: 'boolean', default: false },
+    name: { type: 'string' },
+    'plan-expires-at': { type: 'string' },
+    team: { type: 'string' },
+    app: { type: 'string' },
+    status: { type: 'string' },
+    key: { type: 'string' },
+    table: { type: 'string' },
+    region: { type: 'string' },
+    aws: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+class UsageError extends Error {}
+
+function required(name: 'team' | 'app' | 'status' | 'key' | 'plan-expires-at'): string {
+  const value = values[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function instant(raw: string): string {
+  const time = Date.parse(raw);
+  if (Number.isNaN(time)) throw new UsageError(`not an ISO 8601 time: ${raw}`);
+  return new Date(time).toISOString();
+}
+
+async function run(deps: Deps): Promise<Record<string, unknown>> {
+  const command = positionals.join(' ');
+  switch (command) {
+    case 'bootstrap':
+      return owners.bootstrap(deps);
+    case 'team create':
+      return owners.createTeam(deps, { name: values.name, planExpiresAt: values['plan-expires-at'] ? instant(values['plan-expires-at']) : null });
+    case 'team set-plan': {
+      const raw = required('plan-expires-at');
+      return owners.setTeamPlan(deps, { teamId: required('team'), planExpiresAt: raw === 'never' ? null : instant(raw) });
+    }
+    case 'app create':
+      return owners.createApp(deps, { teamId: required('team'), name: values.name });
+    case 'app set-status': {
+      const status = required('status');
+      if (status !== 'active' && status !== 'inactive') throw new UsageError('--status must be active or inactive');
+      return owners.setAppStatus(deps, { appId: required('app'), status });
+    }
+    case 'apikey create':
+      return owners.createApiKey(deps, { teamId: required('team') });
+    case 'apikey revoke':
+      return owners.revokeApiKey(deps, { apiKey: required('key') });
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
+  }
+}
+
+function print(result: Record<string, unknown>) {
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  for (const [name, value] of Object.entries(result)) process.stdout.write(`${name}: ${String(value)}\n`);
+  if ('api_key' in result) process.stdout.write('The API key is shown only this once; only its SHA-256 is stored.\n');
+}
+
+/** Reuses the running local store when npm start is up, otherwise runs one over the same data directory. */
+async function localDeps(): Promise<{ deps: Deps; store?: LocalStore }> {
+  const config = readConfig();
+  const local = readLocalConfig();
+  const endpoint = `http://127.0.0.1:${local.dynamodbPort}`;
+  const probe = createDynamoClient({ region: config.region, dynamodbEndpoint: endpoint });
+  try {
+    await ensureTable(probe, config.tableName);
+    return { deps: createDeps({ ...config, dynamodbEndpoint: endpoint, logLevel: 'silent' }, { client: probe }) };
+  } catch (error) {
+    probe.destroy();
+    if (!(error instanceof Error) || !/ECONNREFUSED|connect/i.test(`${error.name} ${error.message}`)) throw error;
+  }
+  const store = await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
+  await ensureTable(store.client, config.tableName);
+  return { deps: createDeps({ ...config, dynamodbEndpoint: store.endpoint, logLevel: 'silent' }, { client: store.client }), store };
+}
+
+function awsDeps(): Deps {
+  const config = readConfig();
+  return createDeps({
+    ...config,
+    tableName: values.table ?? config.tableName,
+    region: values.region ?? config.region,
+    dynamodbEndpoint: undefined,
+    logLevel: 'silent',
+  });
+}
+
+async function main(): Promise<number> {
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const { deps, store } = values.table || values.aws ? { deps: awsDeps(), store: undefined } : await localDeps();
+  try {
+    print(await run(deps));
+    return 0;
+  } finally {
+    await store?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`admin: ${message}\n`);
+    if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
+    process.exit(error instanceof UsageError || error instanceof owners.AdminError ? 2 : 1);
+  },
+);

@@ -1,0 +1,68 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readConfig, readLocalConfig } from '#core/config';
+import { createDeps, type Deps } from '#core/deps';
+import { bootstrap } from '../functions/admin/owners';
+import { startLocalServer } from '../local/server';
+import { ensureTable, startLocalStore } from '../local/store';
+
+interface DemoOwner {
+  team_id: string;
+  app_id: string;
+  api_key: string;
+}
+
+/**
+ * The demo owner's key is kept in the local data directory so every start can
+ * print a working curl line; on AWS keys are only ever shown once.
+ */
+async function demoOwner(deps: Deps, dataDir: string): Promise<DemoOwner> {
+  const file = join(dataDir, 'demo-owner.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DemoOwner;
+  const owner = await bootstrap(deps);
+  writeFileSync(file, `${JSON.stringify(owner, null, 2)}\n`, { mode: 0o600 });
+  return owner;
+}
+
+async function main() {
+  const config = readConfig();
+  const local = readLocalConfig();
+  const started = Date.now();
+  const store = await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
+  await ensureTable(store.client, config.tableName);
+  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
+  const owner = await demoOwner(deps, local.dataDir);
+  const server = await startLocalServer({ deps, port: local.port });
+
+  process.stdout.write(
+    [
+      `Licensing service on ${server.url} (DynamoDB Local on ${store.endpoint}, data in ${local.dataDir}/, ready in ${Date.now() - started} ms)`,
+      `  demo team:  ${owner.team_id}`,
+      `  demo app:   ${owner.app_id}`,
+      `  API key:    ${owner.api_key}`,
+      '',
+      'Try it:',
+      `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,
+      `    -d '{"app_id":"${owner.app_id}","name":"Pro","level":1,"single_key_per_hwid":false}'`,
+      `  curl -s ${server.url}/auth -H 'Content-Type: application/json' -d '{"app_id":"${owner.app_id}","license":"NO-SUCH-KEY"}'`,
+      'Ctrl-C stops the server and the store; data persists.',
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await server.close();
+    await store.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+import { iso } from '#core/clock';
+import type { Deps } from '#core/deps';
+import { newApiKey, newId, sha256Hex } from '#core/ids';
+import type { App } from '#data/app.repo';
+
+/**
+ * Owner set-up, the dashboard's job in the hosted services: teams, apps, API
+ * keys. Used by the admin CLI and by `npm start`'s demo owner.
+ */
+type AdminDeps = Pick<Deps, 'repos' | 'clock'>;
+
+export class AdminError extends Error {}
+
+export async function createTeam(deps: AdminDeps, input: { name?: string; planExpiresAt?: string | null }) {
+  const team = {
+    team_id: newId(),
+    name: input.name ?? 'My team',
+    plan_expires_at: input.planExpiresAt ?? null,
+    created_at: iso(deps.clock.now()),
+  };
+  await deps.repos.teams.create(team);
+  return { team_id: team.team_id };
+}
+
+export async function setTeamPlan(deps: AdminDeps, input: { teamId: string; planExpiresAt: string | null }) {
+  if (!(await deps.repos.teams.setPlanExpiry(input.teamId, input.planExpiresAt))) {
+    throw new AdminError(`No team ${input.teamId}`);
+  }
+  return { team_id: input.teamId, plan_expires_at: input.planExpiresAt };
+}
+
+export async function createApp(deps: AdminDeps, input: { teamId: string; name?: string }) {
+  if (!(await deps.repos.teams.get(input.teamId))) throw new AdminError(`No team ${input.teamId}`);
+  const app: App = {
+    app_id: newId(),
+    team_id: input.teamId,
+    name: input.name ?? 'My app',
+    status: 'active',
+    created_at: iso(deps.clock.now()),
+  };
+  await deps.repos.apps.create(app);
+  return { app_id: app.app_id };
+}
+
+export async function setAppStatus(deps: AdminDeps, input: { appId: string; status: App['status'] }) {
+  if (!(await deps.repos.apps.setStatus(input.appId, input.status))) throw new AdminError(`No app ${input.appId}`);
+  return { app_id: input.appId, status: input.status };
+}
+
+/**
+ * The key is returned once and stored only as its SHA-256. On a deployed stack,
+ * `registerUsageKey` creates the API Gateway key the usage plan meters this owner by.
+ */
+export async function createApiKey(
+  deps: AdminDeps,
+  input: { teamId: string; registerUsageKey?: (teamId: string) => Promise<string> },
+) {
+  if (!(await deps.repos.teams.get(input.teamId))) throw new AdminError(`No team ${input.teamId}`);
+  const apiKey = newApiKey();
+  const usageIdentifierKey = input.registerUsageKey ? await input.registerUsageKey(input.teamId) : undefined;
+  await deps.repos.apiKeys.create({
+    key_hash: sha256Hex(apiKey),
+    team_id: input.teamId,
+    status: 'active',
+    created_at: iso(deps.clock.now()),
+    ...(usageIdentifierKey ? { usage_identifier_key: usageIdentifierKey } : {}),
+  });
+  return { api_key: apiKey };
+}
+
+export async function revokeApiKey(deps: AdminDeps, input: { apiKey: string }) {
+  if (!(await deps.repos.apiKeys.revoke(sha256Hex(input.apiKey)))) throw new AdminError('No such API key');
+  return { revoked: true };
+}
+
+/** A team with a never-expiring plan, one active app and one API key. */
+export async function bootstrap(deps: AdminDeps, input: { registerUsageKey?: (teamId: string) => Promise<string> } = {}) {
+  const { team_id } = await createTeam(deps, {});
+  const { app_id } = await createApp(deps, { teamId: team_id });
+  const { api_key } = await createApiKey(deps, { teamId: team_id, registerUsageKey: input.registerUsageKey });
+  return { team_id, app_id, api_key };
+}

@@ -1,0 +1,53 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { authenticateApiKey } from '#core/api-key-auth';
+import { lambdaDepsFromEnv, type Deps } from '#core/deps';
+import { ManagementError } from '#core/errors';
+
+export function headerValue(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (key.toLowerCase() === name) return value;
+  }
+  return undefined;
+}
+
+/** Allow for every method of this API and stage, so one cached decision serves all management routes. */
+function apiWildcard(methodArn: string): string {
+  const [arnPrefix, stage] = methodArn.split('/');
+  return `${arnPrefix}/${stage}/*`;
+}
+
+function policy(effect: 'Allow' | 'Deny', principalId: string, methodArn: string) {
+  return {
+    principalId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: apiWildcard(methodArn) }],
+    },
+  };
+}
+
+/**
+ * The REQUEST authorizer in front of every management route, on AWS and on the
+ * local server alike. An unknown or revoked key gets a Deny carrying its error
+ * code, which the gateway renders as 401 INVALID_API_KEY; a missing header never
+ * reaches here on AWS (it is the identity source) and throws like API Gateway's
+ * own "Unauthorized".
+ */
+export async function authorize(deps: Pick<Deps, 'repos'>, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  try {
+    const owner = await authenticateApiKey(deps, headerValue(event.headers, 'x-api-key'));
+    return {
+      ...policy('Allow', owner.teamId, event.methodArn),
+      context: { team_id: owner.teamId },
+      ...(owner.usageIdentifierKey ? { usageIdentifierKey: owner.usageIdentifierKey } : {}),
+    };
+  } catch (error) {
+    if (error instanceof ManagementError && error.code === 'INVALID_API_KEY') {
+      return { ...policy('Deny', 'anonymous', event.methodArn), context: { error_code: error.code } };
+    }
+    if (error instanceof ManagementError && error.code === 'MISSING_AUTH') throw new Error('Unauthorized');
+    throw error;
+  }
+}
+
+export const handler = (event: APIGatewayRequestAuthorizerEvent) => authorize(lambdaDepsFromEnv(), event);

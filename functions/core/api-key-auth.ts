@@ -1,0 +1,24 @@
+import type { Deps } from './deps';
+import { ManagementError } from './errors';
+import { constantTimeEqual, sha256Hex } from './ids';
+
+export interface Owner {
+  teamId: string;
+  /** The API Gateway key to meter this owner under, when the stack created one. */
+  usageIdentifierKey: string | undefined;
+}
+
+export const missingApiKey = () => new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
+export const invalidApiKey = () => new ManagementError(401, 'INVALID_API_KEY', 'Invalid or inactive API key');
+
+/**
+ * Resolves an `x-api-key` to its owner. The lookup is by SHA-256, so the stored
+ * item never holds the key; the hash comparison is constant-time all the same.
+ */
+export async function authenticateApiKey(deps: Pick<Deps, 'repos'>, apiKey: string | undefined): Promise<Owner> {
+  if (!apiKey) throw missingApiKey();
+  const hash = sha256Hex(apiKey);
+  const record = await deps.repos.apiKeys.get(hash);
+  if (!record || !constantTimeEqual(record.key_hash, hash) || record.status !== 'active') throw invalidApiKey();
+  return { teamId: record.team_id, usageIdentifierKey: record.usage_identifier_key };
+}

@@ -1,0 +1,138 @@
+import type { Side } from '../routes';
+
+/**
+ * Every error a request can end with. Each knows its HTTP status and renders the
+ * body shape of its side; the error middleware is the only place that renders.
+ */
+export abstract class ServiceError extends Error {
+  abstract readonly status: number;
+  abstract body(): Record<string, unknown>;
+  headers(): Record<string, string> {
+    return {};
+  }
+}
+
+/** `/auth` and `/register`: `{success: false, message, data?}`; `message` is what clients match on. */
+export class ClientError extends ServiceError {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+
+  body(): Record<string, unknown> {
+    return this.data === undefined
+      ? { success: false, message: this.message }
+      : { success: false, message: this.message, data: this.data };
+  }
+}
+
+export type ManagementErrorCode =
+  | 'MISSING_AUTH'
+  | 'INVALID_API_KEY'
+  | 'ACCESS_DENIED'
+  | 'APP_NOT_FOUND'
+  | 'LICENSE_NOT_FOUND'
+  | 'SUBSCRIPTION_NOT_FOUND'
+  | 'INVALID_INPUT'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'NOT_IMPLEMENTED'
+  | 'RATE_LIMITED'
+  | 'SERVER_ERROR';
+
+/** Management routes: `{error, error_code}`. */
+export class ManagementError extends ServiceError {
+  constructor(
+    readonly status: number,
+    readonly code: ManagementErrorCode,
+    message: string,
+    private readonly extraHeaders: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  body(): Record<string, unknown> {
+    return { error: this.message, error_code: this.code };
+  }
+
+  override headers(): Record<string, string> {
+    return this.extraHeaders;
+  }
+}
+
+export const clientMessages = {
+  invalidJson: 'Invalid JSON in request body',
+  appIdRequired: 'App ID is required',
+  appIdFormat: 'Invalid App ID format (must be a valid UUID)',
+  noAuthMethod: 'No valid authentication method provided (missing license key or username/password)',
+  licenseRequired: 'License key is required',
+  usernameRequired: 'Username is required',
+  passwordRequired: 'Password is required',
+  usernameLength: 'Username must be 3 to 50 characters',
+  passwordMinLength: 'Password must be at least 8 characters',
+  passwordMaxBytes: 'Password must be at most 72 bytes',
+  bodyTooLarge: 'Request body too large',
+  serverError: 'Internal server error',
+} as const;
+
+/** The 403 codes of spec 7.1 plus USERNAME_TAKEN (api-decisions.md). */
+export type ClientFailureCode =
+  | 'LICENSE_NOT_FOUND'
+  | 'INVALID_USERNAME_OR_PASSWORD'
+  | 'LICENSE_NOT_ACTIVE'
+  | 'LICENSE_EXPIRED'
+  | 'HWID_NOT_PROVIDED'
+  | 'HWID_MISMATCH'
+  | 'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE'
+  | 'INVALID_APP_ID'
+  | 'APPLICATION_NOT_FOUND'
+  | 'APPLICATION_NOT_ACTIVE'
+  | 'TEAM_ERROR'
+  | 'SUBSCRIPTION_ERROR'
+  | 'SUBSCRIPTION_NOT_ACTIVE'
+  | 'COUNTRY_BLACKLISTED'
+  | 'ASN_BLACKLISTED'
+  | 'IP_BLACKLISTED'
+  | 'HWID_BLACKLISTED'
+  | 'USERNAME_TAKEN';
+
+export function clientFailure(code: ClientFailureCode, data?: Record<string, unknown>): ClientError {
+  return new ClientError(403, code, data);
+}
+
+export function badClientRequest(message: string): ClientError {
+  return new ClientError(400, message);
+}
+
+export function invalidInput(message: string): ManagementError {
+  return new ManagementError(400, 'INVALID_INPUT', message);
+}
+
+/** Errors raised before a route's own code runs, rendered in the shape of the route's side. */
+export const edgeErrors = {
+  invalidJson: (side: Side): ServiceError =>
+    side === 'client'
+      ? badClientRequest(clientMessages.invalidJson)
+      : invalidInput('Request body is not valid JSON'),
+  bodyTooLarge: (side: Side): ServiceError =>
+    side === 'client'
+      ? new ClientError(413, clientMessages.bodyTooLarge)
+      : new ManagementError(413, 'PAYLOAD_TOO_LARGE', clientMessages.bodyTooLarge),
+  notImplemented: (side: Side, path: string): ServiceError =>
+    side === 'client'
+      ? new ClientError(501, `${path} is not implemented yet`)
+      : new ManagementError(501, 'NOT_IMPLEMENTED', `${path} is not implemented yet`),
+  methodNotAllowed: (side: Side): ServiceError =>
+    side === 'client'
+      ? new ClientError(405, 'Method not allowed')
+      : new ManagementError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed'),
+  serverError: (side: Side): ServiceError =>
+    side === 'client'
+      ? new ClientError(500, clientMessages.serverError)
+      : new ManagementError(500, 'SERVER_ERROR', clientMessages.serverError),
+};

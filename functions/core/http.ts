@@ -1,0 +1,100 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type * as z from 'zod';
+import { sideOf, type Group, type PathOf, type Side } from '../routes';
+import type { Deps } from './deps';
+import { edgeErrors, ManagementError } from './errors';
+import { cors, errorRenderer, jsonBody, jsonResponse, type HttpEvent } from './middleware';
+import { validate } from './validation';
+
+/** What an endpoint learns about a request beyond its body. */
+export interface RequestInfo {
+  requestId: string;
+  path: string;
+  /** API Gateway's source IP (the socket's address on the local server). */
+  sourceIp: string;
+  /** Header lookup by lower-cased name. */
+  header(name: string): string | undefined;
+  /** The owner, as the API-key authorizer resolved it; absent on client routes. */
+  teamId: string | undefined;
+}
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+}
+
+export type Endpoint = (deps: Deps, body: unknown, request: RequestInfo) => Promise<Reply>;
+export type Endpoints<G extends Group> = Partial<Record<PathOf<G>, Endpoint>>;
+
+function requestInfo(event: HttpEvent): RequestInfo {
+  const headers = new Map<string, string>();
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined) headers.set(name.toLowerCase(), value);
+  }
+  const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  const teamId = authorizer?.team_id;
+  return {
+    requestId: event.requestContext?.requestId ?? '',
+    path: event.resource,
+    sourceIp: event.requestContext?.identity?.sourceIp ?? '',
+    header: (name) => headers.get(name.toLowerCase()),
+    teamId: typeof teamId === 'string' ? teamId : undefined,
+  };
+}
+
+/**
+ * A management route: body validated by its schema, then the action runs with the
+ * owner's team ID. The authorizer guarantees an owner; its absence is a wiring fault.
+ */
+export function managementEndpoint<S extends z.ZodType, O>(
+  schema: S,
+  action: (deps: Deps, input: z.infer<S> & { teamId: string }) => Promise<O>,
+): Endpoint {
+  return async (deps, body, request) => {
+    const input = validate('management', schema, body);
+    if (!request.teamId) throw new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
+    const data = await action(deps, { ...(input as object), teamId: request.teamId } as z.infer<S> & { teamId: string });
+    return { body: { success: true, data } };
+  };
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** A management list route: `{success, data, next_cursor}`. */
+export function managementListEndpoint<S extends z.ZodType, T>(
+  schema: S,
+  action: (deps: Deps, input: z.infer<S> & { teamId: string }) => Promise<Page<T>>,
+): Endpoint {
+  return async (deps, body, request) => {
+    const input = validate('management', schema, body);
+    if (!request.teamId) throw new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
+    const page = await action(deps, { ...(input as object), teamId: request.teamId } as z.infer<S> & { teamId: string });
+    return { body: { success: true, data: page.items, next_cursor: page.nextCursor } };
+  };
+}
+
+export type DepsSource = () => Deps;
+
+/**
+ * One Lambda per group: Middy wiring and dispatch by API Gateway resource path.
+ * A path of the group without an endpoint yet answers 501 in the side's shape.
+ */
+export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource) {
+  const side: Side = sideOf(group);
+  return middy<HttpEvent, APIGatewayProxyResult>()
+    .use(errorRenderer(side, deps))
+    .use(cors(side))
+    .use(jsonBody(side))
+    .handler(async (event) => {
+      const endpoint = (endpoints as Partial<Record<string, Endpoint>>)[event.resource];
+      if (!endpoint) throw edgeErrors.notImplemented(side, event.resource);
+      const reply = await endpoint(deps(), event.parsedBody, requestInfo(event));
+      return jsonResponse(reply.status ?? 200, reply.body, side);
+    });
+}
+
+export type GroupHandler = ReturnType<typeof createGroupHandler>;

@@ -1,0 +1,51 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+const base62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Crockford's base32: no I, L, O, U, so keys survive being read aloud or retyped. */
+const base32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** Uniform characters from a CSPRNG: bytes beyond the largest multiple of the alphabet are rejected, not folded. */
+function randomString(alphabet: string, length: number): string {
+  const limit = 256 - (256 % alphabet.length);
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < limit) out += alphabet[byte % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function newId(): string {
+  return randomUUID();
+}
+
+export const API_KEY_PREFIX = 'lsk_';
+
+/** `lsk_` + 43 base62 characters: about 256 bits. */
+export function newApiKey(): string {
+  return API_KEY_PREFIX + randomString(base62, 43);
+}
+
+/** Five groups of five base32 characters: 125 bits from the CSPRNG. */
+export function newLicenseKey(): string {
+  return randomString(base32, 25).match(/.{5}/g)!.join('-');
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** Compares secrets (or their hashes) without leaking where they first differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return uuidPattern.test(value);
+}

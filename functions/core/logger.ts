@@ -1,0 +1,41 @@
+import type { LogLevel } from './config';
+
+/**
+ * Structured JSON logs, one object a line, so CloudWatch Logs Insights can query
+ * them. Callers pass fields, never whole request bodies: passwords and API keys
+ * must not reach a log line.
+ */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+export type LogSink = (line: string) => void;
+
+const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
+
+export function createLogger(level: LogLevel, base: Record<string, unknown> = {}, sink: LogSink = stdoutSink): Logger {
+  const write = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) => {
+    if (rank[at] < rank[level]) return;
+    sink(JSON.stringify({ level: at, time: new Date().toISOString(), message, ...base, ...fields }));
+  };
+  return {
+    debug: (message, fields) => write('debug', message, fields),
+    info: (message, fields) => write('info', message, fields),
+    warn: (message, fields) => write('warn', message, fields),
+    error: (message, fields) => write('error', message, fields),
+    child: (fields) => createLogger(level, { ...base, ...fields }, sink),
+  };
+}
+
+export function describeError(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) {
+    return { error_name: error.name, error_message: error.message, stack: error.stack };
+  }
+  return { error_message: String(error) };
+}

@@ -1,0 +1,21 @@
+import type * as z from 'zod';
+import type { Side } from '../routes';
+import { badClientRequest, invalidInput, type ServiceError } from './errors';
+
+/**
+ * Turns a zod failure into the side's 400. Client schemas carry the spec's exact
+ * messages and are ordered field by field, so the first issue is the one the
+ * spec wants a client to see; management answers name the failing field.
+ */
+export function validate<S extends z.ZodType>(side: Side, schema: S, body: unknown): z.infer<S> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  throw validationError(side, result.error);
+}
+
+function validationError(side: Side, error: z.ZodError): ServiceError {
+  const issue = error.issues[0]!;
+  if (side === 'client') return badClientRequest(issue.message);
+  const field = issue.path.map(String).join('.');
+  return invalidInput(field ? `${field}: ${issue.message}` : issue.message);
+}

@@ -1,0 +1,64 @@
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { isConditionFailure, type Table } from './db';
+import { keys, type BlacklistType } from './keys';
+
+export const blacklistTypes = ['country', 'asn', 'ip', 'hwid'] as const satisfies readonly BlacklistType[];
+
+/** `value` is stored normalised (see core/network.ts), so a lookup is one exact key. */
+export const blacklistEntrySchema = z.object({
+  app_id: z.string(),
+  type: z.enum(blacklistTypes),
+  value: z.string(),
+  reason: z.string().nullable(),
+  created_at: z.string(),
+});
+export type BlacklistEntry = z.infer<typeof blacklistEntrySchema>;
+
+export function blacklistItem(entry: BlacklistEntry): Record<string, unknown> {
+  return { ...keys.blacklist(entry.app_id, entry.type, entry.value), ...entry };
+}
+
+export interface BlacklistPage {
+  entries: BlacklistEntry[];
+  lastKey: Record<string, unknown> | undefined;
+}
+
+export function createBlacklistRepo(table: Table) {
+  return {
+    /** Adds or replaces (a new reason) an entry. */
+    async put(entry: BlacklistEntry): Promise<void> {
+      await table.doc.send(new PutCommand({ TableName: table.name, Item: blacklistItem(entry) }));
+    },
+
+    /** False when there was no such entry. */
+    async delete(appId: string, type: BlacklistType, value: string): Promise<boolean> {
+      try {
+        await table.doc.send(
+          new DeleteCommand({
+            TableName: table.name,
+            Key: keys.blacklist(appId, type, value),
+            ConditionExpression: 'attribute_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async list(appId: string, type: BlacklistType | undefined, limit: number, startKey?: Record<string, unknown>): Promise<BlacklistPage> {
+      const page = await table.doc.send(
+        new QueryCommand({
+          TableName: table.name,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.app(appId).pk, ':prefix': keys.blacklistPrefix(type) },
+          Limit: limit,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      return { entries: (page.Items ?? []).map((item) => blacklistEntrySchema.parse(item)), lastKey: page.LastEvaluatedKey };
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { ItemKey } from './keys';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Config } from '#core/config';
+
+/** The table every repository works on. */
+export interface Table {
+  doc: DynamoDBDocumentClient;
+  name: string;
+}
+
+export function createDynamoClient(config: Pick<Config, 'region' | 'dynamodbEndpoint'>): DynamoDBClient {
+  return new DynamoDBClient({
+    region: config.region,
+    ...(config.dynamodbEndpoint
+      ? {
+          endpoint: config.dynamodbEndpoint,
+          // DynamoDB Local accepts any credentials; fixed ones keep a developer's real AWS profile out of local runs.
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }
+      : {}),
+  });
+}
+
+export function createTable(client: DynamoDBClient, tableName: string): Table {
+  return {
+    doc: DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+    name: tableName,
+  };
+}
+
+/** DynamoDB's answer when a condition on a single write fails. */
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** A transaction cancelled by a failed condition (not by throttling or a conflict). */
+export function cancelledByCondition(error: unknown): (string | undefined)[] | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((reason) => reason.Code === 'ConditionalCheckFailed') ? reasons.map((reason) => reason.Code) : undefined;
+}
+
+/** An update that must not create the item: false when the item is missing. */
+export async function updateExisting(
+  table: Table,
+  key: ItemKey,
+  updateExpression: string,
+  values: Record<string, unknown>,
+  names?: Record<string, string>,
+): Promise<boolean> {
+  try {
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: key,
+        UpdateExpression: updateExpression,
+        ExpressionAttributeValues: values,
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** A put that must not overwrite: false when an item with that key exists. */
+export async function putNew(table: Table, item: Record<string, unknown>): Promise<boolean> {
+  try {
+    await table.doc.send(new PutCommand({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function getItem(table: Table, key: ItemKey): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key }));
+  return Item;
+}

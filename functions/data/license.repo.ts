@@ -1,0 +1,51 @@
+import * as z from 'zod';
+import { getItem, type Table } from './db';
+import { keys } from './keys';
+
+/** Every field of a license as stored; management answers with all of them, /auth with its 13. */
+export const licenseSchema = z.object({
+  key: z.string(),
+  app_id: z.string(),
+  /** Owner of the app, kept on the license so an ownership check needs no second read. */
+  team_id: z.string(),
+  subscription_id: z.string(),
+  status: z.enum(['active', 'paused']),
+  created_at: z.string(),
+  /** null until first use: the clock starts at activation. */
+  expires_at: z.string().nullable(),
+  /** Seconds. */
+  initial_duration: z.number().int().nonnegative(),
+  first_used_at: z.string().nullable(),
+  last_login: z.string().nullable(),
+  hwid: z.string().nullable(),
+  hwid_lock: z.boolean(),
+  hwid_reset_allowed: z.boolean(),
+  /** Seconds between two HWID resets. */
+  hwid_reset_interval: z.number().int().nonnegative(),
+  last_hwid_reset_at: z.string().nullable(),
+  username: z.string().nullable(),
+  tags: z.array(z.string()),
+  metadata: z.record(z.string(), z.unknown()),
+});
+export type License = z.infer<typeof licenseSchema>;
+
+export function licenseItem(license: License): Record<string, unknown> {
+  return {
+    ...keys.license(license.key),
+    ...keys.licenseByApp(license.app_id, license.created_at, license.key),
+    ...license,
+  };
+}
+
+export function parseLicense(item: Record<string, unknown>): License {
+  return licenseSchema.parse(item);
+}
+
+export function createLicenseRepo(table: Table) {
+  return {
+    async get(licenseKey: string): Promise<License | undefined> {
+      const item = await getItem(table, keys.license(licenseKey));
+      return item ? parseLicense(item) : undefined;
+    },
+  };
+}

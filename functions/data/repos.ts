@@ -1,0 +1,24 @@
+import { createApiKeyRepo } from './api-key.repo';
+import { createAppRepo } from './app.repo';
+import { createBlacklistRepo } from './blacklist.repo';
+import type { Table } from './db';
+import { createHwidRepo } from './hwid.repo';
+import { createLicenseRepo } from './license.repo';
+import { createSubscriptionRepo } from './subscription.repo';
+import { createTeamRepo } from './team.repo';
+import { createUsernameRepo } from './username.repo';
+
+export function createRepos(table: Table) {
+  return {
+    teams: createTeamRepo(table),
+    apiKeys: createApiKeyRepo(table),
+    apps: createAppRepo(table),
+    subscriptions: createSubscriptionRepo(table),
+    licenses: createLicenseRepo(table),
+    hwids: createHwidRepo(table),
+    usernames: createUsernameRepo(table),
+    blacklist: createBlacklistRepo(table),
+  };
+}
+
+export type Repos = ReturnType<typeof createRepos>;

@@ -1,0 +1,57 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { getItem, putNew, type Table } from './db';
+import { keys } from './keys';
+
+export const subscriptionSchema = z.object({
+  subscription_id: z.string(),
+  app_id: z.string(),
+  team_id: z.string(),
+  name: z.string(),
+  level: z.number().int(),
+  single_key_per_hwid: z.boolean(),
+  status: z.enum(['active', 'inactive']),
+  created_at: z.string(),
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
+
+export function subscriptionItem(subscription: Subscription): Record<string, unknown> {
+  return {
+    ...keys.subscription(subscription.subscription_id),
+    ...keys.subscriptionByApp(subscription.app_id, subscription.created_at, subscription.subscription_id),
+    ...subscription,
+  };
+}
+
+export function createSubscriptionRepo(table: Table) {
+  return {
+    async get(subscriptionId: string): Promise<Subscription | undefined> {
+      const item = await getItem(table, keys.subscription(subscriptionId));
+      return item ? subscriptionSchema.parse(item) : undefined;
+    },
+
+    create(subscription: Subscription): Promise<boolean> {
+      return putNew(table, subscriptionItem(subscription));
+    },
+
+    /** An app has a handful of tiers: one query reads them all, oldest first. */
+    async listByApp(appId: string): Promise<Subscription[]> {
+      const found: Subscription[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await table.doc.send(
+          new QueryCommand({
+            TableName: table.name,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.subscriptionsOfApp(appId) },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        found.push(...(page.Items ?? []).map((item) => subscriptionSchema.parse(item)));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return found;
+    },
+  };
+}

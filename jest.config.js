@@ -1,0 +1,14 @@
+/** ESM jest over swc. Run through `npm test` (scripts/test.ts), which provides DynamoDB Local. */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
+  },
+  moduleNameMapper: {
+    '^#core/(.*)$': '<rootDir>/functions/core/$1',
+    '^#data/(.*)$': '<rootDir>/functions/data/$1',
+  },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testTimeout: 30_000,
+};

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Deps } from '#core/deps';
+import { edgeErrors, ManagementError, type ServiceError } from '#core/errors';
+import { jsonResponse, type HttpEvent } from '#core/middleware';
+import { authorize } from '../functions/authorizer/handler';
+import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
+import { createGroupHandlers } from './handlers';
+
+export interface LocalServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  deps: Deps;
+  port: number;
+  host?: string;
+}
+
+/** API Gateway's own payload limit; the handlers enforce the much smaller documented limits. */
+const maxBodyBytes = 10 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        reject(new BodyTooLarge());
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function flatHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}
+
+/** What API Gateway's REST proxy integration would hand the Lambda for this request. */
+function proxyEvent(route: Route, request: IncomingMessage, body: string, sourceIp: string): HttpEvent {
+  const headers = flatHeaders(request);
+  const requestId = randomUUID();
+  return {
+    resource: route.path,
+    path: route.path,
+    httpMethod: request.method ?? 'POST',
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: request.method ?? 'POST',
+      identity: { sourceIp } as HttpEvent['requestContext']['identity'],
+      path: route.path,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: route.path,
+    },
+  };
+}
+
+function lambdaContext(requestId: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'local',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local',
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: 'local',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** The gateway's part for management routes: the same authorizer code, its verdict rendered as on AWS. */
+async function runAuthorizer(deps: Deps, event: HttpEvent): Promise<ServiceError | undefined> {
+  const apiKey = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
+  if (!apiKey) return new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
+  const result = await authorize(deps, {
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:local:000000000000:local/local/POST${event.resource}`,
+    headers: event.headers,
+  } as Parameters<typeof authorize>[1]);
+  if (result.policyDocument.Statement.some((statement) => statement.Effect === 'Deny')) {
+    return new ManagementError(401, 'INVALID_API_KEY', 'Invalid or inactive API key');
+  }
+  event.requestContext.authorizer = result.context ?? null;
+  return undefined;
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyResult) {
+  response.writeHead(result.statusCode, result.headers as Record<string, string>);
+  response.end(result.body);
+}
+
+function sendError(response: ServerResponse, side: Side, error: ServiceError) {
+  send(response, jsonResponse(error.status, error.body(), side, error.headers()));
+}
+
+export async function startLocalServer(options: ServerOptions): Promise<LocalServer> {
+  const { deps } = options;
+  const handlers = createGroupHandlers(deps);
+
+  const serve = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://local');
+    const route = findRoute(url.pathname);
+    if (!route) {
+      sendError(response, 'management', new ManagementError(404, 'NOT_FOUND', `No route ${url.pathname}`));
+      return;
+    }
+    const side = sideOf(route.group);
+    if (request.method !== 'POST' && request.method !== 'OPTIONS') {
+      sendError(response, side, edgeErrors.methodNotAllowed(side));
+      return;
+    }
+    let body: string;
+    try {
+      body = await readBody(request);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) sendError(response, side, edgeErrors.bodyTooLarge(side));
+      return;
+    }
+    const event = proxyEvent(route, request, body, request.socket.remoteAddress ?? '');
+    if (side === 'management' && request.method === 'POST') {
+      const denied = await runAuthorizer(deps, event);
+      if (denied) {
+        sendError(response, side, denied);
+        return;
+      }
+    }
+    const result = await handlers[route.group](event, lambdaContext(event.requestContext.requestId));
+    send(response, result);
+  };
+
+  const server: Server = createServer((request, response) => {
+    serve(request, response).catch((error: unknown) => {
+      deps.logger.error('local server fault', { error_message: error instanceof Error ? error.message : String(error) });
+      if (!response.headersSent) sendError(response, 'management', edgeErrors.serverError('management'));
+      else response.end();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((listening, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => listening());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((closed) => {
+        server.closeAllConnections();
+        server.close(() => closed());
+      }),
+  };
+}

@@ -1,0 +1,77 @@
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { startTestServer, type TestServer } from '../support/env';
+
+const run = promisify(execFile);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+let env: TestServer;
+
+beforeAll(async () => {
+  env = await startTestServer();
+});
+afterAll(() => env.close());
+
+/** The CLI as an owner runs it, against the same store and table as the server. */
+async function admin(...args: string[]): Promise<Record<string, string>> {
+  const port = new URL(env.config.dynamodbEndpoint!).port;
+  const { stdout } = await run(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'bin', 'admin.ts'), ...args, '--json'], {
+    cwd: root,
+    env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: env.config.tableName },
+  });
+  return JSON.parse(stdout) as Record<string, string>;
+}
+
+const uuid = /^[0-9a-f-]{36}$/;
+
+describe('the admin CLI', () => {
+  it('bootstraps an owner whose API key the server accepts, and revokes it', async () => {
+    const owner = await admin('bootstrap');
+    expect(Object.keys(owner).sort()).toEqual(['api_key', 'app_id', 'team_id']);
+    expect(owner.team_id).toMatch(uuid);
+    expect(owner.app_id).toMatch(uuid);
+    expect(owner.api_key).toMatch(/^lsk_[A-Za-z0-9]{40,}$/);
+
+    const accepted = await env.post('/license/get', '{nope', { 'x-api-key': owner.api_key! });
+    expect(accepted.body).toMatchObject({ error_code: 'INVALID_INPUT' });
+
+    await admin('apikey', 'revoke', '--key', owner.api_key!);
+    const revoked = await env.post('/license/get', {}, { 'x-api-key': owner.api_key! });
+    expect(revoked.body).toMatchObject({ error_code: 'INVALID_API_KEY' });
+  });
+
+  it('creates teams, apps and keys step by step, storing only the key’s hash', async () => {
+    const { team_id } = await admin('team', 'create', '--name', 'Acme', '--plan-expires-at', '2030-01-01T00:00:00Z');
+    const { app_id } = await admin('app', 'create', '--team', team_id!, '--name', 'Game');
+    const { api_key } = await admin('apikey', 'create', '--team', team_id!);
+
+    const team = await env.deps.repos.teams.get(team_id!);
+    expect(team).toMatchObject({ name: 'Acme', plan_expires_at: '2030-01-01T00:00:00.000Z' });
+    expect(await env.deps.repos.apps.get(app_id!)).toMatchObject({ team_id, name: 'Game', status: 'active' });
+
+    const scan = JSON.stringify(await env.deps.table.doc.send(new ScanCommand({ TableName: env.config.tableName })));
+    expect(scan).not.toContain(api_key);
+  });
+
+  it('changes a team’s plan and an app’s status', async () => {
+    const { team_id } = await admin('team', 'create');
+    const { app_id } = await admin('app', 'create', '--team', team_id!);
+    await admin('team', 'set-plan', '--team', team_id!, '--plan-expires-at', '2020-01-01T00:00:00Z');
+    await admin('app', 'set-status', '--app', app_id!, '--status', 'inactive');
+    expect((await env.deps.repos.teams.get(team_id!))?.plan_expires_at).toBe('2020-01-01T00:00:00.000Z');
+    expect((await env.deps.repos.apps.get(app_id!))?.status).toBe('inactive');
+    await admin('team', 'set-plan', '--team', team_id!, '--plan-expires-at', 'never');
+    expect((await env.deps.repos.teams.get(team_id!))?.plan_expires_at).toBeNull();
+  });
+
+  it('exits non-zero with a message on a bad command or an unknown team', async () => {
+    await expect(admin('app', 'create')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--team is required') });
+    await expect(admin('app', 'create', '--team', '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('No team'),
+    });
+  });
+});

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { readConfig, type Config } from '#core/config';
+import { createDeps, type Deps } from '#core/deps';
+import type { Clock } from '#core/clock';
+import { createLogger, type Logger } from '#core/logger';
+import { createDynamoClient } from '#data/db';
+import { startLocalServer, type LocalServer } from '../../local/server';
+import { ensureTable } from '../../local/store';
+
+/** Lines a test's deps logged, for assertions on what reaches the logs. */
+export interface CapturedLogs {
+  lines: string[];
+}
+
+export interface TestEnv {
+  deps: Deps;
+  config: Config;
+  logs: CapturedLogs;
+}
+
+/** A fresh table on the run's DynamoDB Local, so test files never see each other's items. */
+export async function createTestEnv(options: { config?: Partial<Config>; clock?: Clock } = {}): Promise<TestEnv> {
+  const base = readConfig();
+  if (!base.dynamodbEndpoint) throw new Error('DYNAMODB_ENDPOINT is not set: run the tests with npm test');
+  const config: Config = { ...base, tableName: `test-${randomUUID()}`, bcryptCost: 4, logLevel: 'debug', ...options.config };
+  const client = createDynamoClient(config);
+  await ensureTable(client, config.tableName);
+  const logs: CapturedLogs = { lines: [] };
+  const logger: Logger = createLogger(config.logLevel, {}, (line) => logs.lines.push(line));
+  return { deps: createDeps(config, { client, logger, clock: options.clock }), config, logs };
+}
+
+export interface TestServer extends TestEnv {
+  server: LocalServer;
+  /** POSTs JSON (or a raw string) and returns status, headers and parsed body. */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<HttpResult>;
+  close(): Promise<void>;
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export async function startTestServer(options: Parameters<typeof createTestEnv>[0] = {}): Promise<TestServer> {
+  const env = await createTestEnv(options);
+  const server = await startLocalServer({ deps: env.deps, port: 0 });
+  return {
+    ...env,
+    server,
+    post: (path, body, headers = {}) => request(server.url, path, 'POST', body, headers),
+    close: async () => {
+      await server.close();
+      env.deps.table.doc.destroy();
+    },
+  };
+}
+
+export async function request(
+  baseUrl: string,
+  path: string,
+  method: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: method === 'POST' ? (typeof body === 'string' ? body : JSON.stringify(body)) : undefined,
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // A body that is not JSON is returned as text for the assertion to show.
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}

@@ -1,0 +1,46 @@
+import { keys } from '#data/keys';
+import { createTableInput, tableDefinition } from '#data/table';
+
+describe('key builders', () => {
+  it('puts each entity under its own partition', () => {
+    expect(keys.team('t1')).toEqual({ pk: 'TEAM#t1', sk: 'TEAM' });
+    expect(keys.apiKey('abc')).toEqual({ pk: 'APIKEY#abc', sk: 'APIKEY' });
+    expect(keys.app('a1')).toEqual({ pk: 'APP#a1', sk: 'APP' });
+    expect(keys.subscription('s1')).toEqual({ pk: 'SUB#s1', sk: 'SUB' });
+    expect(keys.license('K-1')).toEqual({ pk: 'LIC#K-1', sk: 'LIC' });
+  });
+
+  it('keeps the per-app indexes and blacklist in the app partition, next to the app item', () => {
+    expect(keys.hwid('a1', 'dev')).toEqual({ pk: 'APP#a1', sk: 'HWID#dev' });
+    expect(keys.blacklist('a1', 'ip', '1.2.3.4')).toEqual({ pk: 'APP#a1', sk: 'BL#ip#1.2.3.4' });
+    expect(keys.hwid('a1', 'x').pk).toBe(keys.app('a1').pk);
+  });
+
+  it('lower-cases usernames so uniqueness ignores case', () => {
+    expect(keys.username('a1', 'Alice')).toEqual(keys.username('a1', 'alice'));
+    expect(keys.username('a1', 'Alice').sk).toBe('USER#alice');
+  });
+
+  it('sorts an app’s licenses by creation time, ties broken by key', () => {
+    const early = keys.licenseByApp('a1', '2026-01-01T00:00:00.000Z', 'ZZZ');
+    const late = keys.licenseByApp('a1', '2026-01-02T00:00:00.000Z', 'AAA');
+    expect(early.gsi1pk).toBe(late.gsi1pk);
+    expect(early.gsi1sk < late.gsi1sk).toBe(true);
+  });
+
+  it('scopes idempotency records to owner and route', () => {
+    expect(keys.request('t1', '/license/extend-bulk', 'r1')).not.toEqual(keys.request('t2', '/license/extend-bulk', 'r1'));
+  });
+});
+
+describe('table definition', () => {
+  it('declares every key attribute of the table and its indexes as a string', () => {
+    const input = createTableInput('licensing');
+    expect(input.AttributeDefinitions).toEqual(
+      ['pk', 'sk', 'gsi1pk', 'gsi1sk'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    );
+    expect(input.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(input.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['gsi1']);
+    expect(tableDefinition.timeToLiveAttribute).toBe('ttl');
+  });
+});

@@ -1,0 +1,53 @@
+import { apiKeySchema } from '#data/api-key.repo';
+import { appSchema } from '#data/app.repo';
+import { licenseItem, licenseSchema, type License } from '#data/license.repo';
+import { subscriptionSchema } from '#data/subscription.repo';
+
+const license: License = {
+  key: 'AAAAA-BBBBB-CCCCC-DDDDD-EEEEE',
+  app_id: 'a1',
+  team_id: 't1',
+  subscription_id: 's1',
+  status: 'active',
+  created_at: '2026-01-01T00:00:00.000Z',
+  expires_at: null,
+  initial_duration: 86400,
+  first_used_at: null,
+  last_login: null,
+  hwid: null,
+  hwid_lock: false,
+  hwid_reset_allowed: true,
+  hwid_reset_interval: 0,
+  last_hwid_reset_at: null,
+  username: null,
+  tags: [],
+  metadata: {},
+};
+
+describe('item schemas', () => {
+  it('read a stored license back without its key attributes', () => {
+    expect(licenseSchema.parse(licenseItem(license))).toEqual(license);
+  });
+
+  it('reject a license whose status is not one the service writes', () => {
+    expect(licenseSchema.safeParse({ ...license, status: 'banned' }).success).toBe(false);
+  });
+
+  it('reject an item missing a field, rather than letting undefined flow into a response', () => {
+    const { hwid_lock: _dropped, ...partial } = license;
+    expect(licenseSchema.safeParse(partial).success).toBe(false);
+  });
+
+  it('accept only the documented statuses of apps, subscriptions and API keys', () => {
+    const app = { app_id: 'a', team_id: 't', name: 'n', status: 'active', created_at: 'x' };
+    expect(appSchema.safeParse(app).success).toBe(true);
+    expect(appSchema.safeParse({ ...app, status: 'deleted' }).success).toBe(false);
+    const subscription = {
+      subscription_id: 's', app_id: 'a', team_id: 't', name: 'Pro', level: 1,
+      single_key_per_hwid: false, status: 'inactive', created_at: 'x',
+    };
+    expect(subscriptionSchema.safeParse(subscription).success).toBe(true);
+    expect(subscriptionSchema.safeParse({ ...subscription, level: 1.5 }).success).toBe(false);
+    expect(apiKeySchema.safeParse({ key_hash: 'h', team_id: 't', status: 'revoked', created_at: 'x' }).success).toBe(true);
+  });
+});
