@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { getItem, type Table } from './db';
+import { getItem, putNew, type Table } from './db';
 import { keys } from './keys';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
@@ -46,6 +46,11 @@ export function createLicenseRepo(table: Table) {
     async get(licenseKey: string): Promise<License | undefined> {
       const item = await getItem(table, keys.license(licenseKey));
       return item ? parseLicense(item) : undefined;
+    },
+
+    /** False when the key is taken. */
+    create(license: License): Promise<boolean> {
+      return putNew(table, licenseItem(license));
     },
   };
 }

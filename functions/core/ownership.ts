@@ -1,0 +1,45 @@
+import type { App } from '#data/app.repo';
+import type { License } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
+import type { Deps } from './deps';
+import { ManagementError } from './errors';
+
+/**
+ * Ownership rules of api-decisions.md, checked after the API key and the body.
+ * An app or subscription of another owner is ACCESS_DENIED; a license of another
+ * owner is LICENSE_NOT_FOUND, exactly like a missing one, so an API key cannot
+ * probe which license keys exist elsewhere.
+ */
+type OwnershipDeps = Pick<Deps, 'repos'>;
+
+export const notFound = {
+  app: () => new ManagementError(404, 'APP_NOT_FOUND', 'Application not found'),
+  license: () => new ManagementError(404, 'LICENSE_NOT_FOUND', 'License not found'),
+  subscription: () => new ManagementError(404, 'SUBSCRIPTION_NOT_FOUND', 'Subscription not found'),
+};
+
+export const accessDenied = () => new ManagementError(403, 'ACCESS_DENIED', 'Access denied');
+
+export async function ownedApp(deps: OwnershipDeps, teamId: string, appId: string): Promise<App> {
+  const app = await deps.repos.apps.get(appId);
+  if (!app) throw notFound.app();
+  if (app.team_id !== teamId) throw accessDenied();
+  return app;
+}
+
+export async function ownedSubscription(deps: OwnershipDeps, teamId: string, subscriptionId: string): Promise<Subscription> {
+  const subscription = await deps.repos.subscriptions.get(subscriptionId);
+  if (!subscription) throw notFound.subscription();
+  if (subscription.team_id !== teamId) throw accessDenied();
+  return subscription;
+}
+
+export function isOwnedLicense(license: License | undefined, teamId: string): license is License {
+  return license !== undefined && license.team_id === teamId;
+}
+
+export async function ownedLicense(deps: OwnershipDeps, teamId: string, licenseKey: string): Promise<License> {
+  const license = await deps.repos.licenses.get(licenseKey);
+  if (!isOwnedLicense(license, teamId)) throw notFound.license();
+  return license;
+}

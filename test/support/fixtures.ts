@@ -1,0 +1,49 @@
+import type { Deps } from '#core/deps';
+import { newId, newLicenseKey } from '#core/ids';
+import type { License } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
+import type { Owner } from './owners';
+
+/** A subscription of the owner's app, written straight through the repository. */
+export async function seedSubscription(deps: Deps, owner: Owner, overrides: Partial<Subscription> = {}): Promise<Subscription> {
+  const subscription: Subscription = {
+    subscription_id: newId(),
+    app_id: owner.app_id,
+    team_id: owner.team_id,
+    name: 'Pro',
+    level: 1,
+    single_key_per_hwid: false,
+    status: 'active',
+    created_at: new Date().toISOString(),
+    ...overrides,
+  };
+  await deps.repos.subscriptions.create(subscription);
+  return subscription;
+}
+
+/** An unused, active, unlocked 30-day license of that subscription unless overridden. */
+export async function seedLicense(deps: Deps, subscription: Subscription, overrides: Partial<License> = {}): Promise<License> {
+  const license: License = {
+    key: newLicenseKey(),
+    app_id: subscription.app_id,
+    team_id: subscription.team_id,
+    subscription_id: subscription.subscription_id,
+    status: 'active',
+    created_at: new Date().toISOString(),
+    expires_at: null,
+    initial_duration: 30 * 86400,
+    first_used_at: null,
+    last_login: null,
+    hwid: null,
+    hwid_lock: false,
+    hwid_reset_allowed: true,
+    hwid_reset_interval: 0,
+    last_hwid_reset_at: null,
+    username: null,
+    tags: [],
+    metadata: {},
+    ...overrides,
+  };
+  if (!(await deps.repos.licenses.create(license))) throw new Error(`license ${license.key} exists`);
+  return license;
+}
