@@ -1,6 +1,7 @@
 import { createApiKeyRepo } from './api-key.repo';
 import { createAppRepo } from './app.repo';
 import { createBlacklistRepo } from './blacklist.repo';
+import { createCredentialsRepo } from './credentials.repo';
 import type { Table } from './db';
 import { createHwidRepo } from './hwid.repo';
 import { createLicenseRepo } from './license.repo';
@@ -18,6 +19,7 @@ export function createRepos(table: Table) {
     hwids: createHwidRepo(table),
     usernames: createUsernameRepo(table),
     blacklist: createBlacklistRepo(table),
+    credentials: createCredentialsRepo(table),
   };
 }
 

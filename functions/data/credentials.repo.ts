@@ -1,0 +1,67 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { cancelledByCondition, type Table } from './db';
+import { keys } from './keys';
+import type { License } from './license.repo';
+import { usernameIndexItem } from './username.repo';
+
+export type CredentialsOutcome = 'updated' | 'username_taken' | 'license_changed';
+
+/**
+ * Sets a license's username (and password hash) in one transaction: the new
+ * username index item is claimed unless another license holds it, the license
+ * is updated only if its username is still the one read, and the old index item
+ * is released. Two licenses racing for one username: exactly one wins.
+ *
+ * `license` is the license as the caller read it; `passwordHash` is the hash to
+ * store with the username (the caller keeps the old one when only renaming).
+ */
+export function createCredentialsRepo(table: Table) {
+  return {
+    async set(license: License, username: string, passwordHash: string): Promise<CredentialsOutcome> {
+      const previous = license.username;
+      const renamed = previous !== null && previous.toLowerCase() !== username.toLowerCase();
+      try {
+        await table.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: table.name,
+                  Item: usernameIndexItem({ app_id: license.app_id, username, license_key: license.key, password_hash: passwordHash }),
+                  ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
+                  ExpressionAttributeValues: { ':key': license.key },
+                },
+              },
+              {
+                Update: {
+                  TableName: table.name,
+                  Key: keys.license(license.key),
+                  UpdateExpression: 'SET username = :username',
+                  ConditionExpression: 'attribute_exists(pk) AND username = :previous',
+                  ExpressionAttributeValues: { ':username': username, ':previous': previous },
+                },
+              },
+              ...(renamed
+                ? [
+                    {
+                      Delete: {
+                        TableName: table.name,
+                        Key: keys.username(license.app_id, previous),
+                        ConditionExpression: 'license_key = :key',
+                        ExpressionAttributeValues: { ':key': license.key },
+                      },
+                    },
+                  ]
+                : []),
+            ],
+          }),
+        );
+        return 'updated';
+      } catch (error) {
+        const reasons = cancelledByCondition(error);
+        if (!reasons) throw error;
+        return reasons[0] === 'ConditionalCheckFailed' ? 'username_taken' : 'license_changed';
+      }
+    },
+  };
+}
