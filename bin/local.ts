@@ -32,7 +32,7 @@ async function main() {
   await ensureTable(store.client, config.tableName);
   const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
   const owner = await demoOwner(deps, local.dataDir);
-  const server = await startLocalServer({ deps, port: local.port });
+  const server = await startLocalServer({ deps, port: local.port, rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined });
 
   process.stdout.write(
     [

@@ -8,6 +8,7 @@ import { jsonResponse, type HttpEvent } from '#core/middleware';
 import { authorize } from '../functions/authorizer/handler';
 import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
 import { createGroupHandlers } from './handlers';
+import { RateLimiter, type RateLimit } from './rate-limit';
 
 export interface LocalServer {
   url: string;
@@ -19,6 +20,8 @@ export interface ServerOptions {
   deps: Deps;
   port: number;
   host?: string;
+  /** Per-owner management throttle like the usage plan's; undefined: no throttle. */
+  rateLimit?: RateLimit;
 }
 
 /** API Gateway's own payload limit; the handlers enforce the much smaller documented limits. */
@@ -103,8 +106,11 @@ function lambdaContext(requestId: string): Context {
   };
 }
 
-/** The gateway's part for management routes: the same authorizer code, its verdict rendered as on AWS. */
-async function runAuthorizer(deps: Deps, event: HttpEvent): Promise<ServiceError | undefined> {
+/**
+ * The gateway's part for management routes: the same authorizer code, its verdict
+ * rendered as on AWS, then the owner's usage-plan throttle.
+ */
+async function runGateway(deps: Deps, event: HttpEvent, limiter: RateLimiter | undefined): Promise<ServiceError | undefined> {
   const apiKey = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
   if (!apiKey) return new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
   const result = await authorize(deps, {
@@ -116,6 +122,10 @@ async function runAuthorizer(deps: Deps, event: HttpEvent): Promise<ServiceError
     return new ManagementError(401, 'INVALID_API_KEY', 'Invalid or inactive API key');
   }
   event.requestContext.authorizer = result.context ?? null;
+  const verdict = limiter?.take(result.principalId);
+  if (verdict && !verdict.allowed) {
+    return new ManagementError(429, 'RATE_LIMITED', 'Too many requests', { 'Retry-After': String(verdict.retryAfterSeconds) });
+  }
   return undefined;
 }
 
@@ -131,6 +141,7 @@ function sendError(response: ServerResponse, side: Side, error: ServiceError) {
 export async function startLocalServer(options: ServerOptions): Promise<LocalServer> {
   const { deps } = options;
   const handlers = createGroupHandlers(deps);
+  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://local');
@@ -153,7 +164,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
     }
     const event = proxyEvent(route, request, body, request.socket.remoteAddress ?? '');
     if (side === 'management' && request.method === 'POST') {
-      const denied = await runAuthorizer(deps, event);
+      const denied = await runGateway(deps, event, limiter);
       if (denied) {
         sendError(response, side, denied);
         return;

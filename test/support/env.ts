@@ -4,6 +4,7 @@ import { createDeps, type Deps } from '#core/deps';
 import type { Clock } from '#core/clock';
 import { createLogger, type Logger } from '#core/logger';
 import { createDynamoClient } from '#data/db';
+import type { RateLimit } from '../../local/rate-limit';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { ensureTable } from '../../local/store';
 
@@ -43,9 +44,11 @@ export interface HttpResult {
   body: any;
 }
 
-export async function startTestServer(options: Parameters<typeof createTestEnv>[0] = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: Parameters<typeof createTestEnv>[0] & { rateLimit?: RateLimit } = {},
+): Promise<TestServer> {
   const env = await createTestEnv(options);
-  const server = await startLocalServer({ deps: env.deps, port: 0 });
+  const server = await startLocalServer({ deps: env.deps, port: 0, rateLimit: options.rateLimit });
   return {
     ...env,
     server,
