@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createDynamoClient } from '#data/db';
 import * as owners from '../functions/admin/owners';
+import { usageKeyRegistrar } from '../functions/admin/usage-keys';
 import { ensureTable, startLocalStore, type LocalStore } from '../local/store';
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -16,8 +18,10 @@ const usage = `Usage: npm run admin -- <command> [options]
   apikey revoke --key KEY
 
 Target: the local store (DYNAMODB_PORT, DATA_DIR; started for the command when
-npm start is not running), or a deployed table with --table NAME [--region R]
-(or TABLE_NAME / AWS_REGION with --aws).`;
+npm start is not running), or a deployed stack with --table NAME [--region R]
+(or TABLE_NAME / AWS_REGION with --aws). On a deployed stack, bootstrap and
+apikey create also need --usage-plan ID (the stack output UsagePlanId): the
+owner's API Gateway key is created and attached to the usage plan.`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -32,13 +36,14 @@ const { values, positionals } = parseArgs({
     table: { type: 'string' },
     region: { type: 'string' },
     aws: { type: 'boolean', default: false },
+    'usage-plan': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
 class UsageError extends Error {}
 
-function required(name: 'team' | 'app' | 'status' | 'key' | 'plan-expires-at'): string {
+function required(name: 'team' | 'app' | 'status' | 'key' | 'plan-expires-at' | 'usage-plan'): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
@@ -50,11 +55,13 @@ function instant(raw: string): string {
   return new Date(time).toISOString();
 }
 
-async function run(deps: Deps): Promise<Record<string, unknown>> {
+type UsageKeys = ((teamId: string) => Promise<string>) | undefined;
+
+async function run(deps: Deps, registerUsageKey: UsageKeys): Promise<Record<string, unknown>> {
   const command = positionals.join(' ');
   switch (command) {
     case 'bootstrap':
-      return owners.bootstrap(deps);
+      return owners.bootstrap(deps, { registerUsageKey });
     case 'team create':
       return owners.createTeam(deps, { name: values.name, planExpiresAt: values['plan-expires-at'] ? instant(values['plan-expires-at']) : null });
     case 'team set-plan': {
@@ -69,7 +76,7 @@ async function run(deps: Deps): Promise<Record<string, unknown>> {
       return owners.setAppStatus(deps, { appId: required('app'), status });
     }
     case 'apikey create':
-      return owners.createApiKey(deps, { teamId: required('team') });
+      return owners.createApiKey(deps, { teamId: required('team'), registerUsageKey });
     case 'apikey revoke':
       return owners.revokeApiKey(deps, { apiKey: required('key') });
     default:
@@ -120,9 +127,13 @@ async function main(): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  const { deps, store } = values.table || values.aws ? { deps: awsDeps(), store: undefined } : await localDeps();
+  const onAws = Boolean(values.table || values.aws);
+  const createsKey = ['bootstrap', 'apikey create'].includes(positionals.join(' '));
+  const registerUsageKey: UsageKeys =
+    onAws && createsKey ? usageKeyRegistrar(new APIGatewayClient({ region: values.region ?? readConfig().region }), required('usage-plan')) : undefined;
+  const { deps, store } = onAws ? { deps: awsDeps(), store: undefined } : await localDeps();
   try {
-    print(await run(deps));
+    print(await run(deps, registerUsageKey));
     return 0;
   } finally {
     await store?.stop();

@@ -74,4 +74,11 @@ describe('the admin CLI', () => {
       stderr: expect.stringContaining('No team'),
     });
   });
+
+  it('refuses to create an API key on a deployed stack without the usage plan, before calling AWS', async () => {
+    await expect(admin('bootstrap', '--table', 'licensing', '--region', 'eu-west-1')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--usage-plan is required'),
+    });
+  });
 });
