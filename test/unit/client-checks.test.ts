@@ -13,29 +13,9 @@ import {
   hwidToBind,
   successCode,
 } from '../../functions/client/auth-checks';
+import { licenseRecord } from '../support/fixtures';
 
 const now = new Date('2026-06-01T12:00:00.000Z');
-
-const license: License = {
-  key: 'AAAAA-BBBBB-CCCCC-DDDDD-EEEEE',
-  app_id: 'app-1',
-  team_id: 'team-1',
-  subscription_id: 'sub-1',
-  status: 'active',
-  created_at: '2026-01-01T00:00:00.000Z',
-  expires_at: null,
-  initial_duration: 86400,
-  first_used_at: null,
-  last_login: null,
-  hwid: null,
-  hwid_lock: false,
-  hwid_reset_allowed: true,
-  hwid_reset_interval: 0,
-  last_hwid_reset_at: null,
-  username: null,
-  tags: [],
-  metadata: {},
-};
 
 const subscription: Subscription = {
   subscription_id: 'sub-1',
@@ -47,6 +27,8 @@ const subscription: Subscription = {
   status: 'active',
   created_at: '2026-01-01T00:00:00.000Z',
 };
+
+const license: License = licenseRecord(subscription, { key: 'AAAAA-BBBBB-CCCCC-DDDDD-EEEEE', initial_duration: 86400 });
 
 /** The code a check threw, or undefined when it passed. */
 function codeOf(check: () => unknown): string | undefined {
