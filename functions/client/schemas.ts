@@ -29,7 +29,7 @@ const appIdRules = (appId: unknown): Rule[] => [
 ];
 
 /** An HWID is what the blacklist stores as one: 1 to 256 characters (core/network.ts). */
-export const maxHwidLength = 256;
+const maxHwidLength = 256;
 
 export type AuthCredential = { license: string } | { username: string; password: string };
 
