@@ -1,7 +1,22 @@
 import { lambdaDepsFromEnv } from '#core/deps';
 import { createGroupHandler, type DepsSource, type Endpoints } from '#core/http';
+import { validate } from '#core/validation';
+import { authenticate } from './auth';
+import { blacklistProbes } from './auth-checks';
+import { registerCredentials, registeredMessage } from './register';
+import { authSchema, registerSchema } from './schemas';
 
-export const endpoints: Endpoints<'client'> = {};
+export const endpoints: Endpoints<'client'> = {
+  '/auth': async (deps, body, request) => {
+    const input = validate('client', authSchema, body);
+    const { message, data } = await authenticate(deps, input, blacklistProbes(request, input.hwid));
+    return { body: { success: true, message, data } };
+  },
+  '/register': async (deps, body) => {
+    await registerCredentials(deps, validate('client', registerSchema, body));
+    return { body: { success: true, message: registeredMessage } };
+  },
+};
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('client', endpoints, deps);
 

@@ -14,7 +14,7 @@ export interface Config {
   debug: boolean;
   logLevel: LogLevel;
   bcryptCost: number;
-  /** How long app, team, subscription and blacklist lookups are cached in a warm Lambda. 0 turns caching off. */
+  /** How long app, team and subscription items are cached in a warm Lambda (licenses and blacklists never are). 0 turns caching off. */
   cacheTtlSeconds: number;
 }
 

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
 import { createRepos, type Repos } from '#data/repos';
+import { createItemCache, type ItemCache } from './cache';
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from './clock';
 import { createLogger, type Logger } from './logger';
@@ -12,17 +13,22 @@ export interface Deps {
   clock: Clock;
   table: Table;
   repos: Repos;
+  /** Items a warm Lambda may reuse for `config.cacheTtlSeconds` (the /auth hot path). */
+  cache: ItemCache;
 }
 
 export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock } = {}): Deps {
   const client = overrides.client ?? createDynamoClient(config);
   const table = createTable(client, config.tableName);
+  const clock = overrides.clock ?? systemClock;
+  const cache = createItemCache(config.cacheTtlSeconds, clock);
   return {
     config,
     logger: overrides.logger ?? createLogger(config.logLevel),
-    clock: overrides.clock ?? systemClock,
+    clock,
     table,
-    repos: createRepos(table),
+    repos: createRepos(table, cache),
+    cache,
   };
 }
 

@@ -78,6 +78,7 @@ export const clientMessages = {
   passwordMaxBytes: 'Password must be at most 72 bytes',
   bodyTooLarge: 'Request body too large',
   serverError: 'Internal server error',
+  hwidFormat: 'HWID must be a string of at most 256 characters',
 } as const;
 
 /** The 403 codes of spec 7.1 plus USERNAME_TAKEN (api-decisions.md). */

@@ -1,5 +1,7 @@
+import type { ItemCache } from '#core/cache';
 import { createApiKeyRepo } from './api-key.repo';
 import { createAppRepo } from './app.repo';
+import { createAuthRepo } from './auth.repo';
 import { createBlacklistRepo } from './blacklist.repo';
 import { createCredentialsRepo } from './credentials.repo';
 import type { Table } from './db';
@@ -9,7 +11,7 @@ import { createSubscriptionRepo } from './subscription.repo';
 import { createTeamRepo } from './team.repo';
 import { createUsernameRepo } from './username.repo';
 
-export function createRepos(table: Table) {
+export function createRepos(table: Table, cache: ItemCache) {
   return {
     teams: createTeamRepo(table),
     apiKeys: createApiKeyRepo(table),
@@ -20,6 +22,7 @@ export function createRepos(table: Table) {
     usernames: createUsernameRepo(table),
     blacklist: createBlacklistRepo(table),
     credentials: createCredentialsRepo(table),
+    auth: createAuthRepo(table, cache),
   };
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig, type Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import type { Clock } from '#core/clock';
@@ -17,6 +18,8 @@ export interface TestEnv {
   deps: Deps;
   config: Config;
   logs: CapturedLogs;
+  /** The DynamoDB client under `deps`, e.g. for `countDynamoCalls`. */
+  client: DynamoDBClient;
 }
 
 /** A fresh table on the run's DynamoDB Local, so test files never see each other's items. */
@@ -28,7 +31,7 @@ export async function createTestEnv(options: { config?: Partial<Config>; clock?:
   await ensureTable(client, config.tableName);
   const logs: CapturedLogs = { lines: [] };
   const logger: Logger = createLogger(config.logLevel, {}, (line) => logs.lines.push(line));
-  return { deps: createDeps(config, { client, logger, clock: options.clock }), config, logs };
+  return { deps: createDeps(config, { client, logger, clock: options.clock }), config, logs, client };
 }
 
 export interface TestServer extends TestEnv {

@@ -21,9 +21,9 @@ export async function seedSubscription(deps: Deps, owner: Owner, overrides: Part
   return subscription;
 }
 
-/** An unused, active, unlocked 30-day license of that subscription unless overridden. */
-export async function seedLicense(deps: Deps, subscription: Subscription, overrides: Partial<License> = {}): Promise<License> {
-  const license: License = {
+/** An unused, active, unlocked 30-day license of that subscription unless overridden; not stored. */
+export function licenseRecord(subscription: Subscription, overrides: Partial<License> = {}): License {
+  return {
     key: newLicenseKey(),
     app_id: subscription.app_id,
     team_id: subscription.team_id,
@@ -44,6 +44,11 @@ export async function seedLicense(deps: Deps, subscription: Subscription, overri
     metadata: {},
     ...overrides,
   };
+}
+
+/** `licenseRecord`, written straight through the repository. */
+export async function seedLicense(deps: Deps, subscription: Subscription, overrides: Partial<License> = {}): Promise<License> {
+  const license = licenseRecord(subscription, overrides);
   if (!(await deps.repos.licenses.create(license))) throw new Error(`license ${license.key} exists`);
   return license;
 }

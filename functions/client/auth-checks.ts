@@ -1,0 +1,110 @@
+import type { RequestInfo } from '#core/http';
+import { clientFailure, type ClientFailureCode } from '#core/errors';
+import { hwidResetAvailable, hwidResetCooldown } from '#core/license-view';
+import { normalizeBlacklistValue } from '#core/network';
+import type { App } from '#data/app.repo';
+import type { BlacklistProbe } from '#data/auth.repo';
+import type { BlacklistType } from '#data/keys';
+import type { License } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
+import type { Team } from '#data/team.repo';
+
+/**
+ * The checks of spec 4.1, one function per step, each throwing the step's 403.
+ * They are pure: the pipeline in auth.ts fetches the items and calls them in
+ * the spec's order.
+ */
+
+/**
+ * Step 3's inputs in the spec's order. Country and ASN come from CloudFront's
+ * viewer headers, the IP from API Gateway; a value that is absent or does not
+ * parse is not looked up, so its check passes.
+ */
+export function blacklistProbes(request: Pick<RequestInfo, 'header' | 'sourceIp'>, hwid: string | undefined): BlacklistProbe[] {
+  const raw: [BlacklistType, string | undefined][] = [
+    ['country', request.header('cloudfront-viewer-country')],
+    ['asn', request.header('cloudfront-viewer-asn')],
+    ['ip', request.sourceIp || undefined],
+    ['hwid', hwid],
+  ];
+  return raw.flatMap(([type, value]) => {
+    const normalized = value === undefined ? undefined : normalizeBlacklistValue(type, value);
+    return normalized === undefined ? [] : [{ type, value: normalized }];
+  });
+}
+
+const blacklistCodes: Record<BlacklistType, ClientFailureCode> = {
+  country: 'COUNTRY_BLACKLISTED',
+  asn: 'ASN_BLACKLISTED',
+  ip: 'IP_BLACKLISTED',
+  hwid: 'HWID_BLACKLISTED',
+};
+
+/** Step 3: the first listed type in the spec's order wins. */
+export function checkBlacklists(listed: readonly BlacklistType[]): void {
+  const first = (['country', 'asn', 'ip', 'hwid'] as const).find((type) => listed.includes(type));
+  if (first) throw clientFailure(blacklistCodes[first]);
+}
+
+/** A license of another application is answered exactly like a missing one. */
+export function licenseOfApp(license: License | undefined, appId: string): License {
+  if (!license || license.app_id !== appId) throw clientFailure('LICENSE_NOT_FOUND');
+  return license;
+}
+
+/** Step 5: status first, then expiry; only a used license has an expiry. */
+export function checkLicenseState(license: License, now: Date): void {
+  if (license.status !== 'active') throw clientFailure('LICENSE_NOT_ACTIVE');
+  if (license.expires_at !== null && now.getTime() >= Date.parse(license.expires_at)) {
+    throw clientFailure('LICENSE_EXPIRED', { expires_at: license.expires_at });
+  }
+}
+
+/** Step 6. */
+export function checkApplication(app: App | undefined): asserts app is App {
+  if (!app) throw clientFailure('APPLICATION_NOT_FOUND');
+  if (app.status !== 'active') throw clientFailure('APPLICATION_NOT_ACTIVE');
+}
+
+/** Step 7: a null plan expiry never expires. */
+export function checkTeam(team: Team | undefined, now: Date): void {
+  if (!team || (team.plan_expires_at !== null && now.getTime() >= Date.parse(team.plan_expires_at))) {
+    throw clientFailure('TEAM_ERROR');
+  }
+}
+
+/** Step 8: a subscription of another application is as good as none. */
+export function checkSubscription(subscription: Subscription | undefined, license: License): asserts subscription is Subscription {
+  if (!subscription || subscription.app_id !== license.app_id) throw clientFailure('SUBSCRIPTION_ERROR');
+  if (subscription.status !== 'active') throw clientFailure('SUBSCRIPTION_NOT_ACTIVE');
+}
+
+/**
+ * Step 9: the HWID this request binds, if any. An unlocked license ignores the
+ * HWID; a locked one needs one, binds it while none is bound (first use, or
+ * after the owner cleared it) and otherwise must match.
+ */
+export function hwidToBind(license: License, hwid: string | undefined, now: Date): string | undefined {
+  if (!license.hwid_lock) return undefined;
+  if (hwid === undefined) throw clientFailure('HWID_NOT_PROVIDED');
+  if (license.hwid === null) return hwid;
+  if (license.hwid !== hwid) {
+    throw clientFailure('HWID_MISMATCH', {
+      hwid_reset_allowed: hwidResetAvailable(license, now),
+      last_hwid_reset_at: license.last_hwid_reset_at,
+      hwid_reset_cooldown: hwidResetCooldown(license, now),
+    });
+  }
+  return undefined;
+}
+
+export type SuccessCode =
+  | 'LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY'
+  | 'LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY'
+  | 'LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY'
+  | 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY';
+
+export function successCode(firstUse: boolean, locked: boolean): SuccessCode {
+  if (firstUse) return locked ? 'LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY' : 'LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY';
+  return locked ? 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY' : 'LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY';
+}

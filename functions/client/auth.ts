@@ -1,0 +1,108 @@
+import { iso } from '#core/clock';
+import type { Deps } from '#core/deps';
+import { clientFailure } from '#core/errors';
+import { authView } from '#core/license-view';
+import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords';
+import type { BlacklistProbe } from '#data/auth.repo';
+import type { License } from '#data/license.repo';
+import type { UsernameIndex } from '#data/username.repo';
+import {
+  checkApplication,
+  checkBlacklists,
+  checkLicenseState,
+  checkSubscription,
+  checkTeam,
+  hwidToBind,
+  licenseOfApp,
+  successCode,
+  type SuccessCode,
+} from './auth-checks';
+import type { AuthInput } from './schemas';
+
+export interface AuthSuccess {
+  message: SuccessCode;
+  data: ReturnType<typeof authView>;
+}
+
+/** Lost races re-read the license and decide again; this many in a row means something else is wrong. */
+const maxActivationAttempts = 5;
+
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * `POST /auth`: the nine steps of spec 4.1 in order, stopping at the first
+ * failure. The work behind them follows DESIGN.md's hot path: round trip 1
+ * fetches the app, the blacklist entries and the license (or username index)
+ * together; round trip 2 the team and subscription (cached when warm); round
+ * trip 3 is the one conditional write. Logging in by username costs one more
+ * read, as the license is known only after the password check.
+ */
+export async function authenticate(deps: Deps, input: AuthInput, probes: BlacklistProbe[]): Promise<AuthSuccess> {
+  const { repos } = deps;
+  const now = deps.clock.now();
+  const entry = await repos.auth.read({
+    app: input.appId,
+    blacklist: { appId: input.appId, probes },
+    ...('license' in input.credential
+      ? { license: input.credential.license }
+      : { login: { appId: input.appId, username: input.credential.username } }),
+  });
+  if (!entry.app) throw clientFailure('INVALID_APP_ID');
+  checkBlacklists(entry.blacklisted);
+  let license =
+    'license' in input.credential
+      ? licenseOfApp(entry.license, input.appId)
+      : await logIn(deps, input.appId, input.credential.password, entry.login);
+  checkLicenseState(license, now);
+
+  const context = await repos.auth.read({ app: input.appId, team: entry.app.team_id, subscription: license.subscription_id });
+  checkApplication(context.app);
+  checkTeam(context.team, now);
+  const subscription = context.subscription;
+  checkSubscription(subscription, license);
+
+  for (let attempt = 1; ; attempt++) {
+    const bindHwid = hwidToBind(license, input.hwid, now);
+    const firstUse = license.first_used_at === null;
+    const outcome = await repos.auth.activate({
+      license,
+      now: iso(now),
+      firstUse,
+      bindHwid,
+      claimDevice: bindHwid !== undefined && subscription.single_key_per_hwid,
+    });
+    if (outcome.kind === 'activated') {
+      return { message: successCode(firstUse, license.hwid_lock), data: authView(outcome.license, subscription, now) };
+    }
+    if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+    if (attempt === maxActivationAttempts) {
+      throw new Error(`license ${license.key} changed under each of ${attempt} activation attempts`);
+    }
+    // Concurrent transactions on one item can all be refused; a random pause lets one of them through next time.
+    await pause(Math.random() * 10 * attempt);
+    license = licenseOfApp(await repos.auth.currentLicense(license.key), input.appId);
+    checkLicenseState(license, now);
+  }
+}
+
+const dummyHashes = new Map<number, Promise<string>>();
+
+/** A hash to compare against when the username is unknown, so the answer takes as long as for a known one. */
+function dummyHash(cost: number): Promise<string> {
+  let hash = dummyHashes.get(cost);
+  if (!hash) {
+    hash = hashPassword('not-a-password-of-anyone', cost);
+    dummyHashes.set(cost, hash);
+  }
+  return hash;
+}
+
+/** Step 4 by username: unknown usernames and wrong passwords get one answer, after one bcrypt comparison. */
+async function logIn(deps: Deps, appId: string, password: string, login: UsernameIndex | undefined): Promise<License> {
+  const hash = login?.password_hash ?? (await dummyHash(deps.config.bcryptCost));
+  const matches = await verifyPassword(password, hash);
+  // bcrypt compares only the first 72 bytes; /register never stores a longer password.
+  if (!login || !matches || Buffer.byteLength(password, 'utf8') > maxPasswordBytes) throw clientFailure('INVALID_USERNAME_OR_PASSWORD');
+  const { license } = await deps.repos.auth.read({ license: login.license_key });
+  return licenseOfApp(license, appId);
+}

@@ -1,0 +1,87 @@
+import * as z from 'zod';
+import { clientMessages } from '#core/errors';
+import { isUuid } from '#core/ids';
+import { maxPasswordBytes } from '#core/passwords';
+
+/**
+ * Client bodies, checked one rule at a time in the order of spec 7.1 and
+ * api-decisions.md: the first failing rule's message is the 400 a client sees.
+ * A body that is JSON but not an object is read as an empty one, so it is asked
+ * for the App ID first.
+ */
+const clientBody = z.preprocess(
+  (body) => (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}),
+  z.record(z.string(), z.unknown()),
+);
+
+/** SDKs send `""` or `null` for a field they do not have: both count as missing. */
+const absent = (value: unknown) => value === undefined || value === null || value === '';
+const present = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/** A rule fails when its test is true; later rules may rely on the earlier ones having passed. */
+type Rule = [fails: () => boolean, message: string];
+
+const firstFailure = (rules: Rule[]) => rules.find(([fails]) => fails())?.[1];
+
+const appIdRules = (appId: unknown): Rule[] => [
+  [() => absent(appId), clientMessages.appIdRequired],
+  [() => typeof appId !== 'string' || !isUuid(appId), clientMessages.appIdFormat],
+];
+
+/** An HWID is what the blacklist stores as one: 1 to 256 characters (core/network.ts). */
+const maxHwidLength = 256;
+
+export type AuthCredential = { license: string } | { username: string; password: string };
+
+export interface AuthInput {
+  appId: string;
+  credential: AuthCredential;
+  hwid: string | undefined;
+}
+
+export const authSchema = clientBody.transform((body, ctx): AuthInput => {
+  const { app_id: appId, license, username, password, hwid } = body;
+  // A license key wins when a client sends both methods.
+  const credential: AuthCredential | undefined = present(license)
+    ? { license }
+    : present(username) && present(password)
+      ? { username, password }
+      : undefined;
+  const failure = firstFailure([
+    ...appIdRules(appId),
+    [() => credential === undefined, clientMessages.noAuthMethod],
+    [() => !absent(hwid) && (typeof hwid !== 'string' || hwid.length > maxHwidLength), clientMessages.hwidFormat],
+  ]);
+  if (failure) {
+    ctx.addIssue({ code: 'custom', message: failure });
+    return z.NEVER;
+  }
+  return { appId: appId as string, credential: credential!, hwid: present(hwid) ? hwid : undefined };
+});
+
+export interface RegisterInput {
+  appId: string;
+  license: string;
+  username: string;
+  password: string;
+}
+
+const characters = (value: string) => [...value].length;
+
+export const registerSchema = clientBody.transform((body, ctx): RegisterInput => {
+  const { app_id: appId, license, username, password } = body;
+  const failure = firstFailure([
+    ...appIdRules(appId),
+    [() => !present(license), clientMessages.licenseRequired],
+    [() => !present(username), clientMessages.usernameRequired],
+    [() => !present(password), clientMessages.passwordRequired],
+    [() => characters(username as string) < 3 || characters(username as string) > 50, clientMessages.usernameLength],
+    [() => characters(password as string) < 8, clientMessages.passwordMinLength],
+    [() => Buffer.byteLength(password as string, 'utf8') > maxPasswordBytes, clientMessages.passwordMaxBytes],
+  ]);
+  if (failure) {
+    ctx.addIssue({ code: 'custom', message: failure });
+    return z.NEVER;
+  }
+  return { appId: appId as string, license: license as string, username: username as string, password: password as string };
+});

@@ -1,0 +1,39 @@
+import { itemId as id } from '#data/batch-get';
+import type { ItemKey } from '#data/keys';
+import type { Clock } from './clock';
+
+/**
+ * A short-lived in-memory cache of table items (app, team, subscription) that a
+ * warm Lambda keeps between requests, so a warm /auth skips their reads. Changes
+ * to those items take effect within the TTL; items that must take effect at once
+ * (licenses, blacklist entries) are never put here. A TTL of 0 turns it off.
+ */
+export interface ItemCache {
+  get(key: ItemKey): Record<string, unknown> | undefined;
+  set(key: ItemKey, item: Record<string, unknown>): void;
+}
+
+/** A Lambda serves a handful of apps; the bound only keeps a misbehaving caller from growing the heap. */
+const maxEntries = 10_000;
+
+export function createItemCache(ttlSeconds: number, clock: Clock): ItemCache {
+  const entries = new Map<string, { item: Record<string, unknown>; expiresAt: number }>();
+  return {
+    get(key) {
+      if (ttlSeconds === 0) return undefined;
+      const entry = entries.get(id(key));
+      if (!entry) return undefined;
+      if (clock.now().getTime() >= entry.expiresAt) {
+        entries.delete(id(key));
+        return undefined;
+      }
+      return entry.item;
+    },
+    set(key, item) {
+      if (ttlSeconds === 0) return;
+      entries.delete(id(key));
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(id(key), { item, expiresAt: clock.now().getTime() + ttlSeconds * 1000 });
+    },
+  };
+}

@@ -1,0 +1,196 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ItemCache } from '#core/cache';
+import { addSeconds } from '#core/clock';
+import { appSchema, type App } from './app.repo';
+import { batchGetItems, isStorableKey, itemId } from './batch-get';
+import { isConditionFailure, type Table } from './db';
+import { hwidIndexItem } from './hwid.repo';
+import { keys, type BlacklistType, type ItemKey } from './keys';
+import { parseLicense, type License } from './license.repo';
+import { subscriptionSchema, type Subscription } from './subscription.repo';
+import { teamSchema, type Team } from './team.repo';
+import { usernameIndexSchema, type UsernameIndex } from './username.repo';
+
+/** A request attribute to look up in an app's blacklist, already normalised. */
+export interface BlacklistProbe {
+  type: BlacklistType;
+  value: string;
+}
+
+/** What one round trip of the client endpoints should fetch. */
+export interface AuthReads {
+  app?: string;
+  team?: string;
+  subscription?: string;
+  license?: string;
+  login?: { appId: string; username: string };
+  blacklist?: { appId: string; probes: BlacklistProbe[] };
+}
+
+export interface AuthItems {
+  app?: App;
+  team?: Team;
+  subscription?: Subscription;
+  license?: License;
+  login?: UsernameIndex;
+  /** The probes' types that have an entry, in the probes' order. */
+  blacklisted: BlacklistType[];
+}
+
+/** The one write of a successful /auth; its conditions hold it to the license as the checks saw it. */
+export interface Activation {
+  license: License;
+  now: string;
+  /** Sets first_used_at and starts the clock: expires_at = now + initial_duration. */
+  firstUse: boolean;
+  bindHwid: string | undefined;
+  /** Under `single_key_per_hwid`: claim the device in the HWID index in the same transaction. */
+  claimDevice: boolean;
+}
+
+export type ActivationOutcome =
+  | { kind: 'activated'; license: License }
+  /** Another request changed the license first: re-read it and decide again. */
+  | { kind: 'license_changed' }
+  | { kind: 'device_taken' };
+
+function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  return ((error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code);
+}
+
+const lostRace = (code: string | undefined) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict';
+
+/**
+ * The reads and the write of the client endpoints' hot path (DESIGN.md): each
+ * `read` is at most one BatchGetItem, with app, team and subscription served
+ * from the cache when warm; licenses, the username index and blacklist entries
+ * are always read, so a pause or a new blacklist entry takes effect at once.
+ */
+export function createAuthRepo(table: Table, cache: ItemCache) {
+  return {
+    async read(wanted: AuthReads): Promise<AuthItems> {
+      const hits = new Map<string, Record<string, unknown>>();
+      const misses: ItemKey[] = [];
+      const toCache: ItemKey[] = [];
+      const want = (key: ItemKey, cacheable: boolean) => {
+        const hit = cacheable ? cache.get(key) : undefined;
+        if (hit) hits.set(itemId(key), hit);
+        else {
+          misses.push(key);
+          if (cacheable) toCache.push(key);
+        }
+        return key;
+      };
+      const appKey = wanted.app === undefined ? undefined : want(keys.app(wanted.app), true);
+      const teamKey = wanted.team === undefined ? undefined : want(keys.team(wanted.team), true);
+      const subscriptionKey = wanted.subscription === undefined ? undefined : want(keys.subscription(wanted.subscription), true);
+      const licenseKey = wanted.license === undefined ? undefined : want(keys.license(wanted.license), false);
+      const loginKey = wanted.login === undefined ? undefined : want(keys.username(wanted.login.appId, wanted.login.username), false);
+      const probes = wanted.blacklist?.probes.map((probe) => ({
+        type: probe.type,
+        key: want(keys.blacklist(wanted.blacklist!.appId, probe.type, probe.value), false),
+      }));
+
+      const fetched = misses.length > 0 ? await batchGetItems(table, misses) : new Map<string, Record<string, unknown>>();
+      for (const key of toCache) {
+        const item = fetched.get(itemId(key));
+        if (item) cache.set(key, item);
+      }
+      const item = (key: ItemKey | undefined) => (key ? (hits.get(itemId(key)) ?? fetched.get(itemId(key))) : undefined);
+      const parsed = <T>(key: ItemKey | undefined, parse: (found: Record<string, unknown>) => T): T | undefined => {
+        const found = item(key);
+        return found ? parse(found) : undefined;
+      };
+      return {
+        app: parsed(appKey, (found) => appSchema.parse(found)),
+        team: parsed(teamKey, (found) => teamSchema.parse(found)),
+        subscription: parsed(subscriptionKey, (found) => subscriptionSchema.parse(found)),
+        license: parsed(licenseKey, parseLicense),
+        login: parsed(loginKey, (found) => usernameIndexSchema.parse(found)),
+        blacklisted: (probes ?? []).filter((probe) => item(probe.key) !== undefined).map((probe) => probe.type),
+      };
+    },
+
+    /** A strongly consistent read, for deciding again after a lost race. */
+    async currentLicense(licenseKey: string): Promise<License | undefined> {
+      const key = keys.license(licenseKey);
+      if (!isStorableKey(key)) return undefined;
+      const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
+      return Item ? parseLicense(Item) : undefined;
+    },
+
+    async activate(activation: Activation): Promise<ActivationOutcome> {
+      const { license, now, firstUse, bindHwid, claimDevice } = activation;
+      const updated: License = {
+        ...license,
+        last_login: now,
+        ...(firstUse ? { first_used_at: now, expires_at: addSeconds(now, license.initial_duration) } : {}),
+        ...(bindHwid !== undefined ? { hwid: bindHwid } : {}),
+      };
+      const sets = ['last_login = :now'];
+      const conditions = ['attribute_exists(pk)', '#status = :active', 'hwid_lock = :lock'];
+      const values: Record<string, unknown> = { ':now': now, ':active': 'active', ':lock': license.hwid_lock };
+      if (firstUse) {
+        sets.push('first_used_at = :now', 'expires_at = :expires');
+        conditions.push('attribute_type(first_used_at, :null)');
+        values[':expires'] = updated.expires_at;
+        values[':null'] = 'NULL';
+      }
+      if (bindHwid !== undefined) {
+        sets.push('hwid = :hwid');
+        conditions.push('(attribute_not_exists(hwid) OR attribute_type(hwid, :null))');
+        values[':hwid'] = bindHwid;
+        values[':null'] = 'NULL';
+      } else if (license.hwid_lock) {
+        conditions.push('hwid = :bound');
+        values[':bound'] = license.hwid;
+      }
+      const update = {
+        TableName: table.name,
+        Key: keys.license(license.key),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      };
+
+      if (!claimDevice || bindHwid === undefined) {
+        try {
+          await table.doc.send(new UpdateCommand(update));
+          return { kind: 'activated', license: updated };
+        } catch (error) {
+          if (isConditionFailure(error)) return { kind: 'license_changed' };
+          throw error;
+        }
+      }
+
+      try {
+        await table.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: update },
+              {
+                Put: {
+                  TableName: table.name,
+                  Item: hwidIndexItem({ app_id: license.app_id, hwid: bindHwid, license_key: license.key }),
+                  ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
+                  ExpressionAttributeValues: { ':key': license.key },
+                },
+              },
+            ],
+          }),
+        );
+        return { kind: 'activated', license: updated };
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes) throw error;
+        // The license first: if it changed, the device question may not arise any more.
+        if (lostRace(codes[0])) return { kind: 'license_changed' };
+        if (codes[1] === 'ConditionalCheckFailed') return { kind: 'device_taken' };
+        if (lostRace(codes[1])) return { kind: 'license_changed' };
+        throw error;
+      }
+    },
+  };
+}

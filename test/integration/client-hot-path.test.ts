@@ -1,0 +1,102 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { hashPassword } from '#core/passwords';
+import { keys } from '#data/keys';
+import type { Subscription } from '#data/subscription.repo';
+import { createFakeClock } from '../support/clock';
+import { countDynamoCalls, type DynamoCallCounter } from '../support/ddb-counter';
+import { startTestServer, type TestServer } from '../support/env';
+import { seedLicense, seedSubscription } from '../support/fixtures';
+import { createOwner, type Owner } from '../support/owners';
+
+// The cache is on (5 s); each test starts cold by moving the clock past the TTL.
+const clock = createFakeClock();
+let env: TestServer;
+let owner: Owner;
+let subscription: Subscription;
+let calls: DynamoCallCounter;
+
+beforeAll(async () => {
+  env = await startTestServer({ clock, config: { cacheTtlSeconds: 5 } });
+  owner = await createOwner(env.deps);
+  subscription = await seedSubscription(env.deps, owner);
+  calls = countDynamoCalls(env.client);
+});
+afterAll(() => env.close());
+
+beforeEach(() => clock.advance(60));
+
+async function measured(body: Record<string, unknown>) {
+  calls.reset();
+  const response = await env.post('/auth', { app_id: owner.app_id, ...body });
+  return { response, counts: calls.counts(), total: calls.total(), writes: calls.writes() };
+}
+
+describe('the /auth hot path', () => {
+  it('costs 3 round trips cold by license key: two batched reads and one write', async () => {
+    const key = (await seedLicense(env.deps, subscription)).key;
+    const cold = await measured({ license: key });
+    expect(cold.response.body.success).toBe(true);
+    expect(cold.counts).toEqual({ BatchGetItemCommand: 2, UpdateItemCommand: 1 });
+  });
+
+  it('costs 2 round trips warm: app, team and subscription come from the cache', async () => {
+    const [first, second] = [await seedLicense(env.deps, subscription), await seedLicense(env.deps, subscription)];
+    await measured({ license: first.key });
+    const warm = await measured({ license: second.key });
+    expect(warm.response.body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
+    expect(warm.counts).toEqual({ BatchGetItemCommand: 1, UpdateItemCommand: 1 });
+  });
+
+  it('reads the cached items again once the TTL has passed', async () => {
+    const key = (await seedLicense(env.deps, subscription)).key;
+    await measured({ license: key });
+    clock.advance(5);
+    expect((await measured({ license: key })).total).toBe(3);
+  });
+
+  it('writes exactly once per successful /auth, first use, later use and HWID binding alike', async () => {
+    const single = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
+    const locked = await seedLicense(env.deps, single, { hwid_lock: true });
+    const bind = await measured({ license: locked.key, hwid: 'device-1' });
+    expect(bind.response.body.success).toBe(true);
+    expect(bind.counts.TransactWriteItemsCommand).toBe(1);
+    expect(bind.writes).toBe(1);
+
+    const again = await measured({ license: locked.key, hwid: 'device-1' });
+    expect(again.response.body.message).toBe('LICENSE_VERIFIED_USED_AND_LOCKED_KEY');
+    expect(again.writes).toBe(1);
+  });
+
+  it('writes nothing for a failed /auth', async () => {
+    const locked = await seedLicense(env.deps, subscription, { hwid_lock: true });
+    const failed = await measured({ license: locked.key });
+    expect(failed.response.body.message).toBe('HWID_NOT_PROVIDED');
+    expect(failed.writes).toBe(0);
+    expect((await measured({ license: 'NO-SUCH-KEY' })).counts).toEqual({ BatchGetItemCommand: 1 });
+  });
+
+  it('costs one more read by username, as the license is known only after the password check', async () => {
+    const license = await seedLicense(env.deps, subscription);
+    await env.deps.repos.credentials.set(license, 'hot-path-user', await hashPassword('password-1', 4));
+    const cold = await measured({ username: 'hot-path-user', password: 'password-1' });
+    expect(cold.response.body.success).toBe(true);
+    expect(cold.counts).toEqual({ BatchGetItemCommand: 3, UpdateItemCommand: 1 });
+    const warm = await measured({ username: 'hot-path-user', password: 'password-1' });
+    expect(warm.counts).toEqual({ BatchGetItemCommand: 2, UpdateItemCommand: 1 });
+  });
+
+  it('never serves a license from the cache: a pause takes effect at once', async () => {
+    const license = await seedLicense(env.deps, subscription);
+    expect((await measured({ license: license.key })).response.body.success).toBe(true);
+    await env.deps.table.doc.send(
+      new UpdateCommand({
+        TableName: env.deps.table.name,
+        Key: keys.license(license.key),
+        UpdateExpression: 'SET #status = :paused',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':paused': 'paused' },
+      }),
+    );
+    expect((await measured({ license: license.key })).response.body.message).toBe('LICENSE_NOT_ACTIVE');
+  });
+});

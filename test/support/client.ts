@@ -1,0 +1,7 @@
+import type { BlacklistType } from '#data/keys';
+import type { TestEnv } from './env';
+
+/** Adds a blacklist entry through the repository; `value` is given already normalised. */
+export async function blacklist(env: TestEnv, appId: string, type: BlacklistType, value: string): Promise<void> {
+  await env.deps.repos.blacklist.put({ app_id: appId, type, value, reason: null, created_at: new Date().toISOString() });
+}

@@ -1,0 +1,154 @@
+import type { Deps } from '#core/deps';
+import { ClientError } from '#core/errors';
+import type { AuthItems } from '#data/auth.repo';
+import type { License } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
+import { authenticate } from '../../functions/client/auth';
+import {
+  blacklistProbes,
+  checkBlacklists,
+  checkLicenseState,
+  checkSubscription,
+  checkTeam,
+  hwidToBind,
+  successCode,
+} from '../../functions/client/auth-checks';
+import { licenseRecord } from '../support/fixtures';
+
+const now = new Date('2026-06-01T12:00:00.000Z');
+
+const subscription: Subscription = {
+  subscription_id: 'sub-1',
+  app_id: 'app-1',
+  team_id: 'team-1',
+  name: 'Pro',
+  level: 1,
+  single_key_per_hwid: false,
+  status: 'active',
+  created_at: '2026-01-01T00:00:00.000Z',
+};
+
+const license: License = licenseRecord(subscription, { key: 'AAAAA-BBBBB-CCCCC-DDDDD-EEEEE', initial_duration: 86400 });
+
+/** The code a check threw, or undefined when it passed. */
+function codeOf(check: () => unknown): string | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ClientError) return error.message;
+    throw error;
+  }
+}
+
+const headers = (values: Record<string, string>) => (name: string) => values[name.toLowerCase()];
+
+describe('blacklist probes', () => {
+  it('normalise country, ASN, IP and HWID, in the spec’s order', () => {
+    const probes = blacklistProbes(
+      { header: headers({ 'cloudfront-viewer-country': 'de', 'cloudfront-viewer-asn': 'AS13335' }), sourceIp: '::ffff:192.0.2.7' },
+      'device-1',
+    );
+    expect(probes).toEqual([
+      { type: 'country', value: 'DE' },
+      { type: 'asn', value: '13335' },
+      { type: 'ip', value: '192.0.2.7' },
+      { type: 'hwid', value: 'device-1' },
+    ]);
+  });
+
+  it('leave out what is absent or does not parse', () => {
+    const probes = blacklistProbes({ header: headers({ 'cloudfront-viewer-country': 'Germany', 'cloudfront-viewer-asn': 'AS-1' }), sourceIp: '' }, undefined);
+    expect(probes).toEqual([]);
+  });
+
+  it('answer the first listed type in the order country, ASN, IP, HWID', () => {
+    expect(codeOf(() => checkBlacklists(['hwid', 'ip']))).toBe('IP_BLACKLISTED');
+    expect(codeOf(() => checkBlacklists(['hwid', 'asn', 'country']))).toBe('COUNTRY_BLACKLISTED');
+    expect(codeOf(() => checkBlacklists(['hwid']))).toBe('HWID_BLACKLISTED');
+    expect(codeOf(() => checkBlacklists([]))).toBeUndefined();
+  });
+});
+
+describe('license state (step 5)', () => {
+  const used = { ...license, first_used_at: '2026-06-01T11:00:00.000Z', expires_at: '2026-06-01T12:00:00.000Z' };
+
+  it('expires a license at its expires_at, not a millisecond later', () => {
+    expect(codeOf(() => checkLicenseState(used, new Date(Date.parse(used.expires_at) - 1)))).toBeUndefined();
+    expect(codeOf(() => checkLicenseState(used, now))).toBe('LICENSE_EXPIRED');
+  });
+
+  it('checks status before expiry', () => {
+    expect(codeOf(() => checkLicenseState({ ...used, status: 'paused' }, now))).toBe('LICENSE_NOT_ACTIVE');
+  });
+
+  it('carries expires_at, and nothing else, on LICENSE_EXPIRED', () => {
+    try {
+      checkLicenseState(used, now);
+    } catch (error) {
+      expect((error as ClientError).body()).toEqual({ success: false, message: 'LICENSE_EXPIRED', data: { expires_at: used.expires_at } });
+    }
+    expect.assertions(1);
+  });
+});
+
+describe('team and subscription (steps 7 and 8)', () => {
+  const team = { team_id: 'team-1', name: 'T', created_at: 'x' };
+
+  it('accept a plan that never expires or expires later, and refuse one that has expired or a missing team', () => {
+    expect(codeOf(() => checkTeam({ ...team, plan_expires_at: null }, now))).toBeUndefined();
+    expect(codeOf(() => checkTeam({ ...team, plan_expires_at: '2026-06-01T12:00:01.000Z' }, now))).toBeUndefined();
+    expect(codeOf(() => checkTeam({ ...team, plan_expires_at: now.toISOString() }, now))).toBe('TEAM_ERROR');
+    expect(codeOf(() => checkTeam(undefined, now))).toBe('TEAM_ERROR');
+  });
+
+  it('treat a subscription of another application as missing', () => {
+    expect(codeOf(() => checkSubscription({ ...subscription, app_id: 'app-2' }, license))).toBe('SUBSCRIPTION_ERROR');
+    expect(codeOf(() => checkSubscription(undefined, license))).toBe('SUBSCRIPTION_ERROR');
+    expect(codeOf(() => checkSubscription({ ...subscription, status: 'inactive' }, license))).toBe('SUBSCRIPTION_NOT_ACTIVE');
+  });
+});
+
+describe('HWID processing (step 9)', () => {
+  const locked = { ...license, hwid_lock: true };
+
+  it('binds nothing for an unlocked license, whatever is sent', () => {
+    expect(hwidToBind({ ...license, hwid: 'stored' }, 'other', now)).toBeUndefined();
+    expect(hwidToBind(license, undefined, now)).toBeUndefined();
+  });
+
+  it('binds the sent HWID while none is bound, accepts the bound one and refuses others', () => {
+    expect(hwidToBind(locked, 'device-1', now)).toBe('device-1');
+    expect(hwidToBind({ ...locked, hwid: 'device-1' }, 'device-1', now)).toBeUndefined();
+    expect(codeOf(() => hwidToBind({ ...locked, hwid: 'device-1' }, 'device-2', now))).toBe('HWID_MISMATCH');
+    expect(codeOf(() => hwidToBind({ ...locked, hwid: 'device-1' }, undefined, now))).toBe('HWID_NOT_PROVIDED');
+  });
+
+  it('names the success code after first use and lock', () => {
+    expect(successCode(true, false)).toBe('LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
+    expect(successCode(true, true)).toBe('LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    expect(successCode(false, false)).toBe('LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY');
+    expect(successCode(false, true)).toBe('LICENSE_VERIFIED_USED_AND_LOCKED_KEY');
+  });
+});
+
+describe('the /auth pipeline', () => {
+  it('answers APPLICATION_NOT_FOUND when the app vanishes between step 2 and step 6', async () => {
+    const app = { app_id: 'app-1', team_id: 'team-1', name: 'A', status: 'active' as const, created_at: 'x' };
+    const reads: AuthItems[] = [
+      { app, license, blacklisted: [] },
+      { team: { team_id: 'team-1', name: 'T', plan_expires_at: null, created_at: 'x' }, subscription, blacklisted: [] },
+    ];
+    const writes: unknown[] = [];
+    const deps = {
+      clock: { now: () => now },
+      config: { bcryptCost: 4 },
+      repos: { auth: { read: async () => reads.shift()!, activate: async (activation: unknown) => writes.push(activation) } },
+    } as unknown as Deps;
+
+    await expect(authenticate(deps, { appId: 'app-1', credential: { license: license.key }, hwid: undefined }, [])).rejects.toMatchObject({
+      message: 'APPLICATION_NOT_FOUND',
+    });
+    expect(writes).toEqual([]);
+  });
+});
