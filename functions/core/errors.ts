@@ -43,7 +43,9 @@ export type ManagementErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'NOT_IMPLEMENTED'
   | 'RATE_LIMITED'
-  | 'SERVER_ERROR';
+  | 'SERVER_ERROR'
+  | 'LICENSE_KEY_TAKEN'
+  | 'USERNAME_TAKEN';
 
 /** Management routes: `{error, error_code}`. */
 export class ManagementError extends ServiceError {
