@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, type BatchGetCommandOutput, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { cancelledByCondition, getItem, isConditionFailure, putNew, type Table } from './db';
 import { keys, type ItemKey } from './keys';
@@ -51,6 +51,26 @@ export function createLicenseRepo(table: Table) {
       return item ? parseLicense(item) : undefined;
     },
 
+    /** Licenses by key, 100 to a BatchGetItem, unprocessed keys retried with backoff; absent keys are absent from the map. */
+    async getMany(licenseKeys: string[]): Promise<Map<string, License>> {
+      const found = new Map<string, License>();
+      for (let start = 0; start < licenseKeys.length; start += 100) {
+        let requested: Record<string, unknown>[] | undefined = licenseKeys
+          .slice(start, start + 100)
+          .map((key) => ({ ...keys.license(key) }));
+        for (let attempt = 0; requested && requested.length > 0; attempt++) {
+          if (attempt > 0) await sleep(backoffDelay(attempt));
+          const answer: BatchGetCommandOutput = await table.doc.send(new BatchGetCommand({ RequestItems: { [table.name]: { Keys: requested } } }));
+          for (const item of answer.Responses?.[table.name] ?? []) {
+            const license = parseLicense(item);
+            found.set(license.key, license);
+          }
+          requested = answer.UnprocessedKeys?.[table.name]?.Keys;
+        }
+      }
+      return found;
+    },
+
     /** False when the key is taken. */
     create(license: License): Promise<boolean> {
       return putNew(table, licenseItem(license));
@@ -58,6 +78,16 @@ export function createLicenseRepo(table: Table) {
 
     ...createLicenseWrites(table),
   };
+}
+
+/** Items one filtered query may read: DynamoDB stops at 1 MB anyway, which is about this many licenses. */
+const maxReadLimit = 1000;
+
+/** A license's expiry as read and as it should become, with the idempotency marker of a bulk request. */
+export interface ExpiryChange {
+  before: License;
+  after: Pick<License, 'expires_at' | 'initial_duration'>;
+  marker?: { id: ItemKey; ttl: number };
 }
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -73,6 +103,26 @@ function createLicenseWrites(table: Table) {
       if (!reasons) throw error;
       return reasons;
     }
+  };
+
+  const expiryItems = ({ before, after, marker }: ExpiryChange): TransactItem[] => {
+    const update: TransactItem = {
+      Update: {
+        TableName: table.name,
+        Key: keys.license(before.key),
+        UpdateExpression: 'SET expires_at = :expires, initial_duration = :duration',
+        ConditionExpression: 'team_id = :team AND expires_at = :oldExpires AND initial_duration = :oldDuration',
+        ExpressionAttributeValues: {
+          ':expires': after.expires_at,
+          ':duration': after.initial_duration,
+          ':team': before.team_id,
+          ':oldExpires': before.expires_at,
+          ':oldDuration': before.initial_duration,
+        },
+      },
+    };
+    if (!marker) return [update];
+    return [{ Put: { TableName: table.name, Item: { ...marker.id, ttl: marker.ttl }, ConditionExpression: 'attribute_not_exists(pk)' } }, update];
   };
 
   const newLicense = (license: License): TransactItem => ({
@@ -126,32 +176,23 @@ function createLicenseWrites(table: Table) {
      * again and recompute). With a marker, the marker is created in the same
      * transaction: an existing marker means this work was done already.
      */
-    async replaceExpiry(
-      before: License,
-      after: Pick<License, 'expires_at' | 'initial_duration'>,
-      marker?: { id: ItemKey; ttl: number },
-    ): Promise<'updated' | 'already_done' | 'changed'> {
-      const update: TransactItem = {
-        Update: {
-          TableName: table.name,
-          Key: keys.license(before.key),
-          UpdateExpression: 'SET expires_at = :expires, initial_duration = :duration',
-          ConditionExpression: 'team_id = :team AND expires_at = :oldExpires AND initial_duration = :oldDuration',
-          ExpressionAttributeValues: {
-            ':expires': after.expires_at,
-            ':duration': after.initial_duration,
-            ':team': before.team_id,
-            ':oldExpires': before.expires_at,
-            ':oldDuration': before.initial_duration,
-          },
-        },
-      };
-      const items: TransactItem[] = marker
-        ? [{ Put: { TableName: table.name, Item: { ...marker.id, ttl: marker.ttl }, ConditionExpression: 'attribute_not_exists(pk)' } }, update]
-        : [update];
-      const reasons = await transact(items);
+    async replaceExpiry(change: ExpiryChange): Promise<'updated' | 'already_done' | 'changed'> {
+      const reasons = await transact(expiryItems(change));
       if (!reasons) return 'updated';
-      return marker && reasons[0] === 'ConditionalCheckFailed' ? 'already_done' : 'changed';
+      return change.marker && reasons[0] === 'ConditionalCheckFailed' ? 'already_done' : 'changed';
+    },
+
+    /**
+     * Several expiry changes in one transaction (at most 100 items: 50 with
+     * markers), all or none; false when any condition failed or the write
+     * kept failing, and the caller goes key by key.
+     */
+    async replaceExpiries(changes: ExpiryChange[]): Promise<boolean> {
+      try {
+        return !(await transact(changes.flatMap(expiryItems)));
+      } catch {
+        return false;
+      }
     },
 
     /**
@@ -273,6 +314,9 @@ function createLicenseWrites(table: Table) {
         ...keys.licenseByApp(appId, options.after.created_at, options.after.key),
       };
       const found: License[] = [];
+      // Items read past the last one returned are read again by the next page, so
+      // read little at first; a filter that matches rarely widens each read.
+      let readLimit = options.limit + 1;
       do {
         const wanted = options.limit + 1 - found.length;
         const page = await table.doc.send(
@@ -281,7 +325,8 @@ function createLicenseWrites(table: Table) {
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :pk',
             ScanIndexForward: options.ascending,
-            ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : { Limit: wanted }),
+            Limit: filters.length > 0 ? readLimit : wanted,
+            ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
             ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
             ExpressionAttributeValues: values,
             ExclusiveStartKey: startKey,
@@ -289,6 +334,7 @@ function createLicenseWrites(table: Table) {
         );
         found.push(...(page.Items ?? []).slice(0, wanted).map(parseLicense));
         startKey = page.LastEvaluatedKey;
+        readLimit = Math.min(maxReadLimit, readLimit * 2);
       } while (startKey && found.length <= options.limit);
       return { licenses: found.slice(0, options.limit), more: found.length > options.limit };
     },

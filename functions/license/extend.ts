@@ -2,8 +2,7 @@ import type * as z from 'zod';
 import { addSeconds } from '#core/clock';
 import type { Deps } from '#core/deps';
 import { ownedLicense } from '#core/ownership';
-import type { ItemKey } from '#data/keys';
-import type { License } from '#data/license.repo';
+import type { ExpiryChange, License } from '#data/license.repo';
 import { licenseRecord } from './license-record';
 import { optimistic } from './optimistic';
 import type { extendSchema } from './schemas';
@@ -24,12 +23,12 @@ export function extendOwned(
   teamId: string,
   licenseKey: string,
   seconds: number,
-  marker?: { id: ItemKey; ttl: number },
+  marker?: ExpiryChange['marker'],
 ): Promise<License> {
   return optimistic(async () => {
     const license = await ownedLicense(deps, teamId, licenseKey);
     const after = extendedBy(license, seconds);
-    const outcome = await deps.repos.licenses.replaceExpiry(license, after, marker);
+    const outcome = await deps.repos.licenses.replaceExpiry({ before: license, after, marker });
     if (outcome === 'updated') return { ...license, ...after };
     return outcome === 'already_done' ? license : undefined;
   });
