@@ -1,6 +1,7 @@
 import { verifyPassword } from '#core/passwords';
 import type { Subscription } from '#data/subscription.repo';
 import { createApp } from '../../functions/admin/owners';
+import { createLicensesInBulk } from '../../functions/license/create-bulk';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
 import { createLicenseOverHttp, listAllLicenses, scanTable } from '../support/licenses';
@@ -183,5 +184,43 @@ describe('POST /license/create-bulk', () => {
     expect(response.status).toBe(404);
     expect(response.body.error_code).toBe('SUBSCRIPTION_NOT_FOUND');
     expect(await scanTable(env.deps)).toEqual(before);
+  });
+});
+
+describe('POST /license/create-bulk when a chunk cannot be written', () => {
+  it('removes the chunks that were written and answers 500, so no partial batch stays behind', async () => {
+    const own = await seedSubscription(env.deps, owner, { name: 'Doomed' });
+    const licenses = env.deps.repos.licenses;
+    let chunks = 0;
+    const failingDeps = {
+      ...env.deps,
+      repos: {
+        ...env.deps.repos,
+        licenses: {
+          ...licenses,
+          createAll: async (batch: Parameters<typeof licenses.createAll>[0]) => {
+            if (++chunks === 2) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+            return licenses.createAll(batch);
+          },
+        },
+      },
+    };
+
+    await expect(
+      createLicensesInBulk(failingDeps, {
+        teamId: owner.team_id,
+        key_amount: 250,
+        app_id: owner.app_id,
+        subscription_id: own.subscription_id,
+        duration_unit: 'days',
+        duration_value: 1,
+        hwid_lock: false,
+        tags: [],
+      }),
+    ).rejects.toMatchObject({ status: 500, code: 'SERVER_ERROR' });
+
+    expect(chunks).toBe(3);
+    const { licenses: left } = await listAllLicenses(env, owner, { app_id: owner.app_id, subscription_id: own.subscription_id });
+    expect(left).toEqual([]);
   });
 });
