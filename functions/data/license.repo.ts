@@ -1,4 +1,12 @@
-import { BatchGetCommand, BatchWriteCommand, type BatchGetCommandOutput, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type BatchGetCommandOutput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { cancelledByCondition, getItem, isConditionFailure, putNew, type Table } from './db';
 import { keys, type ItemKey } from './keys';
@@ -105,22 +113,23 @@ function createLicenseWrites(table: Table) {
     }
   };
 
-  const expiryItems = ({ before, after, marker }: ExpiryChange): TransactItem[] => {
-    const update: TransactItem = {
-      Update: {
-        TableName: table.name,
-        Key: keys.license(before.key),
-        UpdateExpression: 'SET expires_at = :expires, initial_duration = :duration',
-        ConditionExpression: 'team_id = :team AND expires_at = :oldExpires AND initial_duration = :oldDuration',
-        ExpressionAttributeValues: {
-          ':expires': after.expires_at,
-          ':duration': after.initial_duration,
-          ':team': before.team_id,
-          ':oldExpires': before.expires_at,
-          ':oldDuration': before.initial_duration,
-        },
-      },
-    };
+  const expiryUpdate = ({ before, after }: ExpiryChange) => ({
+    TableName: table.name,
+    Key: keys.license(before.key),
+    UpdateExpression: 'SET expires_at = :expires, initial_duration = :duration',
+    ConditionExpression: 'team_id = :team AND expires_at = :oldExpires AND initial_duration = :oldDuration',
+    ExpressionAttributeValues: {
+      ':expires': after.expires_at,
+      ':duration': after.initial_duration,
+      ':team': before.team_id,
+      ':oldExpires': before.expires_at,
+      ':oldDuration': before.initial_duration,
+    },
+  });
+
+  const expiryItems = (change: ExpiryChange): TransactItem[] => {
+    const { marker } = change;
+    const update: TransactItem = { Update: expiryUpdate(change) };
     if (!marker) return [update];
     return [{ Put: { TableName: table.name, Item: { ...marker.id, ttl: marker.ttl }, ConditionExpression: 'attribute_not_exists(pk)' } }, update];
   };
@@ -177,6 +186,15 @@ function createLicenseWrites(table: Table) {
      * transaction: an existing marker means this work was done already.
      */
     async replaceExpiry(change: ExpiryChange): Promise<'updated' | 'already_done' | 'changed'> {
+      if (!change.marker) {
+        try {
+          await table.doc.send(new UpdateCommand(expiryUpdate(change)));
+          return 'updated';
+        } catch (error) {
+          if (isConditionFailure(error)) return 'changed';
+          throw error;
+        }
+      }
       const reasons = await transact(expiryItems(change));
       if (!reasons) return 'updated';
       return change.marker && reasons[0] === 'ConditionalCheckFailed' ? 'already_done' : 'changed';

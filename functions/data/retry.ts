@@ -19,8 +19,8 @@ export function isTransient(error: unknown): boolean {
   if (transientNames.has(error.name)) return true;
   if (error.name !== 'TransactionCanceledException') return false;
   const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((reason) => reason.Code !== undefined && transientReasons.has(reason.Code)) &&
-    !reasons.some((reason) => reason.Code === 'ConditionalCheckFailed');
+  const codes = reasons.map((reason) => reason.Code ?? 'None');
+  return !codes.includes('ConditionalCheckFailed') && codes.some((code) => transientReasons.has(code));
 }
 
 export const backoffDefaults = { attempts: 6, baseMs: 25, maxMs: 1000 };
