@@ -21,11 +21,13 @@ export function hwidIndexItem(entry: HwidIndex): Record<string, unknown> {
 }
 
 export function createHwidRepo(table: Table) {
+  async function get(appId: string, hwid: string): Promise<HwidIndex | undefined> {
+    const item = await getItem(table, keys.hwid(appId, hwid));
+    return item ? hwidIndexSchema.parse(item) : undefined;
+  }
+
   return {
-    async get(appId: string, hwid: string): Promise<HwidIndex | undefined> {
-      const item = await getItem(table, keys.hwid(appId, hwid));
-      return item ? hwidIndexSchema.parse(item) : undefined;
-    },
+    get,
 
     /**
      * Sets or clears a license's HWID in one transaction with the index items it
@@ -36,9 +38,10 @@ export function createHwidRepo(table: Table) {
      * `stale`: the license or an index item changed since it was read.
      */
     async changeLicenseHwid(change: HwidChange): Promise<HwidChangeOutcome> {
-      const { license, hwid, claim } = change;
+      const { license, hwid } = change;
       const old = license.hwid;
-      const held = old !== null && old !== hwid ? await this.get(license.app_id, old) : undefined;
+      const claim = change.claim && hwid !== null;
+      const held = old !== null && old !== hwid ? await get(license.app_id, old) : undefined;
       const release = held?.license_key === license.key;
       const heldByThisLicense = { ':license_key': license.key };
       const sets = ['hwid = :hwid', ...(change.resetAt ? ['last_hwid_reset_at = :reset_at'] : [])];

@@ -23,7 +23,8 @@ export async function toggleLockBulk(deps: Deps, input: ToggleLockBulkInput & { 
       const updated = await deps.repos.licenses.updateHwidSettings(licenseKey, input.teamId, { hwid_lock: input.hwid_lock });
       return updated ? undefined : 'LICENSE_NOT_FOUND';
     } catch (error) {
-      deps.logger.error('hwid lock update failed', { license_key: licenseKey, ...describeError(error) });
+      // The key is an end user's credential: it stays out of the logs.
+      deps.logger.error('hwid lock update failed', describeError(error));
       return 'SERVER_ERROR';
     }
   });

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../support/env';
 
 let env: TestServer;
 let owner: Owner;
-let now = new Date('2026-03-01T12:00:00.000Z');
+const now = new Date('2026-03-01T12:00:00.000Z');
 const clock: Clock = { now: () => now };
 
 beforeAll(async () => {
