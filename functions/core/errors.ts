@@ -43,7 +43,9 @@ export type ManagementErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'NOT_IMPLEMENTED'
   | 'RATE_LIMITED'
-  | 'SERVER_ERROR';
+  | 'SERVER_ERROR'
+  | 'HWID_IN_USE'
+  | 'BLACKLIST_ENTRY_NOT_FOUND';
 
 /** Management routes: `{error, error_code}`. */
 export class ManagementError extends ServiceError {

@@ -1,5 +1,6 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { getItem, putNew, type Table } from './db';
+import { getItem, isConditionFailure, putNew, type Table } from './db';
 import { keys } from './keys';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
@@ -52,5 +53,53 @@ export function createLicenseRepo(table: Table) {
     create(license: License): Promise<boolean> {
       return putNew(table, licenseItem(license));
     },
+
+    /**
+     * Sets HWID settings on a license of this team, only while every field in
+     * `expected` still holds the value it was read with (how a flip stays a flip
+     * under concurrency). The team check in the same condition makes another
+     * owner's license indistinguishable from a missing one. Undefined when any
+     * condition fails; otherwise the license as stored afterwards.
+     */
+    async updateHwidSettings(
+      licenseKey: string,
+      teamId: string,
+      fields: Partial<HwidSettings>,
+      expected: Partial<HwidSettings> = {},
+    ): Promise<License | undefined> {
+      const names: Record<string, string> = { '#team_id': 'team_id' };
+      const values: Record<string, unknown> = { ':team_id': teamId };
+      const sets: string[] = [];
+      const conditions = ['#team_id = :team_id'];
+      for (const [field, value] of Object.entries(fields)) {
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+        sets.push(`#${field} = :${field}`);
+      }
+      for (const [field, value] of Object.entries(expected)) {
+        names[`#${field}`] = field;
+        values[`:expected_${field}`] = value;
+        conditions.push(`#${field} = :expected_${field}`);
+      }
+      try {
+        const { Attributes } = await table.doc.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: keys.license(licenseKey),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return parseLicense(Attributes!);
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
   };
 }
+
+export type HwidSettings = Pick<License, 'hwid_lock' | 'hwid_reset_allowed' | 'hwid_reset_interval'>;
