@@ -38,9 +38,15 @@ export function isConditionFailure(error: unknown): boolean {
 
 /** A transaction cancelled by a failed condition (not by throttling or a conflict). */
 export function cancelledByCondition(error: unknown): (string | undefined)[] | undefined {
+  const codes = cancellationCodes(error);
+  return codes?.includes('ConditionalCheckFailed') ? codes : undefined;
+}
+
+/** The per-item reason codes of a cancelled transaction; undefined for any other error. */
+function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((reason) => reason.Code === 'ConditionalCheckFailed') ? reasons.map((reason) => reason.Code) : undefined;
+  return reasons.map((reason) => reason.Code);
 }
 
 /** An update that must not create the item: false when the item is missing. */
@@ -87,9 +93,7 @@ export async function getItem(table: Table, key: ItemKey): Promise<Record<string
 
 /** A transaction cancelled because another one was writing the same items: nothing was written, so a retry is safe. */
 export function cancelledByConflict(error: unknown): boolean {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return false;
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((reason) => reason.Code === 'TransactionConflict');
+  return cancellationCodes(error)?.includes('TransactionConflict') ?? false;
 }
 
 /** A delete of an item that must exist: false when there was none. */
