@@ -44,6 +44,8 @@ export type ManagementErrorCode =
   | 'NOT_IMPLEMENTED'
   | 'RATE_LIMITED'
   | 'SERVER_ERROR'
+  | 'HWID_IN_USE'
+  | 'BLACKLIST_ENTRY_NOT_FOUND'
   | 'LICENSE_KEY_TAKEN'
   | 'USERNAME_TAKEN';
 

@@ -1,6 +1,6 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { isConditionFailure, type Table } from './db';
+import { deleteExisting, type Table } from './db';
 import { keys, type BlacklistType } from './keys';
 
 export const blacklistTypes = ['country', 'asn', 'ip', 'hwid'] as const satisfies readonly BlacklistType[];
@@ -32,20 +32,8 @@ export function createBlacklistRepo(table: Table) {
     },
 
     /** False when there was no such entry. */
-    async delete(appId: string, type: BlacklistType, value: string): Promise<boolean> {
-      try {
-        await table.doc.send(
-          new DeleteCommand({
-            TableName: table.name,
-            Key: keys.blacklist(appId, type, value),
-            ConditionExpression: 'attribute_exists(pk)',
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+    delete(appId: string, type: BlacklistType, value: string): Promise<boolean> {
+      return deleteExisting(table, keys.blacklist(appId, type, value));
     },
 
     async list(appId: string, type: BlacklistType | undefined, limit: number, startKey?: Record<string, unknown>): Promise<BlacklistPage> {
@@ -59,6 +47,31 @@ export function createBlacklistRepo(table: Table) {
         }),
       );
       return { entries: (page.Items ?? []).map((item) => blacklistEntrySchema.parse(item)), lastKey: page.LastEvaluatedKey };
+    },
+
+    /**
+     * Adds an entry, or gives an existing one the new reason while keeping the
+     * time it was first added. Returns the entry as stored.
+     */
+    async add(entry: BlacklistEntry): Promise<BlacklistEntry> {
+      const { Attributes } = await table.doc.send(
+        new UpdateCommand({
+          TableName: table.name,
+          Key: keys.blacklist(entry.app_id, entry.type, entry.value),
+          UpdateExpression:
+            'SET app_id = :app_id, #type = :type, #value = :value, reason = :reason, created_at = if_not_exists(created_at, :created_at)',
+          ExpressionAttributeNames: { '#type': 'type', '#value': 'value' },
+          ExpressionAttributeValues: {
+            ':app_id': entry.app_id,
+            ':type': entry.type,
+            ':value': entry.value,
+            ':reason': entry.reason,
+            ':created_at': entry.created_at,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return blacklistEntrySchema.parse(Attributes);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { ItemKey } from './keys';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '#core/config';
 
 /** The table every repository works on. */
@@ -38,9 +38,15 @@ export function isConditionFailure(error: unknown): boolean {
 
 /** A transaction cancelled by a failed condition (not by throttling or a conflict). */
 export function cancelledByCondition(error: unknown): (string | undefined)[] | undefined {
+  const codes = cancellationCodes(error);
+  return codes?.includes('ConditionalCheckFailed') ? codes : undefined;
+}
+
+/** The per-item reason codes of a cancelled transaction; undefined for any other error. */
+function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((reason) => reason.Code === 'ConditionalCheckFailed') ? reasons.map((reason) => reason.Code) : undefined;
+  return reasons.map((reason) => reason.Code);
 }
 
 /** An update that must not create the item: false when the item is missing. */
@@ -83,4 +89,20 @@ export async function putNew(table: Table, item: Record<string, unknown>): Promi
 export async function getItem(table: Table, key: ItemKey): Promise<Record<string, unknown> | undefined> {
   const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key }));
   return Item;
+}
+
+/** A transaction cancelled because another one was writing the same items: nothing was written, so a retry is safe. */
+export function cancelledByConflict(error: unknown): boolean {
+  return cancellationCodes(error)?.includes('TransactionConflict') ?? false;
+}
+
+/** A delete of an item that must exist: false when there was none. */
+export async function deleteExisting(table: Table, key: ItemKey): Promise<boolean> {
+  try {
+    await table.doc.send(new DeleteCommand({ TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

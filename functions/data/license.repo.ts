@@ -255,15 +255,17 @@ function createLicenseWrites(table: Table) {
     },
 
     /**
-     * Sets fields of a license of this team (and, with `expected`, only if those
-     * fields still hold); undefined when there is no such license or a
-     * condition failed. Answers the license as written.
+     * Sets fields of a license of this team, only while every field in
+     * `expected` still holds the value it was read with (how a flip stays a
+     * flip under concurrency). The team check in the same condition makes
+     * another owner's license indistinguishable from a missing one. Undefined
+     * when any condition fails; otherwise the license as stored afterwards.
      */
-    async updateOwned(
+    async updateFields(
       licenseKey: string,
       teamId: string,
-      changes: Partial<Pick<License, 'status' | 'subscription_id' | 'metadata'>>,
-      expected: Partial<Pick<License, 'app_id'>> = {},
+      changes: Partial<LicenseSettings>,
+      expected: Partial<Pick<License, keyof LicenseSettings | 'app_id'>> = {},
     ): Promise<License | undefined> {
       const names: Record<string, string> = {};
       const values: Record<string, unknown> = { ':team': teamId };
@@ -358,3 +360,8 @@ function createLicenseWrites(table: Table) {
     },
   };
 }
+
+export type HwidSettings = Pick<License, 'hwid_lock' | 'hwid_reset_allowed' | 'hwid_reset_interval'>;
+
+/** What management routes set on a license in a single conditional update. */
+export type LicenseSettings = HwidSettings & Pick<License, 'status' | 'subscription_id' | 'metadata'>;

@@ -1,6 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { getItem, putNew, type Table } from './db';
+import { deleteExisting, getItem, isConditionFailure, putNew, type Table } from './db';
 import { keys } from './keys';
 
 export const subscriptionSchema = z.object({
@@ -53,5 +53,34 @@ export function createSubscriptionRepo(table: Table) {
       } while (startKey);
       return found;
     },
+
+    /** Undefined when the subscription is gone; never recreates a deleted one. */
+    async update(subscriptionId: string, fields: Partial<SubscriptionSettings>): Promise<Subscription | undefined> {
+      const entries = Object.entries(fields);
+      try {
+        const { Attributes } = await table.doc.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: keys.subscription(subscriptionId),
+            UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: Object.fromEntries(entries.map(([field]) => [`#${field}`, field])),
+            ExpressionAttributeValues: Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return subscriptionSchema.parse(Attributes);
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
+
+    /** False when there was no such subscription. */
+    delete(subscriptionId: string): Promise<boolean> {
+      return deleteExisting(table, keys.subscription(subscriptionId));
+    },
   };
 }
+
+export type SubscriptionSettings = Pick<Subscription, 'name' | 'level' | 'single_key_per_hwid' | 'status'>;

@@ -6,7 +6,7 @@ import type { updateMetadataSchema } from './schemas';
 
 /** Replaces the whole object: owners send what they want stored, no merge rules to learn. */
 export async function updateMetadata(deps: Deps, input: z.infer<typeof updateMetadataSchema> & { teamId: string }) {
-  const license = await deps.repos.licenses.updateOwned(input.license_key, input.teamId, { metadata: input.metadata });
+  const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { metadata: input.metadata });
   if (!license) throw notFound.license();
   return licenseRecord(deps, license);
 }

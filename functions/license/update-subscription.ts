@@ -9,7 +9,7 @@ import { subscriptionForApp } from './subscription-of-app';
 export async function updateSubscription(deps: Deps, input: z.infer<typeof updateSubscriptionSchema> & { teamId: string }) {
   const license = await ownedLicense(deps, input.teamId, input.license_key);
   const subscription = await subscriptionForApp(deps, input.teamId, license.app_id, input.subscription_id);
-  const updated = await deps.repos.licenses.updateOwned(
+  const updated = await deps.repos.licenses.updateFields(
     license.key,
     input.teamId,
     { subscription_id: subscription.subscription_id },

@@ -1,0 +1,17 @@
+import { iso } from '#core/clock';
+import type { Deps } from '#core/deps';
+import { ownedApp } from '#core/ownership';
+import { normalizedValue } from './entry-value';
+import type { AddBlacklistInput } from './schemas';
+
+/** Adding an entry that exists replaces its reason and keeps its `created_at`. */
+export async function addBlacklistEntry(deps: Deps, input: AddBlacklistInput & { teamId: string }) {
+  await ownedApp(deps, input.teamId, input.app_id);
+  return deps.repos.blacklist.add({
+    app_id: input.app_id,
+    type: input.type,
+    value: normalizedValue(input.type, input.value),
+    reason: input.reason ?? null,
+    created_at: iso(deps.clock.now()),
+  });
+}

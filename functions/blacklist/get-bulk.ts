@@ -1,0 +1,43 @@
+import * as z from 'zod';
+import type { Deps } from '#core/deps';
+import { invalidInput } from '#core/errors';
+import type { Page } from '#core/http';
+import { ownedApp } from '#core/ownership';
+import type { BlacklistEntry } from '#data/blacklist.repo';
+import { keys, type BlacklistType, type ItemKey } from '#data/keys';
+import type { ListBlacklistInput } from './schemas';
+
+const cursorSchema = z.strictObject({ pk: z.string(), sk: z.string() });
+
+/**
+ * Entries of an app, ordered by type then value. One extra entry is read so that
+ * the last page never carries a cursor to an empty page.
+ */
+export async function listBlacklist(deps: Deps, input: ListBlacklistInput & { teamId: string }): Promise<Page<BlacklistEntry>> {
+  const startKey = input.cursor === undefined ? undefined : decodeCursor(input.cursor, input.app_id, input.type);
+  await ownedApp(deps, input.teamId, input.app_id);
+  const { entries } = await deps.repos.blacklist.list(input.app_id, input.type, input.per_page + 1, startKey);
+  const page = entries.slice(0, input.per_page);
+  const last = page.at(-1);
+  const nextCursor = entries.length > input.per_page && last ? encodeCursor(keys.blacklist(last.app_id, last.type, last.value)) : null;
+  return { items: page, nextCursor };
+}
+
+function encodeCursor(key: ItemKey): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** A cursor must lead back into the same app's entries of the same type filter, never into another partition. */
+function decodeCursor(cursor: string, appId: string, type: BlacklistType | undefined): Record<string, unknown> {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  const key = cursorSchema.safeParse(decoded);
+  if (!key.success || key.data.pk !== keys.app(appId).pk || !key.data.sk.startsWith(keys.blacklistPrefix(type))) throw invalidCursor();
+  return key.data;
+}
+
+const invalidCursor = () => invalidInput('cursor: not a cursor of this listing');

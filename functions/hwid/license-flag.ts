@@ -1,0 +1,28 @@
+import type { Deps } from '#core/deps';
+import { notFound, ownedLicense } from '#core/ownership';
+import type { HwidSettings, License } from '#data/license.repo';
+import { concurrentChange, licenseResponse } from './license-response';
+
+type Flag = 'hwid_lock' | 'hwid_reset_allowed';
+
+/**
+ * Sets a flag to an explicit value, or flips it. A flip is conditional on the
+ * value it read, so two concurrent flips are two flips, never one applied twice
+ * over the same reading; a flip lost to a concurrent writer is re-read and retried once.
+ */
+export async function setOrFlipFlag(deps: Deps, teamId: string, licenseKey: string, flag: Flag, explicit: boolean | undefined) {
+  if (explicit !== undefined) return licenseResponse(deps, await updateOwned(deps, teamId, licenseKey, { [flag]: explicit }));
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const license = await ownedLicense(deps, teamId, licenseKey);
+    const updated = await deps.repos.licenses.updateFields(licenseKey, teamId, { [flag]: !license[flag] }, { [flag]: license[flag] });
+    if (updated) return licenseResponse(deps, updated);
+  }
+  throw concurrentChange();
+}
+
+/** The team condition of the update is the ownership check: another owner's license answers like a missing one. */
+export async function updateOwned(deps: Deps, teamId: string, licenseKey: string, fields: Partial<HwidSettings>): Promise<License> {
+  const updated = await deps.repos.licenses.updateFields(licenseKey, teamId, fields);
+  if (!updated) throw notFound.license();
+  return updated;
+}

@@ -1,0 +1,23 @@
+import { iso } from '#core/clock';
+import type { Deps } from '#core/deps';
+import { newId } from '#core/ids';
+import { ownedApp } from '#core/ownership';
+import type { Subscription } from '#data/subscription.repo';
+import type { CreateSubscriptionInput } from './schemas';
+import { subscriptionView } from './subscription-view';
+
+export async function createSubscription(deps: Deps, input: CreateSubscriptionInput & { teamId: string }) {
+  const app = await ownedApp(deps, input.teamId, input.app_id);
+  const subscription: Subscription = {
+    subscription_id: newId(),
+    app_id: app.app_id,
+    team_id: app.team_id,
+    name: input.name,
+    level: input.level,
+    single_key_per_hwid: input.single_key_per_hwid,
+    status: 'active',
+    created_at: iso(deps.clock.now()),
+  };
+  if (!(await deps.repos.subscriptions.create(subscription))) throw new Error(`subscription ID ${subscription.subscription_id} collided`);
+  return subscriptionView(subscription);
+}

@@ -1,0 +1,16 @@
+import type { Deps } from '#core/deps';
+import { notFound, ownedSubscription } from '#core/ownership';
+import type { EditSubscriptionInput } from './schemas';
+import { subscriptionView } from './subscription-view';
+
+/**
+ * Changes only the fields sent. Turning `single_key_per_hwid` on does not
+ * retro-fit index items for HWIDs bound before: it applies to bindings made from then on.
+ */
+export async function editSubscription(deps: Deps, input: EditSubscriptionInput & { teamId: string }) {
+  await ownedSubscription(deps, input.teamId, input.subscription_id);
+  const { subscription_id: subscriptionId, teamId: _team, ...fields } = input;
+  const updated = await deps.repos.subscriptions.update(subscriptionId, fields);
+  if (!updated) throw notFound.subscription();
+  return subscriptionView(updated);
+}
