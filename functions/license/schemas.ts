@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isUuid } from '#core/ids';
+import { appIdField, licenseKeyField as licenseKey, licenseKeysField as licenseKeys, subscriptionIdField } from '#core/fields';
 import { maxPasswordBytes } from '#core/passwords';
 
 /** Limits of api-decisions.md and the decisions recorded in the README's API reference. */
@@ -25,10 +25,6 @@ export const durationUnitSeconds = {
 
 const bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
-const uuid = z.string().refine(isUuid, 'must be a UUID');
-/** Any key is looked up as given; one that does not exist is simply not found. */
-const licenseKey = z.string().min(1).max(64);
-const licenseKeys = z.array(licenseKey).min(1).max(limits.bulkKeys);
 const customLicenseKey = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -');
 const licenseStatus = z.enum(['active', 'paused']);
 const tags = z.array(z.string().min(1).max(limits.tagLength)).max(limits.tags);
@@ -55,8 +51,8 @@ function durationWithinLimit(input: { duration_unit: keyof typeof durationUnitSe
 
 export const createSchema = z
   .object({
-    app_id: uuid,
-    subscription_id: uuid,
+    app_id: appIdField,
+    subscription_id: subscriptionIdField,
     ...duration,
     hwid_lock: z.boolean().default(false),
     tags: tags.default([]),
@@ -76,8 +72,8 @@ export const createSchema = z
 export const createBulkSchema = z
   .object({
     key_amount: z.number().int().min(1).max(limits.bulkKeys),
-    app_id: uuid,
-    subscription_id: uuid,
+    app_id: appIdField,
+    subscription_id: subscriptionIdField,
     ...duration,
     hwid_lock: z.boolean().default(false),
     tags: tags.default([]),
@@ -96,9 +92,9 @@ export const extendBulkSchema = z.object({
 });
 
 export const getBulkSchema = z.object({
-  app_id: uuid,
+  app_id: appIdField,
   status: licenseStatus.optional(),
-  subscription_id: uuid.optional(),
+  subscription_id: subscriptionIdField.optional(),
   tag: z.string().min(1).max(limits.tagLength).optional(),
   per_page: z.number().int().min(1).max(limits.perPage).default(25),
   sort_field: z.literal('created_at').default('created_at'),
@@ -108,6 +104,6 @@ export const getBulkSchema = z.object({
 
 export const updateStatusSchema = z.object({ license_key: licenseKey, status: licenseStatus });
 export const updateStatusBulkSchema = z.object({ license_keys: licenseKeys, status: licenseStatus });
-export const updateSubscriptionSchema = z.object({ license_key: licenseKey, subscription_id: uuid });
+export const updateSubscriptionSchema = z.object({ license_key: licenseKey, subscription_id: subscriptionIdField });
 export const updateCredentialsSchema = z.object({ license_key: licenseKey, username, password: password.optional() });
 export const updateMetadataSchema = z.object({ license_key: licenseKey, metadata });
