@@ -33,7 +33,8 @@ export async function runBulk(
       return null;
     } catch (error) {
       if (error instanceof ManagementError) return error.code;
-      options.logger.error('bulk item failed', { license_key: key, ...describeError(error) });
+      // The key is an end user's credential: it stays out of the logs.
+      options.logger.error('bulk item failed', describeError(error));
       return 'SERVER_ERROR';
     }
   });

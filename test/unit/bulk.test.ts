@@ -32,6 +32,7 @@ describe('the bulk runner', () => {
 
     expect(result).toEqual({ succeeded: ['ok'], failed: [{ license_key: 'boom', error_code: 'SERVER_ERROR' }] });
     expect(lines.join('\n')).toContain('socket hang up');
+    expect(lines.join('\n')).not.toContain('boom');
   });
 
   it('never has more than the given number of calls in flight', async () => {
