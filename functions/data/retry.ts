@@ -1,3 +1,5 @@
+import { cancelledTransiently } from './db';
+
 /**
  * Retries of writes DynamoDB refused for a passing reason: throttling, a
  * transaction conflicting with another on the same item, an internal error.
@@ -12,15 +14,9 @@ const transientNames = new Set([
   'TransactionConflictException',
   'TransactionInProgressException',
 ]);
-const transientReasons = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'InternalServerError']);
 
 export function isTransient(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (transientNames.has(error.name)) return true;
-  if (error.name !== 'TransactionCanceledException') return false;
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  const codes = reasons.map((reason) => reason.Code ?? 'None');
-  return !codes.includes('ConditionalCheckFailed') && codes.some((code) => transientReasons.has(code));
+  return (error instanceof Error && transientNames.has(error.name)) || cancelledTransiently(error);
 }
 
 export const backoffDefaults = { attempts: 6, baseMs: 25, maxMs: 1000 };
