@@ -1,7 +1,11 @@
+import { invalidApiKey, missingApiKey } from '../functions/core/api-key-auth';
+import { ClientError, edgeErrors, ManagementError, type ServiceError } from '../functions/core/errors';
+
 /**
- * Bodies API Gateway answers by itself, before or instead of a Lambda. They keep
- * the spec's shapes. Gateway response templates are plain substitution (no VTL),
- * so one template serves both sides: where a response can reach a client route
+ * Bodies API Gateway answers by itself, before or instead of a Lambda, rendered
+ * by the service's own error classes so they match what the Lambdas and the local
+ * server answer. Gateway response templates are plain substitution (no VTL), so
+ * one template serves both sides: where a response can reach a client route
  * (throttling, faults) the body carries the client's `success`/`message` and the
  * management `error`/`error_code` members together.
  */
@@ -14,42 +18,33 @@ export interface GatewayResponseSpec {
   headers?: Record<string, string>;
 }
 
-const invalidApiKey = { error: 'Invalid or inactive API key', error_code: 'INVALID_API_KEY' };
-export const rateLimitedBody = { success: false, message: 'RATE_LIMITED', error: 'Too many requests', error_code: 'RATE_LIMITED' };
+function eitherSide(client: ServiceError, management: ServiceError): Record<string, unknown> {
+  return { ...client.body(), ...management.body() };
+}
 
-/** Seconds a throttled caller is told to wait; API Gateway refills its token bucket every second. */
-const retryAfterSeconds = '1';
+export const rateLimitedBody = eitherSide(
+  new ClientError(429, 'RATE_LIMITED'),
+  new ManagementError(429, 'RATE_LIMITED', 'Too many requests'),
+);
 
 export const gatewayResponses: readonly GatewayResponseSpec[] = [
   // The identity source is the x-api-key header: without it API Gateway answers before the authorizer runs.
-  { type: 'UNAUTHORIZED', statusCode: '401', body: { error: 'Missing API key', error_code: 'MISSING_AUTH' } },
+  { type: 'UNAUTHORIZED', statusCode: '401', body: missingApiKey().body() },
   // The authorizer denies unknown and revoked keys.
-  { type: 'ACCESS_DENIED', statusCode: '401', body: invalidApiKey },
+  { type: 'ACCESS_DENIED', statusCode: '401', body: invalidApiKey().body() },
   // The authorizer accepted the key but its usage identifier is not an API Gateway key of the usage plan.
-  { type: 'INVALID_API_KEY', statusCode: '401', body: invalidApiKey },
-  { type: 'THROTTLED', statusCode: '429', body: rateLimitedBody, headers: { 'Retry-After': retryAfterSeconds } },
+  { type: 'INVALID_API_KEY', statusCode: '401', body: invalidApiKey().body() },
+  // API Gateway refills its token buckets every second; a daily quota resets at midnight UTC, so an hour is a fair first wait.
+  { type: 'THROTTLED', statusCode: '429', body: rateLimitedBody, headers: { 'Retry-After': '1' } },
   { type: 'QUOTA_EXCEEDED', statusCode: '429', body: rateLimitedBody, headers: { 'Retry-After': '3600' } },
-  // Unknown path, or a method other than POST and OPTIONS.
+  // Unknown path, or a method other than POST and OPTIONS: API Gateway cannot tell the two apart.
   {
     type: 'MISSING_AUTHENTICATION_TOKEN',
     statusCode: '404',
-    body: { success: false, message: 'Not found', error: 'Not found', error_code: 'NOT_FOUND' },
+    body: eitherSide(new ClientError(404, 'Not found'), new ManagementError(404, 'NOT_FOUND', 'Not found')),
   },
   // Other 4xx (body over 10 MB, WAF block without its own body) keep API Gateway's message.
   { type: 'DEFAULT_4XX' },
   // Authorizer failures and integration timeouts: the status (500, 504) stays, the body takes the spec's shape.
-  {
-    type: 'DEFAULT_5XX',
-    body: { success: false, message: 'Internal server error', error: 'Internal server error', error_code: 'SERVER_ERROR' },
-  },
+  { type: 'DEFAULT_5XX', body: eitherSide(edgeErrors.serverError('client'), edgeErrors.serverError('management')) },
 ];
-
-/** Spec 4.3, word for word; management routes also allow the API key header so browsers can send it. */
-export function corsHeaders(side: 'client' | 'management'): Record<string, string> {
-  return {
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Allow-Methods': 'POST, OPTIONS',
-    'Access-Control-Allow-Headers': side === 'client' ? 'Content-Type, Authorization' : 'Content-Type, Authorization, x-api-key',
-    'Access-Control-Max-Age': '86400',
-  };
-}

@@ -13,9 +13,10 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { authorizerEntry, groups, handlerEntry, routes, sideOf, type Group } from '../functions/routes';
+import { authorizerEntry, groups, handlerEntry, routes, sideOf, type Group, type Side } from '../functions/routes';
 import { tableDefinition } from '../functions/data/table';
-import { corsHeaders, gatewayResponses, rateLimitedBody } from './gateway-responses';
+import { corsHeaders } from '../functions/core/middleware';
+import { gatewayResponses, rateLimitedBody } from './gateway-responses';
 import { acknowledgeNagFindings } from './nag';
 import { tableAccess } from './permissions';
 import type { Settings } from './settings';
@@ -332,7 +333,7 @@ function quoteHeaders(headers: Record<string, string>): Record<string, string> {
 }
 
 /** OPTIONS answered by API Gateway itself (no Lambda, no API key), with the spec's exact header values. */
-function addPreflight(resource: apigateway.Resource, side: 'client' | 'management'): void {
+function addPreflight(resource: apigateway.Resource, side: Side): void {
   const headers = corsHeaders(side);
   const parameter = (name: string) => `method.response.header.${name}`;
   resource.addMethod(

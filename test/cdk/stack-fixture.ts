@@ -17,8 +17,9 @@ export interface Synthesized {
  * slow: synthesize once per test file. `bundle: false` skips esbuild where a
  * test looks only at the template.
  */
-export function synthesize(context: Record<string, unknown> = {}, options: { bundle?: boolean } = {}): Synthesized {
+export function synthesize(context: Record<string, unknown> = {}, options: { bundle?: boolean; outdir?: string } = {}): Synthesized {
   const app = new App({
+    outdir: options.outdir,
     context: { ...context, ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) },
   });
   const settings = readSettings((key) => app.node.tryGetContext(key));

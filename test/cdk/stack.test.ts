@@ -1,18 +1,38 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { routes, sideOf, groups } from '../../functions/routes';
 import { tableDefinition } from '../../functions/data/table';
-import { corsHeaders, gatewayResponses } from '../../lib/gateway-responses';
+import { corsHeaders } from '../../functions/core/middleware';
+import { gatewayResponses } from '../../lib/gateway-responses';
 import { tableAccess } from '../../lib/permissions';
 import { logicalId, methods, synthesize, type Synthesized } from './stack-fixture';
 
 let synth: Synthesized;
+// Inside the project (cdk.out is ignored by git) so the bundles resolve the external @aws-sdk/* from node_modules.
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+let outdir: string;
 
 beforeAll(() => {
-  synth = synthesize();
+  mkdirSync(path.join(projectRoot, 'cdk.out'), { recursive: true });
+  outdir = mkdtempSync(path.join(projectRoot, 'cdk.out', 'jest-'));
+  synth = synthesize({}, { outdir });
 });
+
+afterAll(() => {
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+const functionNames = [...groups, 'authorizer'] as const;
+
+function bundleOf(name: (typeof functionNames)[number]): string {
+  const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
+  const key = (fn!.Properties.Code as { S3Key: string }).S3Key;
+  return path.join(synth.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
+}
 
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
 
@@ -218,7 +238,7 @@ describe('table', () => {
 
 describe('functions', () => {
   it('runs one arm64 nodejs22.x function per group plus the authorizer, configured for the table', () => {
-    for (const name of [...groups, 'authorizer'] as const) {
+    for (const name of functionNames) {
       const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
       expect(fn!.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -241,18 +261,42 @@ describe('functions', () => {
   });
 
   it('bundles each function locally as an ES module with a source map', () => {
-    for (const name of [...groups, 'authorizer'] as const) {
-      const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
-      const key = (fn!.Properties.Code as { S3Key: string }).S3Key;
-      const assetDir = path.join(synth.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
-      expect(existsSync(assetDir)).toBe(true);
-      expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    for (const name of functionNames) {
+      expect(existsSync(bundleOf(name))).toBe(true);
+      expect(readdirSync(bundleOf(name)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
     }
+  });
+
+  it('produces bundles Node loads as ES modules and whose handlers answer', () => {
+    // A fresh Node process, like the Lambda runtime: jest's module system would hide ESM and require() faults.
+    const script = `
+      const results = {};
+      for (const [name, file] of Object.entries(JSON.parse(process.env.BUNDLES))) {
+        const { handler } = await import(file);
+        const event = { httpMethod: 'OPTIONS', resource: '/auth', headers: {}, requestContext: { requestId: 'r' }, methodArn: 'arn:aws:execute-api:r:a:id/prod/POST/license/get' };
+        results[name] = await handler(event, {}).then((reply) => reply.statusCode, (error) => error.message);
+      }
+      console.log(JSON.stringify(results));`;
+    const bundles = Object.fromEntries(functionNames.map((name) => [name, pathToFileURL(path.join(bundleOf(name), 'index.mjs')).href]));
+    const run = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
+      env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1' },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      client: 204,
+      license: 204,
+      hwid: 204,
+      subscription: 204,
+      blacklist: 204,
+      // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
+      authorizer: 'Unauthorized',
+    });
   });
 
   it('grants each function exactly the table actions of lib/permissions.ts, Query on indexes only where listed', () => {
     const tableId = logicalId(synth.stack, synth.stack.table);
-    for (const name of [...groups, 'authorizer'] as const) {
+    for (const name of functionNames) {
       const roleId = logicalId(synth.stack, synth.stack.functions[name].role);
       const statements = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
       const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] }));
@@ -278,7 +322,7 @@ describe('functions', () => {
   });
 
   it('lets each function write only to its own log group', () => {
-    for (const name of [...groups, 'authorizer'] as const) {
+    for (const name of functionNames) {
       const fn = synth.stack.functions[name];
       const roleId = logicalId(synth.stack, fn.role);
       const logStatements = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('logs:')));
@@ -308,7 +352,7 @@ describe('operations', () => {
   });
 
   it('alarms on errors and throttles of every function', () => {
-    for (const name of [...groups, 'authorizer'] as const) {
+    for (const name of functionNames) {
       const functionRef = { Ref: logicalId(synth.stack, synth.stack.functions[name]) };
       for (const metric of ['Errors', 'Throttles']) {
         synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
