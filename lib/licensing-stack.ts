@@ -103,7 +103,7 @@ export class LicensingStack extends Stack {
   }
 
   private createFunction(name: FunctionName, entry: string, settings: Settings, timeout: Duration): NodejsFunction {
-    const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
+    const id = pascalCase(name);
     const logGroup = new logs.LogGroup(this, `${id}Logs`, {
       retention: settings.logRetentionDays as logs.RetentionDays,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -286,7 +286,7 @@ export class LicensingStack extends Stack {
       }),
     ];
     for (const [name, fn] of Object.entries(this.functions)) {
-      const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
+      const id = pascalCase(name);
       alarms.push(
         new cloudwatch.Alarm(this, `${id}ErrorsAlarm`, {
           alarmDescription: `The ${name} Lambda failed (uncaught error, timeout or crash); handled errors do not count`,
@@ -327,31 +327,27 @@ export class LicensingStack extends Stack {
   }
 }
 
-/** API Gateway wants static header values as quoted literals. */
-function quoteHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
+function pascalCase(name: string): string {
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+}
+
+/** API Gateway wants static header values as quoted literals, under a prefix naming where they go. */
+function quoteHeaders(headers: Record<string, string>, prefix = ''): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [`${prefix}${name}`, `'${value}'`]));
 }
 
 /** OPTIONS answered by API Gateway itself (no Lambda, no API key), with the spec's exact header values. */
 function addPreflight(resource: apigateway.Resource, side: Side): void {
-  const headers = corsHeaders(side);
-  const parameter = (name: string) => `method.response.header.${name}`;
+  const headers = quoteHeaders(corsHeaders(side), 'method.response.header.');
   resource.addMethod(
     'OPTIONS',
     new apigateway.MockIntegration({
       requestTemplates: { 'application/json': '{"statusCode": 204}' },
-      integrationResponses: [
-        {
-          statusCode: '204',
-          responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [parameter(name), `'${value}'`])),
-        },
-      ],
+      integrationResponses: [{ statusCode: '204', responseParameters: headers }],
     }),
     {
       authorizationType: apigateway.AuthorizationType.NONE,
-      methodResponses: [
-        { statusCode: '204', responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [parameter(name), true])) },
-      ],
+      methodResponses: [{ statusCode: '204', responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [name, true])) }],
     },
   );
 }
