@@ -3,11 +3,11 @@ import { tableAccess } from '../../lib/permissions';
 // The grants written out in full, so that widening one is a visible change in review, not a side effect.
 describe('table access per function', () => {
   const expected = {
-    client: ['BatchGetItem', 'ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'TransactWriteItems', 'UpdateItem'],
+    client: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'TransactWriteItems', 'UpdateItem'],
     license: ['BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'],
-    hwid: ['BatchGetItem', 'ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'TransactWriteItems', 'UpdateItem'],
-    subscription: ['ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'],
-    blacklist: ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query'],
+    hwid: ['DeleteItem', 'GetItem', 'PutItem', 'TransactWriteItems', 'UpdateItem'],
+    subscription: ['DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
+    blacklist: ['DeleteItem', 'GetItem', 'Query', 'UpdateItem'],
     authorizer: ['GetItem'],
   };
 
