@@ -143,8 +143,6 @@ export class LicensingStack extends Stack {
         tsconfig: path.join(projectRoot, 'tsconfig.json'),
         // The runtime ships the AWS SDK v3.
         externalModules: ['@aws-sdk/*'],
-        // An ESM bundle has no `require`; CommonJS dependencies that call it need one.
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
     this.grantTableAccess(role, name);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -264,6 +264,13 @@ describe('functions', () => {
     for (const name of functionNames) {
       expect(existsSync(bundleOf(name))).toBe(true);
       expect(readdirSync(bundleOf(name)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    }
+  });
+
+  it('bundles no CommonJS require(), which an ES module bundle could not serve', () => {
+    // Should a dependency need it, give the bundling a createRequire banner.
+    for (const name of functionNames) {
+      expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).not.toMatch(/Dynamic require of|[^\w.$]require\(/);
     }
   });
 
