@@ -1,0 +1,351 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import type { Construct } from 'constructs';
+import { authorizerEntry, groups, handlerEntry, routes, sideOf, type Group, type Side } from '../functions/routes';
+import { tableDefinition } from '../functions/data/table';
+import { corsHeaders } from '../functions/core/middleware';
+import { gatewayResponses, rateLimitedBody } from './gateway-responses';
+import { acknowledgeNagFindings } from './nag';
+import { tableAccess } from './permissions';
+import type { Settings } from './settings';
+
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+
+export interface LicensingStackProps extends StackProps {
+  settings: Settings;
+}
+
+type FunctionName = Group | 'authorizer';
+
+/** The header the authorizer reads, and the identity source API Gateway checks and caches on. */
+export const apiKeyHeader = 'x-api-key';
+
+export class LicensingStack extends Stack {
+  readonly table: dynamodb.Table;
+  readonly api: apigateway.RestApi;
+  readonly functions: Record<FunctionName, NodejsFunction>;
+  readonly authorizer: apigateway.RequestAuthorizer;
+  readonly usagePlan: apigateway.UsagePlan;
+  readonly alarmTopic: sns.Topic;
+
+  constructor(scope: Construct, id: string, props: LicensingStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.table = this.createTable();
+    // Management timeouts stay under API Gateway's 29-second integration limit; bulk operations need most of it.
+    this.functions = {
+      client: this.createFunction('client', handlerEntry('client'), settings, Duration.seconds(10)),
+      license: this.createFunction('license', handlerEntry('license'), settings, Duration.seconds(28)),
+      hwid: this.createFunction('hwid', handlerEntry('hwid'), settings, Duration.seconds(28)),
+      subscription: this.createFunction('subscription', handlerEntry('subscription'), settings, Duration.seconds(28)),
+      blacklist: this.createFunction('blacklist', handlerEntry('blacklist'), settings, Duration.seconds(28)),
+      authorizer: this.createFunction('authorizer', authorizerEntry, settings, Duration.seconds(10)),
+    };
+
+    this.authorizer = new apigateway.RequestAuthorizer(this, 'ApiKeyAuthorizer', {
+      handler: this.functions.authorizer,
+      identitySources: [apigateway.IdentitySource.header(apiKeyHeader)],
+      resultsCacheTtl: Duration.seconds(settings.authorizerCacheTtlSeconds),
+    });
+    this.api = this.createApi(settings);
+    this.usagePlan = this.api.addUsagePlan('OwnerUsagePlan', {
+      name: `licensing-${settings.stage}-owners`,
+      description: 'Throttles and meters each owner; the authorizer names the owner key of a request.',
+      throttle: { rateLimit: settings.managementRateLimit, burstLimit: settings.managementBurstLimit },
+      quota: settings.managementQuotaPerDay > 0 ? { limit: settings.managementQuotaPerDay, period: apigateway.Period.DAY } : undefined,
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+    if (settings.enableWaf) this.createWebAcl(settings);
+    this.alarmTopic = this.createAlarms(settings);
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (the spec\'s {base_url})' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table; pass it to the admin CLI' });
+    new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'Usage plan every owner API key joins' });
+    new CfnOutput(this, 'RestApiId', { value: this.api.restApiId });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
+
+    acknowledgeNagFindings(this, settings);
+  }
+
+  private createTable(): dynamodb.Table {
+    const table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      // Licenses and owners outlive any one deployment: deleting the stack leaves the table behind.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of tableDefinition.globalSecondaryIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+    }
+    return table;
+  }
+
+  private createFunction(name: FunctionName, entry: string, settings: Settings, timeout: Duration): NodejsFunction {
+    const id = pascalCase(name);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, {
+      retention: settings.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Our own role instead of AWSLambdaBasicExecutionRole: it may write to its one log group, nowhere else.
+    const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+    const fn = new NodejsFunction(this, `${id}Function`, {
+      role,
+      entry: path.join(projectRoot, entry),
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: settings.lambdaMemoryMb,
+      timeout,
+      logGroup,
+      // Platform lines (START, REPORT, uncaught errors) become JSON with the request ID, like the service's own lines.
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: {
+        TABLE_NAME: this.table.tableName,
+        LOG_LEVEL: settings.logLevel,
+        BCRYPT_COST: String(settings.bcryptCost),
+        CACHE_TTL_SECONDS: String(settings.cacheTtlSeconds),
+        DEBUG: String(settings.debug),
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        forceDockerBundling: false,
+        logLevel: LogLevel.WARNING,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        mainFields: ['module', 'main'],
+        tsconfig: path.join(projectRoot, 'tsconfig.json'),
+        // The runtime ships the AWS SDK v3.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+    this.grantTableAccess(role, name);
+    return fn;
+  }
+
+  private grantTableAccess(role: iam.Role, name: FunctionName): void {
+    const access = tableAccess[name];
+    role.addToPolicy(new iam.PolicyStatement({ actions: [...access.actions], resources: [this.table.tableArn] }));
+    if (access.queriesIndexes) {
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: tableDefinition.globalSecondaryIndexes.map((index) => `${this.table.tableArn}/index/${index.indexName}`),
+        }),
+      );
+    }
+  }
+
+  private createApi(settings: Settings): apigateway.RestApi {
+    const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
+      retention: settings.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const clientThrottle = { throttlingRateLimit: settings.clientRateLimit, throttlingBurstLimit: settings.clientBurstLimit };
+    const methodOptions: Record<string, apigateway.MethodDeploymentOptions> = {};
+    for (const route of routes) {
+      if (sideOf(route.group) === 'client') methodOptions[`${route.path}/POST`] = clientThrottle;
+    }
+
+    const api = new apigateway.RestApi(this, 'Api', {
+      restApiName: `licensing-${settings.stage}`,
+      description: 'Software licensing service',
+      endpointTypes: [settings.endpointType === 'edge' ? apigateway.EndpointType.EDGE : apigateway.EndpointType.REGIONAL],
+      // Usage plans meter the key the authorizer names, not a key the caller sends.
+      apiKeySourceType: apigateway.ApiKeySourceType.AUTHORIZER,
+      // Execution logging needs the account-wide API Gateway role; an empty account has none.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: settings.stage,
+        accessLogDestination: new apigateway.LogGroupLogDestination(accessLogs),
+        accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields({
+          caller: false,
+          httpMethod: true,
+          ip: true,
+          protocol: true,
+          requestTime: true,
+          resourcePath: true,
+          responseLength: true,
+          status: true,
+          user: false,
+        }),
+        // Errors only, and never bodies: they carry passwords.
+        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        methodOptions,
+      },
+    });
+
+    // RestApi always adds an "Endpoint" output; the stack's own ApiUrl output is the one documented name.
+    api.node.tryRemoveChild('Endpoint');
+
+    const integrations = new Map<Group, apigateway.LambdaIntegration>(
+      groups.map((group) => [group, new apigateway.LambdaIntegration(this.functions[group], { allowTestInvoke: false })]),
+    );
+    for (const route of routes) {
+      const side = sideOf(route.group);
+      const resource = api.root.resourceForPath(route.path);
+      resource.addMethod(
+        'POST',
+        integrations.get(route.group)!,
+        side === 'management' ? { authorizer: this.authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true } : {},
+      );
+      addPreflight(resource, side);
+    }
+
+    const gatewayCors = quoteHeaders(corsHeaders('management'));
+    for (const response of gatewayResponses) {
+      api.addGatewayResponse(`Gateway${response.type}`, {
+        type: apigateway.ResponseType.of(response.type),
+        statusCode: response.statusCode,
+        responseHeaders: { ...gatewayCors, ...quoteHeaders(response.headers ?? {}) },
+        templates: response.body ? { 'application/json': JSON.stringify(response.body) } : undefined,
+      });
+    }
+    return api;
+  }
+
+  private createWebAcl(settings: Settings): void {
+    const metric = (name: string) => ({ cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true });
+    const acl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: metric(`licensing-${settings.stage}`),
+      customResponseBodies: { rateLimited: { contentType: 'APPLICATION_JSON', content: JSON.stringify(rateLimitedBody) } },
+      rules: [
+        {
+          name: 'RateLimitPerIp',
+          priority: 0,
+          statement: { rateBasedStatement: { limit: settings.wafRateLimitPerIp, aggregateKeyType: 'IP' } },
+          action: {
+            block: {
+              customResponse: {
+                responseCode: 429,
+                customResponseBodyKey: 'rateLimited',
+                responseHeaders: [
+                  { name: 'Retry-After', value: '60' },
+                  { name: 'Access-Control-Allow-Origin', value: '*' },
+                ],
+              },
+            },
+          },
+          visibilityConfig: metric(`licensing-${settings.stage}-rate-per-ip`),
+        },
+      ],
+    });
+    new wafv2.CfnWebACLAssociation(this, 'WebAclAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
+  }
+
+  private createAlarms(settings: Settings): sns.Topic {
+    const topic = new sns.Topic(this, 'AlarmTopic', { displayName: `Licensing ${settings.stage} alarms`, enforceSSL: true });
+    if (settings.alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(settings.alarmEmail));
+    const action = new cloudwatchActions.SnsAction(topic);
+    const period = Duration.minutes(5);
+
+    const alarms: cloudwatch.Alarm[] = [
+      new cloudwatch.Alarm(this, 'Api5xxRateAlarm', {
+        alarmDescription: 'More than 1% of API requests answered 5xx in two of three 5-minute periods',
+        metric: this.api.deploymentStage.metricServerError({ statistic: cloudwatch.Stats.AVERAGE, period }),
+        threshold: 0.01,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    for (const [name, fn] of Object.entries(this.functions)) {
+      const id = pascalCase(name);
+      alarms.push(
+        new cloudwatch.Alarm(this, `${id}ErrorsAlarm`, {
+          alarmDescription: `The ${name} Lambda failed (uncaught error, timeout or crash); handled errors do not count`,
+          metric: fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period }),
+          threshold: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+        new cloudwatch.Alarm(this, `${id}ThrottlesAlarm`, {
+          alarmDescription: `The ${name} Lambda was throttled: the account's concurrency limit was reached`,
+          metric: fn.metricThrottles({ statistic: cloudwatch.Stats.SUM, period }),
+          threshold: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    alarms.push(
+      new cloudwatch.Alarm(this, 'TableThrottlesAlarm', {
+        alarmDescription: 'DynamoDB throttled requests to the table (on-demand limits or a hot key)',
+        metric: new cloudwatch.Metric({
+          namespace: 'AWS/DynamoDB',
+          metricName: 'ThrottledRequests',
+          dimensionsMap: { TableName: this.table.tableName },
+          statistic: cloudwatch.Stats.SUM,
+          period,
+        }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    for (const alarm of alarms) alarm.addAlarmAction(action);
+    return topic;
+  }
+}
+
+function pascalCase(name: string): string {
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+}
+
+/** API Gateway wants static header values as quoted literals, under a prefix naming where they go. */
+function quoteHeaders(headers: Record<string, string>, prefix = ''): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [`${prefix}${name}`, `'${value}'`]));
+}
+
+/** OPTIONS answered by API Gateway itself (no Lambda, no API key), with the spec's exact header values. */
+function addPreflight(resource: apigateway.Resource, side: Side): void {
+  const headers = quoteHeaders(corsHeaders(side), 'method.response.header.');
+  resource.addMethod(
+    'OPTIONS',
+    new apigateway.MockIntegration({
+      requestTemplates: { 'application/json': '{"statusCode": 204}' },
+      integrationResponses: [{ statusCode: '204', responseParameters: headers }],
+    }),
+    {
+      authorizationType: apigateway.AuthorizationType.NONE,
+      methodResponses: [{ statusCode: '204', responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [name, true])) }],
+    },
+  );
+}

@@ -1,0 +1,49 @@
+import { readSettings, SettingsError } from '../../lib/settings';
+
+const from = (context: Record<string, unknown>) => readSettings((key) => context[key]);
+
+describe('readSettings', () => {
+  it('gives a production stage with documented defaults when no context is set', () => {
+    expect(from({})).toEqual({
+      stage: 'prod',
+      endpointType: 'edge',
+      clientRateLimit: 100,
+      clientBurstLimit: 200,
+      managementRateLimit: 50,
+      managementBurstLimit: 100,
+      managementQuotaPerDay: 0,
+      authorizerCacheTtlSeconds: 300,
+      bcryptCost: 10,
+      logLevel: 'info',
+      cacheTtlSeconds: 5,
+      debug: false,
+      lambdaMemoryMb: 512,
+      logRetentionDays: 30,
+      enableWaf: false,
+      wafRateLimitPerIp: 1000,
+      alarmEmail: undefined,
+    });
+  });
+
+  it('reads command-line strings and cdk.json numbers and booleans alike', () => {
+    const fromCommandLine = from({ clientRateLimit: '20', enableWaf: 'true', bcryptCost: '12' });
+    const fromCdkJson = from({ clientRateLimit: 20, enableWaf: true, bcryptCost: 12 });
+    expect(fromCommandLine).toEqual(fromCdkJson);
+    expect(fromCommandLine).toMatchObject({ clientRateLimit: 20, enableWaf: true, bcryptCost: 12 });
+  });
+
+  it.each([
+    [{ stage: 'prod/v2' }, /stage/],
+    [{ clientRateLimit: '0' }, /clientRateLimit must be an integer from 1/],
+    [{ bcryptCost: '3' }, /bcryptCost must be an integer from 4 to 15/],
+    [{ logLevel: 'verbose' }, /logLevel must be one of/],
+    [{ enableWaf: 'yes' }, /enableWaf must be true or false/],
+    [{ logRetentionDays: '10' }, /logRetentionDays must be one of/],
+    [{ endpointType: 'private' }, /endpointType must be one of edge, regional/],
+    [{ alarmEmail: 'ops' }, /alarmEmail must be an email address/],
+    [{ managementRateLimit: { rate: 1 } }, /managementRateLimit must be a string, number or boolean/],
+  ])('rejects %o naming the key', (context, message) => {
+    expect(() => from(context)).toThrow(SettingsError);
+    expect(() => from(context)).toThrow(message);
+  });
+});

@@ -1,0 +1,417 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { routes, sideOf, groups } from '../../functions/routes';
+import { tableDefinition } from '../../functions/data/table';
+import { corsHeaders } from '../../functions/core/middleware';
+import { gatewayResponses } from '../../lib/gateway-responses';
+import { tableAccess } from '../../lib/permissions';
+import { logicalId, methods, synthesize, type Synthesized } from './stack-fixture';
+
+let synth: Synthesized;
+// Inside the project (cdk.out is ignored by git) so the bundles resolve the external @aws-sdk/* from node_modules.
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+let outdir: string;
+
+beforeAll(() => {
+  mkdirSync(path.join(projectRoot, 'cdk.out'), { recursive: true });
+  outdir = mkdtempSync(path.join(projectRoot, 'cdk.out', 'jest-'));
+  synth = synthesize({}, { outdir });
+});
+
+afterAll(() => {
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+const functionNames = [...groups, 'authorizer'] as const;
+
+function bundleOf(name: (typeof functionNames)[number]): string {
+  const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
+  const key = (fn!.Properties.Code as { S3Key: string }).S3Key;
+  return path.join(synth.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
+}
+
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+
+function statementsOfRole(roleId: string): Statement[] {
+  const policies = synth.template.findResources('AWS::IAM::Policy', {
+    Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
+  });
+  return Object.values(policies).flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+function actionsOf(statement: Statement): string[] {
+  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+describe('routes', () => {
+  it('serves every route of the route table as POST, integrated with its group\'s function', () => {
+    const posts = methods(synth.template).filter((method) => method.httpMethod === 'POST');
+    expect(posts.map((method) => method.path).sort()).toEqual(routes.map((route) => route.path).sort());
+    for (const route of routes) {
+      const method = posts.find((candidate) => candidate.path === route.path)!;
+      const integration = method.properties.Integration as { Type: string; IntegrationHttpMethod: string; Uri: unknown };
+      expect(integration.Type).toBe('AWS_PROXY');
+      expect(integration.IntegrationHttpMethod).toBe('POST');
+      const functionId = logicalId(synth.stack, synth.stack.functions[route.group]);
+      expect(JSON.stringify(integration.Uri)).toContain(`"${functionId}"`);
+    }
+  });
+
+  it('answers OPTIONS on every route from API Gateway with 204 and the spec\'s CORS headers', () => {
+    const preflights = methods(synth.template).filter((method) => method.httpMethod === 'OPTIONS');
+    expect(preflights.map((method) => method.path).sort()).toEqual(routes.map((route) => route.path).sort());
+    for (const route of routes) {
+      const method = preflights.find((candidate) => candidate.path === route.path)!;
+      expect(method.properties.AuthorizationType).toBe('NONE');
+      expect(method.properties.ApiKeyRequired).not.toBe(true);
+      const integration = method.properties.Integration as {
+        Type: string;
+        IntegrationResponses: { StatusCode: string; ResponseParameters: Record<string, string> }[];
+      };
+      expect(integration.Type).toBe('MOCK');
+      const expected = Object.fromEntries(
+        Object.entries(corsHeaders(sideOf(route.group))).map(([name, value]) => [`method.response.header.${name}`, `'${value}'`]),
+      );
+      expect(integration.IntegrationResponses).toEqual([{ StatusCode: '204', ResponseParameters: expected }]);
+    }
+  });
+
+  it('gives client preflights exactly the header values of spec 4.3', () => {
+    expect(corsHeaders('client')).toEqual({
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': 'POST, OPTIONS',
+      'Access-Control-Allow-Headers': 'Content-Type, Authorization',
+      'Access-Control-Max-Age': '86400',
+    });
+  });
+
+  it('defines no method besides POST and OPTIONS on the routes', () => {
+    expect(methods(synth.template)).toHaveLength(routes.length * 2);
+  });
+});
+
+describe('API key authorizer and usage plan', () => {
+  it('puts every management route behind the authorizer with an API key required, and leaves client routes open', () => {
+    const authorizerId = logicalId(synth.stack, synth.stack.authorizer);
+    const posts = methods(synth.template).filter((method) => method.httpMethod === 'POST');
+    for (const route of routes) {
+      const method = posts.find((candidate) => candidate.path === route.path)!;
+      if (sideOf(route.group) === 'management') {
+        expect(method.properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });
+      } else {
+        expect(method.properties.AuthorizationType).toBe('NONE');
+        expect(method.properties.ApiKeyRequired).not.toBe(true);
+      }
+    }
+  });
+
+  it('runs the authorizer function as a REQUEST authorizer cached on the x-api-key header', () => {
+    const authorizerFunction = logicalId(synth.stack, synth.stack.functions.authorizer);
+    synth.template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.x-api-key',
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    const [authorizer] = Object.values(synth.template.findResources('AWS::ApiGateway::Authorizer'));
+    expect(JSON.stringify(authorizer!.Properties.AuthorizerUri)).toContain(`"${authorizerFunction}"`);
+  });
+
+  it('meters usage plans by the key the authorizer returns', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+  });
+
+  it('attaches the owner usage plan to the stage with the configured throttle', () => {
+    const apiId = logicalId(synth.stack, synth.stack.api);
+    const stageId = logicalId(synth.stack, synth.stack.api.deploymentStage);
+    synth.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      ApiStages: [Match.objectLike({ ApiId: { Ref: apiId }, Stage: { Ref: stageId } })],
+      Throttle: { RateLimit: 50, BurstLimit: 100 },
+      Quota: Match.absent(),
+    });
+  });
+
+  it('throttles each client route on the stage', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: 'POST', ResourcePath: '/~1auth', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+        Match.objectLike({ HttpMethod: 'POST', ResourcePath: '/~1register', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+      ]),
+    });
+  });
+});
+
+describe('gateway responses', () => {
+  const bodyOf = (type: string) => {
+    const found = synth.template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } });
+    const [response] = Object.values(found);
+    return response!.Properties as { StatusCode?: string; ResponseTemplates?: Record<string, string>; ResponseParameters: Record<string, string> };
+  };
+
+  it('answers a missing API key with 401 MISSING_AUTH', () => {
+    const response = bodyOf('UNAUTHORIZED');
+    expect(response.StatusCode).toBe('401');
+    expect(JSON.parse(response.ResponseTemplates!['application/json']!)).toEqual({ error: 'Missing API key', error_code: 'MISSING_AUTH' });
+  });
+
+  it('turns the authorizer\'s Deny into 401 INVALID_API_KEY', () => {
+    for (const type of ['ACCESS_DENIED', 'INVALID_API_KEY']) {
+      const response = bodyOf(type);
+      expect(response.StatusCode).toBe('401');
+      expect(JSON.parse(response.ResponseTemplates!['application/json']!)).toEqual({
+        error: 'Invalid or inactive API key',
+        error_code: 'INVALID_API_KEY',
+      });
+    }
+  });
+
+  it('answers throttling with 429 RATE_LIMITED in both body shapes and a Retry-After header', () => {
+    for (const type of ['THROTTLED', 'QUOTA_EXCEEDED']) {
+      const response = bodyOf(type);
+      expect(response.StatusCode).toBe('429');
+      expect(JSON.parse(response.ResponseTemplates!['application/json']!)).toEqual({
+        success: false,
+        message: 'RATE_LIMITED',
+        error: 'Too many requests',
+        error_code: 'RATE_LIMITED',
+      });
+      expect(response.ResponseParameters['gatewayresponse.header.Retry-After']).toMatch(/^'\d+'$/);
+    }
+  });
+
+  it('keeps 5xx statuses and gives them the SERVER_ERROR body', () => {
+    const response = bodyOf('DEFAULT_5XX');
+    expect(response.StatusCode).toBeUndefined();
+    expect(JSON.parse(response.ResponseTemplates!['application/json']!)).toMatchObject({ success: false, error_code: 'SERVER_ERROR' });
+  });
+
+  it('adds CORS headers to every gateway response', () => {
+    const all = synth.template.findResources('AWS::ApiGateway::GatewayResponse');
+    expect(Object.keys(all)).toHaveLength(gatewayResponses.length);
+    for (const response of Object.values(all)) {
+      expect(response.Properties.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+        'gatewayresponse.header.Access-Control-Allow-Headers': "'Content-Type, Authorization, x-api-key'",
+      });
+    }
+  });
+});
+
+describe('table', () => {
+  it('is built from the shared table definition', () => {
+    const index = tableDefinition.globalSecondaryIndexes[0];
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+    });
+  });
+
+  it('is on-demand, recoverable to a point in time, protected from deletion and retained with the stack', () => {
+    synth.template.hasResource('AWS::DynamoDB::Table', {
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+      },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+});
+
+describe('functions', () => {
+  it('runs one arm64 nodejs22.x function per group plus the authorizer, configured for the table', () => {
+    for (const name of functionNames) {
+      const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
+      expect(fn!.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        LoggingConfig: { LogFormat: 'JSON' },
+        Environment: {
+          Variables: {
+            TABLE_NAME: { Ref: logicalId(synth.stack, synth.stack.table) },
+            LOG_LEVEL: 'info',
+            BCRYPT_COST: '10',
+            CACHE_TTL_SECONDS: '5',
+            DEBUG: 'false',
+            NODE_OPTIONS: '--enable-source-maps',
+          },
+        },
+      });
+    }
+    expect(Object.keys(synth.template.findResources('AWS::Lambda::Function'))).toHaveLength(groups.length + 1);
+  });
+
+  it('bundles each function locally as an ES module with a source map', () => {
+    for (const name of functionNames) {
+      expect(existsSync(bundleOf(name))).toBe(true);
+      expect(readdirSync(bundleOf(name)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    }
+  });
+
+  it('bundles no CommonJS require(), which an ES module bundle could not serve', () => {
+    // Should a dependency need it, give the bundling a createRequire banner.
+    for (const name of functionNames) {
+      expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).not.toMatch(/Dynamic require of|[^\w.$]require\(/);
+    }
+  });
+
+  it('produces bundles Node loads as ES modules and whose handlers answer', () => {
+    // A fresh Node process, like the Lambda runtime: jest's module system would hide ESM and require() faults.
+    const script = `
+      const results = {};
+      for (const [name, file] of Object.entries(JSON.parse(process.env.BUNDLES))) {
+        const { handler } = await import(file);
+        const event = { httpMethod: 'OPTIONS', resource: '/auth', headers: {}, requestContext: { requestId: 'r' }, methodArn: 'arn:aws:execute-api:r:a:id/prod/POST/license/get' };
+        results[name] = await handler(event, {}).then((reply) => reply.statusCode, (error) => error.message);
+      }
+      console.log(JSON.stringify(results));`;
+    const bundles = Object.fromEntries(functionNames.map((name) => [name, pathToFileURL(path.join(bundleOf(name), 'index.mjs')).href]));
+    const run = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
+      env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1' },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      client: 204,
+      license: 204,
+      hwid: 204,
+      subscription: 204,
+      blacklist: 204,
+      // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
+      authorizer: 'Unauthorized',
+    });
+  });
+
+  it('grants each function exactly the table actions of lib/permissions.ts, Query on indexes only where listed', () => {
+    const tableId = logicalId(synth.stack, synth.stack.table);
+    for (const name of functionNames) {
+      const roleId = logicalId(synth.stack, synth.stack.functions[name].role);
+      const statements = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+      const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] }));
+      expect(onTable).toHaveLength(1);
+      expect(actionsOf(onTable[0]!).sort()).toEqual([...tableAccess[name].actions].sort());
+      const onIndexes = statements.filter((statement) => statement !== onTable[0]);
+      if (tableAccess[name].queriesIndexes) {
+        expect(onIndexes).toHaveLength(1);
+        expect(actionsOf(onIndexes[0]!)).toEqual(['dynamodb:Query']);
+        expect(JSON.stringify(onIndexes[0]!.Resource)).toContain(`/index/${tableDefinition.globalSecondaryIndexes[0].indexName}`);
+      } else {
+        expect(onIndexes).toHaveLength(0);
+      }
+    }
+  });
+
+  it('grants no wildcard action anywhere', () => {
+    const policies = synth.template.findResources('AWS::IAM::Policy');
+    const actions = Object.values(policies).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as Statement[]).flatMap(actionsOf),
+    );
+    expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+  });
+
+  it('lets each function write only to its own log group', () => {
+    for (const name of functionNames) {
+      const fn = synth.stack.functions[name];
+      const roleId = logicalId(synth.stack, fn.role);
+      const logStatements = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('logs:')));
+      expect(logStatements).toEqual([
+        expect.objectContaining({ Resource: { 'Fn::GetAtt': [logicalId(synth.stack, fn.logGroup), 'Arn'] } }),
+      ]);
+    }
+    synth.template.resourcePropertiesCountIs(
+      'AWS::IAM::Role',
+      { ManagedPolicyArns: Match.arrayWith([Match.serializedJson(Match.stringLikeRegexp('AWSLambdaBasicExecutionRole'))]) },
+      0,
+    );
+  });
+});
+
+describe('operations', () => {
+  const alarmActionsTo = () => [{ Ref: logicalId(synth.stack, synth.stack.alarmTopic) }];
+
+  it('alarms on the API\'s 5xx rate', () => {
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Statistic: 'Average',
+      Threshold: 0.01,
+      AlarmActions: alarmActionsTo(),
+    });
+  });
+
+  it('alarms on errors and throttles of every function', () => {
+    for (const name of functionNames) {
+      const functionRef = { Ref: logicalId(synth.stack, synth.stack.functions[name]) };
+      for (const metric of ['Errors', 'Throttles']) {
+        synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/Lambda',
+          MetricName: metric,
+          Dimensions: [{ Name: 'FunctionName', Value: functionRef }],
+          AlarmActions: alarmActionsTo(),
+        });
+      }
+    }
+  });
+
+  it('alarms on table throttles', () => {
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/DynamoDB',
+      MetricName: 'ThrottledRequests',
+      Dimensions: [{ Name: 'TableName', Value: { Ref: logicalId(synth.stack, synth.stack.table) } }],
+    });
+  });
+
+  it('writes JSON access logs with the request ID and never logs bodies', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: { Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"') },
+      MethodSettings: Match.arrayWith([Match.objectLike({ HttpMethod: '*', LoggingLevel: 'ERROR', DataTraceEnabled: false })]),
+    });
+  });
+
+  it('keeps every log group for the configured retention', () => {
+    const groupsFound = synth.template.findResources('AWS::Logs::LogGroup');
+    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 2);
+    for (const group of Object.values(groupsFound)) expect(group.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('outputs what the admin CLI and the deploy guide name', () => {
+    const outputs = synth.template.findOutputs('*');
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'RestApiId', 'TableName', 'UsagePlanId']);
+    expect(outputs.TableName!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.table) });
+    expect(outputs.UsagePlanId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.usagePlan) });
+    expect(outputs.RestApiId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.api) });
+  });
+
+  it('has no web ACL unless asked for', () => {
+    synth.template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('reports no unacknowledged AwsSolutions finding', () => {
+    const report = new AwsSolutionsChecks().validateScope(synth.stack);
+    const findings = report.violations.map(
+      (violation) => `${violation.ruleName}: ${violation.violatingResources.map((resource) => resource.constructPath ?? resource.resourceLogicalId).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+  });
+});
