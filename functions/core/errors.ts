@@ -45,7 +45,9 @@ export type ManagementErrorCode =
   | 'RATE_LIMITED'
   | 'SERVER_ERROR'
   | 'HWID_IN_USE'
-  | 'BLACKLIST_ENTRY_NOT_FOUND';
+  | 'BLACKLIST_ENTRY_NOT_FOUND'
+  | 'LICENSE_KEY_TAKEN'
+  | 'USERNAME_TAKEN';
 
 /** Management routes: `{error, error_code}`. */
 export class ManagementError extends ServiceError {

@@ -106,3 +106,12 @@ export async function deleteExisting(table: Table, key: ItemKey): Promise<boolea
     throw error;
   }
 }
+
+const transientCancellationCodes = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'InternalServerError']);
+
+/** A transaction cancelled only for passing reasons (throttling, a conflict, an internal error): a retry may succeed. */
+export function cancelledTransiently(error: unknown): boolean {
+  const codes = cancellationCodes(error);
+  if (!codes || codes.includes('ConditionalCheckFailed')) return false;
+  return codes.some((code) => code !== undefined && transientCancellationCodes.has(code));
+}

@@ -1,7 +1,17 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type BatchGetCommandOutput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { getItem, isConditionFailure, putNew, type Table } from './db';
-import { keys } from './keys';
+import { cancelledByCondition, getItem, isConditionFailure, putNew, type Table } from './db';
+import { keys, type ItemKey } from './keys';
+import { backoffDelay, sleep, withBackoff } from './retry';
+import { usernameIndexItem } from './username.repo';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
 export const licenseSchema = z.object({
@@ -49,38 +59,227 @@ export function createLicenseRepo(table: Table) {
       return item ? parseLicense(item) : undefined;
     },
 
+    /** Licenses by key, 100 to a BatchGetItem, unprocessed keys retried with backoff; absent keys are absent from the map. */
+    async getMany(licenseKeys: string[]): Promise<Map<string, License>> {
+      const found = new Map<string, License>();
+      for (let start = 0; start < licenseKeys.length; start += 100) {
+        let requested: Record<string, unknown>[] | undefined = licenseKeys
+          .slice(start, start + 100)
+          .map((key) => ({ ...keys.license(key) }));
+        for (let attempt = 0; requested && requested.length > 0; attempt++) {
+          if (attempt > 0) await sleep(backoffDelay(attempt));
+          const answer: BatchGetCommandOutput = await table.doc.send(new BatchGetCommand({ RequestItems: { [table.name]: { Keys: requested } } }));
+          for (const item of answer.Responses?.[table.name] ?? []) {
+            const license = parseLicense(item);
+            found.set(license.key, license);
+          }
+          requested = answer.UnprocessedKeys?.[table.name]?.Keys;
+        }
+      }
+      return found;
+    },
+
     /** False when the key is taken. */
     create(license: License): Promise<boolean> {
       return putNew(table, licenseItem(license));
     },
 
+    ...createLicenseWrites(table),
+  };
+}
+
+/** Items one filtered query may read: DynamoDB stops at 1 MB anyway, which is about this many licenses. */
+const maxReadLimit = 1000;
+
+/** A license's expiry as read and as it should become, with the idempotency marker of a bulk request. */
+export interface ExpiryChange {
+  before: License;
+  after: Pick<License, 'expires_at' | 'initial_duration'>;
+  marker?: { id: ItemKey; ttl: number };
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Writes with conditions stay here; `false`/'changed' outcomes mean a condition failed, never a transient error. */
+function createLicenseWrites(table: Table) {
+  const transact = async (items: TransactItem[]): Promise<(string | undefined)[] | undefined> => {
+    try {
+      await withBackoff(() => table.doc.send(new TransactWriteCommand({ TransactItems: items })));
+      return undefined;
+    } catch (error) {
+      const reasons = cancelledByCondition(error);
+      if (!reasons) throw error;
+      return reasons;
+    }
+  };
+
+  const expiryUpdate = ({ before, after }: ExpiryChange) => ({
+    TableName: table.name,
+    Key: keys.license(before.key),
+    UpdateExpression: 'SET expires_at = :expires, initial_duration = :duration',
+    ConditionExpression: 'team_id = :team AND expires_at = :oldExpires AND initial_duration = :oldDuration',
+    ExpressionAttributeValues: {
+      ':expires': after.expires_at,
+      ':duration': after.initial_duration,
+      ':team': before.team_id,
+      ':oldExpires': before.expires_at,
+      ':oldDuration': before.initial_duration,
+    },
+  });
+
+  const expiryItems = (change: ExpiryChange): TransactItem[] => {
+    const { marker } = change;
+    const update: TransactItem = { Update: expiryUpdate(change) };
+    if (!marker) return [update];
+    return [{ Put: { TableName: table.name, Item: { ...marker.id, ttl: marker.ttl }, ConditionExpression: 'attribute_not_exists(pk)' } }, update];
+  };
+
+  const newLicense = (license: License): TransactItem => ({
+    Put: { TableName: table.name, Item: licenseItem(license), ConditionExpression: 'attribute_not_exists(pk)' },
+  });
+
+  return {
     /**
-     * Sets HWID settings on a license of this team, only while every field in
-     * `expected` still holds the value it was read with (how a flip stays a flip
-     * under concurrency). The team check in the same condition makes another
-     * owner's license indistinguishable from a missing one. Undefined when any
-     * condition fails; otherwise the license as stored afterwards.
+     * Up to 100 new licenses in one transaction: all written, or none when any
+     * key exists already (BatchWriteItem cannot carry that condition).
      */
-    async updateHwidSettings(
+    async createAll(licenses: License[]): Promise<'created' | 'key_taken'> {
+      return (await transact(licenses.map(newLicense))) ? 'key_taken' : 'created';
+    },
+
+    /** A license with its username index item, together or not at all. */
+    async createWithCredentials(license: License, passwordHash: string): Promise<'created' | 'key_taken' | 'username_taken'> {
+      const username = license.username;
+      if (username === null) throw new Error('createWithCredentials needs a license with a username');
+      const reasons = await transact([
+        newLicense(license),
+        {
+          Put: {
+            TableName: table.name,
+            Item: usernameIndexItem({ app_id: license.app_id, username, license_key: license.key, password_hash: passwordHash }),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ]);
+      if (!reasons) return 'created';
+      return reasons[0] === 'ConditionalCheckFailed' ? 'key_taken' : 'username_taken';
+    },
+
+    /** Removes licenses unconditionally (undoing a bulk create), retrying unprocessed items with backoff. */
+    async deleteAll(licenseKeys: string[]): Promise<void> {
+      for (let start = 0; start < licenseKeys.length; start += 25) {
+        let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] = licenseKeys
+          .slice(start, start + 25)
+          .map((key) => ({ DeleteRequest: { Key: keys.license(key) } }));
+        for (let attempt = 0; requests.length > 0; attempt++) {
+          if (attempt > 0) await sleep(backoffDelay(attempt));
+          const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: requests } }));
+          requests = answer.UnprocessedItems?.[table.name] ?? [];
+        }
+      }
+    },
+
+    /**
+     * Replaces expiry fields of a license as read, only if nobody changed them
+     * since (a concurrent extend or first activation makes it 'changed': read
+     * again and recompute). With a marker, the marker is created in the same
+     * transaction: an existing marker means this work was done already.
+     */
+    async replaceExpiry(change: ExpiryChange): Promise<'updated' | 'already_done' | 'changed'> {
+      if (!change.marker) {
+        try {
+          await table.doc.send(new UpdateCommand(expiryUpdate(change)));
+          return 'updated';
+        } catch (error) {
+          if (isConditionFailure(error)) return 'changed';
+          throw error;
+        }
+      }
+      const reasons = await transact(expiryItems(change));
+      if (!reasons) return 'updated';
+      return change.marker && reasons[0] === 'ConditionalCheckFailed' ? 'already_done' : 'changed';
+    },
+
+    /**
+     * Several expiry changes in one transaction (at most 100 items: 50 with
+     * markers), all or none; false when any condition failed or the write
+     * kept failing, and the caller goes key by key.
+     */
+    async replaceExpiries(changes: ExpiryChange[]): Promise<boolean> {
+      try {
+        return !(await transact(changes.flatMap(expiryItems)));
+      } catch {
+        return false;
+      }
+    },
+
+    /**
+     * Deletes a license as read, with the index items that point at it, in one
+     * transaction. The license must still have the HWID and username it was
+     * read with, so a concurrent bind or rename cannot leave an orphaned index
+     * item. An index item held by another license (same HWID bound elsewhere)
+     * is left alone, and checked to still be so.
+     */
+    async remove(license: License, holds: { hwidIndex: boolean; usernameIndex: boolean }): Promise<boolean> {
+      const indexItem = (key: ItemKey, held: boolean): TransactItem =>
+        held
+          ? {
+              Delete: {
+                TableName: table.name,
+                Key: key,
+                ConditionExpression: 'license_key = :key',
+                ExpressionAttributeValues: { ':key': license.key },
+              },
+            }
+          : {
+              ConditionCheck: {
+                TableName: table.name,
+                Key: key,
+                ConditionExpression: 'attribute_not_exists(pk) OR license_key <> :key',
+                ExpressionAttributeValues: { ':key': license.key },
+              },
+            };
+      const items: TransactItem[] = [
+        {
+          Delete: {
+            TableName: table.name,
+            Key: keys.license(license.key),
+            ConditionExpression: 'team_id = :team AND hwid = :hwid AND username = :username',
+            ExpressionAttributeValues: { ':team': license.team_id, ':hwid': license.hwid, ':username': license.username },
+          },
+        },
+      ];
+      if (license.hwid !== null) items.push(indexItem(keys.hwid(license.app_id, license.hwid), holds.hwidIndex));
+      if (license.username !== null) items.push(indexItem(keys.username(license.app_id, license.username), holds.usernameIndex));
+      return !(await transact(items));
+    },
+
+    /**
+     * Sets fields of a license of this team, only while every field in
+     * `expected` still holds the value it was read with (how a flip stays a
+     * flip under concurrency). The team check in the same condition makes
+     * another owner's license indistinguishable from a missing one. Undefined
+     * when any condition fails; otherwise the license as stored afterwards.
+     */
+    async updateFields(
       licenseKey: string,
       teamId: string,
-      fields: Partial<HwidSettings>,
-      expected: Partial<HwidSettings> = {},
+      changes: Partial<LicenseSettings>,
+      expected: Partial<Pick<License, keyof LicenseSettings | 'app_id'>> = {},
     ): Promise<License | undefined> {
-      const names: Record<string, string> = { '#team_id': 'team_id' };
-      const values: Record<string, unknown> = { ':team_id': teamId };
-      const sets: string[] = [];
-      const conditions = ['#team_id = :team_id'];
-      for (const [field, value] of Object.entries(fields)) {
-        names[`#${field}`] = field;
-        values[`:${field}`] = value;
-        sets.push(`#${field} = :${field}`);
-      }
-      for (const [field, value] of Object.entries(expected)) {
-        names[`#${field}`] = field;
-        values[`:expected_${field}`] = value;
-        conditions.push(`#${field} = :expected_${field}`);
-      }
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':team': teamId };
+      const sets = Object.entries(changes).map(([field, value], index) => {
+        names[`#set${index}`] = field;
+        values[`:set${index}`] = value;
+        return `#set${index} = :set${index}`;
+      });
+      const conditions = ['team_id = :team'];
+      Object.entries(expected).forEach(([field, value], index) => {
+        names[`#expected${index}`] = field;
+        values[`:expected${index}`] = value;
+        conditions.push(`#expected${index} = :expected${index}`);
+      });
       try {
         const { Attributes } = await table.doc.send(
           new UpdateCommand({
@@ -99,7 +298,70 @@ export function createLicenseRepo(table: Table) {
         throw error;
       }
     },
+
+    /**
+     * Licenses of an app by creation time, filtered, starting after a given
+     * license. Queries on until `limit` matches or the end, since a filtered
+     * query page may hold few or none; `more` tells whether another match exists.
+     */
+    async listByApp(
+      appId: string,
+      options: {
+        limit: number;
+        ascending: boolean;
+        after?: Pick<License, 'created_at' | 'key'>;
+        filter: { status?: License['status']; subscription_id?: string; tag?: string };
+      },
+    ): Promise<{ licenses: License[]; more: boolean }> {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':pk': keys.licensesOfApp(appId) };
+      const filters: string[] = [];
+      if (options.filter.status !== undefined) {
+        names['#status'] = 'status';
+        values[':status'] = options.filter.status;
+        filters.push('#status = :status');
+      }
+      if (options.filter.subscription_id !== undefined) {
+        values[':subscription'] = options.filter.subscription_id;
+        filters.push('subscription_id = :subscription');
+      }
+      if (options.filter.tag !== undefined) {
+        values[':tag'] = options.filter.tag;
+        filters.push('contains(tags, :tag)');
+      }
+      let startKey: Record<string, unknown> | undefined = options.after && {
+        ...keys.license(options.after.key),
+        ...keys.licenseByApp(appId, options.after.created_at, options.after.key),
+      };
+      const found: License[] = [];
+      // Items read past the last one returned are read again by the next page, so
+      // read little at first; a filter that matches rarely widens each read.
+      let readLimit = options.limit + 1;
+      do {
+        const wanted = options.limit + 1 - found.length;
+        const page = await table.doc.send(
+          new QueryCommand({
+            TableName: table.name,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ScanIndexForward: options.ascending,
+            Limit: filters.length > 0 ? readLimit : wanted,
+            ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        found.push(...(page.Items ?? []).slice(0, wanted).map(parseLicense));
+        startKey = page.LastEvaluatedKey;
+        readLimit = Math.min(maxReadLimit, readLimit * 2);
+      } while (startKey && found.length <= options.limit);
+      return { licenses: found.slice(0, options.limit), more: found.length > options.limit };
+    },
   };
 }
 
 export type HwidSettings = Pick<License, 'hwid_lock' | 'hwid_reset_allowed' | 'hwid_reset_interval'>;
+
+/** What management routes set on a license in a single conditional update. */
+export type LicenseSettings = HwidSettings & Pick<License, 'status' | 'subscription_id' | 'metadata'>;

@@ -14,7 +14,7 @@ export async function setOrFlipFlag(deps: Deps, teamId: string, licenseKey: stri
   if (explicit !== undefined) return licenseResponse(deps, await updateOwned(deps, teamId, licenseKey, { [flag]: explicit }));
   for (let attempt = 1; attempt <= 2; attempt++) {
     const license = await ownedLicense(deps, teamId, licenseKey);
-    const updated = await deps.repos.licenses.updateHwidSettings(licenseKey, teamId, { [flag]: !license[flag] }, { [flag]: license[flag] });
+    const updated = await deps.repos.licenses.updateFields(licenseKey, teamId, { [flag]: !license[flag] }, { [flag]: license[flag] });
     if (updated) return licenseResponse(deps, updated);
   }
   throw concurrentChange();
@@ -22,7 +22,7 @@ export async function setOrFlipFlag(deps: Deps, teamId: string, licenseKey: stri
 
 /** The team condition of the update is the ownership check: another owner's license answers like a missing one. */
 export async function updateOwned(deps: Deps, teamId: string, licenseKey: string, fields: Partial<HwidSettings>): Promise<License> {
-  const updated = await deps.repos.licenses.updateHwidSettings(licenseKey, teamId, fields);
+  const updated = await deps.repos.licenses.updateFields(licenseKey, teamId, fields);
   if (!updated) throw notFound.license();
   return updated;
 }

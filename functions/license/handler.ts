@@ -1,7 +1,35 @@
 import { lambdaDepsFromEnv } from '#core/deps';
-import { createGroupHandler, type DepsSource, type Endpoints } from '#core/http';
+import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http';
+import { createLicense } from './create';
+import { createLicensesInBulk } from './create-bulk';
+import { deleteLicense } from './delete';
+import { deleteInBulk } from './delete-bulk';
+import { extendLicense } from './extend';
+import { extendInBulk } from './extend-bulk';
+import { getLicense } from './get';
+import { listLicenses } from './get-bulk';
+import * as schemas from './schemas';
+import { updateMetadata } from './update-metadata';
+import { updateStatus } from './update-status';
+import { updateStatusInBulk } from './update-status-bulk';
+import { updateSubscription } from './update-subscription';
+import { updateUserCredentials } from './update-user-credentials';
 
-export const endpoints: Endpoints<'license'> = {};
+export const endpoints: Endpoints<'license'> = {
+  '/license/create': managementEndpoint(schemas.createSchema, createLicense),
+  '/license/create-bulk': managementEndpoint(schemas.createBulkSchema, createLicensesInBulk),
+  '/license/extend': managementEndpoint(schemas.extendSchema, extendLicense),
+  '/license/extend-bulk': managementEndpoint(schemas.extendBulkSchema, extendInBulk),
+  '/license/delete': managementEndpoint(schemas.licenseKeySchema, deleteLicense),
+  '/license/delete-bulk': managementEndpoint(schemas.licenseKeysSchema, deleteInBulk),
+  '/license/get': managementEndpoint(schemas.licenseKeySchema, getLicense),
+  '/license/get-bulk': managementListEndpoint(schemas.getBulkSchema, listLicenses),
+  '/license/update-status': managementEndpoint(schemas.updateStatusSchema, updateStatus),
+  '/license/update-status-bulk': managementEndpoint(schemas.updateStatusBulkSchema, updateStatusInBulk),
+  '/license/update-subscription': managementEndpoint(schemas.updateSubscriptionSchema, updateSubscription),
+  '/license/update-user-credentials': managementEndpoint(schemas.updateCredentialsSchema, updateUserCredentials),
+  '/license/update-metadata': managementEndpoint(schemas.updateMetadataSchema, updateMetadata),
+};
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('license', endpoints, deps);
 

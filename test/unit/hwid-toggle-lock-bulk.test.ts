@@ -4,11 +4,11 @@ import type { License } from '#data/license.repo';
 import { toggleLockBulk } from '../../functions/hwid/toggle-lock-bulk';
 
 /** Deps whose license update is the given fake; the logger's lines are kept. */
-function fakeDeps(updateHwidSettings: (licenseKey: string) => Promise<License | undefined>) {
+function fakeDeps(updateFields: (licenseKey: string) => Promise<License | undefined>) {
   const lines: string[] = [];
   const deps = {
     logger: createLogger('debug', {}, (line) => lines.push(line)),
-    repos: { licenses: { updateHwidSettings } },
+    repos: { licenses: { updateFields } },
   } as unknown as Deps;
   return { deps, lines };
 }

@@ -1,0 +1,63 @@
+import { describeError, type Logger } from './logger';
+import { ManagementError, type ManagementErrorCode } from './errors';
+
+export interface BulkFailure {
+  license_key: string;
+  error_code: ManagementErrorCode;
+}
+
+/** The per-key answer of every bulk operation (api-decisions.md). */
+export interface BulkResult {
+  succeeded: string[];
+  failed: BulkFailure[];
+}
+
+/** Enough to keep DynamoDB busy without one request starving the Lambda's sockets. */
+export const defaultBulkConcurrency = 16;
+
+/**
+ * Runs `work` once per distinct key, at most `concurrency` at a time. A key
+ * succeeds when its work resolves; a ManagementError becomes that key's
+ * `error_code`; anything else is logged and reported as SERVER_ERROR for that
+ * key alone, so one bad key never fails the rest. Answers keep the request's order.
+ */
+export async function runBulk(
+  keys: readonly string[],
+  work: (key: string) => Promise<unknown>,
+  options: { logger: Logger; concurrency?: number },
+): Promise<BulkResult> {
+  const distinct = [...new Set(keys)];
+  const outcomes = await mapConcurrently(distinct, options.concurrency ?? defaultBulkConcurrency, async (key): Promise<ManagementErrorCode | null> => {
+    try {
+      await work(key);
+      return null;
+    } catch (error) {
+      if (error instanceof ManagementError) return error.code;
+      // The key is an end user's credential: it stays out of the logs.
+      options.logger.error('bulk item failed', describeError(error));
+      return 'SERVER_ERROR';
+    }
+  });
+
+  const result: BulkResult = { succeeded: [], failed: [] };
+  distinct.forEach((key, index) => {
+    const code = outcomes[index];
+    if (code) result.failed.push({ license_key: key, error_code: code });
+    else result.succeeded.push(key);
+  });
+  return result;
+}
+
+/** `Promise.all` over `items` with at most `concurrency` calls of `work` in flight; results keep the input's order. */
+export async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}

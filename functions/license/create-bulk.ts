@@ -1,0 +1,52 @@
+import type * as z from 'zod';
+import { mapConcurrently } from '#core/bulk';
+import type { Deps } from '#core/deps';
+import { ManagementError } from '#core/errors';
+import { managementView } from '#core/license-view';
+import { describeError } from '#core/logger';
+import type { License } from '#data/license.repo';
+import { newLicense } from './license-record';
+import type { createBulkSchema } from './schemas';
+import { appAndSubscription } from './subscription-of-app';
+
+type Input = z.infer<typeof createBulkSchema> & { teamId: string };
+
+/** TransactWriteItems takes at most 100 items. */
+const chunkSize = 100;
+const parallelChunks = 4;
+/** A chunk is retried with fresh keys when one of its keys exists (125 random bits: practically never). */
+const chunkAttempts = 3;
+
+/**
+ * Up to 1000 licenses with CSPRNG keys, each written under `attribute_not_exists`,
+ * 100 to a transaction, a few transactions in flight. Either every license is
+ * written, or the ones written are removed again and the request fails: the
+ * caller never holds a partial answer it cannot tell from a complete one.
+ */
+export async function createLicensesInBulk(deps: Deps, input: Input) {
+  const subscription = await appAndSubscription(deps, input.teamId, input.app_id, input.subscription_id);
+  const sizes = Array.from({ length: Math.ceil(input.key_amount / chunkSize) }, (_, index) =>
+    Math.min(chunkSize, input.key_amount - index * chunkSize),
+  );
+
+  const writeChunk = async (size: number): Promise<License[] | undefined> => {
+    try {
+      for (let attempt = 0; attempt < chunkAttempts; attempt++) {
+        const licenses = Array.from({ length: size }, () => newLicense(deps, { ...input, subscription }));
+        if ((await deps.repos.licenses.createAll(licenses)) === 'created') return licenses;
+      }
+      deps.logger.error('bulk create: generated keys kept colliding', { size });
+    } catch (error) {
+      deps.logger.error('bulk create: chunk failed', describeError(error));
+    }
+    return undefined;
+  };
+
+  const chunks = await mapConcurrently(sizes, parallelChunks, writeChunk);
+  const written = chunks.filter((chunk): chunk is License[] => chunk !== undefined).flat();
+  if (written.length < input.key_amount) {
+    await deps.repos.licenses.deleteAll(written.map((license) => license.key));
+    throw new ManagementError(500, 'SERVER_ERROR', 'The licenses could not all be written; none were created. Retry the request');
+  }
+  return written.map((license) => managementView(license, subscription));
+}

@@ -1,0 +1,36 @@
+import type * as z from 'zod';
+import type { Deps } from '#core/deps';
+import { ManagementError } from '#core/errors';
+import { managementView } from '#core/license-view';
+import { hashPassword } from '#core/passwords';
+import { newLicense } from './license-record';
+import type { createSchema } from './schemas';
+import { appAndSubscription } from './subscription-of-app';
+
+type Input = z.infer<typeof createSchema> & { teamId: string };
+
+/** A generated key (125 random bits) colliding even once is practically impossible; three times means a fault. */
+const generatedKeyAttempts = 3;
+
+export const keyTaken = () => new ManagementError(409, 'LICENSE_KEY_TAKEN', 'License key is already taken');
+export const usernameTaken = () => new ManagementError(409, 'USERNAME_TAKEN', 'Username is already used in this application');
+
+/**
+ * One license, with credentials when given: license and username index item
+ * are written in one transaction, so a taken username leaves nothing behind.
+ */
+export async function createLicense(deps: Deps, input: Input) {
+  const subscription = await appAndSubscription(deps, input.teamId, input.app_id, input.subscription_id);
+  const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password, deps.config.bcryptCost);
+  for (let attempt = 0; attempt < generatedKeyAttempts; attempt++) {
+    const license = newLicense(deps, { ...input, subscription, key: input.license_key });
+    const outcome =
+      passwordHash === undefined
+        ? (await deps.repos.licenses.create(license)) ? 'created' : 'key_taken'
+        : await deps.repos.licenses.createWithCredentials(license, passwordHash);
+    if (outcome === 'created') return managementView(license, subscription);
+    if (outcome === 'username_taken') throw usernameTaken();
+    if (input.license_key !== undefined) throw keyTaken();
+  }
+  throw new Error(`${generatedKeyAttempts} generated license keys in a row were taken`);
+}

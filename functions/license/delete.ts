@@ -1,0 +1,26 @@
+import type * as z from 'zod';
+import type { Deps } from '#core/deps';
+import { ownedLicense } from '#core/ownership';
+import { optimistic } from './optimistic';
+import type { licenseKeySchema } from './schemas';
+
+/** Deletes a license of this team with the HWID and username index items that point at it. */
+export function deleteOwned(deps: Deps, teamId: string, licenseKey: string): Promise<true> {
+  return optimistic(async () => {
+    const license = await ownedLicense(deps, teamId, licenseKey);
+    const [hwidIndex, usernameIndex] = await Promise.all([
+      license.hwid === null ? undefined : deps.repos.hwids.get(license.app_id, license.hwid),
+      license.username === null ? undefined : deps.repos.usernames.get(license.app_id, license.username),
+    ]);
+    const removed = await deps.repos.licenses.remove(license, {
+      hwidIndex: hwidIndex?.license_key === license.key,
+      usernameIndex: usernameIndex?.license_key === license.key,
+    });
+    return removed || undefined;
+  });
+}
+
+export async function deleteLicense(deps: Deps, input: z.infer<typeof licenseKeySchema> & { teamId: string }) {
+  await deleteOwned(deps, input.teamId, input.license_key);
+  return { key: input.license_key, deleted: true };
+}

@@ -1,0 +1,39 @@
+import type * as z from 'zod';
+import { addSeconds } from '#core/clock';
+import type { Deps } from '#core/deps';
+import { ownedLicense } from '#core/ownership';
+import type { ExpiryChange, License } from '#data/license.repo';
+import { licenseRecord } from './license-record';
+import { optimistic } from './optimistic';
+import type { extendSchema } from './schemas';
+
+/** A used license runs until `expires_at`; an unused one has not started its clock, so its duration grows. */
+export function extendedBy(license: License, seconds: number): Pick<License, 'expires_at' | 'initial_duration'> {
+  return license.expires_at === null
+    ? { expires_at: null, initial_duration: license.initial_duration + seconds }
+    : { expires_at: addSeconds(license.expires_at, seconds), initial_duration: license.initial_duration };
+}
+
+/**
+ * Extends a license of this team. With a marker, a marker that exists already
+ * means this extension was done before: the license is left as it is.
+ */
+export function extendOwned(
+  deps: Deps,
+  teamId: string,
+  licenseKey: string,
+  seconds: number,
+  marker?: ExpiryChange['marker'],
+): Promise<License> {
+  return optimistic(async () => {
+    const license = await ownedLicense(deps, teamId, licenseKey);
+    const after = extendedBy(license, seconds);
+    const outcome = await deps.repos.licenses.replaceExpiry({ before: license, after, marker });
+    if (outcome === 'updated') return { ...license, ...after };
+    return outcome === 'already_done' ? license : undefined;
+  });
+}
+
+export async function extendLicense(deps: Deps, input: z.infer<typeof extendSchema> & { teamId: string }) {
+  return licenseRecord(deps, await extendOwned(deps, input.teamId, input.license_key, input.extend_seconds));
+}

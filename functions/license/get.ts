@@ -1,0 +1,9 @@
+import type * as z from 'zod';
+import type { Deps } from '#core/deps';
+import { ownedLicense } from '#core/ownership';
+import { licenseRecord } from './license-record';
+import type { licenseKeySchema } from './schemas';
+
+export async function getLicense(deps: Deps, input: z.infer<typeof licenseKeySchema> & { teamId: string }) {
+  return licenseRecord(deps, await ownedLicense(deps, input.teamId, input.license_key));
+}

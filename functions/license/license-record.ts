@@ -1,0 +1,50 @@
+import { iso } from '#core/clock';
+import type { Deps } from '#core/deps';
+import { newLicenseKey } from '#core/ids';
+import { managementView } from '#core/license-view';
+import type { License } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
+import { durationUnitSeconds } from './schemas';
+
+export type LicenseRecord = ReturnType<typeof managementView>;
+
+/** The record a management answer shows, with its subscription's name and level. */
+export async function licenseRecord(deps: Pick<Deps, 'repos'>, license: License): Promise<LicenseRecord> {
+  return managementView(license, await deps.repos.subscriptions.get(license.subscription_id));
+}
+
+export interface NewLicenseInput {
+  teamId: string;
+  subscription: Subscription;
+  duration_unit: keyof typeof durationUnitSeconds;
+  duration_value: number;
+  hwid_lock: boolean;
+  tags: string[];
+  metadata?: Record<string, unknown>;
+  key?: string;
+  username?: string;
+}
+
+/** A new, unused license: its clock starts at first activation, so only `initial_duration` is set. */
+export function newLicense(deps: Pick<Deps, 'clock'>, input: NewLicenseInput): License {
+  return {
+    key: input.key ?? newLicenseKey(),
+    app_id: input.subscription.app_id,
+    team_id: input.teamId,
+    subscription_id: input.subscription.subscription_id,
+    status: 'active',
+    created_at: iso(deps.clock.now()),
+    expires_at: null,
+    initial_duration: input.duration_value * durationUnitSeconds[input.duration_unit],
+    first_used_at: null,
+    last_login: null,
+    hwid: null,
+    hwid_lock: input.hwid_lock,
+    hwid_reset_allowed: true,
+    hwid_reset_interval: 0,
+    last_hwid_reset_at: null,
+    username: input.username ?? null,
+    tags: input.tags,
+    metadata: input.metadata ?? {},
+  };
+}

@@ -1,0 +1,12 @@
+import type * as z from 'zod';
+import type { Deps } from '#core/deps';
+import { notFound } from '#core/ownership';
+import { licenseRecord } from './license-record';
+import type { updateMetadataSchema } from './schemas';
+
+/** Replaces the whole object: owners send what they want stored, no merge rules to learn. */
+export async function updateMetadata(deps: Deps, input: z.infer<typeof updateMetadataSchema> & { teamId: string }) {
+  const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { metadata: input.metadata });
+  if (!license) throw notFound.license();
+  return licenseRecord(deps, license);
+}

@@ -1,0 +1,17 @@
+import type * as z from 'zod';
+import type { Deps } from '#core/deps';
+import { notFound } from '#core/ownership';
+import type { License } from '#data/license.repo';
+import { licenseRecord } from './license-record';
+import type { updateStatusSchema } from './schemas';
+
+/** One conditional write: a missing license and another owner's fail the same condition. */
+export async function setStatusOwned(deps: Deps, teamId: string, licenseKey: string, status: License['status']): Promise<License> {
+  const license = await deps.repos.licenses.updateFields(licenseKey, teamId, { status });
+  if (!license) throw notFound.license();
+  return license;
+}
+
+export async function updateStatus(deps: Deps, input: z.infer<typeof updateStatusSchema> & { teamId: string }) {
+  return licenseRecord(deps, await setStatusOwned(deps, input.teamId, input.license_key, input.status));
+}

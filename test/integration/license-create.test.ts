@@ -1,0 +1,226 @@
+import { verifyPassword } from '#core/passwords';
+import type { Subscription } from '#data/subscription.repo';
+import { createApp } from '../../functions/admin/owners';
+import { createLicensesInBulk } from '../../functions/license/create-bulk';
+import { startTestServer, type TestServer } from '../support/env';
+import { seedSubscription } from '../support/fixtures';
+import { createLicenseOverHttp, listAllLicenses, scanTable } from '../support/licenses';
+import { createOwner, type Owner } from '../support/owners';
+
+let env: TestServer;
+let owner: Owner;
+let subscription: Subscription;
+
+beforeAll(async () => {
+  env = await startTestServer();
+  owner = await createOwner(env.deps);
+  subscription = await seedSubscription(env.deps, owner, { name: 'Gold', level: 3 });
+});
+afterAll(() => env.close());
+
+const base = () => ({ app_id: owner.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 30 });
+
+describe('POST /license/create', () => {
+  it('creates an unused active license with the documented defaults and answers its record', async () => {
+    const response = await env.post('/license/create', base(), owner.auth);
+
+    expect(response.status).toBe(200);
+    expect(response.body.success).toBe(true);
+    const record = response.body.data;
+    expect(record).toEqual({
+      key: expect.stringMatching(/^([0-9A-HJKMNP-TV-Z]{5}-){4}[0-9A-HJKMNP-TV-Z]{5}$/),
+      app_id: owner.app_id,
+      subscription_id: subscription.subscription_id,
+      subscription_name: 'Gold',
+      subscription_level: 3,
+      status: 'active',
+      created_at: expect.any(String),
+      expires_at: null,
+      initial_duration: 30 * 86400,
+      first_used_at: null,
+      last_login: null,
+      hwid: null,
+      hwid_lock: false,
+      hwid_reset_allowed: true,
+      hwid_reset_interval: 0,
+      last_hwid_reset_at: null,
+      username: null,
+      tags: [],
+      metadata: {},
+    });
+    expect(await env.deps.repos.licenses.get(record.key)).toMatchObject({ team_id: owner.team_id, status: 'active' });
+  });
+
+  it.each([
+    ['seconds', 90, 90],
+    ['weeks', 2, 14 * 86400],
+    ['months', 1, 30 * 86400],
+    ['years', 2, 2 * 365 * 86400],
+  ])('turns %s × %i into initial_duration in seconds', async (unit, value, seconds) => {
+    const record = await createLicenseOverHttp(env, owner, subscription, { duration_unit: unit, duration_value: value });
+    expect(record.initial_duration).toBe(seconds);
+  });
+
+  it('stores a custom key, HWID lock, tags, metadata and credentials', async () => {
+    const record = await createLicenseOverHttp(env, owner, subscription, {
+      license_key: 'CUSTOM_key-0001',
+      hwid_lock: true,
+      tags: ['reseller', 'beta'],
+      metadata: { customer: 42 },
+      username: 'Alice',
+      password: 'correct horse',
+    });
+
+    expect(record).toMatchObject({ key: 'CUSTOM_key-0001', hwid_lock: true, tags: ['reseller', 'beta'], metadata: { customer: 42 }, username: 'Alice' });
+    expect(JSON.stringify(record)).not.toContain('password');
+    const index = await env.deps.repos.usernames.get(owner.app_id, 'alice');
+    expect(index?.license_key).toBe('CUSTOM_key-0001');
+    expect(await verifyPassword('correct horse', index!.password_hash)).toBe(true);
+  });
+
+  it('refuses a custom key that is taken with 409 LICENSE_KEY_TAKEN and leaves the holder as it was', async () => {
+    const holder = await createLicenseOverHttp(env, owner, subscription, { license_key: 'taken-key-1', tags: ['first'] });
+
+    const response = await env.post('/license/create', { ...base(), license_key: 'taken-key-1', tags: ['second'] }, owner.auth);
+
+    expect(response.status).toBe(409);
+    expect(response.body).toEqual({ error: 'License key is already taken', error_code: 'LICENSE_KEY_TAKEN' });
+    expect((await env.deps.repos.licenses.get(holder.key))?.tags).toEqual(['first']);
+  });
+
+  it('refuses a username used in the app with 409 USERNAME_TAKEN and stores no half-made license', async () => {
+    await createLicenseOverHttp(env, owner, subscription, { username: 'bob', password: 'password-1' });
+    const before = await scanTable(env.deps);
+
+    const response = await env.post('/license/create', { ...base(), license_key: 'would-be-bob', username: 'BOB', password: 'password-2' }, owner.auth);
+
+    expect(response.status).toBe(409);
+    expect(response.body.error_code).toBe('USERNAME_TAKEN');
+    expect(await env.deps.repos.licenses.get('would-be-bob')).toBeUndefined();
+    expect(await scanTable(env.deps)).toEqual(before);
+  });
+
+  it.each([
+    ['app_id is not a UUID', { app_id: 'not-a-uuid' }, 'app_id'],
+    ['subscription_id is missing', { subscription_id: undefined }, 'subscription_id'],
+    ['duration_unit is unknown', { duration_unit: 'fortnights' }, 'duration_unit'],
+    ['duration_value is 0', { duration_value: 0 }, 'duration_value'],
+    ['duration_value is not an integer', { duration_value: 1.5 }, 'duration_value'],
+    ['the duration exceeds 100 years', { duration_unit: 'years', duration_value: 101 }, 'duration_value'],
+    ['a custom key is too short', { license_key: 'short' }, 'license_key'],
+    ['a custom key has a space', { license_key: 'has space in it' }, 'license_key'],
+    ['hwid_lock is not a boolean', { hwid_lock: 'yes' }, 'hwid_lock'],
+    ['there are 21 tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'tags'],
+    ['a tag is 65 characters', { tags: ['x'.repeat(65)] }, 'tags.0'],
+    ['metadata is an array', { metadata: [1, 2] }, 'metadata'],
+    ['metadata exceeds 4 KiB', { metadata: { blob: 'x'.repeat(4100) } }, 'metadata'],
+    ['a username comes without a password', { username: 'carol' }, 'password'],
+    ['a password comes without a username', { password: 'password-1' }, 'username'],
+    ['the username is 2 characters', { username: 'ab', password: 'password-1' }, 'username'],
+    ['the password is 5 characters', { username: 'dave', password: 'short' }, 'password'],
+    ['the password is 74 bytes', { username: 'dave', password: 'é'.repeat(37) }, 'password'],
+  ])('answers 400 INVALID_INPUT naming the field when %s', async (_case, change, field) => {
+    const response = await env.post('/license/create', { ...base(), ...change }, owner.auth);
+    expect(response.status).toBe(400);
+    expect(response.body.error_code).toBe('INVALID_INPUT');
+    expect(response.body.error.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it('answers 404 APP_NOT_FOUND and SUBSCRIPTION_NOT_FOUND for IDs that do not exist', async () => {
+    const noApp = await env.post('/license/create', { ...base(), app_id: '5b0c3a52-8f3e-4c8e-9b7e-000000000000' }, owner.auth);
+    expect(noApp.status).toBe(404);
+    expect(noApp.body.error_code).toBe('APP_NOT_FOUND');
+
+    const noSubscription = await env.post('/license/create', { ...base(), subscription_id: '5b0c3a52-8f3e-4c8e-9b7e-000000000000' }, owner.auth);
+    expect(noSubscription.status).toBe(404);
+    expect(noSubscription.body.error_code).toBe('SUBSCRIPTION_NOT_FOUND');
+  });
+
+  it('refuses a subscription of another of the owner’s apps with 400 naming subscription_id', async () => {
+    const { app_id } = await createApp(env.deps, { teamId: owner.team_id });
+
+    const response = await env.post('/license/create', { ...base(), app_id }, owner.auth);
+
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/^subscription_id: /);
+  });
+});
+
+describe('POST /license/create-bulk', () => {
+  it('creates 1000 licenses with distinct CSPRNG keys and get-bulk counts every one back', async () => {
+    const own = await seedSubscription(env.deps, owner, { name: 'Bulk' });
+    const started = Date.now();
+    const response = await env.post(
+      '/license/create-bulk',
+      { key_amount: 1000, app_id: owner.app_id, subscription_id: own.subscription_id, duration_unit: 'days', duration_value: 7, hwid_lock: true, tags: ['batch-1'] },
+      owner.auth,
+    );
+    const elapsed = Date.now() - started;
+
+    expect(response.status).toBe(200);
+    expect(response.body.data).toHaveLength(1000);
+    expect(new Set(response.body.data.map((license: { key: string }) => license.key)).size).toBe(1000);
+    expect(response.body.data[0]).toMatchObject({ subscription_name: 'Bulk', initial_duration: 7 * 86400, hwid_lock: true, tags: ['batch-1'] });
+    const { licenses } = await listAllLicenses(env, owner, { app_id: owner.app_id, subscription_id: own.subscription_id, per_page: 100 });
+    expect(licenses.map((license) => license.key).sort()).toEqual(response.body.data.map((license: { key: string }) => license.key).sort());
+    expect(elapsed).toBeLessThan(30_000);
+  });
+
+  it('answers 400 for key_amount outside 1..1000', async () => {
+    for (const key_amount of [0, 1001, 2.5]) {
+      const response = await env.post('/license/create-bulk', { ...base(), key_amount }, owner.auth);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatch(/^key_amount: /);
+    }
+  });
+
+  it('answers 404 SUBSCRIPTION_NOT_FOUND before writing anything', async () => {
+    const before = await scanTable(env.deps);
+    const response = await env.post(
+      '/license/create-bulk',
+      { ...base(), key_amount: 5, subscription_id: '5b0c3a52-8f3e-4c8e-9b7e-000000000000' },
+      owner.auth,
+    );
+    expect(response.status).toBe(404);
+    expect(response.body.error_code).toBe('SUBSCRIPTION_NOT_FOUND');
+    expect(await scanTable(env.deps)).toEqual(before);
+  });
+});
+
+describe('POST /license/create-bulk when a chunk cannot be written', () => {
+  it('removes the chunks that were written and answers 500, so no partial batch stays behind', async () => {
+    const own = await seedSubscription(env.deps, owner, { name: 'Doomed' });
+    const licenses = env.deps.repos.licenses;
+    let chunks = 0;
+    const failingDeps = {
+      ...env.deps,
+      repos: {
+        ...env.deps.repos,
+        licenses: {
+          ...licenses,
+          createAll: async (batch: Parameters<typeof licenses.createAll>[0]) => {
+            if (++chunks === 2) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+            return licenses.createAll(batch);
+          },
+        },
+      },
+    };
+
+    await expect(
+      createLicensesInBulk(failingDeps, {
+        teamId: owner.team_id,
+        key_amount: 250,
+        app_id: owner.app_id,
+        subscription_id: own.subscription_id,
+        duration_unit: 'days',
+        duration_value: 1,
+        hwid_lock: false,
+        tags: [],
+      }),
+    ).rejects.toMatchObject({ status: 500, code: 'SERVER_ERROR' });
+
+    expect(chunks).toBe(3);
+    const { licenses: left } = await listAllLicenses(env, owner, { app_id: owner.app_id, subscription_id: own.subscription_id });
+    expect(left).toEqual([]);
+  });
+});
