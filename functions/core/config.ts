@@ -74,8 +74,8 @@ export function readLocalConfig(env: Env = process.env): LocalConfig {
     dataDir: env.DATA_DIR || '.data',
     rateLimit: {
       enabled: rateLimit !== 'off',
-      ratePerSecond: integer(env, 'RATE_LIMIT_RPS', 50, 1, 100000),
-      burst: integer(env, 'RATE_LIMIT_BURST', 100, 1, 100000),
+      ratePerSecond: integer(env, 'RATE_LIMIT_RPS', 100, 1, 100000),
+      burst: integer(env, 'RATE_LIMIT_BURST', 500, 1, 100000),
     },
   };
 }

@@ -129,7 +129,7 @@ describe('API key authorizer and usage plan', () => {
     const stageId = logicalId(synth.stack, synth.stack.api.deploymentStage);
     synth.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
       ApiStages: [Match.objectLike({ ApiId: { Ref: apiId }, Stage: { Ref: stageId } })],
-      Throttle: { RateLimit: 50, BurstLimit: 100 },
+      Throttle: { RateLimit: 100, BurstLimit: 500 },
       Quota: Match.absent(),
     });
   });
