@@ -81,4 +81,13 @@ describe('the admin CLI', () => {
       stderr: expect.stringContaining('--usage-plan is required'),
     });
   });
+
+  it('prints exactly one JSON object on stdout when run through npm, as owners type it', async () => {
+    const port = new URL(env.config.dynamodbEndpoint!).port;
+    const { stdout } = await run('npm', ['run', 'admin', '--', 'team', 'create', '--json'], {
+      cwd: root,
+      env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: env.config.tableName },
+    });
+    expect(Object.keys(JSON.parse(stdout))).toEqual(['team_id']);
+  });
 });
