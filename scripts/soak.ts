@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { readConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
@@ -33,6 +34,7 @@ const owner = await bootstrap(deps);
 const auth = { 'x-api-key': owner.api_key, 'content-type': 'application/json' };
 
 const statuses = new Map<number, number>();
+const byRoute = new Map<string, Map<number, number>>();
 let requests = 0;
 const serverErrors: string[] = [];
 
@@ -41,6 +43,9 @@ async function call(path: string, body: unknown, headers: Record<string, string>
   const response = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await response.text();
   statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+  const routeStatuses = byRoute.get(path) ?? new Map<number, number>();
+  routeStatuses.set(response.status, (routeStatuses.get(response.status) ?? 0) + 1);
+  byRoute.set(path, routeStatuses);
   if (response.status >= 500) serverErrors.push(`${path} ${response.status} ${text.slice(0, 200)}`);
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
 }
@@ -125,16 +130,19 @@ const elapsed = (Date.now() - started) / 1000;
 
 const violations = checkInvariants(await scanAll(deps.table), { created: [...created].filter((key) => !deleted.has(key)) });
 
+const sortedCounts = (counts: Map<number, number>) => Object.fromEntries([...counts].sort(([a], [b]) => a - b));
 const report = {
   seconds: Math.round(elapsed),
   concurrency,
   requests,
   requests_per_second: Math.round(requests / elapsed),
-  statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b)),
+  statuses: sortedCounts(statuses),
+  statuses_by_route: Object.fromEntries([...byRoute].sort(([a], [b]) => a.localeCompare(b)).map(([path, counts]) => [path, sortedCounts(counts)])),
   server_errors: serverErrors.length,
   licenses_created: created.size,
   licenses_deleted: deleted.size,
   invariant_violations: violations.length,
+  machine: { cpus: cpus().length, load_average_1m: Number(loadavg()[0]!.toFixed(2)) },
 };
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 for (const line of [...serverErrors.slice(0, 10), ...violations.slice(0, 20)]) process.stdout.write(`  ${line}\n`);
