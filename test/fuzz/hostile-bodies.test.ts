@@ -170,4 +170,25 @@ describe('every route under hostile bodies', () => {
     expect((await env.post('/auth', huge)).status).toBe(413);
     expect((await env.post('/license/get', huge, owner.auth)).status).toBe(413);
   });
+
+  /** A JSON body of exactly `bytes` bytes (multi-byte characters count as their UTF-8 length). */
+  const bodyOf = (bytes: number) => {
+    const frame = JSON.stringify({ app_id: owner.app_id, pad: '' });
+    return JSON.stringify({ app_id: owner.app_id, pad: 'é'.repeat(Math.floor((bytes - frame.length) / 2)) + 'x'.repeat((bytes - frame.length) % 2) });
+  };
+
+  it.each([
+    ['/auth', 64 * 1024],
+    ['/license/get', 256 * 1024],
+  ])('%s takes a body of exactly its limit (%i bytes) and refuses one byte more with 413', async (path, limit) => {
+    const headers = path === '/auth' ? {} : owner.auth;
+    expect(Buffer.byteLength(bodyOf(limit))).toBe(limit);
+
+    const atLimit = await env.post(path, bodyOf(limit), headers);
+    const over = await env.post(path, bodyOf(limit + 1), headers);
+
+    expect(atLimit.status).toBe(400);
+    expect(over.status).toBe(413);
+    expect(over.body).toEqual(path === '/auth' ? { success: false, message: 'Request body too large' } : { error: 'Request body too large', error_code: 'PAYLOAD_TOO_LARGE' });
+  });
 });
