@@ -190,7 +190,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     close: () =>
       new Promise<void>((closed) => {

@@ -9,9 +9,34 @@ export interface Table {
   name: string;
 }
 
-export function createDynamoClient(config: Pick<Config, 'region' | 'dynamodbEndpoint'>): DynamoDBClient {
+/** How the client gives up on DynamoDB: per attempt, and attempts in all (the SDK retries throttling, 5xx and timeouts). */
+export interface ClientLimits {
+  requestTimeoutMs: number;
+  connectionTimeoutMs: number;
+  maxAttempts: number;
+}
+
+/**
+ * Without a request timeout a stalled connection would hold a request until the
+ * Lambda's deadline; 3 s is far above DynamoDB's single-digit milliseconds yet
+ * leaves room for every retry inside API Gateway's 29 s. DynamoDB Local on a
+ * busy developer machine is much slower than DynamoDB, so it gets more time.
+ */
+export function clientLimits(config: Pick<Config, 'dynamodbEndpoint'>): ClientLimits {
+  return config.dynamodbEndpoint
+    ? { requestTimeoutMs: 20_000, connectionTimeoutMs: 2_000, maxAttempts: 4 }
+    : { requestTimeoutMs: 3_000, connectionTimeoutMs: 1_000, maxAttempts: 4 };
+}
+
+export function createDynamoClient(
+  config: Pick<Config, 'region' | 'dynamodbEndpoint'>,
+  limits: ClientLimits = clientLimits(config),
+): DynamoDBClient {
   return new DynamoDBClient({
     region: config.region,
+    maxAttempts: limits.maxAttempts,
+    // Without throwOnRequestTimeout the SDK only logs a warning and keeps waiting.
+    requestHandler: { requestTimeout: limits.requestTimeoutMs, connectionTimeout: limits.connectionTimeoutMs, throwOnRequestTimeout: true },
     ...(config.dynamodbEndpoint
       ? {
           endpoint: config.dynamodbEndpoint,

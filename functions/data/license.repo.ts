@@ -1,16 +1,15 @@
 import {
-  BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
-  type BatchGetCommandOutput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { batchGetItems } from './batch-get';
 import { cancelledByCondition, getItem, isConditionFailure, putNew, type Table } from './db';
 import { keys, type ItemKey } from './keys';
-import { backoffDelay, sleep, withBackoff } from './retry';
+import { backoffDefaults, backoffDelay, sleep, withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
@@ -63,17 +62,10 @@ export function createLicenseRepo(table: Table) {
     async getMany(licenseKeys: string[]): Promise<Map<string, License>> {
       const found = new Map<string, License>();
       for (let start = 0; start < licenseKeys.length; start += 100) {
-        let requested: Record<string, unknown>[] | undefined = licenseKeys
-          .slice(start, start + 100)
-          .map((key) => ({ ...keys.license(key) }));
-        for (let attempt = 0; requested && requested.length > 0; attempt++) {
-          if (attempt > 0) await sleep(backoffDelay(attempt));
-          const answer: BatchGetCommandOutput = await table.doc.send(new BatchGetCommand({ RequestItems: { [table.name]: { Keys: requested } } }));
-          for (const item of answer.Responses?.[table.name] ?? []) {
-            const license = parseLicense(item);
-            found.set(license.key, license);
-          }
-          requested = answer.UnprocessedKeys?.[table.name]?.Keys;
+        const items = await batchGetItems(table, licenseKeys.slice(start, start + 100).map((key) => keys.license(key)));
+        for (const item of items.values()) {
+          const license = parseLicense(item);
+          found.set(license.key, license);
         }
       }
       return found;
@@ -172,6 +164,8 @@ function createLicenseWrites(table: Table) {
           .slice(start, start + 25)
           .map((key) => ({ DeleteRequest: { Key: keys.license(key) } }));
         for (let attempt = 0; requests.length > 0; attempt++) {
+          // Unbounded, a table that keeps throttling would hold the Lambda until its deadline.
+          if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${requests.length} deletes unprocessed after ${attempt} attempts`);
           if (attempt > 0) await sleep(backoffDelay(attempt));
           const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: requests } }));
           requests = answer.UnprocessedItems?.[table.name] ?? [];

@@ -6,6 +6,7 @@ import type { Subscription } from '#data/subscription.repo';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
+import { checkInvariants, scanAll } from '../support/invariants';
 
 let env: TestServer;
 let owner: Owner;
@@ -174,6 +175,7 @@ describe('POST /register then /auth by username', () => {
       [first, second].map((racer) => register({ license: racer.key, username: 'contested', password: 'password-1' })),
     );
     expect(responses.map((response) => response.body.message).sort()).toEqual(['License credentials updated successfully', 'USERNAME_TAKEN']);
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 
   it('runs the license checks after the password: a paused license answers LICENSE_NOT_ACTIVE', async () => {

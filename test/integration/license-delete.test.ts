@@ -6,6 +6,7 @@ import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
+import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
 
 let env: TestServer;
@@ -59,6 +60,7 @@ describe('POST /license/delete', () => {
 
     expect(responses.map((response) => response.status).sort()).toEqual([200, 404]);
     expect(await getItem(env.deps.table, keys.username(owner.app_id, 'grace'))).toBeUndefined();
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 
   it('refuses a removal based on a stale read, so a concurrent rename cannot leave an orphaned username', async () => {

@@ -1,0 +1,194 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as fc from 'fast-check';
+import { routes, sideOf, type RoutePath } from '../../functions/routes';
+import { startTestServer, type HttpResult, type TestServer } from '../support/env';
+import { seedLicense, seedSubscription } from '../support/fixtures';
+import { createOwner, type Owner } from '../support/owners';
+
+/**
+ * Property-based fuzzing of every route through the local HTTP server. Whatever
+ * arrives, the answer is a 4xx in the route's documented body shape (never a 5xx,
+ * never a stack trace) and no stored item changes.
+ */
+type FieldType = 'uuid' | 'string' | 'integer' | 'boolean' | 'strings' | 'object';
+
+/** The fields each route reads (api-decisions.md), so hostile values land where the code looks. */
+const fields: Record<RoutePath, Record<string, FieldType>> = {
+  '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string' },
+  '/register': { app_id: 'uuid', license: 'string', username: 'string', password: 'string' },
+  '/license/create': {
+    app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer', hwid_lock: 'boolean',
+    tags: 'strings', metadata: 'object', username: 'string', password: 'string', license_key: 'string',
+  },
+  '/license/create-bulk': {
+    key_amount: 'integer', app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer',
+    hwid_lock: 'boolean', tags: 'strings',
+  },
+  '/license/extend': { license_key: 'string', extend_seconds: 'integer' },
+  '/license/extend-bulk': { license_keys: 'strings', extend_seconds: 'integer', request_id: 'string' },
+  '/license/delete': { license_key: 'string' },
+  '/license/delete-bulk': { license_keys: 'strings' },
+  '/license/get': { license_key: 'string' },
+  '/license/get-bulk': {
+    app_id: 'uuid', status: 'string', subscription_id: 'uuid', tag: 'string', per_page: 'integer', sort_field: 'string',
+    sort_order: 'string', cursor: 'string',
+  },
+  '/license/update-status': { license_key: 'string', status: 'string' },
+  '/license/update-status-bulk': { license_keys: 'strings', status: 'string' },
+  '/license/update-subscription': { license_key: 'string', subscription_id: 'uuid' },
+  '/license/update-user-credentials': { license_key: 'string', username: 'string', password: 'string' },
+  '/license/update-metadata': { license_key: 'string', metadata: 'object' },
+  '/hwid/edit': { license_key: 'string', hwid: 'string' },
+  '/hwid/toggle-lock': { license_key: 'string', hwid_lock: 'boolean' },
+  '/hwid/toggle-lock-bulk': { license_keys: 'strings', hwid_lock: 'boolean' },
+  '/hwid/toggle-reset-allowed': { license_key: 'string', hwid_reset_allowed: 'boolean' },
+  '/hwid/update-reset-interval': { license_key: 'string', hwid_reset_interval: 'integer' },
+  '/subscription/create': { app_id: 'uuid', name: 'string', level: 'integer', single_key_per_hwid: 'boolean' },
+  '/subscription/edit': { subscription_id: 'uuid', name: 'string', level: 'integer', single_key_per_hwid: 'boolean', status: 'string' },
+  '/subscription/delete': { subscription_id: 'uuid' },
+  '/subscription/get-bulk': { app_id: 'uuid' },
+  '/blacklist/add': { app_id: 'uuid', type: 'string', value: 'string', reason: 'string' },
+  '/blacklist/delete': { app_id: 'uuid', type: 'string', value: 'string' },
+  '/blacklist/get-bulk': { app_id: 'uuid', type: 'string', cursor: 'string' },
+};
+
+const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
+
+const nasty = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme', maxLength: 50 }),
+  fc.string({ unit: 'binary', maxLength: 50 }),
+  fc.constantFrom('', ' ', '\u0000', '💥'.repeat(40), 'a'.repeat(5000), '../../etc/passwd', "' OR 1=1 --", '#', 'LIC#x', 'APP#'),
+);
+
+/** A value of any type other than the one the field takes (null excluded: it clears an HWID legitimately). */
+function wrongType(type: FieldType): fc.Arbitrary<unknown> {
+  const others: Record<FieldType, fc.Arbitrary<unknown>[]> = {
+    uuid: [fc.integer(), fc.boolean(), fc.array(fc.string(), { maxLength: 3 }), fc.object({ maxDepth: 2 })],
+    string: [fc.integer(), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }), fc.object({ maxDepth: 2 })],
+    integer: [fc.string(), fc.boolean(), fc.double({ noInteger: true }), fc.object({ maxDepth: 1 }), fc.constant(-1)],
+    boolean: [fc.string(), fc.integer(), fc.array(fc.boolean(), { maxLength: 2 }), fc.object({ maxDepth: 1 })],
+    strings: [fc.string(), fc.integer(), fc.object({ maxDepth: 1 }), fc.array(fc.integer(), { minLength: 1, maxLength: 3 })],
+    object: [fc.string(), fc.integer(), fc.array(fc.integer(), { maxLength: 3 }), fc.constant('x'.repeat(5000))],
+  };
+  return fc.oneof(...others[type]);
+}
+
+function anyValue(): fc.Arbitrary<unknown> {
+  return fc.oneof(nasty, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 3 }));
+}
+
+let env: TestServer;
+let owner: Owner;
+let real: Record<string, unknown>;
+
+beforeAll(async () => {
+  env = await startTestServer();
+  owner = await createOwner(env.deps);
+  const subscription = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
+  const license = await seedLicense(env.deps, subscription, { hwid_lock: true });
+  real = {
+    app_id: owner.app_id,
+    subscription_id: subscription.subscription_id,
+    license: license.key,
+    license_key: license.key,
+    license_keys: [license.key],
+  };
+});
+afterAll(() => env.close());
+
+async function snapshot(): Promise<string> {
+  const { Items } = await env.deps.table.doc.send(new ScanCommand({ TableName: env.config.tableName }));
+  return JSON.stringify((Items ?? []).sort((a, b) => `${a.pk}${a.sk}`.localeCompare(`${b.pk}${b.sk}`)));
+}
+
+/** A body for the route: real identifiers where it takes them, one field of the wrong type, hostile extra keys. */
+function invalidBody(path: RoutePath): fc.Arbitrary<string> {
+  const routeFields = Object.entries(fields[path]);
+  return fc
+    .record({
+      broken: fc.constantFrom(...routeFields),
+      extras: fc.dictionary(fc.constantFrom(...hostileKeys, 'x', ''), anyValue(), { maxKeys: 3 }),
+    })
+    .chain(({ broken, extras }) =>
+      wrongType(broken[1]).map((value) => {
+        const body: Record<string, unknown> = {};
+        for (const [name] of routeFields) if (name in real) body[name] = real[name];
+        const extraText = Object.entries(extras).map(([key, extra]) => `${JSON.stringify(key)}:${JSON.stringify(extra)}`);
+        const own = Object.entries({ ...body, [broken[0]]: value }).map(([key, v]) => `${JSON.stringify(key)}:${JSON.stringify(v)}`);
+        return `{${[...extraText, ...own].join(',')}}`;
+      }),
+    );
+}
+
+/** Anything at all: random JSON, text that is not JSON, duplicate keys, empty bodies. */
+function randomBody(path: RoutePath): fc.Arbitrary<string> {
+  const names = Object.keys(fields[path]);
+  return fc.oneof(
+    fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
+    fc.dictionary(fc.constantFrom(...names, ...hostileKeys), anyValue(), { maxKeys: 6 }).map((value) => JSON.stringify(value)),
+    nasty,
+    fc.constantFrom('', '{', '[]', 'null', '"text"', '{"a":1}{"b":2}', '{"__proto__":{"polluted":true}}'),
+    fc.tuple(fc.constantFrom(...names), anyValue(), anyValue()).map(
+      ([name, first, second]) => `{${JSON.stringify(name)}:${JSON.stringify(first)},${JSON.stringify(name)}:${JSON.stringify(second)}}`,
+    ),
+  );
+}
+
+function assertDocumentedFailure(path: RoutePath, response: HttpResult) {
+  const side = sideOf(routes.find((route) => route.path === path)!.group);
+  expect(response.status).toBeGreaterThanOrEqual(400);
+  expect(response.status).toBeLessThan(500);
+  const text = JSON.stringify(response.body);
+  expect(text).not.toMatch(/\bat .+\.(ts|js):\d+/);
+  if (side === 'client') {
+    expect(response.body).toEqual(expect.objectContaining({ success: false, message: expect.any(String) }));
+  } else {
+    expect(Object.keys(response.body).sort()).toEqual(['error', 'error_code']);
+  }
+}
+
+const contentTypes = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16'];
+
+describe('every route under hostile bodies', () => {
+  it.each(routes.map((route) => route.path))('%s answers a documented 4xx and changes nothing', async (path) => {
+    const before = await snapshot();
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(invalidBody(path), randomBody(path)), fc.constantFrom(...contentTypes), async (body, contentType) => {
+        const headers = { 'content-type': contentType, ...(sideOf(routes.find((r) => r.path === path)!.group) === 'management' ? owner.auth : {}) };
+        const response = await env.post(path, body, headers);
+        assertDocumentedFailure(path, response);
+      }),
+      { numRuns: 40, interruptAfterTimeLimit: 20_000 },
+    );
+    expect(await snapshot()).toBe(before);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('answers a body over the limit with 413 on both sides', async () => {
+    const huge = JSON.stringify({ app_id: owner.app_id, pad: 'x'.repeat(300 * 1024) });
+    expect((await env.post('/auth', huge)).status).toBe(413);
+    expect((await env.post('/license/get', huge, owner.auth)).status).toBe(413);
+  });
+
+  /** A JSON body of exactly `bytes` bytes (multi-byte characters count as their UTF-8 length). */
+  const bodyOf = (bytes: number) => {
+    const frame = JSON.stringify({ app_id: owner.app_id, pad: '' });
+    return JSON.stringify({ app_id: owner.app_id, pad: 'é'.repeat(Math.floor((bytes - frame.length) / 2)) + 'x'.repeat((bytes - frame.length) % 2) });
+  };
+
+  it.each([
+    ['/auth', 64 * 1024],
+    ['/license/get', 256 * 1024],
+  ])('%s takes a body of exactly its limit (%i bytes) and refuses one byte more with 413', async (path, limit) => {
+    const headers = path === '/auth' ? {} : owner.auth;
+    expect(Buffer.byteLength(bodyOf(limit))).toBe(limit);
+
+    const atLimit = await env.post(path, bodyOf(limit), headers);
+    const over = await env.post(path, bodyOf(limit + 1), headers);
+
+    expect(atLimit.status).toBe(400);
+    expect(over.status).toBe(413);
+    expect(over.body).toEqual(path === '/auth' ? { success: false, message: 'Request body too large' } : { error: 'Request body too large', error_code: 'PAYLOAD_TOO_LARGE' });
+  });
+});

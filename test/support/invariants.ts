@@ -1,0 +1,76 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { Table } from '#data/db';
+
+type Item = Record<string, any>;
+
+/** Every item of the table, consistently read, page by page. */
+export async function scanAll(table: Table): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(new ScanCommand({ TableName: table.name, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/**
+ * The data invariants of DESIGN.md, checked over a whole table: every bound HWID
+ * index item points at exactly one license that holds that HWID (and back, under
+ * single_key_per_hwid), every username index item at one license that holds that
+ * username (and back), and every license the caller counted as created exists.
+ * Returns one line per violation.
+ */
+export function checkInvariants(items: Item[], expected: { created?: string[] } = {}): string[] {
+  const violations: string[] = [];
+  const licenses = new Map<string, Item>();
+  const subscriptions = new Map<string, Item>();
+  const hwidIndex = new Map<string, Item>();
+  const usernameIndex = new Map<string, Item>();
+  for (const item of items) {
+    const pk = String(item.pk);
+    const sk = String(item.sk);
+    if (pk.startsWith('LIC#')) licenses.set(item.key, item);
+    else if (pk.startsWith('SUB#')) subscriptions.set(item.subscription_id, item);
+    else if (sk.startsWith('HWID#')) hwidIndex.set(`${item.app_id}|${item.hwid}`, item);
+    else if (sk.startsWith('USER#')) usernameIndex.set(`${item.app_id}|${String(item.username).toLowerCase()}`, item);
+  }
+
+  for (const [slot, entry] of hwidIndex) {
+    const license = licenses.get(entry.license_key);
+    if (!license) violations.push(`HWID ${slot} points at missing license ${entry.license_key}`);
+    else if (license.hwid !== entry.hwid || license.app_id !== entry.app_id) {
+      violations.push(`HWID ${slot} points at license ${entry.license_key} bound to ${String(license.hwid)}`);
+    }
+  }
+
+  const singleKeyHolders = new Map<string, string>();
+  for (const license of licenses.values()) {
+    if (license.hwid === null || license.hwid === undefined) continue;
+    if (!subscriptions.get(license.subscription_id)?.single_key_per_hwid) continue;
+    const slot = `${license.app_id}|${license.hwid}`;
+    const holder = singleKeyHolders.get(slot);
+    if (holder) violations.push(`HWID ${slot} bound to two single-key licenses: ${holder} and ${license.key}`);
+    singleKeyHolders.set(slot, license.key);
+    if (hwidIndex.get(slot)?.license_key !== license.key) violations.push(`license ${license.key} holds HWID ${slot} without its index item`);
+  }
+
+  for (const [slot, entry] of usernameIndex) {
+    const license = licenses.get(entry.license_key);
+    if (!license) violations.push(`username ${slot} points at missing license ${entry.license_key}`);
+    else if (String(license.username).toLowerCase() !== String(entry.username).toLowerCase() || license.app_id !== entry.app_id) {
+      violations.push(`username ${slot} points at license ${entry.license_key} named ${String(license.username)}`);
+    }
+  }
+  for (const license of licenses.values()) {
+    if (license.username === null || license.username === undefined) continue;
+    const slot = `${license.app_id}|${String(license.username).toLowerCase()}`;
+    if (usernameIndex.get(slot)?.license_key !== license.key) violations.push(`license ${license.key} named ${license.username} without its index item`);
+  }
+
+  for (const key of expected.created ?? []) {
+    if (!licenses.has(key)) violations.push(`created license ${key} is missing`);
+  }
+  return violations;
+}
