@@ -2,16 +2,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Table } from '#data/db';
-import { runLoad, type LoadResult } from './load';
 
 const items = 1000;
 const baselineKey = (i: number) => ({ pk: `BENCH#${i}`, sk: 'BENCH' });
+
+export const baselineRequests = Array.from({ length: items }, (_, i) => ({ path: '/', body: JSON.stringify({ i }) }));
 
 /**
  * The floor under any /auth: an HTTP server on the same loopback and store that
  * does one GetItem and one UpdateItem per request and nothing else.
  */
-export async function measureBaseline(table: Table, load: { connections: number; amount: number; maxSeconds: number }): Promise<LoadResult> {
+export async function startBaselineServer(table: Table): Promise<{ url: string; close(): Promise<void> }> {
   for (let start = 0; start < items; start += 25) {
     const batch = Array.from({ length: 25 }, (_, offset) => ({ PutRequest: { Item: { ...baselineKey(start + offset), count: 0 } } }));
     await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: batch } }));
@@ -40,14 +41,11 @@ export async function measureBaseline(table: Table, load: { connections: number;
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', () => listening()));
   const { port } = server.address() as AddressInfo;
-  try {
-    return await runLoad({
-      url: `http://127.0.0.1:${port}`,
-      requests: Array.from({ length: items }, (_, i) => ({ path: '/', body: JSON.stringify({ i }) })),
-      ...load,
-    });
-  } finally {
-    server.closeAllConnections();
-    await new Promise((closed) => server.close(closed));
-  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((closed) => server.close(closed));
+    },
+  };
 }

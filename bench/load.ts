@@ -1,9 +1,14 @@
-import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Result } from 'autocannon';
+
+const run = promisify(execFile);
 
 export interface LoadRequest {
   path: string;
   body: string;
-  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -17,35 +22,26 @@ export interface LoadResult {
 
 export interface LoadOptions {
   url: string;
-  /** Cycled in order by every connection. */
+  /** Taken in turn across all connections, from the first again after the last. */
   requests: LoadRequest[];
+  headers?: Record<string, string>;
   connections: number;
   /** Requests in all; the run also stops at maxSeconds, whichever comes first. */
   amount: number;
   maxSeconds: number;
 }
 
-/**
- * A bounded load over loopback. autocannon runs in a worker thread so the load
- * generator does not share an event loop with the server under test.
- */
+const benchDir = import.meta.dirname;
+
+/** A bounded load over loopback from a child process (bench/load-generator.mjs), killed if it overruns. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const instance = autocannon({
-    url: options.url,
-    connections: options.connections,
-    // `amount` would override `duration`; maxOverallRequests lets whichever bound comes first end the run.
-    maxOverallRequests: options.amount,
-    duration: options.maxSeconds,
-    workers: 1,
-    timeout: 10,
-    requests: options.requests.map((request) => ({
-      method: 'POST',
-      path: request.path,
-      body: request.body,
-      headers: { 'content-type': 'application/json', ...request.headers },
-    })),
-  } as autocannon.Options);
-  const result = await instance;
+  const optionsFile = join(benchDir, '.out', `load-${process.pid}.json`);
+  writeFileSync(optionsFile, JSON.stringify(options));
+  const { stdout } = await run(process.execPath, [join(benchDir, 'load-generator.mjs'), optionsFile], {
+    timeout: (options.maxSeconds + 30) * 1000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const result = JSON.parse(stdout) as Result;
   const completed = result.requests.total;
   return {
     p50_ms: result.latency.p50,

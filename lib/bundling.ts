@@ -1,28 +1,33 @@
+import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
 
 /**
- * How every Lambda is bundled. The CDK stack hands these to NodejsFunction and
+ * How every Lambda is bundled: the CDK stack hands these to NodejsFunction and
  * the benchmark builds with them, so the bundle measured is the bundle deployed.
+ * No createRequire banner: no bundled dependency calls require() (the CDK tests
+ * check each bundle for it).
  */
-const externalModules = ['@aws-sdk/*'];
-/** Some bundled dependencies still call require(); ESM output needs it defined. */
-const requireBanner = "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);";
-
 export const lambdaBundling = {
+  format: 'esm',
   target: 'node22',
-  externalModules,
-  requireBanner,
+  minify: true,
+  sourceMap: true,
   mainFields: ['module', 'main'],
-  esbuild: {
+  // The runtime ships the AWS SDK v3.
+  externalModules: ['@aws-sdk/*'],
+} as const;
+
+/** The same bundling as esbuild options, for building outside CDK. */
+export function esbuildOptions(projectRoot: string): BuildOptions {
+  return {
     bundle: true,
     platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    minify: true,
-    sourcemap: 'external',
-    external: externalModules,
-    mainFields: ['module', 'main'],
-    banner: { js: requireBanner },
-    tsconfig: 'tsconfig.json',
-  } satisfies BuildOptions,
-};
+    format: lambdaBundling.format,
+    target: lambdaBundling.target,
+    minify: lambdaBundling.minify,
+    sourcemap: lambdaBundling.sourceMap ? 'external' : false,
+    mainFields: [...lambdaBundling.mainFields],
+    external: [...lambdaBundling.externalModules],
+    tsconfig: path.join(projectRoot, 'tsconfig.json'),
+  };
+}
