@@ -17,6 +17,7 @@ import { authorizerEntry, groups, handlerEntry, routes, sideOf, type Group, type
 import { tableDefinition } from '../functions/data/table';
 import { corsHeaders } from '../functions/core/middleware';
 import { gatewayResponses, rateLimitedBody } from './gateway-responses';
+import { lambdaBundling } from './bundling';
 import { acknowledgeNagFindings } from './nag';
 import { tableAccess } from './permissions';
 import type { Settings } from './settings';
@@ -136,13 +137,12 @@ export class LicensingStack extends Stack {
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
         format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
+        target: lambdaBundling.target,
+        minify: lambdaBundling.minify,
+        sourceMap: lambdaBundling.sourceMap,
+        mainFields: [...lambdaBundling.mainFields],
         tsconfig: path.join(projectRoot, 'tsconfig.json'),
-        // The runtime ships the AWS SDK v3.
-        externalModules: ['@aws-sdk/*'],
+        externalModules: [...lambdaBundling.externalModules],
       },
     });
     this.grantTableAccess(role, name);

@@ -3,7 +3,7 @@ import { hashPassword } from '#core/passwords';
 import { keys } from '#data/keys';
 import type { Subscription } from '#data/subscription.repo';
 import { createFakeClock } from '../support/clock';
-import { countDynamoCalls, type DynamoCallCounter } from '../support/ddb-counter';
+import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
@@ -13,13 +13,13 @@ const clock = createFakeClock();
 let env: TestServer;
 let owner: Owner;
 let subscription: Subscription;
-let calls: DynamoCallCounter;
+let calls: DynamoMeter;
 
 beforeAll(async () => {
   env = await startTestServer({ clock, config: { cacheTtlSeconds: 5 } });
   owner = await createOwner(env.deps);
   subscription = await seedSubscription(env.deps, owner);
-  calls = countDynamoCalls(env.client);
+  calls = meterDynamo(env.client);
 });
 afterAll(() => env.close());
 
@@ -28,7 +28,7 @@ beforeEach(() => clock.advance(60));
 async function measured(body: Record<string, unknown>) {
   calls.reset();
   const response = await env.post('/auth', { app_id: owner.app_id, ...body });
-  return { response, counts: calls.counts(), total: calls.total(), writes: calls.writes() };
+  return { response, counts: calls.counts(), total: calls.total(), writes: calls.writes(), readUnits: calls.readUnits(), writeUnits: calls.writeUnits() };
 }
 
 describe('the /auth hot path', () => {
@@ -45,6 +45,15 @@ describe('the /auth hot path', () => {
     const warm = await measured({ license: second.key });
     expect(warm.response.body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
     expect(warm.counts).toEqual({ BatchGetItemCommand: 1, UpdateItemCommand: 1 });
+  });
+
+  it('reports the capacity DynamoDB consumed: reads for the batched gets, one write for the use', async () => {
+    const key = (await seedLicense(env.deps, subscription)).key;
+    const cold = await measured({ license: key });
+    const warm = await measured({ license: key });
+    expect(warm.writeUnits).toBe(1);
+    expect(warm.readUnits).toBeGreaterThan(0);
+    expect(cold.readUnits).toBeGreaterThan(warm.readUnits);
   });
 
   it('reads the cached items again once the TTL has passed', async () => {

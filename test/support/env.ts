@@ -18,7 +18,7 @@ export interface TestEnv {
   deps: Deps;
   config: Config;
   logs: CapturedLogs;
-  /** The DynamoDB client under `deps`, e.g. for `countDynamoCalls`. */
+  /** The DynamoDB client under `deps`, e.g. for `meterDynamo`. */
   client: DynamoDBClient;
 }
 

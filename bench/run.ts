@@ -1,0 +1,392 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '#core/clock';
+import { readConfig, type Config } from '#core/config';
+import { createDeps } from '#core/deps';
+import { newLicenseKey } from '#core/ids';
+import { createLogger } from '#core/logger';
+import { hashPassword, verifyPassword } from '#core/passwords';
+import { createDynamoClient } from '#data/db';
+import * as owners from '../functions/admin/owners';
+import { meterDynamo } from '../local/ddb-meter';
+import { startLocalServer } from '../local/server';
+import { ensureTable, startLocalStore } from '../local/store';
+import { baselineRequests, startBaselineServer } from './baseline';
+import { measureBundles } from './bundles';
+import { runLoad, type LoadRequest, type LoadResult } from './load';
+import { median, round } from './stats';
+
+/**
+ * `npm run bench [-- --quick]`: the cost of every /auth and of the bulk
+ * management calls on a local stack (DynamoDB Local, the local server, loopback
+ * only), written to bench/results.json and bench/results.md; `--update-readme`
+ * also puts the tables into README.md's Performance section.
+ */
+const quick = process.argv.includes('--quick');
+const plan = quick
+  ? { seconds: 3, slowSeconds: 5, amount: 4000, bulkAmount: 32, meterSamples: 10, bulkMeterSamples: 1, bundleRuns: 5, bcryptRuns: 3, warmLicenses: 1000 }
+  : { seconds: 10, slowSeconds: 20, amount: 30000, bulkAmount: 32, meterSamples: 100, bulkMeterSamples: 4, bundleRuns: 11, bcryptRuns: 10, warmLicenses: 4000 };
+const concurrencies = [1, 32] as const;
+/**
+ * Requests of a second or more under 32 connections (bulk writes of 1000; bcrypt at cost 10 is ~100 ms of CPU
+ * and 32 of them share two cores): those runs get the time for each connection to finish some. A --quick run drives the two bulk
+ * writes with 4 connections, not 32: 32 of them are 32,000 item writes, minutes on DynamoDB Local.
+ */
+const slow = new Set(['auth_credentials', 'register', 'create_bulk', 'get_bulk', 'extend_bulk']);
+const bulkWrites = new Set(['create_bulk', 'extend_bulk']);
+const concurrenciesOf = (name: string) => (quick && bulkWrites.has(name) ? [1, 4] : concurrencies);
+const root = join(import.meta.dirname, '..');
+const started = Date.now();
+
+function progress(message: string) {
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s, load ${loadavg()[0]!.toFixed(2)}] ${message}\n`);
+}
+
+/** The system clock, moved forward by hand so a sample can start with every cache entry expired. */
+function steppableClock(): Clock & { skip(seconds: number): void } {
+  let offsetMs = 0;
+  return { now: () => new Date(Date.now() + offsetMs), skip: (seconds) => (offsetMs += seconds * 1000) };
+}
+
+const loadAverageAtStart = loadavg();
+const store = await startLocalStore({ port: 0 });
+const stopStore = () => store.stop();
+process.once('SIGINT', () => void stopStore().then(() => process.exit(130)));
+
+try {
+  const base = readConfig();
+  const config: Config = { ...base, tableName: 'bench', dynamodbEndpoint: store.endpoint, region: 'local', debug: false };
+  await ensureTable(store.client, config.tableName);
+  const client = createDynamoClient(config);
+  const meter = meterDynamo(client);
+  const clock = steppableClock();
+  // Lines are formatted as on Lambda, then dropped: the table on stdout is the output.
+  const logger = createLogger(config.logLevel, {}, () => undefined);
+  const deps = createDeps(config, { client, clock, logger });
+  const server = await startLocalServer({ deps, port: 0 });
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  progress('seeding: an app with 10,000 licenses, subscriptions, blacklists');
+  const owner = await owners.bootstrap(deps);
+  const auth = { 'x-api-key': owner.api_key };
+  const management = async (path: string, body: Record<string, unknown>) => {
+    const answer = await post(path, body, auth);
+    if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    return answer.body.data;
+  };
+  const subscriptions: string[] = [];
+  for (const [name, level] of [['Basic', 1], ['Pro', 2], ['Team', 3]] as const) {
+    subscriptions.push((await management('/subscription/create', { app_id: owner.app_id, name, level })).subscription_id);
+  }
+  for (let i = 0; i < 50; i++) {
+    await management('/blacklist/add', { app_id: owner.app_id, type: 'ip', value: `203.0.113.${i}`, reason: 'abuse' });
+    await management('/blacklist/add', { app_id: owner.app_id, type: 'hwid', value: `banned-device-${i}`, reason: 'chargeback' });
+  }
+  const createBulk = (subscriptionId: string, hwidLock: boolean) => ({
+    key_amount: 1000,
+    app_id: owner.app_id,
+    subscription_id: subscriptionId,
+    duration_unit: 'days',
+    duration_value: 365,
+    hwid_lock: hwidLock,
+    tags: ['bench'],
+  });
+  const keys: string[] = [];
+  const lockedKeys: string[] = [];
+  const created = await Promise.all(
+    Array.from({ length: 10 }, (_, batch) => management('/license/create-bulk', createBulk(subscriptions[batch % 3]!, batch === 9)) as Promise<{ key: string }[]>),
+  );
+  keys.push(...created.slice(0, 9).flat().map((license) => license.key));
+  lockedKeys.push(...created[9]!.map((license) => license.key));
+  const warmKeys = keys.slice(0, plan.warmLicenses);
+  const registerPool = keys.slice(plan.warmLicenses, plan.warmLicenses + 3000);
+  const extendKeys = keys.slice(plan.warmLicenses + 3000, plan.warmLicenses + 4000);
+  const users = await Promise.all(
+    warmKeys.slice(0, 40).map(async (license, i) => {
+      const user = { username: `bench-user-${i}`, password: `password-${i}-long` };
+      const answer = await post('/register', { app_id: owner.app_id, license, ...user });
+      if (answer.status !== 200) throw new Error(`register answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return user;
+    }),
+  );
+  const cursors: (string | undefined)[] = [undefined];
+  while (cursors.length < 10) {
+    const page = await post('/license/get-bulk', { app_id: owner.app_id, per_page: 100, cursor: cursors.at(-1) }, auth);
+    if (!page.body.next_cursor) break;
+    cursors.push(page.body.next_cursor as string);
+  }
+
+  const body = (value: Record<string, unknown>) => JSON.stringify(value);
+  let registerNext = 0;
+  const scenarios: Record<string, { path: string; headers?: Record<string, string>; bodies: () => string[]; amount: number }> = {
+    auth_license: { path: '/auth', bodies: () => warmKeys.map((license) => body({ app_id: owner.app_id, license })), amount: plan.amount },
+    auth_license_hwid: {
+      path: '/auth',
+      bodies: () => lockedKeys.map((license, i) => body({ app_id: owner.app_id, license, hwid: `device-${i}` })),
+      amount: plan.amount,
+    },
+    auth_credentials: { path: '/auth', bodies: () => users.map((user) => body({ app_id: owner.app_id, ...user })), amount: plan.amount },
+    register: {
+      path: '/register',
+      // Each request registers a license of its own, so no body repeats across the runs.
+      bodies: () => {
+        const taken = registerPool.slice(registerNext, registerNext + 1000);
+        registerNext += taken.length;
+        return taken.map((license) => body({ app_id: owner.app_id, license, username: `user-${license}`, password: 'a-good-password' }));
+      },
+      amount: 1000,
+    },
+    create_bulk: { path: '/license/create-bulk', headers: auth, bodies: () => [body(createBulk(subscriptions[0]!, false))], amount: plan.bulkAmount },
+    get_bulk: {
+      path: '/license/get-bulk',
+      headers: auth,
+      bodies: () => cursors.map((cursor) => body({ app_id: owner.app_id, per_page: 100, ...(cursor ? { cursor } : {}) })),
+      amount: plan.amount,
+    },
+    extend_bulk: { path: '/license/extend-bulk', headers: auth, bodies: () => [body({ license_keys: extendKeys, extend_seconds: 60 })], amount: plan.bulkAmount },
+  };
+
+  progress('warming the store and the warm licenses (discarded)');
+  const baselineServer = await startBaselineServer(deps.table);
+  const warmUp = async (url: string, requests: LoadRequest[], headers?: Record<string, string>) =>
+    runLoad({ url, requests, headers, connections: 32, amount: requests.length, maxSeconds: quick ? 15 : 30 });
+  await warmUp(baselineServer.url, baselineRequests);
+  await warmUp(server.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
+  await warmUp(server.url, scenarios.auth_license_hwid!.bodies().map((text) => ({ path: '/auth', body: text })));
+
+  // A load run ends with requests still in the server (a client gone does not stop a create-bulk): wait them out.
+  const quiesce = async () => {
+    for (let last = -1, idle = 0, waited = 0; idle < 2 && waited < 120_000; waited += 250) {
+      idle = meter.total() === last ? idle + 1 : 0;
+      last = meter.total();
+      await new Promise((wake) => setTimeout(wake, 250));
+    }
+  };
+  const load: Record<string, Record<string, LoadResult>> = {};
+  for (const connections of concurrencies) {
+    progress(`baseline_store at concurrency ${connections}`);
+    (load.baseline_store ??= {})[`c${connections}`] = await runLoad({
+      url: baselineServer.url,
+      requests: baselineRequests,
+      connections,
+      amount: plan.amount,
+      maxSeconds: plan.seconds,
+    });
+  }
+  await baselineServer.close();
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    for (const connections of concurrenciesOf(name)) {
+      progress(`${name} at concurrency ${connections}`);
+      const requests = scenario.bodies().map((text) => ({ path: scenario.path, body: text }));
+      await quiesce();
+      (load[name] ??= {})[`c${connections}`] = await runLoad({
+        url: server.url,
+        requests,
+        headers: scenario.headers,
+        connections,
+        amount: Math.min(scenario.amount, requests.length * (name === 'register' ? 1 : Infinity)),
+        maxSeconds: slow.has(name) && connections > 1 ? plan.slowSeconds : plan.seconds,
+      });
+    }
+  }
+
+  await quiesce();
+  progress('DynamoDB round trips and capacity per request, cold and warm');
+  const metered: Record<string, { cold: Meter; warm: Meter }> = {};
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    progress(`metering ${name}`);
+    const samples = bulkWrites.has(name) ? plan.bulkMeterSamples : plan.meterSamples;
+    const bodies = scenario.bodies();
+    let next = 0;
+    const send = async () => {
+      const answer = await fetch(`${server.url}${scenario.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...scenario.headers },
+        body: bodies[next++ % bodies.length],
+      });
+      if (answer.status !== 200) throw new Error(`${name} answered ${answer.status}: ${await answer.text()}`);
+    };
+    const measure = async (cold: boolean): Promise<Meter> => {
+      let total = { roundTrips: 0, writes: 0, read: 0, write: 0 };
+      for (let i = 0; i < samples; i++) {
+        if (cold) clock.skip(config.cacheTtlSeconds + 1);
+        meter.reset();
+        await send();
+        total = {
+          roundTrips: total.roundTrips + meter.total(),
+          writes: total.writes + meter.writes(),
+          read: total.read + meter.readUnits(),
+          write: total.write + meter.writeUnits(),
+        };
+      }
+      return { round_trips: round(total.roundTrips / samples), write_requests: round(total.writes / samples), read_units: round(total.read / samples), write_units: round(total.write / samples) };
+    };
+    const cold = await measure(true);
+    await send();
+    metered[name] = { cold, warm: await measure(false) };
+  }
+
+  progress('bcrypt');
+  const bcrypt: Record<string, { hash_ms: number; compare_ms: number }> = {};
+  for (const cost of [...new Set([10, 12, config.bcryptCost])].sort((a, b) => a - b)) {
+    const hashes: number[] = [];
+    const compares: number[] = [];
+    for (let i = 0; i < plan.bcryptRuns; i++) {
+      let at = performance.now();
+      const hash = await hashPassword('a-good-password', cost);
+      hashes.push(performance.now() - at);
+      at = performance.now();
+      await verifyPassword('a-good-password', hash);
+      compares.push(performance.now() - at);
+    }
+    bcrypt[`cost_${cost}`] = { hash_ms: round(median(hashes)), compare_ms: round(median(compares)) };
+  }
+
+  await server.close();
+  progress('bundles: build, then fresh-process import and one request against the store');
+  const bundles = await measureBundles(root, { endpoint: store.endpoint, tableName: config.tableName }, plan.bundleRuns);
+
+  const operation = (name: string) => {
+    const at32 = Object.values(load[name]!).at(-1)!;
+    return {
+      p50_ms: at32.p50_ms,
+      p99_ms: at32.p99_ms,
+      rps: at32.rps,
+      ddb_round_trips_cold: metered[name]!.cold.round_trips,
+      ddb_round_trips_warm: metered[name]!.warm.round_trips,
+      read_units: metered[name]!.warm.read_units,
+      write_units: metered[name]!.warm.write_units,
+      cold: metered[name]!.cold,
+      warm: metered[name]!.warm,
+      by_concurrency: load[name]!,
+    };
+  };
+  const results = {
+    generated_at: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memory_gb: round(totalmem() / 2 ** 30),
+      node: process.version,
+      load_average_at_start: loadAverageAtStart.map(round),
+      load_average_at_end: loadavg().map(round),
+    },
+    settings: { cache_ttl_seconds: config.cacheTtlSeconds, bcrypt_cost: config.bcryptCost, log_level: config.logLevel, seconds_per_run: plan.seconds },
+    auth_license: operation('auth_license'),
+    auth_license_hwid: operation('auth_license_hwid'),
+    auth_credentials: operation('auth_credentials'),
+    register: operation('register'),
+    create_bulk: operation('create_bulk'),
+    get_bulk: operation('get_bulk'),
+    extend_bulk: operation('extend_bulk'),
+    baseline_store: { rps: load.baseline_store!.c32!.rps, p50_ms: load.baseline_store!.c32!.p50_ms, p99_ms: load.baseline_store!.c32!.p99_ms, by_concurrency: load.baseline_store! },
+    bundles,
+    bcrypt,
+  };
+  const budgets = checkBudgets(results);
+  mkdirSync(join(root, 'bench'), { recursive: true });
+  writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify({ ...results, budgets }, null, 2)}\n`);
+  const markdown = renderMarkdown(results, budgets);
+  writeFileSync(join(root, 'bench', 'results.md'), markdown);
+  process.stdout.write(markdown);
+  if (process.argv.includes('--update-readme')) updateReadme(markdown);
+  progress(`done: bench/results.json, bench/results.md`);
+} finally {
+  await stopStore();
+}
+
+interface Meter {
+  round_trips: number;
+  write_requests: number;
+  read_units: number;
+  write_units: number;
+}
+
+type Results = {
+  auth_license: { rps: number; cold: Meter; warm: Meter; ddb_round_trips_cold: number; ddb_round_trips_warm: number };
+  baseline_store: { rps: number; by_concurrency: Record<string, LoadResult> };
+  bundles: Record<string, { bytes: number; init_ms: number }>;
+} & Record<string, any>;
+
+function checkBudgets(results: Results) {
+  const auth = results.auth_license;
+  const checks = [
+    { budget: '/auth by key: at most 3 DynamoDB round trips cold', value: auth.ddb_round_trips_cold, pass: auth.ddb_round_trips_cold <= 3 },
+    { budget: '/auth by key: at most 2 DynamoDB round trips warm', value: auth.ddb_round_trips_warm, pass: auth.ddb_round_trips_warm <= 2 },
+    { budget: '/auth by key: one write per successful /auth', value: auth.warm.write_requests, pass: auth.warm.write_requests === 1 && auth.cold.write_requests === 1 },
+    {
+      budget: '/auth by key: at least half the baseline requests/s (concurrency 32)',
+      value: round(auth.rps / results.baseline_store.rps),
+      pass: auth.rps >= results.baseline_store.rps / 2,
+    },
+    ...Object.entries(results.bundles).flatMap(([name, bundle]) => [
+      { budget: `${name} bundle under 200 KB`, value: bundle.bytes, pass: bundle.bytes < 200 * 1024 },
+      { budget: `${name} bundle imports and answers in under 150 ms`, value: bundle.init_ms, pass: bundle.init_ms < 150 },
+    ]),
+  ];
+  return { all_met: checks.every((check) => check.pass), checks };
+}
+
+function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudgets>): string {
+  const { machine } = results;
+  const lines = [
+    `Run of ${results.generated_at} (\`npm run bench${results.mode === 'quick' ? ' -- --quick' : ''}\`) on ${machine.cores} × ${machine.cpu}, ${machine.memory_gb} GB, Node ${machine.node}; load average ${machine.load_average_at_start.join(' / ')} at start, ${machine.load_average_at_end.join(' / ')} at end. Cache TTL ${results.settings.cache_ttl_seconds} s, bcrypt cost ${results.settings.bcrypt_cost}.`,
+    '',
+    '| Operation | c1 p50 ms | c1 p99 ms | c1 req/s | c32 p50 ms | c32 p99 ms | c32 req/s | DDB round trips cold / warm | RCU / WCU per request (warm) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const labels: Record<string, string> = {
+    auth_license: '`/auth` by key, unlocked',
+    auth_license_hwid: '`/auth` by key, HWID-locked',
+    auth_credentials: '`/auth` by username/password',
+    register: '`/register`',
+    create_bulk: '`create-bulk` of 1000',
+    get_bulk: '`get-bulk` page of 100',
+    extend_bulk: '`extend-bulk` of 1000',
+  };
+  for (const [name, label] of Object.entries(labels)) {
+    const op = results[name];
+    const [c1, c32] = Object.values(op.by_concurrency as Record<string, LoadResult>) as [LoadResult, LoadResult];
+    const many = Object.keys(op.by_concurrency)[1];
+    const failed = c1.non_2xx + c1.errors + c32.non_2xx + c32.errors;
+    lines.push(
+      `| ${label}${many === 'c32' ? '' : ` (${many})`}${failed ? ` (${failed} failed)` : ''} | ${c1.p50_ms} | ${c1.p99_ms} | ${c1.rps} | ${c32.p50_ms} | ${c32.p99_ms} | ${c32.rps} | ${op.ddb_round_trips_cold} / ${op.ddb_round_trips_warm} | ${op.read_units} / ${op.write_units} |`,
+    );
+  }
+  const baseline = results.baseline_store.by_concurrency as Record<'c1' | 'c32', LoadResult>;
+  lines.push(
+    `| Store floor: GetItem + UpdateItem | ${baseline.c1.p50_ms} | ${baseline.c1.p99_ms} | ${baseline.c1.rps} | ${baseline.c32.p50_ms} | ${baseline.c32.p99_ms} | ${baseline.c32.rps} | 2 / 2 | |`,
+    '',
+    '| Lambda bundle | Minified bytes | Import + first request, ms (median, fresh process) |',
+    '|---|---:|---:|',
+    ...Object.entries(results.bundles).map(([name, bundle]) => `| ${name} | ${bundle.bytes} | ${bundle.init_ms} |`),
+    '',
+    '| bcrypt cost | hash ms | compare ms (one login) |',
+    '|---:|---:|---:|',
+    ...Object.entries(results.bcrypt as Record<string, { hash_ms: number; compare_ms: number }>).map(
+      ([cost, timing]) => `| ${cost.replace('cost_', '')} | ${timing.hash_ms} | ${timing.compare_ms} |`,
+    ),
+    '',
+    '| Budget | Measured | Met |',
+    '|---|---:|:---:|',
+    ...budgets.checks.map((check) => `| ${check.budget} | ${check.value} | ${check.pass ? 'yes' : '**no**'} |`),
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** Replaces what lies between the README's bench markers, so its numbers always come from a run. */
+function updateReadme(markdown: string) {
+  const file = join(root, 'README.md');
+  const readme = readFileSync(file, 'utf8');
+  const [start, end] = ['<!-- bench:start -->', '<!-- bench:end -->'];
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} block`);
+  writeFileSync(file, `${readme.slice(0, from + start.length)}\n${markdown}${readme.slice(to)}`);
+}

@@ -1,0 +1,33 @@
+import * as path from 'node:path';
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * How every Lambda is bundled: the CDK stack hands these to NodejsFunction and
+ * the benchmark builds with them, so the bundle measured is the bundle deployed.
+ * No createRequire banner: no bundled dependency calls require() (the CDK tests
+ * check each bundle for it).
+ */
+export const lambdaBundling = {
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  mainFields: ['module', 'main'],
+  // The runtime ships the AWS SDK v3.
+  externalModules: ['@aws-sdk/*'],
+} as const;
+
+/** The same bundling as esbuild options, for building outside CDK. */
+export function esbuildOptions(projectRoot: string): BuildOptions {
+  return {
+    bundle: true,
+    platform: 'node',
+    format: lambdaBundling.format,
+    target: lambdaBundling.target,
+    minify: lambdaBundling.minify,
+    sourcemap: lambdaBundling.sourceMap ? 'external' : false,
+    mainFields: [...lambdaBundling.mainFields],
+    external: [...lambdaBundling.externalModules],
+    tsconfig: path.join(projectRoot, 'tsconfig.json'),
+  };
+}
