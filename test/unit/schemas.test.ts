@@ -1,28 +1,20 @@
 import { apiKeySchema } from '#data/api-key.repo';
 import { appSchema } from '#data/app.repo';
-import { licenseItem, licenseSchema, type License } from '#data/license.repo';
-import { subscriptionSchema } from '#data/subscription.repo';
+import { licenseItem, licenseSchema } from '#data/license.repo';
+import { subscriptionSchema, type Subscription } from '#data/subscription.repo';
+import { licenseRecord } from '../support/fixtures';
 
-const license: License = {
-  key: 'AAAAA-BBBBB-CCCCC-DDDDD-EEEEE',
+const subscription: Subscription = {
+  subscription_id: 's1',
   app_id: 'a1',
   team_id: 't1',
-  subscription_id: 's1',
+  name: 'Pro',
+  level: 1,
+  single_key_per_hwid: false,
   status: 'active',
   created_at: '2026-01-01T00:00:00.000Z',
-  expires_at: null,
-  initial_duration: 86400,
-  first_used_at: null,
-  last_login: null,
-  hwid: null,
-  hwid_lock: false,
-  hwid_reset_allowed: true,
-  hwid_reset_interval: 0,
-  last_hwid_reset_at: null,
-  username: null,
-  tags: [],
-  metadata: {},
 };
+const license = licenseRecord(subscription, { tags: ['vip'], metadata: { user_id: 42 } });
 
 describe('item schemas', () => {
   it('read a stored license back without its key attributes', () => {
