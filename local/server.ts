@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { invalidApiKey, missingApiKey } from '#core/api-key-auth';
 import type { Deps } from '#core/deps';
 import { edgeErrors, ManagementError, type ServiceError } from '#core/errors';
 import { jsonResponse, type HttpEvent } from '#core/middleware';
-import { authorize } from '../functions/authorizer/handler';
+import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
 import { createGroupHandlers } from './handlers';
 import { RateLimiter, type RateLimit } from './rate-limit';
@@ -111,15 +112,15 @@ function lambdaContext(requestId: string): Context {
  * rendered as on AWS, then the owner's usage-plan throttle.
  */
 async function runGateway(deps: Deps, event: HttpEvent, limiter: RateLimiter | undefined): Promise<ServiceError | undefined> {
-  const apiKey = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
-  if (!apiKey) return new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
+  const apiKey = headerValue(event.headers, 'x-api-key');
+  if (!apiKey) return missingApiKey();
   const result = await authorize(deps, {
     type: 'REQUEST',
     methodArn: `arn:aws:execute-api:local:000000000000:local/local/POST${event.resource}`,
     headers: event.headers,
   } as Parameters<typeof authorize>[1]);
   if (result.policyDocument.Statement.some((statement) => statement.Effect === 'Deny')) {
-    return new ManagementError(401, 'INVALID_API_KEY', 'Invalid or inactive API key');
+    return invalidApiKey();
   }
   event.requestContext.authorizer = result.context ?? null;
   const verdict = limiter?.take(result.principalId);

@@ -5,6 +5,7 @@ import { authView } from '#core/license-view';
 import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
+import { sleep } from '#data/retry';
 import type { UsernameIndex } from '#data/username.repo';
 import {
   checkApplication,
@@ -26,8 +27,6 @@ export interface AuthSuccess {
 
 /** Lost races re-read the license and decide again; this many in a row means something else is wrong. */
 const maxActivationAttempts = 5;
-
-const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
  * `POST /auth`: the nine steps of spec 4.1 in order, stopping at the first
@@ -79,7 +78,7 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
       throw new Error(`license ${license.key} changed under each of ${attempt} activation attempts`);
     }
     // Concurrent transactions on one item can all be refused; a random pause lets one of them through next time.
-    await pause(Math.random() * 10 * attempt);
+    await sleep(Math.random() * 10 * attempt);
     license = licenseOfApp(await repos.auth.currentLicense(license.key), input.appId);
     checkLicenseState(license, now);
   }

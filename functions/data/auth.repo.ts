@@ -3,7 +3,7 @@ import type { ItemCache } from '#core/cache';
 import { addSeconds } from '#core/clock';
 import { appSchema, type App } from './app.repo';
 import { batchGetItems, isStorableKey, itemId } from './batch-get';
-import { isConditionFailure, type Table } from './db';
+import { cancellationCodes, isConditionFailure, type Table } from './db';
 import { hwidIndexItem } from './hwid.repo';
 import { keys, type BlacklistType, type ItemKey } from './keys';
 import { parseLicense, type License } from './license.repo';
@@ -53,11 +53,6 @@ export type ActivationOutcome =
   /** Another request changed the license first: re-read it and decide again. */
   | { kind: 'license_changed' }
   | { kind: 'device_taken' };
-
-function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  return ((error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code);
-}
 
 const lostRace = (code: string | undefined) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict';
 

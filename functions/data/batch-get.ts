@@ -1,6 +1,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Table } from './db';
 import type { ItemKey } from './keys';
+import { sleep } from './retry';
 
 /** DynamoDB's key size limits: a longer value cannot be the key of a stored item. */
 const maxPartitionKeyBytes = 2048;
@@ -20,8 +21,6 @@ export interface BatchGetOptions {
   maxAttempts?: number;
   baseDelayMs?: number;
 }
-
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
  * Reads up to 100 items in one BatchGetItem, retrying `UnprocessedKeys` with

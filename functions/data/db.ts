@@ -68,7 +68,7 @@ export function cancelledByCondition(error: unknown): (string | undefined)[] | u
 }
 
 /** The per-item reason codes of a cancelled transaction; undefined for any other error. */
-function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
+export function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.map((reason) => reason.Code);
