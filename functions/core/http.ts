@@ -2,8 +2,9 @@ import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod';
 import { sideOf, type Group, type PathOf, type Side } from '../routes';
+import { missingApiKey } from './api-key-auth';
 import type { Deps } from './deps';
-import { edgeErrors, ManagementError } from './errors';
+import { edgeErrors } from './errors';
 import { cors, errorRenderer, jsonBody, jsonResponse, type HttpEvent } from './middleware';
 import { validate } from './validation';
 
@@ -52,11 +53,16 @@ export function managementEndpoint<S extends z.ZodType, O>(
   action: (deps: Deps, input: z.infer<S> & { teamId: string }) => Promise<O>,
 ): Endpoint {
   return async (deps, body, request) => {
-    const input = validate('management', schema, body);
-    if (!request.teamId) throw new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
-    const data = await action(deps, { ...(input as object), teamId: request.teamId } as z.infer<S> & { teamId: string });
+    const data = await action(deps, ownerInput(schema, body, request));
     return { body: { success: true, data } };
   };
+}
+
+/** The validated body with the owner the authorizer resolved. */
+function ownerInput<S extends z.ZodType>(schema: S, body: unknown, request: RequestInfo): z.infer<S> & { teamId: string } {
+  const input = validate('management', schema, body);
+  if (!request.teamId) throw missingApiKey();
+  return { ...(input as object), teamId: request.teamId } as z.infer<S> & { teamId: string };
 }
 
 export interface Page<T> {
@@ -70,9 +76,7 @@ export function managementListEndpoint<S extends z.ZodType, T>(
   action: (deps: Deps, input: z.infer<S> & { teamId: string }) => Promise<Page<T>>,
 ): Endpoint {
   return async (deps, body, request) => {
-    const input = validate('management', schema, body);
-    if (!request.teamId) throw new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
-    const page = await action(deps, { ...(input as object), teamId: request.teamId } as z.infer<S> & { teamId: string });
+    const page = await action(deps, ownerInput(schema, body, request));
     return { body: { success: true, data: page.items, next_cursor: page.nextCursor } };
   };
 }
