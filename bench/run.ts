@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { Clock } from '#core/clock';
 import { readConfig, type Config } from '#core/config';
 import { createDeps } from '#core/deps';
-import { newLicenseKey } from '#core/ids';
 import { createLogger } from '#core/logger';
 import { hashPassword, verifyPassword } from '#core/passwords';
 import { createDynamoClient } from '#data/db';

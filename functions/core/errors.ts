@@ -141,3 +141,7 @@ export const edgeErrors = {
       ? new ClientError(500, clientMessages.serverError)
       : new ManagementError(500, 'SERVER_ERROR', clientMessages.serverError),
 };
+
+/** A license kept changing under a read-then-conditional-write: sending the request again is safe. */
+export const concurrentChange = () =>
+  new ManagementError(409, 'CONFLICT', 'The license was changed by another request at the same time; try again');

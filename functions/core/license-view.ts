@@ -1,4 +1,5 @@
 import type { License } from '#data/license.repo';
+import type { Deps } from './deps';
 import type { Subscription } from '#data/subscription.repo';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
@@ -40,6 +41,13 @@ export function managementView(license: License, subscription: Subscription | un
     tags: license.tags,
     metadata: license.metadata,
   };
+}
+
+export type LicenseRecord = ReturnType<typeof managementView>;
+
+/** The record a management answer shows, as the license stands now, with its subscription's name and level. */
+export async function licenseRecord(deps: Pick<Deps, 'repos'>, license: License): Promise<LicenseRecord> {
+  return managementView(license, await deps.repos.subscriptions.get(license.subscription_id));
 }
 
 /** The 13 fields of spec 2.1, for a successful /auth (the license as it stands after this login). */

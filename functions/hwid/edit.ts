@@ -2,7 +2,8 @@ import { iso } from '#core/clock';
 import type { Deps } from '#core/deps';
 import { ManagementError } from '#core/errors';
 import { notFound, ownedLicense } from '#core/ownership';
-import { concurrentChange, licenseResponse } from './license-response';
+import { concurrentChange } from '#core/errors';
+import { licenseRecord } from '#core/license-view';
 import type { EditHwidInput } from './schemas';
 
 const hwidInUse = () => new ManagementError(409, 'HWID_IN_USE', 'This HWID is bound to another license of the application');
@@ -26,7 +27,7 @@ export async function editHwid(deps: Deps, input: EditHwidInput & { teamId: stri
     if (outcome === 'changed') {
       const updated = await deps.repos.licenses.get(license.key);
       if (!updated) throw notFound.license();
-      return licenseResponse(deps, updated);
+      return licenseRecord(deps, updated);
     }
   }
   throw concurrentChange();

@@ -1,7 +1,8 @@
 import type { Deps } from '#core/deps';
 import { notFound, ownedLicense } from '#core/ownership';
 import type { HwidSettings, License } from '#data/license.repo';
-import { concurrentChange, licenseResponse } from './license-response';
+import { concurrentChange } from '#core/errors';
+import { licenseRecord } from '#core/license-view';
 
 type Flag = 'hwid_lock' | 'hwid_reset_allowed';
 
@@ -11,11 +12,11 @@ type Flag = 'hwid_lock' | 'hwid_reset_allowed';
  * over the same reading; a flip lost to a concurrent writer is re-read and retried once.
  */
 export async function setOrFlipFlag(deps: Deps, teamId: string, licenseKey: string, flag: Flag, explicit: boolean | undefined) {
-  if (explicit !== undefined) return licenseResponse(deps, await updateOwned(deps, teamId, licenseKey, { [flag]: explicit }));
+  if (explicit !== undefined) return licenseRecord(deps, await updateOwned(deps, teamId, licenseKey, { [flag]: explicit }));
   for (let attempt = 1; attempt <= 2; attempt++) {
     const license = await ownedLicense(deps, teamId, licenseKey);
     const updated = await deps.repos.licenses.updateFields(licenseKey, teamId, { [flag]: !license[flag] }, { [flag]: license[flag] });
-    if (updated) return licenseResponse(deps, updated);
+    if (updated) return licenseRecord(deps, updated);
   }
   throw concurrentChange();
 }

@@ -5,7 +5,7 @@ import { ManagementError } from '#core/errors';
 import { managementView } from '#core/license-view';
 import { describeError } from '#core/logger';
 import type { License } from '#data/license.repo';
-import { newLicense } from './license-record';
+import { newLicense } from './new-license';
 import type { createBulkSchema } from './schemas';
 import { appAndSubscription } from './subscription-of-app';
 

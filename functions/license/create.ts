@@ -3,7 +3,7 @@ import type { Deps } from '#core/deps';
 import { ManagementError } from '#core/errors';
 import { managementView } from '#core/license-view';
 import { hashPassword } from '#core/passwords';
-import { newLicense } from './license-record';
+import { newLicense } from './new-license';
 import type { createSchema } from './schemas';
 import { appAndSubscription } from './subscription-of-app';
 

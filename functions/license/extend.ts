@@ -3,7 +3,7 @@ import { addSeconds } from '#core/clock';
 import type { Deps } from '#core/deps';
 import { ownedLicense } from '#core/ownership';
 import type { ExpiryChange, License } from '#data/license.repo';
-import { licenseRecord } from './license-record';
+import { licenseRecord } from '#core/license-view';
 import { optimistic } from './optimistic';
 import type { extendSchema } from './schemas';
 

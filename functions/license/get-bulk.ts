@@ -2,10 +2,9 @@ import * as z from 'zod';
 import type { Deps } from '#core/deps';
 import { invalidInput } from '#core/errors';
 import type { Page } from '#core/http';
-import { managementView } from '#core/license-view';
+import { managementView, type LicenseRecord } from '#core/license-view';
 import { ownedApp } from '#core/ownership';
 import type { License } from '#data/license.repo';
-import type { LicenseRecord } from './license-record';
 import type { getBulkSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
 

@@ -1,17 +1,9 @@
 import { iso } from '#core/clock';
 import type { Deps } from '#core/deps';
 import { newLicenseKey } from '#core/ids';
-import { managementView } from '#core/license-view';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { durationUnitSeconds } from './schemas';
-
-export type LicenseRecord = ReturnType<typeof managementView>;
-
-/** The record a management answer shows, with its subscription's name and level. */
-export async function licenseRecord(deps: Pick<Deps, 'repos'>, license: License): Promise<LicenseRecord> {
-  return managementView(license, await deps.repos.subscriptions.get(license.subscription_id));
-}
 
 export interface NewLicenseInput {
   teamId: string;

@@ -1,4 +1,4 @@
-import { ManagementError } from '#core/errors';
+import { concurrentChange } from '#core/errors';
 import { backoffDelay, sleep } from '#data/retry';
 
 const attempts = 8;
@@ -14,5 +14,5 @@ export async function optimistic<T>(attempt: () => Promise<T | undefined>): Prom
     const result = await attempt();
     if (result !== undefined) return result;
   }
-  throw new ManagementError(409, 'CONFLICT', 'The license kept changing during the request; retry');
+  throw concurrentChange();
 }

@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import type { Deps } from '#core/deps';
 import { notFound } from '#core/ownership';
 import type { License } from '#data/license.repo';
-import { licenseRecord } from './license-record';
+import { licenseRecord } from '#core/license-view';
 import type { updateStatusSchema } from './schemas';
 
 /** One conditional write: a missing license and another owner's fail the same condition. */

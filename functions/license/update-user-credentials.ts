@@ -5,7 +5,7 @@ import { ownedLicense } from '#core/ownership';
 import { hashPassword } from '#core/passwords';
 import type { License } from '#data/license.repo';
 import { usernameTaken } from './create';
-import { licenseRecord } from './license-record';
+import { licenseRecord } from '#core/license-view';
 import { optimistic } from './optimistic';
 import type { updateCredentialsSchema } from './schemas';
 
