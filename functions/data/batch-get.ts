@@ -1,7 +1,6 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Table } from './db';
 import type { ItemKey } from './keys';
-import { sleep } from './retry';
+import { sleep } from './backoff';
 
 /** DynamoDB's key size limits: a longer value cannot be the key of a stored item. */
 const maxPartitionKeyBytes = 2048;
@@ -32,14 +31,12 @@ export async function batchGetItems(table: Table, wanted: ItemKey[], options: Ba
   const { consistentRead = false, maxAttempts = 6, baseDelayMs = 20 } = options;
   const found = new Map<string, Record<string, unknown>>();
   const unique = new Map(wanted.filter(isStorableKey).map((key) => [itemId(key), { pk: key.pk, sk: key.sk }]));
-  let pending: Record<string, unknown>[] = [...unique.values()];
+  let pending: object[] = [...unique.values()];
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (attempt > maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${maxAttempts} attempts`);
     if (attempt > 1) await sleep(baseDelayMs * 2 ** (attempt - 2) * (0.5 + Math.random()));
-    const answer = await table.doc.send(
-      new BatchGetCommand({ RequestItems: { [table.name]: { Keys: pending, ConsistentRead: consistentRead } } }),
-    );
-    for (const item of answer.Responses?.[table.name] ?? []) found.set(itemId(item as ItemKey), item);
+    const answer = await table.doc.batchGet({ RequestItems: { [table.name]: { Keys: pending, ConsistentRead: consistentRead } } });
+    for (const item of answer.Responses?.[table.name] ?? []) found.set(itemId({ pk: String(item.pk), sk: String(item.sk) }), item);
     pending = answer.UnprocessedKeys?.[table.name]?.Keys ?? [];
   }
   return found;

@@ -1,19 +1,13 @@
 import type { ItemKey } from './keys';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Config } from '#core/config';
+import { readAwsCredentials, ConfigError, type Config } from '#core/config';
+import { DynamoClient, type ClientLimits } from './dynamo/client';
+import { DocumentClient } from './dynamo/document';
+import type { Credentials } from './dynamo/sigv4';
 
 /** The table every repository works on. */
 export interface Table {
-  doc: DynamoDBDocumentClient;
+  doc: DocumentClient;
   name: string;
-}
-
-/** How the client gives up on DynamoDB: per attempt, and attempts in all (the SDK retries throttling, 5xx and timeouts). */
-export interface ClientLimits {
-  requestTimeoutMs: number;
-  connectionTimeoutMs: number;
-  maxAttempts: number;
 }
 
 /**
@@ -28,32 +22,31 @@ export function clientLimits(config: Pick<Config, 'dynamodbEndpoint'>): ClientLi
     : { requestTimeoutMs: 3_000, connectionTimeoutMs: 1_000, maxAttempts: 4 };
 }
 
+/** The credentials Lambda hands its function in the environment, read when the first request is signed. */
+async function environmentCredentials(): Promise<Credentials> {
+  const credentials = readAwsCredentials();
+  if (!credentials) throw new ConfigError('no AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set');
+  return credentials;
+}
+
 export function createDynamoClient(
   config: Pick<Config, 'region' | 'dynamodbEndpoint'>,
   limits: ClientLimits = clientLimits(config),
-): DynamoDBClient {
-  return new DynamoDBClient({
-    region: config.region,
-    maxAttempts: limits.maxAttempts,
-    // Without throwOnRequestTimeout the SDK only logs a warning and keeps waiting.
-    requestHandler: { requestTimeout: limits.requestTimeoutMs, connectionTimeout: limits.connectionTimeoutMs, throwOnRequestTimeout: true },
-    ...(config.dynamodbEndpoint
-      ? {
-          endpoint: config.dynamodbEndpoint,
-          // DynamoDB Local accepts any credentials; fixed ones keep a developer's real AWS profile out of local runs.
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
-      : {}),
-  });
+  credentials: Credentials | (() => Promise<Credentials>) = environmentCredentials,
+): DynamoClient {
+  return config.dynamodbEndpoint
+    ? new DynamoClient({
+        region: config.region,
+        endpoint: config.dynamodbEndpoint,
+        // DynamoDB Local accepts any credentials; fixed ones keep a developer's real AWS keys out of local runs.
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        limits,
+      })
+    : new DynamoClient({ region: config.region, credentials, limits });
 }
 
-export function createTable(client: DynamoDBClient, tableName: string): Table {
-  return {
-    doc: DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true },
-    }),
-    name: tableName,
-  };
+export function createTable(client: DynamoClient, tableName: string): Table {
+  return { doc: new DocumentClient(client), name: tableName };
 }
 
 /** DynamoDB's answer when a condition on a single write fails. */
@@ -83,16 +76,14 @@ export async function updateExisting(
   names?: Record<string, string>,
 ): Promise<boolean> {
   try {
-    await table.doc.send(
-      new UpdateCommand({
-        TableName: table.name,
-        Key: key,
-        UpdateExpression: updateExpression,
-        ExpressionAttributeValues: values,
-        ...(names ? { ExpressionAttributeNames: names } : {}),
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
+    await table.doc.update({
+      TableName: table.name,
+      Key: key,
+      UpdateExpression: updateExpression,
+      ExpressionAttributeValues: values,
+      ...(names ? { ExpressionAttributeNames: names } : {}),
+      ConditionExpression: 'attribute_exists(pk)',
+    });
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -103,7 +94,7 @@ export async function updateExisting(
 /** A put that must not overwrite: false when an item with that key exists. */
 export async function putNew(table: Table, item: Record<string, unknown>): Promise<boolean> {
   try {
-    await table.doc.send(new PutCommand({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await table.doc.put({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -112,7 +103,7 @@ export async function putNew(table: Table, item: Record<string, unknown>): Promi
 }
 
 export async function getItem(table: Table, key: ItemKey): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key }));
+  const { Item } = await table.doc.get({ TableName: table.name, Key: key });
   return Item;
 }
 
@@ -124,7 +115,7 @@ export function cancelledByConflict(error: unknown): boolean {
 /** A delete of an item that must exist: false when there was none. */
 export async function deleteExisting(table: Table, key: ItemKey): Promise<boolean> {
   try {
-    await table.doc.send(new DeleteCommand({ TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' }));
+    await table.doc.delete({ TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' });
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

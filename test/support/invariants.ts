@@ -1,4 +1,3 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Table } from '#data/db';
 
 type Item = Record<string, any>;
@@ -8,7 +7,7 @@ export async function scanAll(table: Table): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await table.doc.send(new ScanCommand({ TableName: table.name, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    const page = await table.doc.scan({ TableName: table.name, ConsistentRead: true, ExclusiveStartKey: startKey });
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
