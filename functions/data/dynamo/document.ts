@@ -94,7 +94,7 @@ export interface TransactWriteInput {
 }
 
 export class DocumentClient {
-  constructor(readonly client: DynamoClient) {}
+  constructor(private readonly client: DynamoClient) {}
 
   get(input: GetInput): Promise<{ Item?: Item }> {
     return this.call('GetItem', input);
