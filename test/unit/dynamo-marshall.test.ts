@@ -39,6 +39,18 @@ describe('attribute values', () => {
     expect(unmarshallItem(marshallItem(item))).toEqual(item);
   });
 
+  it('keep a member named __proto__ as a member, both ways, without touching any prototype', () => {
+    const item = JSON.parse('{"metadata":{"__proto__":{"admin":true},"plan":"pro"}}') as Record<string, unknown>;
+
+    const wire = marshallItem(item);
+    const back = unmarshallItem(wire) as { metadata: Record<string, unknown> };
+
+    expect(Object.keys((wire.metadata as { M: object }).M)).toEqual(['__proto__', 'plan']);
+    expect(Object.keys(back.metadata)).toEqual(['__proto__', 'plan']);
+    expect(Object.getPrototypeOf(back.metadata)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
   it('refuse what DynamoDB cannot store instead of sending it', () => {
     expect(() => marshall(Number.NaN)).toThrow(/cannot be stored/);
     expect(() => marshall(Number.POSITIVE_INFINITY)).toThrow(/cannot be stored/);

@@ -117,7 +117,7 @@ export class DynamoClient {
     (stage === 'call' ? this.callInterceptors : this.attemptInterceptors).push(interceptor);
   }
 
-  send(operation: string, input: Wire): Promise<Wire> {
+  async send(operation: string, input: Wire): Promise<Wire> {
     return chain(this.callInterceptors, (call) => this.withRetries(call))({ operation, input });
   }
 

@@ -46,14 +46,13 @@ export function marshall(value: unknown): AttributeValue {
   if (value instanceof Uint8Array) return { B: base64(value) };
   if (Array.isArray(value)) return { L: value.filter((member) => member !== undefined).map(marshall) };
   if (value instanceof Set) return marshallSet(value);
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return { M: marshallItem(value) };
+  if (typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) return { M: marshallItem(value) };
   throw new MarshallError(`a ${typeof value === 'object' ? value.constructor.name : typeof value} cannot be stored in DynamoDB`);
 }
 
+// Object.fromEntries defines properties, so a member named __proto__ stays a member instead of setting a prototype.
 export function marshallItem(item: object): AttributeMap {
-  const map: AttributeMap = {};
-  for (const [name, value] of Object.entries(item)) if (value !== undefined) map[name] = marshall(value);
-  return map;
+  return Object.fromEntries(Object.entries(item).flatMap(([name, value]) => (value === undefined ? [] : [[name, marshall(value)]])));
 }
 
 const binary = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
@@ -73,9 +72,7 @@ export function unmarshall(value: AttributeValue): unknown {
 }
 
 export function unmarshallItem(map: AttributeMap): Item {
-  const item: Item = {};
-  for (const [name, value] of Object.entries(map)) item[name] = unmarshall(value);
-  return item;
+  return Object.fromEntries(Object.entries(map).map(([name, value]) => [name, unmarshall(value)]));
 }
 
 const itemFields = new Set(['Key', 'Item', 'Attributes', 'ExpressionAttributeValues', 'ExclusiveStartKey', 'LastEvaluatedKey']);
@@ -91,22 +88,20 @@ const nestedFields = new Set(['TransactItems', 'Put', 'Update', 'Delete', 'Condi
 export function convertItems(shape: unknown, convert: (item: any) => unknown): any {
   if (Array.isArray(shape)) return shape.map((member) => convertItems(member, convert));
   if (typeof shape !== 'object' || shape === null) return shape;
-  const converted: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(shape)) {
-    if (value === undefined) continue;
-    if (itemFields.has(field)) converted[field] = convert(value);
-    else if (itemListFields.has(field)) converted[field] = (value as unknown[]).map(convert);
-    else if (perTableFields.has(field)) converted[field] = convertPerTable(field, value as Record<string, unknown>, convert);
-    else if (nestedFields.has(field)) converted[field] = convertItems(value, convert);
-    else converted[field] = value;
-  }
-  return converted;
+  return Object.fromEntries(
+    Object.entries(shape).flatMap(([field, value]) => (value === undefined ? [] : [[field, convertField(field, value, convert)]])),
+  );
 }
 
-function convertPerTable(field: string, tables: Record<string, unknown>, convert: (item: any) => unknown) {
-  const converted: Record<string, unknown> = {};
-  for (const [table, value] of Object.entries(tables)) {
-    converted[table] = field === 'Responses' ? (value as unknown[]).map(convert) : convertItems(value, convert);
-  }
-  return converted;
+function convertField(field: string, value: any, convert: (item: any) => unknown): unknown {
+  if (itemFields.has(field)) return convert(value);
+  if (itemListFields.has(field)) return (value as unknown[]).map(convert);
+  if (nestedFields.has(field)) return convertItems(value, convert);
+  if (!perTableFields.has(field)) return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([table, perTable]) => [
+      table,
+      field === 'Responses' ? (perTable as unknown[]).map(convert) : convertItems(perTable, convert),
+    ]),
+  );
 }
