@@ -47,7 +47,7 @@ export function marshall(value: unknown): AttributeValue {
   if (Array.isArray(value)) return { L: value.filter((member) => member !== undefined).map(marshall) };
   if (value instanceof Set) return marshallSet(value);
   if (typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) return { M: marshallItem(value) };
-  throw new MarshallError(`a ${typeof value === 'object' ? value.constructor.name : typeof value} cannot be stored in DynamoDB`);
+  throw new MarshallError(`a ${typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value} cannot be stored in DynamoDB`);
 }
 
 // Object.fromEntries defines properties, so a member named __proto__ stays a member instead of setting a prototype.
