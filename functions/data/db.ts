@@ -67,23 +67,10 @@ export function cancellationCodes(error: unknown): (string | undefined)[] | unde
   return reasons.map((reason) => reason.Code);
 }
 
-/** An update that must not create the item: false when the item is missing. */
-export async function updateExisting(
-  table: Table,
-  key: ItemKey,
-  updateExpression: string,
-  values: Record<string, unknown>,
-  names?: Record<string, string>,
-): Promise<boolean> {
+/** True when the conditional write was made, false when its condition failed; any other error is thrown. */
+async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
   try {
-    await table.doc.update({
-      TableName: table.name,
-      Key: key,
-      UpdateExpression: updateExpression,
-      ExpressionAttributeValues: values,
-      ...(names ? { ExpressionAttributeNames: names } : {}),
-      ConditionExpression: 'attribute_exists(pk)',
-    });
+    await write;
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -91,15 +78,29 @@ export async function updateExisting(
   }
 }
 
+/** An update that must not create the item: false when the item is missing. */
+export function updateExisting(
+  table: Table,
+  key: ItemKey,
+  updateExpression: string,
+  values: Record<string, unknown>,
+  names?: Record<string, string>,
+): Promise<boolean> {
+  return conditionHeld(
+    table.doc.update({
+      TableName: table.name,
+      Key: key,
+      UpdateExpression: updateExpression,
+      ExpressionAttributeValues: values,
+      ...(names ? { ExpressionAttributeNames: names } : {}),
+      ConditionExpression: 'attribute_exists(pk)',
+    }),
+  );
+}
+
 /** A put that must not overwrite: false when an item with that key exists. */
-export async function putNew(table: Table, item: Record<string, unknown>): Promise<boolean> {
-  try {
-    await table.doc.put({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function putNew(table: Table, item: Record<string, unknown>): Promise<boolean> {
+  return conditionHeld(table.doc.put({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
 }
 
 export async function getItem(table: Table, key: ItemKey): Promise<Record<string, unknown> | undefined> {
@@ -113,14 +114,8 @@ export function cancelledByConflict(error: unknown): boolean {
 }
 
 /** A delete of an item that must exist: false when there was none. */
-export async function deleteExisting(table: Table, key: ItemKey): Promise<boolean> {
-  try {
-    await table.doc.delete({ TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' });
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function deleteExisting(table: Table, key: ItemKey): Promise<boolean> {
+  return conditionHeld(table.doc.delete({ TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' }));
 }
 
 const transientCancellationCodes = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'InternalServerError']);
