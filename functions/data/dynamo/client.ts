@@ -63,7 +63,7 @@ const throttlingNames = new Set([
 const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
 
 /** What the SDK's standard retry strategy retries: throttling, server errors, timeouts and dropped connections. */
-export function isRetryable(error: unknown): boolean {
+function isRetryable(error: unknown): boolean {
   // Read by shape, not instanceof: Node's network errors may come from another realm (jest's VM, for one).
   if (typeof error !== 'object' || error === null) return false;
   const { name, code } = error as { name?: string; code?: string };

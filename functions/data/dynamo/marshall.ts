@@ -18,7 +18,7 @@ export type AttributeValue =
 export type AttributeMap = Record<string, AttributeValue>;
 export type Item = Record<string, unknown>;
 
-export class MarshallError extends Error {
+class MarshallError extends Error {
   override name = 'MarshallError';
 }
 
@@ -57,7 +57,7 @@ export function marshallItem(item: object): AttributeMap {
 
 const binary = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
 
-export function unmarshall(value: AttributeValue): unknown {
+function unmarshall(value: AttributeValue): unknown {
   if ('S' in value) return value.S;
   if ('N' in value) return Number(value.N);
   if ('BOOL' in value) return value.BOOL;
