@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Table } from '#data/db';
 
 const items = 1000;
@@ -14,7 +15,7 @@ export const baselineRequests = Array.from({ length: items }, (_, i) => ({ path:
 export async function startBaselineServer(table: Table): Promise<{ url: string; close(): Promise<void> }> {
   for (let start = 0; start < items; start += 25) {
     const batch = Array.from({ length: 25 }, (_, offset) => ({ PutRequest: { Item: { ...baselineKey(start + offset), count: 0 } } }));
-    await table.doc.batchWrite({ RequestItems: { [table.name]: batch } });
+    await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: batch } }));
   }
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -22,14 +23,16 @@ export async function startBaselineServer(table: Table): Promise<{ url: string; 
     request.on('end', async () => {
       try {
         const { i } = JSON.parse(Buffer.concat(chunks).toString()) as { i: number };
-        const { Item } = await table.doc.get({ TableName: table.name, Key: baselineKey(i) });
-        await table.doc.update({
-          TableName: table.name,
-          Key: baselineKey(i),
-          UpdateExpression: 'SET #count = :next',
-          ExpressionAttributeNames: { '#count': 'count' },
-          ExpressionAttributeValues: { ':next': Number(Item?.count ?? 0) + 1 },
-        });
+        const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: baselineKey(i) }));
+        await table.doc.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: baselineKey(i),
+            UpdateExpression: 'SET #count = :next',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':next': Number(Item?.count ?? 0) + 1 },
+          }),
+        );
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
       } catch {
         response.writeHead(500).end();

@@ -79,6 +79,7 @@ export async function measureBundles(root: string, store: { endpoint: string; ta
           AWS_ACCESS_KEY_ID: 'local',
           AWS_SECRET_ACCESS_KEY: 'local',
           AWS_SESSION_TOKEN: 'local',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
           TABLE_NAME: store.tableName,
           DYNAMODB_ENDPOINT: store.endpoint,
           LOG_LEVEL: 'warn',

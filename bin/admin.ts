@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { clientLimits, createDynamoClient } from '#data/db';
+import { createDynamoClient } from '#data/db';
 import * as owners from '../functions/admin/owners';
 import { usageKeyRegistrar } from '../functions/admin/usage-keys';
 import { ensureTable, startLocalStore, type LocalStore } from '../local/store';
@@ -112,11 +111,15 @@ async function localDeps(): Promise<{ deps: Deps; store?: LocalStore }> {
   return { deps: createDeps({ ...config, dynamodbEndpoint: store.endpoint, logLevel: 'silent' }, { client: store.client }), store };
 }
 
-/** On AWS the CLI signs with whatever the AWS CLI would use: environment, profile, SSO, instance role. */
 function awsDeps(): Deps {
-  const base = readConfig();
-  const config = { ...base, tableName: values.table ?? base.tableName, region: values.region ?? base.region, dynamodbEndpoint: undefined, logLevel: 'silent' as const };
-  return createDeps(config, { client: createDynamoClient(config, clientLimits(config), defaultProvider()) });
+  const config = readConfig();
+  return createDeps({
+    ...config,
+    tableName: values.table ?? config.tableName,
+    region: values.region ?? config.region,
+    dynamodbEndpoint: undefined,
+    logLevel: 'silent',
+  });
 }
 
 async function main(): Promise<number> {

@@ -1,16 +1,16 @@
-import type { DynamoClient } from '#data/dynamo/client';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /**
- * Meters the DynamoDB requests a client sends: round trips by action
- * (`BatchGetItem`, `UpdateItem`, ...) and the capacity DynamoDB reports
- * consuming. It intercepts the client, so the document client built on it is
- * metered too. The tests pin round trips with it and the
+ * Meters the DynamoDB requests a client sends: round trips by command name
+ * (`BatchGetItemCommand`, `UpdateItemCommand`, ...) and the capacity DynamoDB
+ * reports consuming. Added to the client's middleware stack, so the document
+ * client built on it is metered too. The tests pin round trips with it and the
  * benchmark reports both, so the two can never count differently.
  */
 export interface DynamoMeter {
-  /** Requests per action since the last reset. */
+  /** Requests per command name since the last reset. */
   counts(): Record<string, number>;
-  /** Requests sent, every attempt: the client's retries and the code's own (UnprocessedKeys) alike. */
+  /** Requests sent, every attempt: the SDK's retries and the code's own (UnprocessedKeys) alike. */
   total(): number;
   /** Requests that write: PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems. */
   writes(): number;
@@ -20,14 +20,14 @@ export interface DynamoMeter {
   reset(): void;
 }
 
-const writeActions = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
-const capacityActions = new Set([
-  ...writeActions,
-  'GetItem',
-  'BatchGetItem',
-  'Query',
-  'Scan',
-  'TransactGetItems',
+const writeCommands = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+const capacityCommands = new Set([
+  ...writeCommands,
+  'GetItemCommand',
+  'BatchGetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'TransactGetItemsCommand',
 ]);
 
 interface Capacity {
@@ -36,17 +36,17 @@ interface Capacity {
   WriteCapacityUnits?: number;
 }
 
-export function meterDynamo(client: DynamoClient): DynamoMeter {
+export function meterDynamo(client: DynamoDBClient): DynamoMeter {
   let counts: Record<string, number> = {};
   let read = 0;
   let write = 0;
 
-  const addCapacity = (action: string, consumed: Capacity | Capacity[] | undefined) => {
+  const addCapacity = (command: string, consumed: Capacity | Capacity[] | undefined) => {
     for (const entry of [consumed ?? []].flat()) {
       if (entry.ReadCapacityUnits !== undefined || entry.WriteCapacityUnits !== undefined) {
         read += entry.ReadCapacityUnits ?? 0;
         write += entry.WriteCapacityUnits ?? 0;
-      } else if (writeActions.has(action)) {
+      } else if (writeCommands.has(command)) {
         write += entry.CapacityUnits ?? 0;
       } else {
         read += entry.CapacityUnits ?? 0;
@@ -54,23 +54,33 @@ export function meterDynamo(client: DynamoClient): DynamoMeter {
     }
   };
 
-  client.intercept('call', async (call, next) => {
-    const metered = capacityActions.has(call.operation) ? { ...call, input: { ReturnConsumedCapacity: 'TOTAL', ...call.input } } : call;
-    const output = await next(metered);
-    addCapacity(call.operation, output.ConsumedCapacity as Capacity | Capacity[] | undefined);
-    return output;
-  });
-  client.intercept('attempt', (call, next) => {
-    counts[call.operation] = (counts[call.operation] ?? 0) + 1;
-    return next(call);
-  });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? 'unknown';
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      if (capacityCommands.has(command)) input.ReturnConsumedCapacity ??= 'TOTAL';
+      const result = await next(args);
+      addCapacity(command, (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity);
+      return result;
+    },
+    { step: 'initialize', name: 'dynamoCapacityMeter' },
+  );
+  // The deserialize step runs once per attempt, inside the SDK's retry loop.
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? 'unknown';
+      counts[command] = (counts[command] ?? 0) + 1;
+      return next(args);
+    },
+    { step: 'deserialize', name: 'dynamoRoundTripMeter' },
+  );
 
   const sum = (filter: (name: string) => boolean) =>
     Object.entries(counts).reduce((total, [name, count]) => (filter(name) ? total + count : total), 0);
   return {
     counts: () => ({ ...counts }),
     total: () => sum(() => true),
-    writes: () => sum((name) => writeActions.has(name)),
+    writes: () => sum((name) => writeCommands.has(name)),
     readUnits: () => read,
     writeUnits: () => write,
     reset: () => {

@@ -3,9 +3,16 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { sleep } from '#data/backoff';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ListTablesCommand,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { createDynamoClient } from '#data/db';
-import type { DynamoClient } from '#data/dynamo/client';
 import { createTableInput, tableDefinition } from '#data/table';
 
 const require = createRequire(import.meta.url);
@@ -15,7 +22,7 @@ export interface LocalStore {
   endpoint: string;
   port: number;
   /** A client on this store, for setup work (tables, seeding). */
-  client: DynamoClient;
+  client: DynamoDBClient;
   stop(): Promise<void>;
 }
 
@@ -84,41 +91,35 @@ export async function startLocalStore(options: StoreOptions): Promise<LocalStore
   return { endpoint, port, client, stop };
 }
 
-async function waitUntilReady(client: DynamoClient, child: ChildProcess, timeoutMs: number, stderr: () => string) {
+async function waitUntilReady(client: DynamoDBClient, child: ChildProcess, timeoutMs: number, stderr: () => string) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (is Java 17 installed?): ${stderr()}`);
     try {
-      await client.send('ListTables', { Limit: 1 });
+      await client.send(new ListTablesCommand({ Limit: 1 }));
       return;
     } catch {
       if (Date.now() > deadline) throw new Error(`DynamoDB Local not ready after ${timeoutMs} ms: ${stderr()}`);
-      await sleep(100);
+      await new Promise((wake) => setTimeout(wake, 100));
     }
   }
 }
 
 /** Creates the table from the shared definition unless it exists; true when it was created. */
-export async function ensureTable(client: DynamoClient, tableName: string): Promise<boolean> {
-  if (await tableStatus(client, tableName)) return false;
-  await client.send('CreateTable', createTableInput(tableName));
-  for (const deadline = Date.now() + 30_000; (await tableStatus(client, tableName)) !== 'ACTIVE'; ) {
-    if (Date.now() > deadline) throw new Error(`table ${tableName} not active after 30 s`);
-    await sleep(100);
-  }
-  await client.send('UpdateTimeToLive', {
-    TableName: tableName,
-    TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
-  });
-  return true;
-}
-
-async function tableStatus(client: DynamoClient, tableName: string): Promise<string | undefined> {
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   try {
-    const { Table } = await client.send('DescribeTable', { TableName: tableName });
-    return Table?.TableStatus as string | undefined;
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return false;
   } catch (error) {
-    if (error instanceof Error && error.name === 'ResourceNotFoundException') return undefined;
-    throw error;
+    if (!(error instanceof ResourceNotFoundException)) throw error;
   }
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+    }),
+  );
+  return true;
 }

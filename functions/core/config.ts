@@ -66,12 +66,6 @@ export function readConfig(env: Env = process.env): Config {
   };
 }
 
-/** The credentials in the environment (Lambda sets all three); undefined when there are none. */
-export function readAwsCredentials(env: Env = process.env): { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined {
-  if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) return undefined;
-  return { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
-}
-
 export function readLocalConfig(env: Env = process.env): LocalConfig {
   const rateLimit = env.RATE_LIMIT?.toLowerCase();
   return {

@@ -1,4 +1,4 @@
-import type { DynamoClient } from '#data/dynamo/client';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
 import { createRepos, type Repos } from '#data/repos';
 import { createItemCache, type ItemCache } from './cache';
@@ -17,7 +17,7 @@ export interface Deps {
   cache: ItemCache;
 }
 
-export function createDeps(config: Config, overrides: { client?: DynamoClient; logger?: Logger; clock?: Clock } = {}): Deps {
+export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock } = {}): Deps {
   const client = overrides.client ?? createDynamoClient(config);
   const table = createTable(client, config.tableName);
   const clock = overrides.clock ?? systemClock;

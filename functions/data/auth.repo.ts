@@ -1,3 +1,4 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemCache } from '#core/cache';
 import { addSeconds } from '#core/clock';
 import { appSchema, type App } from './app.repo';
@@ -110,7 +111,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
     async currentLicense(licenseKey: string): Promise<License | undefined> {
       const key = keys.license(licenseKey);
       if (!isStorableKey(key)) return undefined;
-      const { Item } = await table.doc.get({ TableName: table.name, Key: key, ConsistentRead: true });
+      const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
       return Item ? parseLicense(Item) : undefined;
     },
 
@@ -151,7 +152,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
 
       if (!claimDevice || bindHwid === undefined) {
         try {
-          await table.doc.update(update);
+          await table.doc.send(new UpdateCommand(update));
           return { kind: 'activated', license: updated };
         } catch (error) {
           if (isConditionFailure(error)) return { kind: 'license_changed' };
@@ -160,19 +161,21 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       }
 
       try {
-        await table.doc.transactWrite({
-          TransactItems: [
-            { Update: update },
-            {
-              Put: {
-                TableName: table.name,
-                Item: hwidIndexItem({ app_id: license.app_id, hwid: bindHwid, license_key: license.key }),
-                ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
-                ExpressionAttributeValues: { ':key': license.key },
+        await table.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: update },
+              {
+                Put: {
+                  TableName: table.name,
+                  Item: hwidIndexItem({ app_id: license.app_id, hwid: bindHwid, license_key: license.key }),
+                  ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
+                  ExpressionAttributeValues: { ':key': license.key },
+                },
               },
-            },
-          ],
-        });
+            ],
+          }),
+        );
         return { kind: 'activated', license: updated };
       } catch (error) {
         const codes = cancellationCodes(error);

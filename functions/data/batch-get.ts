@@ -1,6 +1,7 @@
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Table } from './db';
 import type { ItemKey } from './keys';
-import { sleep } from './backoff';
+import { sleep } from './retry';
 
 /** DynamoDB's key size limits: a longer value cannot be the key of a stored item. */
 const maxPartitionKeyBytes = 2048;
@@ -31,12 +32,14 @@ export async function batchGetItems(table: Table, wanted: ItemKey[], options: Ba
   const { consistentRead = false, maxAttempts = 6, baseDelayMs = 20 } = options;
   const found = new Map<string, Record<string, unknown>>();
   const unique = new Map(wanted.filter(isStorableKey).map((key) => [itemId(key), { pk: key.pk, sk: key.sk }]));
-  let pending: object[] = [...unique.values()];
+  let pending: Record<string, unknown>[] = [...unique.values()];
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (attempt > maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${maxAttempts} attempts`);
     if (attempt > 1) await sleep(baseDelayMs * 2 ** (attempt - 2) * (0.5 + Math.random()));
-    const answer = await table.doc.batchGet({ RequestItems: { [table.name]: { Keys: pending, ConsistentRead: consistentRead } } });
-    for (const item of answer.Responses?.[table.name] ?? []) found.set(itemId({ pk: String(item.pk), sk: String(item.sk) }), item);
+    const answer = await table.doc.send(
+      new BatchGetCommand({ RequestItems: { [table.name]: { Keys: pending, ConsistentRead: consistentRead } } }),
+    );
+    for (const item of answer.Responses?.[table.name] ?? []) found.set(itemId(item as ItemKey), item);
     pending = answer.UnprocessedKeys?.[table.name]?.Keys ?? [];
   }
   return found;

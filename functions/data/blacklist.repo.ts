@@ -1,3 +1,4 @@
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { deleteExisting, type Table } from './db';
 import { keys, type BlacklistType } from './keys';
@@ -27,7 +28,7 @@ export function createBlacklistRepo(table: Table) {
   return {
     /** Adds or replaces (a new reason) an entry. */
     async put(entry: BlacklistEntry): Promise<void> {
-      await table.doc.put({ TableName: table.name, Item: blacklistItem(entry) });
+      await table.doc.send(new PutCommand({ TableName: table.name, Item: blacklistItem(entry) }));
     },
 
     /** False when there was no such entry. */
@@ -36,13 +37,15 @@ export function createBlacklistRepo(table: Table) {
     },
 
     async list(appId: string, type: BlacklistType | undefined, limit: number, startKey?: Record<string, unknown>): Promise<BlacklistPage> {
-      const page = await table.doc.query({
-        TableName: table.name,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.app(appId).pk, ':prefix': keys.blacklistPrefix(type) },
-        Limit: limit,
-        ExclusiveStartKey: startKey,
-      });
+      const page = await table.doc.send(
+        new QueryCommand({
+          TableName: table.name,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.app(appId).pk, ':prefix': keys.blacklistPrefix(type) },
+          Limit: limit,
+          ExclusiveStartKey: startKey,
+        }),
+      );
       return { entries: (page.Items ?? []).map((item) => blacklistEntrySchema.parse(item)), lastKey: page.LastEvaluatedKey };
     },
 
@@ -51,21 +54,23 @@ export function createBlacklistRepo(table: Table) {
      * time it was first added. Returns the entry as stored.
      */
     async add(entry: BlacklistEntry): Promise<BlacklistEntry> {
-      const { Attributes } = await table.doc.update({
-        TableName: table.name,
-        Key: keys.blacklist(entry.app_id, entry.type, entry.value),
-        UpdateExpression:
-          'SET app_id = :app_id, #type = :type, #value = :value, reason = :reason, created_at = if_not_exists(created_at, :created_at)',
-        ExpressionAttributeNames: { '#type': 'type', '#value': 'value' },
-        ExpressionAttributeValues: {
-          ':app_id': entry.app_id,
-          ':type': entry.type,
-          ':value': entry.value,
-          ':reason': entry.reason,
-          ':created_at': entry.created_at,
-        },
-        ReturnValues: 'ALL_NEW',
-      });
+      const { Attributes } = await table.doc.send(
+        new UpdateCommand({
+          TableName: table.name,
+          Key: keys.blacklist(entry.app_id, entry.type, entry.value),
+          UpdateExpression:
+            'SET app_id = :app_id, #type = :type, #value = :value, reason = :reason, created_at = if_not_exists(created_at, :created_at)',
+          ExpressionAttributeNames: { '#type': 'type', '#value': 'value' },
+          ExpressionAttributeValues: {
+            ':app_id': entry.app_id,
+            ':type': entry.type,
+            ':value': entry.value,
+            ':reason': entry.reason,
+            ':created_at': entry.created_at,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return blacklistEntrySchema.parse(Attributes);
     },
   };

@@ -1,13 +1,21 @@
 import type { ItemKey } from './keys';
-import { readAwsCredentials, ConfigError, type Config } from '#core/config';
-import { DynamoClient, type ClientLimits } from './dynamo/client';
-import { DocumentClient } from './dynamo/document';
-import type { Credentials } from './dynamo/sigv4';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Config } from '#core/config';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
 
 /** The table every repository works on. */
 export interface Table {
-  doc: DocumentClient;
+  doc: DynamoDBDocumentClient;
   name: string;
+}
+
+/** How the client gives up on DynamoDB: per attempt, and attempts in all (the SDK retries throttling, 5xx and timeouts). */
+export interface ClientLimits {
+  requestTimeoutMs: number;
+  connectionTimeoutMs: number;
+  maxAttempts: number;
 }
 
 /**
@@ -22,31 +30,43 @@ export function clientLimits(config: Pick<Config, 'dynamodbEndpoint'>): ClientLi
     : { requestTimeoutMs: 3_000, connectionTimeoutMs: 1_000, maxAttempts: 4 };
 }
 
-/** The credentials Lambda hands its function in the environment, read when the first request is signed. */
-async function environmentCredentials(): Promise<Credentials> {
-  const credentials = readAwsCredentials();
-  if (!credentials) throw new ConfigError('no AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set');
-  return credentials;
+/**
+ * Against a custom endpoint (DynamoDB Local, a shared test store, a real table
+ * reached through a proxy) the default credential chain still decides: real
+ * credentials are used as they are, and only when the chain finds none does the
+ * client sign with placeholders, which DynamoDB Local accepts.
+ */
+function credentialsOrPlaceholders(): AwsCredentialIdentityProvider {
+  const chain = defaultProvider();
+  return async () => {
+    try {
+      return await chain();
+    } catch {
+      return { accessKeyId: 'local', secretAccessKey: 'local' };
+    }
+  };
 }
 
 export function createDynamoClient(
   config: Pick<Config, 'region' | 'dynamodbEndpoint'>,
   limits: ClientLimits = clientLimits(config),
-  credentials: Credentials | (() => Promise<Credentials>) = environmentCredentials,
-): DynamoClient {
-  return config.dynamodbEndpoint
-    ? new DynamoClient({
-        region: config.region,
-        endpoint: config.dynamodbEndpoint,
-        // DynamoDB Local accepts any credentials; fixed ones keep a developer's real AWS keys out of local runs.
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        limits,
-      })
-    : new DynamoClient({ region: config.region, credentials, limits });
+): DynamoDBClient {
+  return new DynamoDBClient({
+    region: config.region,
+    maxAttempts: limits.maxAttempts,
+    // Without throwOnRequestTimeout the SDK only logs a warning and keeps waiting.
+    requestHandler: { requestTimeout: limits.requestTimeoutMs, connectionTimeout: limits.connectionTimeoutMs, throwOnRequestTimeout: true },
+    ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint, credentials: credentialsOrPlaceholders() } : {}),
+  });
 }
 
-export function createTable(client: DynamoClient, tableName: string): Table {
-  return { doc: new DocumentClient(client), name: tableName };
+export function createTable(client: DynamoDBClient, tableName: string): Table {
+  return {
+    doc: DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+    name: tableName,
+  };
 }
 
 /** DynamoDB's answer when a condition on a single write fails. */
@@ -87,24 +107,26 @@ export function updateExisting(
   names?: Record<string, string>,
 ): Promise<boolean> {
   return conditionHeld(
-    table.doc.update({
-      TableName: table.name,
-      Key: key,
-      UpdateExpression: updateExpression,
-      ExpressionAttributeValues: values,
-      ...(names ? { ExpressionAttributeNames: names } : {}),
-      ConditionExpression: 'attribute_exists(pk)',
-    }),
+    table.doc.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: key,
+        UpdateExpression: updateExpression,
+        ExpressionAttributeValues: values,
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    ),
   );
 }
 
 /** A put that must not overwrite: false when an item with that key exists. */
 export function putNew(table: Table, item: Record<string, unknown>): Promise<boolean> {
-  return conditionHeld(table.doc.put({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  return conditionHeld(table.doc.send(new PutCommand({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
 }
 
 export async function getItem(table: Table, key: ItemKey): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await table.doc.get({ TableName: table.name, Key: key });
+  const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key }));
   return Item;
 }
 
@@ -115,7 +137,7 @@ export function cancelledByConflict(error: unknown): boolean {
 
 /** A delete of an item that must exist: false when there was none. */
 export function deleteExisting(table: Table, key: ItemKey): Promise<boolean> {
-  return conditionHeld(table.doc.delete({ TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' }));
+  return conditionHeld(table.doc.send(new DeleteCommand({ TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' })));
 }
 
 const transientCancellationCodes = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'InternalServerError']);

@@ -1,6 +1,6 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { cancelledByCondition, cancelledByConflict, getItem, type Table } from './db';
-import type { TransactItem } from './dynamo/document';
 import { keys } from './keys';
 import type { License } from './license.repo';
 
@@ -45,7 +45,7 @@ export function createHwidRepo(table: Table) {
       const release = held?.license_key === license.key;
       const heldByThisLicense = { ':license_key': license.key };
       const sets = ['hwid = :hwid', ...(change.resetAt ? ['last_hwid_reset_at = :reset_at'] : [])];
-      const items: TransactItem[] = [
+      const items = [
         {
           Update: {
             TableName: table.name,
@@ -85,7 +85,7 @@ export function createHwidRepo(table: Table) {
           : []),
       ];
       try {
-        await table.doc.transactWrite({ TransactItems: items });
+        await table.doc.send(new TransactWriteCommand({ TransactItems: items }));
         return 'changed';
       } catch (error) {
         const reasons = cancelledByCondition(error);

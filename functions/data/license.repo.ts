@@ -1,10 +1,15 @@
+import {
+  BatchWriteCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { batchGetItems } from './batch-get';
 import { cancelledByCondition, getItem, isConditionFailure, putNew, type Table } from './db';
-import type { TransactItem, WriteRequest } from './dynamo/document';
 import { keys, type ItemKey } from './keys';
-import { backoffDefaults, backoffDelay, sleep } from './backoff';
-import { withBackoff } from './retry';
+import { backoffDefaults, backoffDelay, sleep, withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
@@ -85,12 +90,13 @@ export interface ExpiryChange {
   marker?: { id: ItemKey; ttl: number };
 }
 
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Writes with conditions stay here; `false`/'changed' outcomes mean a condition failed, never a transient error. */
 function createLicenseWrites(table: Table) {
   const transact = async (items: TransactItem[]): Promise<(string | undefined)[] | undefined> => {
     try {
-      await withBackoff(() => table.doc.transactWrite({ TransactItems: items }));
+      await withBackoff(() => table.doc.send(new TransactWriteCommand({ TransactItems: items })));
       return undefined;
     } catch (error) {
       const reasons = cancelledByCondition(error);
@@ -154,14 +160,14 @@ function createLicenseWrites(table: Table) {
     /** Removes licenses unconditionally (undoing a bulk create), retrying unprocessed items with backoff. */
     async deleteAll(licenseKeys: string[]): Promise<void> {
       for (let start = 0; start < licenseKeys.length; start += 25) {
-        let requests: WriteRequest[] = licenseKeys
+        let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] = licenseKeys
           .slice(start, start + 25)
           .map((key) => ({ DeleteRequest: { Key: keys.license(key) } }));
         for (let attempt = 0; requests.length > 0; attempt++) {
           // Unbounded, a table that keeps throttling would hold the Lambda until its deadline.
           if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${requests.length} deletes unprocessed after ${attempt} attempts`);
           if (attempt > 0) await sleep(backoffDelay(attempt));
-          const answer = await table.doc.batchWrite({ RequestItems: { [table.name]: requests } });
+          const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: requests } }));
           requests = answer.UnprocessedItems?.[table.name] ?? [];
         }
       }
@@ -176,7 +182,7 @@ function createLicenseWrites(table: Table) {
     async replaceExpiry(change: ExpiryChange): Promise<'updated' | 'already_done' | 'changed'> {
       if (!change.marker) {
         try {
-          await table.doc.update(expiryUpdate(change));
+          await table.doc.send(new UpdateCommand(expiryUpdate(change)));
           return 'updated';
         } catch (error) {
           if (isConditionFailure(error)) return 'changed';
@@ -269,15 +275,17 @@ function createLicenseWrites(table: Table) {
         conditions.push(`#expected${index} = :expected${index}`);
       });
       try {
-        const { Attributes } = await table.doc.update({
-          TableName: table.name,
-          Key: keys.license(licenseKey),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        });
+        const { Attributes } = await table.doc.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: keys.license(licenseKey),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
         return parseLicense(Attributes!);
       } catch (error) {
         if (isConditionFailure(error)) return undefined;
@@ -325,17 +333,19 @@ function createLicenseWrites(table: Table) {
       let readLimit = options.limit + 1;
       do {
         const wanted = options.limit + 1 - found.length;
-        const page = await table.doc.query({
-          TableName: table.name,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ScanIndexForward: options.ascending,
-          Limit: filters.length > 0 ? readLimit : wanted,
-          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
-          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
-          ExclusiveStartKey: startKey,
-        });
+        const page = await table.doc.send(
+          new QueryCommand({
+            TableName: table.name,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ScanIndexForward: options.ascending,
+            Limit: filters.length > 0 ? readLimit : wanted,
+            ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
+            ExclusiveStartKey: startKey,
+          }),
+        );
         found.push(...(page.Items ?? []).slice(0, wanted).map(parseLicense));
         startKey = page.LastEvaluatedKey;
         readLimit = Math.min(maxReadLimit, readLimit * 2);

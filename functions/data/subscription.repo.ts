@@ -1,3 +1,4 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { deleteExisting, getItem, isConditionFailure, putNew, type Table } from './db';
 import { keys } from './keys';
@@ -38,13 +39,15 @@ export function createSubscriptionRepo(table: Table) {
       const found: Subscription[] = [];
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = await table.doc.query({
-          TableName: table.name,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.subscriptionsOfApp(appId) },
-          ExclusiveStartKey: startKey,
-        });
+        const page = await table.doc.send(
+          new QueryCommand({
+            TableName: table.name,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.subscriptionsOfApp(appId) },
+            ExclusiveStartKey: startKey,
+          }),
+        );
         found.push(...(page.Items ?? []).map((item) => subscriptionSchema.parse(item)));
         startKey = page.LastEvaluatedKey;
       } while (startKey);
@@ -55,15 +58,17 @@ export function createSubscriptionRepo(table: Table) {
     async update(subscriptionId: string, fields: Partial<SubscriptionSettings>): Promise<Subscription | undefined> {
       const entries = Object.entries(fields);
       try {
-        const { Attributes } = await table.doc.update({
-          TableName: table.name,
-          Key: keys.subscription(subscriptionId),
-          UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([field]) => [`#${field}`, field])),
-          ExpressionAttributeValues: Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
-          ReturnValues: 'ALL_NEW',
-        });
+        const { Attributes } = await table.doc.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: keys.subscription(subscriptionId),
+            UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: Object.fromEntries(entries.map(([field]) => [`#${field}`, field])),
+            ExpressionAttributeValues: Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
         return subscriptionSchema.parse(Attributes);
       } catch (error) {
         if (isConditionFailure(error)) return undefined;

@@ -1,3 +1,5 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
 /**
  * The one table definition. The CDK stack, the local store and the tests all
  * build their table from this object, so key names and indexes cannot drift.
@@ -21,7 +23,7 @@ const keyAttributes = [
 ];
 
 /** CreateTable input for DynamoDB Local and tests (on-demand, like the deployed table). */
-export function createTableInput(tableName: string) {
+export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',

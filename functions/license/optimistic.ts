@@ -1,5 +1,5 @@
 import { concurrentChange } from '#core/errors';
-import { backoffDelay, sleep } from '#data/backoff';
+import { backoffDelay, sleep } from '#data/retry';
 
 const attempts = 8;
 

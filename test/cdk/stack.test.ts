@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { isBuiltin } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,7 +12,7 @@ import { tableAccess } from '../../lib/permissions';
 import { logicalId, methods, synthesize, type Synthesized } from './stack-fixture';
 
 let synth: Synthesized;
-// Under the project's cdk.out, which git ignores.
+// Inside the project (cdk.out is ignored by git) so the bundles resolve the external @aws-sdk/* from node_modules.
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 let outdir: string;
 
@@ -269,18 +268,11 @@ describe('functions', () => {
   });
 
   it('bundles no CommonJS require(), which an ES module bundle could not serve', () => {
-    // Should a dependency need it, give the bundling a createRequire banner.
+    // esbuild turns a require() it cannot resolve into a shim that throws 'Dynamic require of "x" is not supported'.
+    // Should a dependency need it, give the bundling a createRequire banner. (The AWS SDK's bundled error
+    // messages mention require("...") in text, so the shim is what to look for, not the word.)
     for (const name of functionNames) {
-      expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).not.toMatch(/Dynamic require of|[^\w.$]require\(/);
-    }
-  });
-
-  it('bundles every dependency: a function imports nothing but Node built-ins (no AWS SDK from the runtime)', () => {
-    for (const name of functionNames) {
-      const code = readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8');
-      const imported = [...code.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((match) => match[1]!);
-      expect(imported.length).toBeGreaterThan(0);
-      expect(imported.filter((specifier) => !isBuiltin(specifier))).toEqual([]);
+      expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).not.toMatch(/Dynamic require of/);
     }
   });
 

@@ -1,3 +1,4 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as fc from 'fast-check';
 import { routes, sideOf, type RoutePath } from '../../functions/routes';
 import { startTestServer, type HttpResult, type TestServer } from '../support/env';
@@ -97,7 +98,7 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 async function snapshot(): Promise<string> {
-  const { Items } = await env.deps.table.doc.scan({ TableName: env.config.tableName });
+  const { Items } = await env.deps.table.doc.send(new ScanCommand({ TableName: env.config.tableName }));
   return JSON.stringify((Items ?? []).sort((a, b) => `${a.pk}${a.sk}`.localeCompare(`${b.pk}${b.sk}`)));
 }
 

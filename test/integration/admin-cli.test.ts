@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startTestServer, type TestServer } from '../support/env';
 
 const run = promisify(execFile);
@@ -51,7 +52,7 @@ describe('the admin CLI', () => {
     expect(team).toMatchObject({ name: 'Acme', plan_expires_at: '2030-01-01T00:00:00.000Z' });
     expect(await env.deps.repos.apps.get(app_id!)).toMatchObject({ team_id, name: 'Game', status: 'active' });
 
-    const scan = JSON.stringify(await env.deps.table.doc.scan({ TableName: env.config.tableName }));
+    const scan = JSON.stringify(await env.deps.table.doc.send(new ScanCommand({ TableName: env.config.tableName })));
     expect(scan).not.toContain(api_key);
   });
 

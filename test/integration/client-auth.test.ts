@@ -1,3 +1,4 @@
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '#core/ids';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
@@ -102,7 +103,7 @@ describe('POST /auth failures', () => {
 
     const orphan = await createOwner(env.deps);
     const orphanKey = (await seedLicense(env.deps, await seedSubscription(env.deps, orphan))).key;
-    await env.deps.table.doc.delete({ TableName: env.deps.table.name, Key: keys.team(orphan.team_id) });
+    await env.deps.table.doc.send(new DeleteCommand({ TableName: env.deps.table.name, Key: keys.team(orphan.team_id) }));
     expect((await env.post('/auth', { app_id: orphan.app_id, license: orphanKey })).body).toEqual(failure('TEAM_ERROR'));
   });
 
@@ -318,7 +319,9 @@ describe('POST /auth HWID lock', () => {
   it('binds again after the owner clears the HWID', async () => {
     const key = (await license({ hwid_lock: true })).key;
     await auth({ license: key, hwid: 'old-device' });
-    await env.deps.table.doc.update({ TableName: env.deps.table.name, Key: keys.license(key), UpdateExpression: 'SET hwid = :none', ExpressionAttributeValues: { ':none': null } });
+    await env.deps.table.doc.send(
+      new UpdateCommand({ TableName: env.deps.table.name, Key: keys.license(key), UpdateExpression: 'SET hwid = :none', ExpressionAttributeValues: { ':none': null } }),
+    );
 
     const response = await auth({ license: key, hwid: 'new-device' });
 

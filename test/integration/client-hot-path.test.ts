@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword } from '#core/passwords';
 import { keys } from '#data/keys';
 import type { Subscription } from '#data/subscription.repo';
@@ -35,7 +36,7 @@ describe('the /auth hot path', () => {
     const key = (await seedLicense(env.deps, subscription)).key;
     const cold = await measured({ license: key });
     expect(cold.response.body.success).toBe(true);
-    expect(cold.counts).toEqual({ BatchGetItem: 2, UpdateItem: 1 });
+    expect(cold.counts).toEqual({ BatchGetItemCommand: 2, UpdateItemCommand: 1 });
   });
 
   it('costs 2 round trips warm: app, team and subscription come from the cache', async () => {
@@ -43,7 +44,7 @@ describe('the /auth hot path', () => {
     await measured({ license: first.key });
     const warm = await measured({ license: second.key });
     expect(warm.response.body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
-    expect(warm.counts).toEqual({ BatchGetItem: 1, UpdateItem: 1 });
+    expect(warm.counts).toEqual({ BatchGetItemCommand: 1, UpdateItemCommand: 1 });
   });
 
   it('reports the capacity DynamoDB consumed: reads for the batched gets, one write for the use', async () => {
@@ -67,7 +68,7 @@ describe('the /auth hot path', () => {
     const locked = await seedLicense(env.deps, single, { hwid_lock: true });
     const bind = await measured({ license: locked.key, hwid: 'device-1' });
     expect(bind.response.body.success).toBe(true);
-    expect(bind.counts.TransactWriteItems).toBe(1);
+    expect(bind.counts.TransactWriteItemsCommand).toBe(1);
     expect(bind.writes).toBe(1);
 
     const again = await measured({ license: locked.key, hwid: 'device-1' });
@@ -80,7 +81,7 @@ describe('the /auth hot path', () => {
     const failed = await measured({ license: locked.key });
     expect(failed.response.body.message).toBe('HWID_NOT_PROVIDED');
     expect(failed.writes).toBe(0);
-    expect((await measured({ license: 'NO-SUCH-KEY' })).counts).toEqual({ BatchGetItem: 1 });
+    expect((await measured({ license: 'NO-SUCH-KEY' })).counts).toEqual({ BatchGetItemCommand: 1 });
   });
 
   it('costs one more read by username, as the license is known only after the password check', async () => {
@@ -88,21 +89,23 @@ describe('the /auth hot path', () => {
     await env.deps.repos.credentials.set(license, 'hot-path-user', await hashPassword('password-1', 4));
     const cold = await measured({ username: 'hot-path-user', password: 'password-1' });
     expect(cold.response.body.success).toBe(true);
-    expect(cold.counts).toEqual({ BatchGetItem: 3, UpdateItem: 1 });
+    expect(cold.counts).toEqual({ BatchGetItemCommand: 3, UpdateItemCommand: 1 });
     const warm = await measured({ username: 'hot-path-user', password: 'password-1' });
-    expect(warm.counts).toEqual({ BatchGetItem: 2, UpdateItem: 1 });
+    expect(warm.counts).toEqual({ BatchGetItemCommand: 2, UpdateItemCommand: 1 });
   });
 
   it('never serves a license from the cache: a pause takes effect at once', async () => {
     const license = await seedLicense(env.deps, subscription);
     expect((await measured({ license: license.key })).response.body.success).toBe(true);
-    await env.deps.table.doc.update({
-      TableName: env.deps.table.name,
-      Key: keys.license(license.key),
-      UpdateExpression: 'SET #status = :paused',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':paused': 'paused' },
-    });
+    await env.deps.table.doc.send(
+      new UpdateCommand({
+        TableName: env.deps.table.name,
+        Key: keys.license(license.key),
+        UpdateExpression: 'SET #status = :paused',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':paused': 'paused' },
+      }),
+    );
     expect((await measured({ license: license.key })).response.body.message).toBe('LICENSE_NOT_ACTIVE');
   });
 });

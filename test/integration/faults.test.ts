@@ -1,9 +1,11 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import type { Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
 import { createDynamoClient } from '#data/db';
-import { DynamoError, type DynamoClient, type Wire } from '#data/dynamo/client';
 import type { Subscription } from '#data/subscription.repo';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestEnv, request, type TestEnv } from '../support/env';
@@ -12,11 +14,11 @@ import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
 
 /**
- * DynamoDB misbehaving under the real handlers: the client retries what is safe to
+ * DynamoDB misbehaving under the real handlers: the SDK retries what is safe to
  * retry, the caller gets the documented 500 otherwise, and no half-written state
  * remains. The store is DynamoDB Local; faults are injected into the client of
- * the server under test, either on each attempt (inside the client's retry
- * loop) or on each call (replacing the answers to one action).
+ * the server under test, either as middleware (inside the SDK's retry loop) or
+ * with aws-sdk-client-mock (replacing the answers of one command).
  */
 let env: TestEnv;
 let owner: Owner;
@@ -42,7 +44,7 @@ interface Faulty {
 }
 
 /** A local server over the test table through a client of its own, for faults to be injected into. */
-async function serverOver(client: DynamoClient, config: Partial<Config> = {}): Promise<Faulty> {
+async function serverOver(client: DynamoDBClient, config: Partial<Config> = {}): Promise<Faulty> {
   const logs: string[] = [];
   const deps = createDeps({ ...env.config, ...config }, { client, logger: createLogger('debug', {}, (line) => logs.push(line)) });
   const server = await startLocalServer({ deps, port: 0 });
@@ -50,38 +52,43 @@ async function serverOver(client: DynamoClient, config: Partial<Config> = {}): P
   return { deps, logs, post: (path, body, headers = {}) => request(server.url, path, 'POST', body, headers) };
 }
 
-function awsError(name: string, details: Wire = {}): DynamoError {
-  return new DynamoError(name, `${name} (injected)`, 400, details);
+function awsError(name: string, extra: Record<string, unknown> = {}): Error {
+  return Object.assign(new Error(`${name} (injected)`), { name, $fault: 'client', $metadata: { httpStatusCode: 400 }, ...extra });
 }
 
-/** Throws `fault()` for the action it names, inside the client's retry loop; answers how many attempts it saw. */
-function injectFault(client: DynamoClient, operation: string, fault: (attempt: number) => Error | undefined) {
+/** Throws `fault()` for the commands it names, inside the SDK's retry loop; answers how many attempts it saw. */
+function injectFault(client: DynamoDBClient, commandName: string, fault: (attempt: number) => Error | undefined) {
   let attempts = 0;
-  client.intercept('attempt', (call, next) => {
-    if (call.operation !== operation) return next(call);
-    const error = fault(++attempts);
-    if (error) throw error;
-    return next(call);
-  });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== commandName) return next(args);
+      const error = fault(++attempts);
+      if (error) throw error;
+      return next(args);
+    },
+    { step: 'deserialize', name: 'injectedFault', priority: 'high' },
+  );
   return { attempts: () => attempts };
 }
 
-/**
- * Answers the calls of one action with `answer` (outside the retry loop), which
- * may `pass` a request on to the table; every other action reaches the table.
- */
-function stub(client: DynamoClient, operation: string, answer: (input: Wire, pass: (input: Wire) => Promise<Wire>, call: number) => Promise<Wire>) {
-  let calls = 0;
-  client.intercept('call', (call, next) => (call.operation === operation ? answer(call.input, (input) => next({ ...call, input }), ++calls) : next(call)));
-  return { calls: () => calls };
+/** Passes every document-client command through to the real table except the ones the test stubs afterwards. */
+function passThrough(doc: DynamoDBDocumentClient) {
+  const mock = mockClient(doc);
+  const real = env.deps.table.doc;
+  mock.on(GetCommand).callsFake((input) => real.send(new GetCommand(input)));
+  mock.on(BatchGetCommand).callsFake((input) => real.send(new BatchGetCommand(input)));
+  mock.on(QueryCommand).callsFake((input) => real.send(new QueryCommand(input)));
+  mock.on(TransactWriteCommand).callsFake((input) => real.send(new TransactWriteCommand(input)));
+  mock.on(BatchWriteCommand).callsFake((input) => real.send(new BatchWriteCommand(input)));
+  return mock;
 }
 
 const auth = (faulty: Faulty, body: Record<string, unknown>) => faulty.post('/auth', { app_id: owner.app_id, ...body });
 
 describe('throttling', () => {
-  it('the client retries a throttled BatchGetItem and /auth succeeds once DynamoDB recovers', async () => {
+  it('the SDK retries a throttled BatchGetItem and /auth succeeds once DynamoDB recovers', async () => {
     const client = createDynamoClient(env.config);
-    const fault = injectFault(client, 'BatchGetItem', (attempt) => (attempt <= 2 ? awsError('ProvisionedThroughputExceededException') : undefined));
+    const fault = injectFault(client, 'BatchGetItemCommand', (attempt) => (attempt <= 2 ? awsError('ProvisionedThroughputExceededException') : undefined));
     const faulty = await serverOver(client);
     const license = await seedLicense(env.deps, singleKey);
 
@@ -91,9 +98,9 @@ describe('throttling', () => {
     expect(fault.attempts()).toBeGreaterThanOrEqual(3);
   });
 
-  it('a throttle that does not pass answers /auth 500 in the documented shape after the client’s 4 attempts', async () => {
+  it('a throttle that does not pass answers /auth 500 in the documented shape after the SDK’s 4 attempts', async () => {
     const client = createDynamoClient(env.config);
-    const fault = injectFault(client, 'BatchGetItem', () => awsError('ThrottlingException'));
+    const fault = injectFault(client, 'BatchGetItemCommand', () => awsError('ThrottlingException'));
     const faulty = await serverOver(client);
     const license = await seedLicense(env.deps, singleKey);
 
@@ -107,7 +114,7 @@ describe('throttling', () => {
 
   it('a throttled management write answers 500 SERVER_ERROR and leaves the license as it was', async () => {
     const client = createDynamoClient(env.config);
-    injectFault(client, 'UpdateItem', () => awsError('ThrottlingException'));
+    injectFault(client, 'UpdateItemCommand', () => awsError('ThrottlingException'));
     const faulty = await serverOver(client);
     const license = await seedLicense(env.deps, singleKey);
 
@@ -121,29 +128,29 @@ describe('throttling', () => {
 
 describe('cancelled transactions', () => {
   it('a first activation whose transaction keeps conflicting is retried, then answers 500 with nothing bound', async () => {
-    const client = createDynamoClient(env.config);
-    const transactions = stub(client, 'TransactWriteItems', async () => {
-      throw awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] });
-    });
-    const faulty = await serverOver(client);
+    const faulty = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(faulty.deps.table.doc);
+    mock.on(TransactWriteCommand).rejects(
+      awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] }),
+    );
     const license = await seedLicense(env.deps, singleKey, { hwid_lock: true });
 
     const response = await auth(faulty, { license: license.key, hwid: 'conflicted-device' });
 
     expect(response.status).toBe(500);
     expect(response.body).toEqual(clientAnswer500);
-    expect(transactions.calls()).toBe(5);
+    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(5);
     expect(await env.deps.repos.licenses.get(license.key)).toEqual(license);
     expect(await env.deps.repos.hwids.get(owner.app_id, 'conflicted-device')).toBeUndefined();
   });
 
   it('a conflict that passes is retried into a normal activation', async () => {
-    const client = createDynamoClient(env.config);
-    stub(client, 'TransactWriteItems', async (input, pass, call) => {
-      if (call === 1) throw awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] });
-      return pass(input);
-    });
-    const faulty = await serverOver(client);
+    const faulty = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(faulty.deps.table.doc);
+    mock
+      .on(TransactWriteCommand)
+      .rejectsOnce(awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }))
+      .callsFake((input) => env.deps.table.doc.send(new TransactWriteCommand(input)));
     const license = await seedLicense(env.deps, singleKey, { hwid_lock: true });
 
     const response = await auth(faulty, { license: license.key, hwid: 'recovered-device' });
@@ -185,41 +192,44 @@ describe('timeouts', () => {
 
 describe('unprocessed items and keys', () => {
   it('/auth retries keys a BatchGetItem left unprocessed and answers as usual', async () => {
-    const client = createDynamoClient(env.config);
-    const batches = stub(client, 'BatchGetItem', async (input, pass, call) =>
-      call === 1 ? { Responses: { [env.config.tableName]: [] }, UnprocessedKeys: input.RequestItems } : pass(input),
-    );
-    const faulty = await serverOver(client);
+    const faulty = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(faulty.deps.table.doc);
+    mock
+      .on(BatchGetCommand)
+      .callsFakeOnce((input) => ({ Responses: { [env.config.tableName]: [] }, UnprocessedKeys: input.RequestItems }))
+      .callsFake((input) => env.deps.table.doc.send(new BatchGetCommand(input)));
     const license = await seedLicense(env.deps, singleKey);
 
     const response = await auth(faulty, { license: license.key });
 
     expect(response.status).toBe(200);
-    expect(batches.calls()).toBeGreaterThanOrEqual(3);
+    expect(mock.commandCalls(BatchGetCommand).length).toBeGreaterThanOrEqual(3);
   });
 
   it('/auth answers 500 when keys stay unprocessed, rather than acting on items it could not read', async () => {
-    const client = createDynamoClient(env.config);
-    const batches = stub(client, 'BatchGetItem', async (input) => ({ Responses: { [env.config.tableName]: [] }, UnprocessedKeys: input.RequestItems }));
-    const faulty = await serverOver(client);
+    const faulty = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(faulty.deps.table.doc);
+    mock.on(BatchGetCommand).callsFake((input) => ({ Responses: { [env.config.tableName]: [] }, UnprocessedKeys: input.RequestItems }));
     const license = await seedLicense(env.deps, singleKey);
 
     const response = await auth(faulty, { license: license.key });
 
     expect(response.status).toBe(500);
     expect(response.body).toEqual(clientAnswer500);
-    expect(batches.calls()).toBe(6);
+    expect(mock.commandCalls(BatchGetCommand)).toHaveLength(6);
   });
 
   it('extend-bulk reads licenses a BatchGetItem left unprocessed and extends every one', async () => {
-    const client = createDynamoClient(env.config);
-    stub(client, 'BatchGetItem', async (input, pass, call) => {
-      if (call > 1) return pass(input);
-      const [kept, ...left] = input.RequestItems[env.config.tableName].Keys;
-      const answer = await pass({ RequestItems: { [env.config.tableName]: { Keys: [kept] } } });
-      return { ...answer, UnprocessedKeys: { [env.config.tableName]: { Keys: left } } };
-    });
-    const faulty = await serverOver(client);
+    const faulty = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(faulty.deps.table.doc);
+    mock
+      .on(BatchGetCommand)
+      .callsFakeOnce(async (input) => {
+        const [kept, ...left] = input.RequestItems[env.config.tableName].Keys;
+        const answer = await env.deps.table.doc.send(new BatchGetCommand({ RequestItems: { [env.config.tableName]: { Keys: [kept] } } }));
+        return { ...answer, UnprocessedKeys: { [env.config.tableName]: { Keys: left } } };
+      })
+      .callsFake((input) => env.deps.table.doc.send(new BatchGetCommand(input)));
     const licenses = await Promise.all([1, 2, 3].map(() => seedLicense(env.deps, singleKey)));
 
     const response = await faulty.post('/license/extend-bulk', { license_keys: licenses.map((license) => license.key), extend_seconds: 60 }, owner.auth);
@@ -229,34 +239,36 @@ describe('unprocessed items and keys', () => {
   });
 
   it('a bulk delete retries items a BatchWriteItem left unprocessed until all are gone', async () => {
-    const client = createDynamoClient(env.config);
-    const batches = stub(client, 'BatchWriteItem', async (input, pass, call) => {
-      if (call > 1) return pass(input);
-      const [first, ...rest] = input.RequestItems[env.config.tableName];
-      await pass({ RequestItems: { [env.config.tableName]: [first] } });
-      return { UnprocessedItems: { [env.config.tableName]: rest } };
-    });
-    const { deps } = await serverOver(client);
+    const { deps } = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(deps.table.doc);
+    mock
+      .on(BatchWriteCommand)
+      .callsFakeOnce(async (input) => {
+        const [first, ...rest] = input.RequestItems[env.config.tableName];
+        await env.deps.table.doc.send(new BatchWriteCommand({ RequestItems: { [env.config.tableName]: [first] } }));
+        return { UnprocessedItems: { [env.config.tableName]: rest } };
+      })
+      .callsFake((input) => env.deps.table.doc.send(new BatchWriteCommand(input)));
     const licenses = await Promise.all([1, 2, 3].map(() => seedLicense(env.deps, singleKey)));
 
     await deps.repos.licenses.deleteAll(licenses.map((license) => license.key));
 
-    expect(batches.calls()).toBe(2);
+    expect(mock.commandCalls(BatchWriteCommand)).toHaveLength(2);
     for (const license of licenses) expect(await env.deps.repos.licenses.get(license.key)).toBeUndefined();
   });
 
   it('a bulk delete whose items stay unprocessed gives up with an error instead of spinning until the deadline', async () => {
-    const client = createDynamoClient(env.config);
-    const batches = stub(client, 'BatchWriteItem', async (input) => ({ UnprocessedItems: input.RequestItems }));
-    const { deps } = await serverOver(client);
+    const { deps } = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(deps.table.doc);
+    mock.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
 
     await expect(deps.repos.licenses.deleteAll(['KEY-1', 'KEY-2'])).rejects.toThrow(/unprocessed/);
-    expect(batches.calls()).toBe(6);
+    expect(mock.commandCalls(BatchWriteCommand)).toHaveLength(6);
   });
 });
 
 describe('a write failing midway through a flow', () => {
-  const writes = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+  const writes = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
 
   /** Licenses bound, renamed, rebound, created with credentials and deleted: every kind of multi-item write. */
   async function flow(faulty: Faulty, tag: string): Promise<number[]> {
@@ -285,20 +297,26 @@ describe('a write failing midway through a flow', () => {
   it('leaves no half-written state whichever write fails', async () => {
     const clean = createDynamoClient(env.config);
     let cleanWrites = 0;
-    clean.intercept('call', (call, next) => {
-      if (writes.has(call.operation)) cleanWrites++;
-      return next(call);
-    });
+    clean.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (writes.has(context.commandName ?? '')) cleanWrites++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'writeCounter' },
+    );
     expect(await flow(await serverOver(clean), 'clean')).toEqual([200, 200, 200, 200, 200, 200, 200]);
     expect(cleanWrites).toBeGreaterThanOrEqual(7);
 
     for (let failing = 1; failing <= cleanWrites; failing++) {
       const client = createDynamoClient(env.config);
       let seen = 0;
-      client.intercept('call', async (call, next) => {
-        if (writes.has(call.operation) && ++seen === failing) throw awsError('InjectedFault');
-        return next(call);
-      });
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (writes.has(context.commandName ?? '') && ++seen === failing) throw awsError('InjectedFault');
+          return next(args);
+        },
+        { step: 'initialize', name: 'failNthWrite' },
+      );
 
       const statuses = await flow(await serverOver(client), `fail-${failing}`);
 

@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword } from '#core/passwords';
 import { hwidIndexItem } from '#data/hwid.repo';
 import type { License } from '#data/license.repo';
@@ -30,7 +31,9 @@ beforeAll(async () => {
   plain = await seedLicense(env.deps, victimSubscription);
   const device = { hwid: 'victim-device', first_used_at: '2026-01-01T00:00:00.000Z', expires_at: '2027-01-01T00:00:00.000Z' };
   bound = await seedLicense(env.deps, victimSubscription, device);
-  await env.deps.table.doc.put({ TableName: env.deps.table.name, Item: hwidIndexItem({ app_id: victim.app_id, hwid: device.hwid, license_key: bound.key }) });
+  await env.deps.table.doc.send(
+    new PutCommand({ TableName: env.deps.table.name, Item: hwidIndexItem({ app_id: victim.app_id, hwid: device.hwid, license_key: bound.key }) }),
+  );
   await env.deps.repos.credentials.set(bound, 'victim-user', await hashPassword('password-1', 4));
   intruderLicense = await seedLicense(env.deps, intruderSubscription);
 });

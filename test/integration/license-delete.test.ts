@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '#data/db';
 import { hwidIndexItem } from '#data/hwid.repo';
 import { keys } from '#data/keys';
@@ -22,7 +23,9 @@ afterAll(() => env.close());
 /** A license bound to a device under a single-key-per-HWID subscription, with credentials: it owns two index items. */
 async function boundLicenseWithCredentials(hwid: string, username: string): Promise<License> {
   const license = await seedLicense(env.deps, subscription, { hwid, first_used_at: '2026-01-01T00:00:00.000Z', expires_at: '2027-01-01T00:00:00.000Z' });
-  await env.deps.table.doc.put({ TableName: env.deps.table.name, Item: hwidIndexItem({ app_id: owner.app_id, hwid, license_key: license.key }) });
+  await env.deps.table.doc.send(
+    new PutCommand({ TableName: env.deps.table.name, Item: hwidIndexItem({ app_id: owner.app_id, hwid, license_key: license.key }) }),
+  );
   expect(await env.deps.repos.credentials.set(license, username, 'hash')).toBe('updated');
   return (await env.deps.repos.licenses.get(license.key))!;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DynamoClient } from '#data/dynamo/client';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig, type Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import type { Clock } from '#core/clock';
@@ -19,7 +19,7 @@ export interface TestEnv {
   config: Config;
   logs: CapturedLogs;
   /** The DynamoDB client under `deps`, e.g. for `meterDynamo`. */
-  client: DynamoClient;
+  client: DynamoDBClient;
 }
 
 /** A fresh table on the run's DynamoDB Local, so test files never see each other's items. */

@@ -1,3 +1,4 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Table } from '#data/db';
 
 type Item = Record<string, any>;
@@ -7,7 +8,7 @@ export async function scanAll(table: Table): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await table.doc.scan({ TableName: table.name, ConsistentRead: true, ExclusiveStartKey: startKey });
+    const page = await table.doc.send(new ScanCommand({ TableName: table.name, ConsistentRead: true, ExclusiveStartKey: startKey }));
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);

@@ -1,3 +1,4 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '#core/deps';
 import type { Subscription } from '#data/subscription.repo';
 import type { TestServer } from './env';
@@ -34,7 +35,7 @@ export async function scanTable(deps: Deps): Promise<Record<string, unknown>[]> 
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await deps.table.doc.scan({ TableName: deps.table.name, ExclusiveStartKey: startKey });
+    const page = await deps.table.doc.send(new ScanCommand({ TableName: deps.table.name, ExclusiveStartKey: startKey }));
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
