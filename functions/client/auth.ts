@@ -5,7 +5,7 @@ import { authView } from '#core/license-view';
 import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
-import { sleep } from '#data/retry';
+import { sleep } from '#data/backoff';
 import type { UsernameIndex } from '#data/username.repo';
 import {
   checkApplication,

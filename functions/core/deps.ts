@@ -32,6 +32,16 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
   };
 }
 
+/**
+ * The deps one API request works with: the same client and caches, with a
+ * table whose transactions carry tokens derived from the request's id.
+ */
+export function forRequest(deps: Deps, requestId: string | undefined): Deps {
+  if (!requestId) return deps;
+  const table = { ...deps.table, requestId };
+  return { ...deps, table, repos: createRepos(table, deps.cache) };
+}
+
 let lambdaDeps: Deps | undefined;
 
 /** A Lambda builds its deps once per container, from the environment, on first use. */

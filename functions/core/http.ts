@@ -3,7 +3,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod';
 import { sideOf, type Group, type PathOf, type Side } from '../routes';
 import { missingApiKey } from './api-key-auth';
-import type { Deps } from './deps';
+import { forRequest, type Deps } from './deps';
 import { edgeErrors } from './errors';
 import { cors, errorRenderer, jsonBody, jsonResponse, type HttpEvent } from './middleware';
 import { validate } from './validation';
@@ -50,7 +50,7 @@ function requestInfo(event: HttpEvent): RequestInfo {
  */
 export function managementEndpoint<S extends z.ZodType, O>(
   schema: S,
-  action: (deps: Deps, input: z.infer<S> & { teamId: string }) => Promise<O>,
+  action: (deps: Deps, input: OwnerInput<S>) => Promise<O>,
 ): Endpoint {
   return async (deps, body, request) => {
     const data = await action(deps, ownerInput(schema, body, request));
@@ -58,11 +58,13 @@ export function managementEndpoint<S extends z.ZodType, O>(
   };
 }
 
-/** The validated body with the owner the authorizer resolved. */
-function ownerInput<S extends z.ZodType>(schema: S, body: unknown, request: RequestInfo): z.infer<S> & { teamId: string } {
+/** The validated body with the owner the authorizer resolved and API Gateway's id of the request. */
+export type OwnerInput<S extends z.ZodType> = z.infer<S> & { teamId: string; requestId: string };
+
+function ownerInput<S extends z.ZodType>(schema: S, body: unknown, request: RequestInfo): OwnerInput<S> {
   const input = validate('management', schema, body);
   if (!request.teamId) throw missingApiKey();
-  return { ...(input as object), teamId: request.teamId } as z.infer<S> & { teamId: string };
+  return { ...(input as object), teamId: request.teamId, requestId: request.requestId } as OwnerInput<S>;
 }
 
 export interface Page<T> {
@@ -73,7 +75,7 @@ export interface Page<T> {
 /** A management list route: `{success, data, next_cursor}`. */
 export function managementListEndpoint<S extends z.ZodType, T>(
   schema: S,
-  action: (deps: Deps, input: z.infer<S> & { teamId: string }) => Promise<Page<T>>,
+  action: (deps: Deps, input: OwnerInput<S>) => Promise<Page<T>>,
 ): Endpoint {
   return async (deps, body, request) => {
     const page = await action(deps, ownerInput(schema, body, request));
@@ -96,7 +98,8 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
     .handler(async (event) => {
       const endpoint = (endpoints as Partial<Record<string, Endpoint>>)[event.resource];
       if (!endpoint) throw edgeErrors.notImplemented(side, event.resource);
-      const reply = await endpoint(deps(), event.parsedBody, requestInfo(event));
+      const request = requestInfo(event);
+      const reply = await endpoint(forRequest(deps(), request.requestId), event.parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body, side);
     });
 }

@@ -1,9 +1,9 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemCache } from '#core/cache';
 import { addSeconds } from '#core/clock';
 import { appSchema, type App } from './app.repo';
 import { batchGetItems, isStorableKey, itemId } from './batch-get';
-import { cancellationCodes, isConditionFailure, type Table } from './db';
+import { cancellationCodes, isConditionFailure, transactWrite, type Table, type TransactItem } from './db';
 import { hwidIndexItem } from './hwid.repo';
 import { keys, type BlacklistType, type ItemKey } from './keys';
 import { parseLicense, type License } from './license.repo';
@@ -150,7 +150,12 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         ExpressionAttributeValues: values,
       };
 
-      if (!claimDevice || bindHwid === undefined) {
+      // A later use only sets last_login under conditions it leaves true, so
+      // a resent attempt passes them again. A first use or a binding fails its
+      // own condition once applied and would answer USED_* or a mismatch to its
+      // own retry: it goes through a transaction, whose token makes a resent
+      // attempt succeed. That costs one extra write unit once per license.
+      if (!firstUse && bindHwid === undefined) {
         try {
           await table.doc.send(new UpdateCommand(update));
           return { kind: 'activated', license: updated };
@@ -160,22 +165,19 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         }
       }
 
+      const items: TransactItem[] = [{ Update: update }];
+      if (claimDevice && bindHwid !== undefined) {
+        items.push({
+          Put: {
+            TableName: table.name,
+            Item: hwidIndexItem({ app_id: license.app_id, hwid: bindHwid, license_key: license.key }),
+            ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
+            ExpressionAttributeValues: { ':key': license.key },
+          },
+        });
+      }
       try {
-        await table.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: update },
-              {
-                Put: {
-                  TableName: table.name,
-                  Item: hwidIndexItem({ app_id: license.app_id, hwid: bindHwid, license_key: license.key }),
-                  ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
-                  ExpressionAttributeValues: { ':key': license.key },
-                },
-              },
-            ],
-          }),
-        );
+        await transactWrite(table, items);
         return { kind: 'activated', license: updated };
       } catch (error) {
         const codes = cancellationCodes(error);

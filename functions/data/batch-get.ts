@@ -1,7 +1,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Table } from './db';
 import type { ItemKey } from './keys';
-import { sleep } from './retry';
+import { sleep } from './backoff';
 
 /** DynamoDB's key size limits: a longer value cannot be the key of a stored item. */
 const maxPartitionKeyBytes = 2048;

@@ -1,5 +1,4 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { cancelledByCondition, type Table } from './db';
+import { cancelledByCondition, transactWrite, type Table } from './db';
 import { keys } from './keys';
 import type { License } from './license.repo';
 import { usernameIndexItem } from './username.repo';
@@ -21,41 +20,37 @@ export function createCredentialsRepo(table: Table) {
       const previous = license.username;
       const renamed = previous !== null && previous.toLowerCase() !== username.toLowerCase();
       try {
-        await table.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: table.name,
-                  Item: usernameIndexItem({ app_id: license.app_id, username, license_key: license.key, password_hash: passwordHash }),
-                  ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
-                  ExpressionAttributeValues: { ':key': license.key },
+        await transactWrite(table, [
+          {
+            Put: {
+              TableName: table.name,
+              Item: usernameIndexItem({ app_id: license.app_id, username, license_key: license.key, password_hash: passwordHash }),
+              ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
+              ExpressionAttributeValues: { ':key': license.key },
+            },
+          },
+          {
+            Update: {
+              TableName: table.name,
+              Key: keys.license(license.key),
+              UpdateExpression: 'SET username = :username',
+              ConditionExpression: 'attribute_exists(pk) AND username = :previous',
+              ExpressionAttributeValues: { ':username': username, ':previous': previous },
+            },
+          },
+          ...(renamed
+            ? [
+                {
+                  Delete: {
+                    TableName: table.name,
+                    Key: keys.username(license.app_id, previous),
+                    ConditionExpression: 'license_key = :key',
+                    ExpressionAttributeValues: { ':key': license.key },
+                  },
                 },
-              },
-              {
-                Update: {
-                  TableName: table.name,
-                  Key: keys.license(license.key),
-                  UpdateExpression: 'SET username = :username',
-                  ConditionExpression: 'attribute_exists(pk) AND username = :previous',
-                  ExpressionAttributeValues: { ':username': username, ':previous': previous },
-                },
-              },
-              ...(renamed
-                ? [
-                    {
-                      Delete: {
-                        TableName: table.name,
-                        Key: keys.username(license.app_id, previous),
-                        ConditionExpression: 'license_key = :key',
-                        ExpressionAttributeValues: { ':key': license.key },
-                      },
-                    },
-                  ]
-                : []),
-            ],
-          }),
-        );
+              ]
+            : []),
+        ]);
         return 'updated';
       } catch (error) {
         const reasons = cancelledByCondition(error);

@@ -1,6 +1,17 @@
 import type { ItemKey } from './keys';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash, randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import type { Config } from '#core/config';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
@@ -9,6 +20,12 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 export interface Table {
   doc: DynamoDBDocumentClient;
   name: string;
+  /**
+   * The API request the writes serve (API Gateway's request id). Transactions
+   * derive their ClientRequestToken from it, so a transaction sent again for the
+   * same request is applied once. Unset outside requests (admin CLI, tests).
+   */
+  requestId?: string;
 }
 
 /** How the client gives up on DynamoDB: per attempt, and attempts in all (the SDK retries throttling, 5xx and timeouts). */
@@ -120,9 +137,24 @@ export function updateExisting(
   );
 }
 
-/** A put that must not overwrite: false when an item with that key exists. */
-export function putNew(table: Table, item: Record<string, unknown>): Promise<boolean> {
-  return conditionHeld(table.doc.send(new PutCommand({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
+/**
+ * A put that must not overwrite: false when an item with that key exists.
+ * The SDK sends the put again after a timeout or a dropped connection, and the
+ * first attempt may have been applied: the item that fails the condition is
+ * then exactly the one this put wrote (new items carry fresh random ids and
+ * timestamps), which counts as written, not as taken.
+ */
+export async function putNew(table: Table, item: Record<string, unknown>): Promise<boolean> {
+  try {
+    await table.doc.send(
+      new PutCommand({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const existing = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+    return existing !== undefined && isDeepStrictEqual(unmarshall(existing), item);
+  }
 }
 
 export async function getItem(table: Table, key: ItemKey): Promise<Record<string, unknown> | undefined> {
@@ -135,9 +167,54 @@ export function cancelledByConflict(error: unknown): boolean {
   return cancellationCodes(error)?.includes('TransactionConflict') ?? false;
 }
 
-/** A delete of an item that must exist: false when there was none. */
-export function deleteExisting(table: Table, key: ItemKey): Promise<boolean> {
-  return conditionHeld(table.doc.send(new DeleteCommand({ TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' })));
+/**
+ * A delete of an item that must exist: false when there was none. A
+ * transaction, because its token makes a repeated attempt succeed where a
+ * plain conditional delete would answer "there was none" for the item its own
+ * first attempt removed.
+ */
+export async function deleteExisting(table: Table, key: ItemKey): Promise<boolean> {
+  try {
+    await transactWrite(table, [{ Delete: { TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' } }]);
+    return true;
+  } catch (error) {
+    if (cancelledByCondition(error)) return false;
+    throw error;
+  }
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * At most 36 characters (DynamoDB's limit). Within one API request the same
+ * items give the same token; a different request, or other items, another.
+ */
+function transactionToken(requestId: string, items: TransactItem[]): string {
+  return createHash('sha256').update(requestId).update('\n').update(JSON.stringify(items)).digest('hex').slice(0, 36);
+}
+
+/**
+ * TransactWriteItems under a ClientRequestToken. DynamoDB applies a token's
+ * transaction once and answers success to a repeat within 10 minutes, so the
+ * SDK's retries after a timeout, and the caller's retries of the same items for
+ * the same API request, never apply it twice. A repeat that arrives while the
+ * first attempt still runs is refused with TransactionInProgressException,
+ * which the SDK retries as throttling; should its attempts run out first, the
+ * transaction is sent again here, under the same token (a new token could
+ * apply it a second time).
+ */
+export async function transactWrite(table: Table, items: TransactItem[]): Promise<void> {
+  const token = transactionToken(table.requestId ?? randomUUID(), items);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await table.doc.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
+      return;
+    } catch (error) {
+      const inProgress = error instanceof Error && error.name === 'TransactionInProgressException';
+      if (!inProgress || attempt + 1 >= backoffDefaults.attempts) throw error;
+      await sleep(backoffDelay(attempt + 2));
+    }
+  }
 }
 
 const transientCancellationCodes = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'InternalServerError']);

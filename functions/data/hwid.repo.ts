@@ -1,6 +1,5 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { cancelledByCondition, cancelledByConflict, getItem, type Table } from './db';
+import { cancelledByCondition, cancelledByConflict, getItem, transactWrite, type Table } from './db';
 import { keys } from './keys';
 import type { License } from './license.repo';
 
@@ -85,7 +84,7 @@ export function createHwidRepo(table: Table) {
           : []),
       ];
       try {
-        await table.doc.send(new TransactWriteCommand({ TransactItems: items }));
+        await transactWrite(table, items);
         return 'changed';
       } catch (error) {
         const reasons = cancelledByCondition(error);

@@ -53,9 +53,13 @@ export const keys = {
   }),
   blacklistPrefix: (type?: BlacklistType): string => (type ? `BL#${type}#` : 'BL#'),
 
-  /** Idempotency record of a bulk request, scoped to the owner that sent it. */
-  request: (teamId: string, route: string, requestId: string): ItemKey => ({
-    pk: `REQ#${teamId}#${route}#${requestId}`,
-    sk: 'REQ',
-  }),
+  /**
+   * Idempotency record of one license's share of a bulk request, scoped to the
+   * owner that sent it: under the owner's `request_id`, or without one under
+   * API Gateway's id of the request, in a namespace of its own.
+   */
+  bulkMarker: (teamId: string, route: string, scope: { ownerRequestId?: string; gatewayRequestId: string }, licenseKey: string): ItemKey => {
+    const requestId = scope.ownerRequestId ?? `gateway:${scope.gatewayRequestId}`;
+    return { pk: `REQ#${teamId}#${route}#${requestId}#${licenseKey}`, sk: 'REQ' };
+  },
 } as const;

@@ -1,15 +1,10 @@
-import {
-  BatchWriteCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { batchGetItems } from './batch-get';
-import { cancelledByCondition, getItem, isConditionFailure, putNew, type Table } from './db';
+import { cancelledByCondition, getItem, isConditionFailure, putNew, transactWrite, type Table, type TransactItem } from './db';
 import { keys, type ItemKey } from './keys';
-import { backoffDefaults, backoffDelay, sleep, withBackoff } from './retry';
+import { backoffDefaults, backoffDelay, sleep } from './backoff';
+import { withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
@@ -90,13 +85,11 @@ export interface ExpiryChange {
   marker?: { id: ItemKey; ttl: number };
 }
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
 /** Writes with conditions stay here; `false`/'changed' outcomes mean a condition failed, never a transient error. */
 function createLicenseWrites(table: Table) {
   const transact = async (items: TransactItem[]): Promise<(string | undefined)[] | undefined> => {
     try {
-      await withBackoff(() => table.doc.send(new TransactWriteCommand({ TransactItems: items })));
+      await withBackoff(() => transactWrite(table, items));
       return undefined;
     } catch (error) {
       const reasons = cancelledByCondition(error);
@@ -176,19 +169,13 @@ function createLicenseWrites(table: Table) {
     /**
      * Replaces expiry fields of a license as read, only if nobody changed them
      * since (a concurrent extend or first activation makes it 'changed': read
-     * again and recompute). With a marker, the marker is created in the same
-     * transaction: an existing marker means this work was done already.
+     * again and recompute). A transaction even for one item: its token makes a
+     * resent attempt succeed instead of failing its own condition, which would
+     * read as 'changed' and extend the license a second time. With a marker,
+     * the marker is created in the same transaction: an existing marker means
+     * this work was done already.
      */
     async replaceExpiry(change: ExpiryChange): Promise<'updated' | 'already_done' | 'changed'> {
-      if (!change.marker) {
-        try {
-          await table.doc.send(new UpdateCommand(expiryUpdate(change)));
-          return 'updated';
-        } catch (error) {
-          if (isConditionFailure(error)) return 'changed';
-          throw error;
-        }
-      }
       const reasons = await transact(expiryItems(change));
       if (!reasons) return 'updated';
       return change.marker && reasons[0] === 'ConditionalCheckFailed' ? 'already_done' : 'changed';
@@ -249,11 +236,34 @@ function createLicenseWrites(table: Table) {
     },
 
     /**
+     * Sets a flag of a license as read to the opposite of what was read, only
+     * if it still holds that value, so two concurrent flips are two flips. A
+     * transaction, so that a resent attempt is not taken for a concurrent flip
+     * and flipped back. Undefined when the flag (or the owner) changed since.
+     */
+    async flip(license: License, flag: LicenseFlag): Promise<License | undefined> {
+      const reasons = await transact([
+        {
+          Update: {
+            TableName: table.name,
+            Key: keys.license(license.key),
+            UpdateExpression: 'SET #flag = :new',
+            ConditionExpression: 'team_id = :team AND #flag = :old',
+            ExpressionAttributeNames: { '#flag': flag },
+            ExpressionAttributeValues: { ':new': !license[flag], ':old': license[flag], ':team': license.team_id },
+          },
+        },
+      ]);
+      return reasons ? undefined : { ...license, [flag]: !license[flag] };
+    },
+
+    /**
      * Sets fields of a license of this team, only while every field in
-     * `expected` still holds the value it was read with (how a flip stays a
-     * flip under concurrency). The team check in the same condition makes
-     * another owner's license indistinguishable from a missing one. Undefined
-     * when any condition fails; otherwise the license as stored afterwards.
+     * `expected` still holds the value it was read with. Every value set is a
+     * constant, so a resent attempt writes the same again. The team check in
+     * the same condition makes another owner's license indistinguishable from
+     * a missing one. Undefined when any condition fails; otherwise the license
+     * as stored afterwards.
      */
     async updateFields(
       licenseKey: string,
@@ -354,6 +364,8 @@ function createLicenseWrites(table: Table) {
     },
   };
 }
+
+export type LicenseFlag = 'hwid_lock' | 'hwid_reset_allowed';
 
 export type HwidSettings = Pick<License, 'hwid_lock' | 'hwid_reset_allowed' | 'hwid_reset_interval'>;
 

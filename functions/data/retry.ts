@@ -1,3 +1,4 @@
+import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledTransiently } from './db';
 
 /**
@@ -5,6 +6,8 @@ import { cancelledTransiently } from './db';
  * transaction conflicting with another on the same item, an internal error.
  * The SDK retries throttled single calls itself, but not a transaction
  * cancelled for such a reason, which concurrent bulk work meets routinely.
+ * (TransactionInProgressException is not among them: only a resend under the
+ * same token may follow it, which transactWrite does.)
  */
 const transientNames = new Set([
   'ThrottlingException',
@@ -12,21 +15,11 @@ const transientNames = new Set([
   'RequestLimitExceeded',
   'InternalServerError',
   'TransactionConflictException',
-  'TransactionInProgressException',
 ]);
 
 export function isTransient(error: unknown): boolean {
   return (error instanceof Error && transientNames.has(error.name)) || cancelledTransiently(error);
 }
-
-export const backoffDefaults = { attempts: 6, baseMs: 25, maxMs: 1000 };
-
-/** Exponential backoff with full jitter, so racing retries spread out instead of colliding again. */
-export function backoffDelay(attempt: number, options = backoffDefaults): number {
-  return Math.random() * Math.min(options.maxMs, options.baseMs * 2 ** attempt);
-}
-
-export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 export async function withBackoff<T>(operation: () => Promise<T>, options = backoffDefaults): Promise<T> {
   for (let attempt = 0; ; attempt++) {

@@ -1,21 +1,19 @@
 import type { Deps } from '#core/deps';
 import { notFound, ownedLicense } from '#core/ownership';
-import type { HwidSettings, License } from '#data/license.repo';
+import type { HwidSettings, License, LicenseFlag } from '#data/license.repo';
 import { concurrentChange } from '#core/errors';
 import { licenseRecord } from '#core/license-view';
-
-type Flag = 'hwid_lock' | 'hwid_reset_allowed';
 
 /**
  * Sets a flag to an explicit value, or flips it. A flip is conditional on the
  * value it read, so two concurrent flips are two flips, never one applied twice
  * over the same reading; a flip lost to a concurrent writer is re-read and retried once.
  */
-export async function setOrFlipFlag(deps: Deps, teamId: string, licenseKey: string, flag: Flag, explicit: boolean | undefined) {
+export async function setOrFlipFlag(deps: Deps, teamId: string, licenseKey: string, flag: LicenseFlag, explicit: boolean | undefined) {
   if (explicit !== undefined) return licenseRecord(deps, await updateOwned(deps, teamId, licenseKey, { [flag]: explicit }));
   for (let attempt = 1; attempt <= 2; attempt++) {
     const license = await ownedLicense(deps, teamId, licenseKey);
-    const updated = await deps.repos.licenses.updateFields(licenseKey, teamId, { [flag]: !license[flag] }, { [flag]: license[flag] });
+    const updated = await deps.repos.licenses.flip(license, flag);
     if (updated) return licenseRecord(deps, updated);
   }
   throw concurrentChange();

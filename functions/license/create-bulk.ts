@@ -17,11 +17,17 @@ const parallelChunks = 4;
 /** A chunk is retried with fresh keys when one of its keys exists (125 random bits: practically never). */
 const chunkAttempts = 3;
 
+/** What became of one chunk: written, not written, or unknown (an error after which it may have been applied). */
+type ChunkOutcome = { written: License[] } | { unknown: License[] } | { failed: true };
+
 /**
  * Up to 1000 licenses with CSPRNG keys, each written under `attribute_not_exists`,
  * 100 to a transaction, a few transactions in flight. Either every license is
- * written, or the ones written are removed again and the request fails: the
- * caller never holds a partial answer it cannot tell from a complete one.
+ * written, or the ones that were or may have been written are removed again and
+ * the request fails: the caller never holds a partial answer it cannot tell from
+ * a complete one. A chunk whose transaction ended in an error counts as maybe
+ * written (the error may have come after DynamoDB applied it); its keys are
+ * fresh random ones, so removing them cannot touch anybody else's license.
  */
 export async function createLicensesInBulk(deps: Deps, input: Input) {
   const subscription = await appAndSubscription(deps, input.teamId, input.app_id, input.subscription_id);
@@ -29,24 +35,34 @@ export async function createLicensesInBulk(deps: Deps, input: Input) {
     Math.min(chunkSize, input.key_amount - index * chunkSize),
   );
 
-  const writeChunk = async (size: number): Promise<License[] | undefined> => {
-    try {
-      for (let attempt = 0; attempt < chunkAttempts; attempt++) {
-        const licenses = Array.from({ length: size }, () => newLicense(deps, { ...input, subscription }));
-        if ((await deps.repos.licenses.createAll(licenses)) === 'created') return licenses;
+  const writeChunk = async (size: number): Promise<ChunkOutcome> => {
+    for (let attempt = 0; attempt < chunkAttempts; attempt++) {
+      const licenses = Array.from({ length: size }, () => newLicense(deps, { ...input, subscription }));
+      try {
+        if ((await deps.repos.licenses.createAll(licenses)) === 'created') return { written: licenses };
+      } catch (error) {
+        deps.logger.error('bulk create: chunk failed', describeError(error));
+        return { unknown: licenses };
       }
-      deps.logger.error('bulk create: generated keys kept colliding', { size });
-    } catch (error) {
-      deps.logger.error('bulk create: chunk failed', describeError(error));
     }
-    return undefined;
+    deps.logger.error('bulk create: generated keys kept colliding', { size });
+    return { failed: true };
   };
 
-  const chunks = await mapConcurrently(sizes, parallelChunks, writeChunk);
-  const written = chunks.filter((chunk): chunk is License[] => chunk !== undefined).flat();
-  if (written.length < input.key_amount) {
-    await deps.repos.licenses.deleteAll(written.map((license) => license.key));
-    throw new ManagementError(500, 'SERVER_ERROR', 'The licenses could not all be written; none were created. Retry the request');
+  const outcomes = await mapConcurrently(sizes, parallelChunks, writeChunk);
+  const written = outcomes.flatMap((outcome) => ('written' in outcome ? outcome.written : []));
+  if (written.length === input.key_amount) return written.map((license) => managementView(license, subscription));
+
+  const maybeWritten = outcomes.flatMap((outcome) => ('written' in outcome ? outcome.written : 'unknown' in outcome ? outcome.unknown : []));
+  try {
+    await deps.repos.licenses.deleteAll(maybeWritten.map((license) => license.key));
+  } catch (error) {
+    deps.logger.error('bulk create: removing the written licenses failed', describeError(error));
+    throw new ManagementError(
+      500,
+      'SERVER_ERROR',
+      'The licenses could not all be written, and removing the ones written failed: some of them may exist. Check /license/get-bulk before retrying',
+    );
   }
-  return written.map((license) => managementView(license, subscription));
+  throw new ManagementError(500, 'SERVER_ERROR', 'The licenses could not all be written; none were created. Retry the request');
 }

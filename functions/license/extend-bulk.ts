@@ -1,40 +1,42 @@
-import type * as z from 'zod';
 import { mapConcurrently, runBulk } from '#core/bulk';
 import type { Deps } from '#core/deps';
+import type { OwnerInput } from '#core/http';
 import { isOwnedLicense } from '#core/ownership';
 import { keys } from '#data/keys';
 import type { ExpiryChange, License } from '#data/license.repo';
 import { extendedBy, extendOwned } from './extend';
 import type { extendBulkSchema } from './schemas';
 
-/** How long a `request_id` protects against a repeated extension. */
+/** How long a marker protects against a repeated extension. */
 const markerLifetimeSeconds = 7 * 86400;
-/** A transaction holds at most 100 items; with markers each license takes two. */
-const groupSize = { withMarkers: 50, withoutMarkers: 100 };
+/** A transaction holds at most 100 items; each license takes two, its update and its marker. */
+const groupSize = 50;
 const parallelGroups = 4;
 
 /**
- * Extends each key exactly once. With `request_id`, each key's extension
- * writes a marker in the same transaction, so a retried request (even a
- * concurrent one, or one after a crash midway) extends no key twice.
+ * Extends each key exactly once. Each key's extension writes a marker in the
+ * same transaction. Under the owner's `request_id`, a retried request (even a
+ * concurrent one, or one after a crash midway) extends no key twice. Without
+ * one, the marker is scoped to this API request: a group whose transaction was
+ * applied although its answer was lost is not extended again key by key.
  *
  * The common case goes fast: the licenses are read in batches and extended in
  * groups, one transaction per group. A group that does not commit as read (a
  * key already extended under this request_id, a concurrent change) falls back
  * to key-by-key work, which also answers the keys that were not found.
  */
-export async function extendInBulk(deps: Deps, input: z.infer<typeof extendBulkSchema> & { teamId: string }) {
+export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBulkSchema>) {
   const ttl = Math.floor(deps.clock.now().getTime() / 1000) + markerLifetimeSeconds;
-  const markerOf = (licenseKey: string): ExpiryChange['marker'] =>
-    input.request_id === undefined
-      ? undefined
-      : { id: keys.request(input.teamId, '/license/extend-bulk', `${input.request_id}#${licenseKey}`), ttl };
+  const scope = { ownerRequestId: input.request_id, gatewayRequestId: input.requestId };
+  const markerOf = (licenseKey: string): ExpiryChange['marker'] => ({
+    id: keys.bulkMarker(input.teamId, '/license/extend-bulk', scope, licenseKey),
+    ttl,
+  });
 
   const distinct = [...new Set(input.license_keys)];
   const read = await deps.repos.licenses.getMany(distinct);
   const owned = distinct.map((key) => read.get(key)).filter((license): license is License => isOwnedLicense(license, input.teamId));
-  const size = input.request_id === undefined ? groupSize.withoutMarkers : groupSize.withMarkers;
-  const groups = Array.from({ length: Math.ceil(owned.length / size) }, (_, index) => owned.slice(index * size, (index + 1) * size));
+  const groups = Array.from({ length: Math.ceil(owned.length / groupSize) }, (_, index) => owned.slice(index * groupSize, (index + 1) * groupSize));
 
   const extended = new Set<string>();
   await mapConcurrently(groups, parallelGroups, async (group) => {

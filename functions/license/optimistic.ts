@@ -1,5 +1,5 @@
 import { concurrentChange } from '#core/errors';
-import { backoffDelay, sleep } from '#data/retry';
+import { backoffDelay, sleep } from '#data/backoff';
 
 const attempts = 8;
 

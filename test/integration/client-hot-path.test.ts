@@ -36,7 +36,17 @@ describe('the /auth hot path', () => {
     const key = (await seedLicense(env.deps, subscription)).key;
     const cold = await measured({ license: key });
     expect(cold.response.body.success).toBe(true);
-    expect(cold.counts).toEqual({ BatchGetItemCommand: 2, UpdateItemCommand: 1 });
+    // A first use is a one-item transaction, so that a resent attempt cannot answer USED_* to its own write.
+    expect(cold.counts).toEqual({ BatchGetItemCommand: 2, TransactWriteItemsCommand: 1 });
+  });
+
+  it('records a later use with a plain update', async () => {
+    const key = (await seedLicense(env.deps, subscription)).key;
+    await measured({ license: key });
+    clock.advance(60);
+    const later = await measured({ license: key });
+    expect(later.response.body.message).toBe('LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY');
+    expect(later.counts).toEqual({ BatchGetItemCommand: 2, UpdateItemCommand: 1 });
   });
 
   it('costs 2 round trips warm: app, team and subscription come from the cache', async () => {
@@ -44,7 +54,7 @@ describe('the /auth hot path', () => {
     await measured({ license: first.key });
     const warm = await measured({ license: second.key });
     expect(warm.response.body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
-    expect(warm.counts).toEqual({ BatchGetItemCommand: 1, UpdateItemCommand: 1 });
+    expect(warm.counts).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
   });
 
   it('reports the capacity DynamoDB consumed: reads for the batched gets, one write for the use', async () => {
@@ -89,7 +99,7 @@ describe('the /auth hot path', () => {
     await env.deps.repos.credentials.set(license, 'hot-path-user', await hashPassword('password-1', 4));
     const cold = await measured({ username: 'hot-path-user', password: 'password-1' });
     expect(cold.response.body.success).toBe(true);
-    expect(cold.counts).toEqual({ BatchGetItemCommand: 3, UpdateItemCommand: 1 });
+    expect(cold.counts).toEqual({ BatchGetItemCommand: 3, TransactWriteItemsCommand: 1 });
     const warm = await measured({ username: 'hot-path-user', password: 'password-1' });
     expect(warm.counts).toEqual({ BatchGetItemCommand: 2, UpdateItemCommand: 1 });
   });

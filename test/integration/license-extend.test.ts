@@ -159,7 +159,7 @@ describe('POST /license/extend-bulk', () => {
     await env.post('/license/extend-bulk', { license_keys: [license.key], extend_seconds: 3600, request_id: 'day-2' }, owner.auth);
 
     expect((await env.deps.repos.licenses.get(license.key))?.expires_at).toBe('2026-05-31T02:00:00.000Z');
-    const marker = await getItem(env.deps.table, keys.request(owner.team_id, '/license/extend-bulk', `day-2#${license.key}`));
+    const marker = await getItem(env.deps.table, keys.bulkMarker(owner.team_id, '/license/extend-bulk', { ownerRequestId: 'day-2', gatewayRequestId: 'unused' }, license.key));
     expect(marker?.ttl).toBe(now.getTime() / 1000 + 7 * 86400);
   });
 

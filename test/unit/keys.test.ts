@@ -28,8 +28,16 @@ describe('key builders', () => {
     expect(early.gsi1sk < late.gsi1sk).toBe(true);
   });
 
-  it('scopes idempotency records to owner and route', () => {
-    expect(keys.request('t1', '/license/extend-bulk', 'r1')).not.toEqual(keys.request('t2', '/license/extend-bulk', 'r1'));
+  it('scopes idempotency records to owner, route and license', () => {
+    const scope = { ownerRequestId: 'r1', gatewayRequestId: 'g1' };
+    expect(keys.bulkMarker('t1', '/license/extend-bulk', scope, 'K1')).not.toEqual(keys.bulkMarker('t2', '/license/extend-bulk', scope, 'K1'));
+    expect(keys.bulkMarker('t1', '/license/extend-bulk', scope, 'K1')).not.toEqual(keys.bulkMarker('t1', '/license/extend-bulk', scope, 'K2'));
+  });
+
+  it('keeps markers of requests without request_id apart from the owner’s own request_ids', () => {
+    const owners = keys.bulkMarker('t1', '/license/extend-bulk', { ownerRequestId: 'g1', gatewayRequestId: 'x' }, 'K1');
+    const gateways = keys.bulkMarker('t1', '/license/extend-bulk', { gatewayRequestId: 'g1' }, 'K1');
+    expect(owners).not.toEqual(gateways);
   });
 });
 
