@@ -3,7 +3,8 @@ import type { ItemCache } from '#core/cache';
 import { addSeconds } from '#core/clock';
 import { appSchema, type App } from './app.repo';
 import { batchGetItems, isStorableKey, itemId } from './batch-get';
-import { cancellationCodes, isConditionFailure, transactWrite, type Table, type TransactItem } from './db';
+import { transactWrite, type Table, type TransactItem } from './db';
+import { cancellationCodes, isConditionFailure } from './retry';
 import { hwidIndexItem } from './hwid.repo';
 import { keys, type BlacklistType, type ItemKey } from './keys';
 import { parseLicense, type License } from './license.repo';
@@ -128,9 +129,12 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       const values: Record<string, unknown> = { ':now': now, ':active': 'active', ':lock': license.hwid_lock };
       if (firstUse) {
         sets.push('first_used_at = :now', 'expires_at = :expires');
-        conditions.push('attribute_type(first_used_at, :null)');
+        // expires_at is computed from the duration as read: an extension that
+        // lands in between must make this write fail and be decided again.
+        conditions.push('attribute_type(first_used_at, :null)', 'initial_duration = :duration');
         values[':expires'] = updated.expires_at;
         values[':null'] = 'NULL';
+        values[':duration'] = license.initial_duration;
       }
       if (bindHwid !== undefined) {
         sets.push('hwid = :hwid');
@@ -160,7 +164,8 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
           await table.doc.send(new UpdateCommand(update));
           return { kind: 'activated', license: updated };
         } catch (error) {
-          if (isConditionFailure(error)) return { kind: 'license_changed' };
+          // A running transaction on the license (a management change) refuses the update: decide again on a fresh read.
+          if (isConditionFailure(error) || (error instanceof Error && error.name === 'TransactionConflictException')) return { kind: 'license_changed' };
           throw error;
         }
       }
@@ -177,7 +182,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         });
       }
       try {
-        await transactWrite(table, items);
+        await transactWrite(table, items, { retryCancellations: false });
         return { kind: 'activated', license: updated };
       } catch (error) {
         const codes = cancellationCodes(error);

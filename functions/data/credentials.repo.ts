@@ -1,4 +1,5 @@
-import { cancelledByCondition, transactWrite, type Table } from './db';
+import { transactWrite, type Table } from './db';
+import { cancelledByCondition } from './retry';
 import { keys } from './keys';
 import type { License } from './license.repo';
 import { usernameIndexItem } from './username.repo';

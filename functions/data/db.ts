@@ -11,7 +11,8 @@ import {
   UpdateCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { backoffDefaults, backoffDelay, sleep } from './backoff';
+import { backoffDefaults } from './backoff';
+import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
 import type { Config } from '#core/config';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
@@ -86,24 +87,6 @@ export function createTable(client: DynamoDBClient, tableName: string): Table {
   };
 }
 
-/** DynamoDB's answer when a condition on a single write fails. */
-export function isConditionFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
-
-/** A transaction cancelled by a failed condition (not by throttling or a conflict). */
-export function cancelledByCondition(error: unknown): (string | undefined)[] | undefined {
-  const codes = cancellationCodes(error);
-  return codes?.includes('ConditionalCheckFailed') ? codes : undefined;
-}
-
-/** The per-item reason codes of a cancelled transaction; undefined for any other error. */
-export function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.map((reason) => reason.Code);
-}
-
 /** True when the conditional write was made, false when its condition failed; any other error is thrown. */
 async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
   try {
@@ -162,11 +145,6 @@ export async function getItem(table: Table, key: ItemKey): Promise<Record<string
   return Item;
 }
 
-/** A transaction cancelled because another one was writing the same items: nothing was written, so a retry is safe. */
-export function cancelledByConflict(error: unknown): boolean {
-  return cancellationCodes(error)?.includes('TransactionConflict') ?? false;
-}
-
 /**
  * A delete of an item that must exist: false when there was none. A
  * transaction, because its token makes a repeated attempt succeed where a
@@ -196,32 +174,19 @@ function transactionToken(requestId: string, items: TransactItem[]): string {
 /**
  * TransactWriteItems under a ClientRequestToken. DynamoDB applies a token's
  * transaction once and answers success to a repeat within 10 minutes, so the
- * SDK's retries after a timeout, and the caller's retries of the same items for
- * the same API request, never apply it twice. A repeat that arrives while the
- * first attempt still runs is refused with TransactionInProgressException,
- * which the SDK retries as throttling; should its attempts run out first, the
- * transaction is sent again here, under the same token (a new token could
- * apply it a second time).
+ * SDK's retries after a timeout, and the retries here, never apply it twice.
+ * A repeat that arrives while the first attempt still runs is refused with
+ * TransactionInProgressException, which the SDK retries as throttling; should
+ * its attempts run out first, it is retried here. Cancellations for a passing
+ * reason (a conflict with another transaction, throttling) are retried with
+ * backoff unless `retryCancellations` is false: the /auth hot path would
+ * rather read the license again than wait.
  */
-export async function transactWrite(table: Table, items: TransactItem[]): Promise<void> {
+export function transactWrite(table: Table, items: TransactItem[], options: { retryCancellations?: boolean } = {}): Promise<void> {
   const token = transactionToken(table.requestId ?? randomUUID(), items);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await table.doc.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
-      return;
-    } catch (error) {
-      const inProgress = error instanceof Error && error.name === 'TransactionInProgressException';
-      if (!inProgress || attempt + 1 >= backoffDefaults.attempts) throw error;
-      await sleep(backoffDelay(attempt + 2));
-    }
-  }
-}
-
-const transientCancellationCodes = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'InternalServerError']);
-
-/** A transaction cancelled only for passing reasons (throttling, a conflict, an internal error): a retry may succeed. */
-export function cancelledTransiently(error: unknown): boolean {
-  const codes = cancellationCodes(error);
-  if (!codes || codes.includes('ConditionalCheckFailed')) return false;
-  return codes.some((code) => code !== undefined && transientCancellationCodes.has(code));
+  const send = async () => {
+    await table.doc.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
+  };
+  if (options.retryCancellations !== false) return withBackoff(send);
+  return withBackoff(send, { ...backoffDefaults, retryable: (error) => error instanceof Error && error.name === 'TransactionInProgressException' });
 }

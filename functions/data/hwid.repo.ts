@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { cancelledByCondition, cancelledByConflict, getItem, transactWrite, type Table } from './db';
+import { getItem, transactWrite, type Table } from './db';
+import { cancelledByCondition, cancelledByConflict } from './retry';
 import { keys } from './keys';
 import type { License } from './license.repo';
 

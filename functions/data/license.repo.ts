@@ -1,10 +1,10 @@
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { batchGetItems } from './batch-get';
-import { cancelledByCondition, getItem, isConditionFailure, putNew, transactWrite, type Table, type TransactItem } from './db';
+import { getItem, putNew, transactWrite, type Table, type TransactItem } from './db';
 import { keys, type ItemKey } from './keys';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
-import { withBackoff } from './retry';
+import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
@@ -89,7 +89,7 @@ export interface ExpiryChange {
 function createLicenseWrites(table: Table) {
   const transact = async (items: TransactItem[]): Promise<(string | undefined)[] | undefined> => {
     try {
-      await withBackoff(() => transactWrite(table, items));
+      await transactWrite(table, items);
       return undefined;
     } catch (error) {
       const reasons = cancelledByCondition(error);
@@ -285,16 +285,19 @@ function createLicenseWrites(table: Table) {
         conditions.push(`#expected${index} = :expected${index}`);
       });
       try {
-        const { Attributes } = await table.doc.send(
-          new UpdateCommand({
-            TableName: table.name,
-            Key: keys.license(licenseKey),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
+        // A write that meets a running transaction on the license is refused (TransactionConflictException): wait and send it again.
+        const { Attributes } = await withBackoff(() =>
+          table.doc.send(
+            new UpdateCommand({
+              TableName: table.name,
+              Key: keys.license(licenseKey),
+              UpdateExpression: `SET ${sets.join(', ')}`,
+              ConditionExpression: conditions.join(' AND '),
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+              ReturnValues: 'ALL_NEW',
+            }),
+          ),
         );
         return parseLicense(Attributes!);
       } catch (error) {

@@ -1,6 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { deleteExisting, getItem, isConditionFailure, putNew, type Table } from './db';
+import { deleteExisting, getItem, putNew, type Table } from './db';
+import { isConditionFailure } from './retry';
 import { keys } from './keys';
 
 export const subscriptionSchema = z.object({

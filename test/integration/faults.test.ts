@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
@@ -158,6 +158,61 @@ describe('cancelled transactions', () => {
     expect(response.status).toBe(200);
     expect(await env.deps.repos.hwids.get(owner.app_id, 'recovered-device')).toMatchObject({ license_key: license.key });
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
+  });
+});
+
+describe('a single-license write meeting another transaction', () => {
+  const conflict = () => awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'TransactionConflict' }] });
+
+  async function conflictingOnce() {
+    const faulty = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(faulty.deps.table.doc);
+    mock
+      .on(TransactWriteCommand)
+      .rejectsOnce(conflict())
+      .callsFake((input) => env.deps.table.doc.send(new TransactWriteCommand(input)));
+    return { faulty, mock };
+  }
+
+  it.each([
+    ['/license/update-user-credentials', (key: string) => ({ license_key: key, username: `conflicted-${key.slice(0, 5)}`, password: 'password-1' })],
+    ['/hwid/toggle-lock', (key: string) => ({ license_key: key })],
+    ['/hwid/edit', (key: string) => ({ license_key: key, hwid: `conflicted-${key.slice(0, 5)}` })],
+    ['/license/extend', (key: string) => ({ license_key: key, extend_seconds: 60 })],
+    ['/license/delete', (key: string) => ({ license_key: key })],
+  ])('%s is retried after a TransactionConflict cancellation and answers 200', async (path, body) => {
+    const { faulty, mock } = await conflictingOnce();
+    const license = await seedLicense(env.deps, singleKey);
+
+    const response = await faulty.post(path, body(license.key), owner.auth);
+
+    expect(response.status).toBe(200);
+    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+  });
+
+  it('/register is retried after a TransactionConflict cancellation and answers 200', async () => {
+    const { faulty, mock } = await conflictingOnce();
+    const license = await seedLicense(env.deps, singleKey);
+
+    const registered = await faulty.post('/register', { app_id: owner.app_id, license: license.key, username: 'conflicted-register', password: 'password-1' });
+
+    expect(registered.status).toBe(200);
+    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+  });
+
+  it('/license/update-status is retried when its update meets a running transaction', async () => {
+    const faulty = await serverOver(createDynamoClient(env.config));
+    const mock = passThrough(faulty.deps.table.doc);
+    mock
+      .on(UpdateCommand)
+      .rejectsOnce(awsError('TransactionConflictException'))
+      .callsFake((input) => env.deps.table.doc.send(new UpdateCommand(input)));
+    const license = await seedLicense(env.deps, singleKey);
+
+    const response = await faulty.post('/license/update-status', { license_key: license.key, status: 'paused' }, owner.auth);
+
+    expect(response.status).toBe(200);
+    expect((await env.deps.repos.licenses.get(license.key))?.status).toBe('paused');
   });
 });
 

@@ -85,4 +85,23 @@ describe('races over the stored items', () => {
     }
     expect(await tableViolations()).toEqual([]);
   });
+
+  it('no extension is lost when 60 extensions race 60 first activations', async () => {
+    const plain = await seedSubscription(env.deps, owner);
+    const licenses = await Promise.all(Array.from({ length: 60 }, () => seedLicense(env.deps, plain)));
+
+    const responses = await Promise.all(
+      licenses.flatMap((license) => [
+        env.post('/license/extend', { license_key: license.key, extend_seconds: 3600 }, owner.auth),
+        auth({ license: license.key }),
+      ]),
+    );
+
+    expect(responses.every((response) => response.status === 200)).toBe(true);
+    for (const license of licenses) {
+      const stored = (await env.deps.repos.licenses.get(license.key))!;
+      const runs = Date.parse(stored.expires_at!) - Date.parse(stored.first_used_at!);
+      expect({ key: license.key, runs }).toEqual({ key: license.key, runs: (license.initial_duration + 3600) * 1000 });
+    }
+  });
 });
