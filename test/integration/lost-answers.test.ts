@@ -130,6 +130,37 @@ describe('a write whose answer is lost after the store applied it', () => {
     expect(await licensesOf(bulkOwner.app_id)).toEqual([]);
   });
 
+  it('/license/create-bulk that cannot remove what it wrote says some licenses may exist, never that none were created', async () => {
+    const bulkOwner = await createOwner(env.deps);
+    const subscription = await seedSubscription(env.deps, bulkOwner);
+    const client = createDynamoClient(env.config);
+    let transactions = 0;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const refused = Object.assign(new Error('refused (injected)'), { name: 'ValidationException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+        if (context.commandName === 'BatchWriteItemCommand') throw refused;
+        if (context.commandName === 'TransactWriteItemsCommand' && ++transactions === 2) throw refused;
+        return next(args);
+      },
+      { step: 'deserialize', name: 'refuseSecondChunkAndCleanup', priority: 'high' },
+    );
+    const server = await startLocalServer({ deps: createDeps(env.config, { client, logger: createLogger('silent') }), port: 0 });
+    servers.push(server);
+
+    const response = await request(
+      server.url,
+      '/license/create-bulk',
+      'POST',
+      { app_id: bulkOwner.app_id, subscription_id: subscription.subscription_id, key_amount: 200, duration_unit: 'days', duration_value: 1 },
+      bulkOwner.auth,
+    );
+
+    expect(response.status).toBe(500);
+    expect(response.body.error_code).toBe('SERVER_ERROR');
+    expect(response.body.error).toMatch(/some of them may exist/);
+    expect((await licensesOf(bulkOwner.app_id)).length).toBeGreaterThan(0);
+  });
+
   it('/license/create with a username answers the license it stored, with no orphan beside it', async () => {
     const createOwnerOnly = await createOwner(env.deps);
     const subscription = await seedSubscription(env.deps, createOwnerOnly);
