@@ -53,6 +53,20 @@ async function serverLosing(commandName: string, lose: (attempt: number) => bool
 /** Attempts 2 to 4: every retry the SDK makes after the lost first answer (4 attempts in all). */
 const untilTheSdkGivesUp = (attempt: number) => attempt >= 2 && attempt <= 4;
 
+/** A new owner with one subscription, so that the licenses of its app are only the ones a test creates. */
+async function freshOwner() {
+  const fresh = await createOwner(env.deps);
+  return { owner: fresh, subscription: await seedSubscription(env.deps, fresh) };
+}
+
+const createBulkBody = (fresh: { owner: Owner; subscription: Subscription }, amount: number) => ({
+  app_id: fresh.owner.app_id,
+  subscription_id: fresh.subscription.subscription_id,
+  key_amount: amount,
+  duration_unit: 'days',
+  duration_value: 1,
+});
+
 const license = (key: string) => env.deps.repos.licenses.get(key);
 
 /** Licenses of an app, straight from the table. */
@@ -97,42 +111,31 @@ describe('a write whose answer is lost after the store applied it', () => {
   });
 
   it('/license/create-bulk of 100 stores exactly the 100 licenses it answers', async () => {
-    const bulkOwner = await createOwner(env.deps);
-    const subscription = await seedSubscription(env.deps, bulkOwner);
+    const fresh = await freshOwner();
     const faulty = await serverLosing('TransactWriteItemsCommand', firstOnly);
 
-    const response = await faulty.post(
-      '/license/create-bulk',
-      { app_id: bulkOwner.app_id, subscription_id: subscription.subscription_id, key_amount: 100, duration_unit: 'days', duration_value: 1 },
-      bulkOwner.auth,
-    );
+    const response = await faulty.post('/license/create-bulk', createBulkBody(fresh, 100), fresh.owner.auth);
 
     expect(faulty.loss.lost()).toBe(1);
     expect(response.status).toBe(200);
-    const stored = (await licensesOf(bulkOwner.app_id)).map((item) => item.key).sort();
+    const stored = (await licensesOf(fresh.owner.app_id)).map((item) => item.key).sort();
     expect(stored).toEqual(response.body.data.map((record: { key: string }) => record.key).sort());
     expect(stored).toHaveLength(100);
   });
 
   it('/license/create-bulk whose chunk never hears back answers 500 and leaves none of its licenses behind', async () => {
-    const bulkOwner = await createOwner(env.deps);
-    const subscription = await seedSubscription(env.deps, bulkOwner);
+    const fresh = await freshOwner();
     const faulty = await serverLosing('TransactWriteItemsCommand', (attempt) => attempt <= 4);
 
-    const response = await faulty.post(
-      '/license/create-bulk',
-      { app_id: bulkOwner.app_id, subscription_id: subscription.subscription_id, key_amount: 100, duration_unit: 'days', duration_value: 1 },
-      bulkOwner.auth,
-    );
+    const response = await faulty.post('/license/create-bulk', createBulkBody(fresh, 100), fresh.owner.auth);
 
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'The licenses could not all be written; none were created. Retry the request', error_code: 'SERVER_ERROR' });
-    expect(await licensesOf(bulkOwner.app_id)).toEqual([]);
+    expect(await licensesOf(fresh.owner.app_id)).toEqual([]);
   });
 
   it('/license/create-bulk that cannot remove what it wrote says some licenses may exist, never that none were created', async () => {
-    const bulkOwner = await createOwner(env.deps);
-    const subscription = await seedSubscription(env.deps, bulkOwner);
+    const fresh = await freshOwner();
     const client = createDynamoClient(env.config);
     let transactions = 0;
     client.middlewareStack.add(
@@ -147,35 +150,28 @@ describe('a write whose answer is lost after the store applied it', () => {
     const server = await startLocalServer({ deps: createDeps(env.config, { client, logger: createLogger('silent') }), port: 0 });
     servers.push(server);
 
-    const response = await request(
-      server.url,
-      '/license/create-bulk',
-      'POST',
-      { app_id: bulkOwner.app_id, subscription_id: subscription.subscription_id, key_amount: 200, duration_unit: 'days', duration_value: 1 },
-      bulkOwner.auth,
-    );
+    const response = await request(server.url, '/license/create-bulk', 'POST', createBulkBody(fresh, 200), fresh.owner.auth);
 
     expect(response.status).toBe(500);
     expect(response.body.error_code).toBe('SERVER_ERROR');
     expect(response.body.error).toMatch(/some of them may exist/);
-    expect((await licensesOf(bulkOwner.app_id)).length).toBeGreaterThan(0);
+    expect((await licensesOf(fresh.owner.app_id)).length).toBeGreaterThan(0);
   });
 
   it('/license/create with a username answers the license it stored, with no orphan beside it', async () => {
-    const createOwnerOnly = await createOwner(env.deps);
-    const subscription = await seedSubscription(env.deps, createOwnerOnly);
+    const fresh = await freshOwner();
     const faulty = await serverLosing('TransactWriteItemsCommand', firstOnly);
 
     const response = await faulty.post(
       '/license/create',
-      { app_id: createOwnerOnly.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 1, username: 'lost-answer-user', password: 'password-1' },
-      createOwnerOnly.auth,
+      { app_id: fresh.owner.app_id, subscription_id: fresh.subscription.subscription_id, duration_unit: 'days', duration_value: 1, username: 'lost-answer-user', password: 'password-1' },
+      fresh.owner.auth,
     );
 
     expect(faulty.loss.lost()).toBe(1);
     expect(response.status).toBe(200);
-    expect((await licensesOf(createOwnerOnly.app_id)).map((item) => item.key)).toEqual([response.body.data.key]);
-    expect(await env.deps.repos.usernames.get(createOwnerOnly.app_id, 'lost-answer-user')).toMatchObject({ license_key: response.body.data.key });
+    expect((await licensesOf(fresh.owner.app_id)).map((item) => item.key)).toEqual([response.body.data.key]);
+    expect(await env.deps.repos.usernames.get(fresh.owner.app_id, 'lost-answer-user')).toMatchObject({ license_key: response.body.data.key });
   });
 
   it('/license/create with a custom key answers the license, not LICENSE_KEY_TAKEN', async () => {
@@ -195,19 +191,18 @@ describe('a write whose answer is lost after the store applied it', () => {
   });
 
   it('/license/create with a generated key stores the one license it answers', async () => {
-    const createOwnerOnly = await createOwner(env.deps);
-    const subscription = await seedSubscription(env.deps, createOwnerOnly);
+    const fresh = await freshOwner();
     const faulty = await serverLosing('PutItemCommand', firstOnly);
 
     const response = await faulty.post(
       '/license/create',
-      { app_id: createOwnerOnly.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 1 },
-      createOwnerOnly.auth,
+      { app_id: fresh.owner.app_id, subscription_id: fresh.subscription.subscription_id, duration_unit: 'days', duration_value: 1 },
+      fresh.owner.auth,
     );
 
     expect(faulty.loss.lost()).toBe(1);
     expect(response.status).toBe(200);
-    expect((await licensesOf(createOwnerOnly.app_id)).map((item) => item.key)).toEqual([response.body.data.key]);
+    expect((await licensesOf(fresh.owner.app_id)).map((item) => item.key)).toEqual([response.body.data.key]);
   });
 
   it('/hwid/toggle-lock without a value flips once', async () => {
@@ -325,18 +320,13 @@ describe('a write whose answer is lost after the store applied it', () => {
   });
 
   it('/license/create-bulk resent while its first attempt is still in progress, past the SDK’s retries, stores the 100 licenses it answers', async () => {
-    const bulkOwner = await createOwner(env.deps);
-    const subscription = await seedSubscription(env.deps, bulkOwner);
+    const fresh = await freshOwner();
     const faulty = await serverLosing('TransactWriteItemsCommand', firstOnly, untilTheSdkGivesUp);
 
-    const response = await faulty.post(
-      '/license/create-bulk',
-      { app_id: bulkOwner.app_id, subscription_id: subscription.subscription_id, key_amount: 100, duration_unit: 'days', duration_value: 1 },
-      bulkOwner.auth,
-    );
+    const response = await faulty.post('/license/create-bulk', createBulkBody(fresh, 100), fresh.owner.auth);
 
     expect(response.status).toBe(200);
-    const stored = (await licensesOf(bulkOwner.app_id)).map((item) => item.key).sort();
+    const stored = (await licensesOf(fresh.owner.app_id)).map((item) => item.key).sort();
     expect(stored).toEqual(response.body.data.map((record: { key: string }) => record.key).sort());
   });
 
