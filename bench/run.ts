@@ -35,6 +35,12 @@ const concurrencies = [1, 32] as const;
 const slow = new Set(['auth_credentials', 'register', 'create_bulk', 'get_bulk', 'extend_bulk']);
 const bulkWrites = new Set(['create_bulk', 'extend_bulk']);
 const concurrenciesOf = (name: string) => (quick && bulkWrites.has(name) ? [1, 4] : concurrencies);
+/** How much slower than the SDK reference handler a bundle's cold start may be: a ratio measured in one run means the same on any machine, milliseconds do not. */
+const initBudgetRatio = 1.25;
+
+/** Two decimals: a ratio is read against 1.25. */
+const ratio = (value: number, reference: number) => Math.round((value / reference) * 100) / 100;
+
 const root = join(import.meta.dirname, '..');
 const started = Date.now();
 
@@ -313,12 +319,6 @@ type Results = {
   bundles: Record<string, BundleResult>;
   bundles_reference: BundleMeasurement['reference'];
 } & Record<string, any>;
-
-/** How much slower than the SDK reference handler a bundle's cold start may be: a ratio measured in one run means the same on any machine, milliseconds do not. */
-const initBudgetRatio = 1.25;
-
-/** Two decimals: a ratio is read against 1.25. */
-const ratio = (value: number, reference: number) => Math.round((value / reference) * 100) / 100;
 
 function checkBudgets(results: Results) {
   const auth = results.auth_license;
