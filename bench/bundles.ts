@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
@@ -14,6 +14,43 @@ const run = promisify(execFile);
 export interface BundleResult {
   bytes: number;
   init_ms: number;
+}
+
+export interface BundleMeasurement {
+  bundles: Record<string, BundleResult>;
+  /** The SDK reference handler, measured in the same loop; `node` is the version every sample ran on. */
+  reference: BundleResult & { node: string };
+}
+
+/** Lambda's runtime is nodejs22.x; this build of it comes from the npm registry, no root needed. */
+const lambdaNodeVersion = '22.23.3';
+
+/**
+ * The Node the samples run on: this one when it is already 22, otherwise Node
+ * 22 from the npm package node-<platform>-<arch> (installed once under
+ * bench/.out, not as a dependency: its `node` bin would shadow the machine's
+ * Node in every npm script), and this one when that cannot be had (offline, a
+ * platform without such a package).
+ */
+async function lambdaNode(outDir: string, log: (message: string) => void): Promise<{ path: string; version: string }> {
+  if (process.versions.node.startsWith('22.')) return { path: process.execPath, version: process.version };
+  const name = `node-${process.platform}-${process.arch}`;
+  const prefix = join(outDir, 'node22');
+  const path = join(prefix, 'node_modules', name, 'bin', 'node');
+  try {
+    if (!existsSync(path)) {
+      log(`installing ${name}@${lambdaNodeVersion} under bench/.out for Node 22 samples`);
+      mkdirSync(prefix, { recursive: true });
+      await run('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${name}@${lambdaNodeVersion}`], {
+        timeout: 300_000,
+      });
+    }
+    const { stdout } = await run(path, ['--version']);
+    return { path, version: stdout.trim() };
+  } catch (error) {
+    log(`no Node 22 (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): sampling on ${process.version}`);
+    return { path: process.execPath, version: process.version };
+  }
 }
 
 function proxyEvent(path: string, body: unknown, teamId?: string) {
@@ -54,42 +91,69 @@ function probeEvents(): Record<Group | 'authorizer', { event: unknown; expect: n
 }
 
 /**
- * Builds each Lambda as it is deployed, then times fresh Node processes that
- * import the bundle and answer one probe event against the store: what a cold
- * start adds to the first caller's wait (Node's own boot excluded).
+ * Builds each Lambda as it is deployed, and the SDK reference handler with the
+ * same options, then times fresh Node processes that import a bundle and answer
+ * one event against the store: what a cold start adds to the first caller's wait
+ * (Node's own boot excluded). Every round samples the reference and each bundle
+ * once, starting one place further each round, so a busy moment of a shared
+ * machine weighs on all of them alike.
  */
-export async function measureBundles(root: string, store: { endpoint: string; tableName: string }, runs: number): Promise<Record<string, BundleResult>> {
+export async function measureBundles(
+  root: string,
+  store: { endpoint: string; tableName: string },
+  runs: number,
+  log: (message: string) => void,
+): Promise<BundleMeasurement> {
   const outDir = join(root, 'bench', '.out');
   mkdirSync(outDir, { recursive: true });
-  const probes = probeEvents();
-  const entries = [...groups.map((group) => [group, handlerEntry(group)] as const), ['authorizer', authorizerEntry] as const];
-  const results: Record<string, BundleResult> = {};
+  const node = await lambdaNode(outDir, log);
+  const probes: Record<string, { event: unknown; expect: number | string }> = {
+    ...probeEvents(),
+    reference: { event: {}, expect: 404 },
+  };
+  const entries = [
+    ['reference', join('bench', 'reference-handler.ts')] as const,
+    ...groups.map((group) => [group, handlerEntry(group)] as const),
+    ['authorizer', authorizerEntry] as const,
+  ];
+  const outfiles = new Map<string, string>();
   for (const [name, entry] of entries) {
     const outfile = join(outDir, name, 'index.mjs');
     await build({ ...esbuildOptions(root), entryPoints: [join(root, entry)], outfile, logLevel: 'silent' });
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const { stdout } = await run(process.execPath, [join(root, 'bench', 'probe.mjs'), outfile, JSON.stringify(probes[name].event)], {
-        cwd: root,
-        timeout: 30_000,
-        env: {
-          PATH: process.env.PATH,
-          // What the Lambda runtime sets, plus the local store.
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'local',
-          AWS_SECRET_ACCESS_KEY: 'local',
-          AWS_SESSION_TOKEN: 'local',
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          TABLE_NAME: store.tableName,
-          DYNAMODB_ENDPOINT: store.endpoint,
-          LOG_LEVEL: 'warn',
-        },
-      });
-      const sample = JSON.parse(stdout) as { ms: number; status: number | string };
-      if (sample.status !== probes[name].expect) throw new Error(`${name} bundle answered ${sample.status}, expected ${probes[name].expect}`);
-      times.push(sample.ms);
-    }
-    results[name] = { bytes: statSync(outfile).size, init_ms: round(median(times)) };
+    outfiles.set(name, outfile);
   }
-  return results;
+  const sample = async (name: string): Promise<number> => {
+    const { stdout } = await run(node.path, [join(root, 'bench', 'probe.mjs'), outfiles.get(name)!, JSON.stringify(probes[name]!.event)], {
+      cwd: root,
+      timeout: 30_000,
+      env: {
+        PATH: process.env.PATH,
+        // What the Lambda runtime sets, plus the local store.
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_SESSION_TOKEN: 'local',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        TABLE_NAME: store.tableName,
+        DYNAMODB_ENDPOINT: store.endpoint,
+        LOG_LEVEL: 'warn',
+      },
+    });
+    const answer = JSON.parse(stdout) as { ms: number; status: number | string };
+    if (answer.status !== probes[name]!.expect) throw new Error(`${name} bundle answered ${answer.status}, expected ${probes[name]!.expect}`);
+    return answer.ms;
+  };
+  const names = entries.map(([name]) => name);
+  const times = new Map<string, number[]>(names.map((name) => [name, []]));
+  for (let pass = 0; pass < runs; pass++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(pass + i) % names.length]!;
+      times.get(name)!.push(await sample(name));
+    }
+  }
+  const result = (name: string): BundleResult => ({ bytes: statSync(outfiles.get(name)!).size, init_ms: round(median(times.get(name)!)) });
+  return {
+    bundles: Object.fromEntries(names.filter((name) => name !== 'reference').map((name) => [name, result(name)])),
+    reference: { ...result('reference'), node: node.version },
+  };
 }

