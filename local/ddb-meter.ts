@@ -17,6 +17,8 @@ export interface DynamoMeter {
   /** Read and write capacity units DynamoDB reported for the answered requests. */
   readUnits(): number;
   writeUnits(): number;
+  /** Items Query and Scan evaluated (their ScannedCount), before any filter dropped some. */
+  itemsScanned(): number;
   reset(): void;
 }
 
@@ -40,6 +42,7 @@ export function meterDynamo(client: DynamoDBClient): DynamoMeter {
   let counts: Record<string, number> = {};
   let read = 0;
   let write = 0;
+  let scanned = 0;
 
   const addCapacity = (command: string, consumed: Capacity | Capacity[] | undefined) => {
     for (const entry of [consumed ?? []].flat()) {
@@ -60,7 +63,9 @@ export function meterDynamo(client: DynamoDBClient): DynamoMeter {
       const input = args.input as { ReturnConsumedCapacity?: string };
       if (capacityCommands.has(command)) input.ReturnConsumedCapacity ??= 'TOTAL';
       const result = await next(args);
-      addCapacity(command, (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity);
+      const output = result.output as { ConsumedCapacity?: Capacity | Capacity[]; ScannedCount?: number };
+      addCapacity(command, output.ConsumedCapacity);
+      scanned += output.ScannedCount ?? 0;
       return result;
     },
     { step: 'initialize', name: 'dynamoCapacityMeter' },
@@ -83,10 +88,12 @@ export function meterDynamo(client: DynamoDBClient): DynamoMeter {
     writes: () => sum((name) => writeCommands.has(name)),
     readUnits: () => read,
     writeUnits: () => write,
+    itemsScanned: () => scanned,
     reset: () => {
       counts = {};
       read = 0;
       write = 0;
+      scanned = 0;
     },
   };
 }

@@ -2,6 +2,7 @@ import { iso } from '#core/clock';
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/errors';
 import { authView } from '#core/license-view';
+import { licenseFingerprint } from '#core/logger';
 import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
@@ -75,7 +76,8 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
     }
     if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
     if (attempt === maxActivationAttempts) {
-      throw new Error(`license ${license.key} changed under each of ${attempt} activation attempts`);
+      // This message reaches the logs, which must not hold the key: its fingerprint correlates.
+      throw new Error(`license ${licenseFingerprint(license.key)} changed under each of ${attempt} activation attempts`);
     }
     // Concurrent transactions on one item can all be refused; a random pause lets one of them through next time.
     await sleep(Math.random() * 10 * attempt);

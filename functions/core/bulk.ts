@@ -1,4 +1,4 @@
-import { describeError, type Logger } from './logger';
+import { describeError, licenseFingerprint, type Logger } from './logger';
 import { ManagementError, type ManagementErrorCode } from './errors';
 
 export interface BulkFailure {
@@ -33,8 +33,8 @@ export async function runBulk(
       return null;
     } catch (error) {
       if (error instanceof ManagementError) return error.code;
-      // The key is an end user's credential: it stays out of the logs.
-      options.logger.error('bulk item failed', describeError(error));
+      // The key is an end user's credential: the log tells keys apart by fingerprint only.
+      options.logger.error('bulk item failed', { license_fingerprint: licenseFingerprint(key), ...describeError(error, [key]) });
       return 'SERVER_ERROR';
     }
   });

@@ -1,4 +1,5 @@
 import type { LogLevel } from './config';
+import { sha256Hex } from './ids';
 
 /**
  * Structured JSON logs, one object a line, so CloudWatch Logs Insights can query
@@ -33,9 +34,23 @@ export function createLogger(level: LogLevel, base: Record<string, unknown> = {}
   };
 }
 
-export function describeError(error: unknown): Record<string, unknown> {
+/**
+ * A license key as logs may show it: the first 8 hex characters of its SHA-256,
+ * enough to tell lines about one license apart, not enough to use or find the key.
+ */
+export function licenseFingerprint(licenseKey: string): string {
+  return sha256Hex(licenseKey).slice(0, 8);
+}
+
+/**
+ * An error as a log line's fields. `licenseKeys` are the keys the failed work
+ * was about: an error from below may quote one (a key is an end user's
+ * credential), so each becomes its fingerprint.
+ */
+export function describeError(error: unknown, licenseKeys: readonly string[] = []): Record<string, unknown> {
+  const scrub = (text: string) => licenseKeys.reduce((scrubbed, key) => scrubbed.replaceAll(key, `license:${licenseFingerprint(key)}`), text);
   if (error instanceof Error) {
-    return { error_name: error.name, error_message: error.message, stack: error.stack };
+    return { error_name: error.name, error_message: scrub(error.message), stack: error.stack && scrub(error.stack) };
   }
-  return { error_message: String(error) };
+  return { error_message: scrub(String(error)) };
 }

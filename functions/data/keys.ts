@@ -38,6 +38,19 @@ export const keys = {
     gsi1sk: `${createdAt}#${licenseKey}`,
   }),
   licensesOfApp: (appId: string): string => `APP#${appId}#LICS`,
+  /**
+   * The created_at and key a license's `licenseByApp` entry was built from, read
+   * back from its keys: a query's LastEvaluatedKey carries keys only, and a
+   * listing that stops on an item its filter skipped resumes from there.
+   */
+  licensePosition: (item: Record<string, unknown>): { createdAt: string; licenseKey: string } => {
+    const { pk, gsi1sk } = item;
+    const licenseKey = typeof pk === 'string' && pk.startsWith('LIC#') ? pk.slice('LIC#'.length) : undefined;
+    if (licenseKey === undefined || typeof gsi1sk !== 'string' || !gsi1sk.endsWith(`#${licenseKey}`)) {
+      throw new Error('not the keys of a license listed by app');
+    }
+    return { createdAt: gsi1sk.slice(0, -(licenseKey.length + 1)), licenseKey };
+  },
 
   hwid: (appId: string, hwid: string): ItemKey => ({ pk: `APP#${appId}`, sk: `HWID#${hwid}` }),
 

@@ -78,6 +78,18 @@ export function createLicenseRepo(table: Table) {
 /** Items one filtered query may read: DynamoDB stops at 1 MB anyway, which is about this many licenses. */
 const maxReadLimit = 1000;
 
+/**
+ * Items one listing request may read before it answers what it found so far.
+ * Licenses are about 0.5 KB, at most about 4.5 KB with full metadata: 2000 of
+ * them are 1 to 9 query pages of 1 MB, well under a second and a few MB of
+ * memory, where a rare filter over a big app would otherwise read the whole
+ * partition in one request.
+ */
+export const maxItemsReadPerList = 2000;
+
+/** Where a listing stands: right after this license in creation order. */
+export type ListPosition = Pick<License, 'created_at' | 'key'>;
+
 /** A license's expiry as read and as it should become, with the idempotency marker of a bulk request. */
 export interface ExpiryChange {
   before: License;
@@ -308,18 +320,21 @@ function createLicenseWrites(table: Table) {
 
     /**
      * Licenses of an app by creation time, filtered, starting after a given
-     * license. Queries on until `limit` matches or the end, since a filtered
-     * query page may hold few or none; `more` tells whether another match exists.
+     * position. Queries on until `limit` matches, the end, or
+     * `maxItemsReadPerList` items read, since a filtered query page may hold
+     * few or none. `next` is where the following page starts: after the last
+     * license returned when another match was seen, after the last item read
+     * when the read bound cut the page short, absent at the end.
      */
     async listByApp(
       appId: string,
       options: {
         limit: number;
         ascending: boolean;
-        after?: Pick<License, 'created_at' | 'key'>;
+        after?: ListPosition;
         filter: { status?: License['status']; subscription_id?: string; tag?: string };
       },
-    ): Promise<{ licenses: License[]; more: boolean }> {
+    ): Promise<{ licenses: License[]; next?: ListPosition }> {
       const names: Record<string, string> = {};
       const values: Record<string, unknown> = { ':pk': keys.licensesOfApp(appId) };
       const filters: string[] = [];
@@ -341,6 +356,7 @@ function createLicenseWrites(table: Table) {
         ...keys.licenseByApp(appId, options.after.created_at, options.after.key),
       };
       const found: License[] = [];
+      let unread = maxItemsReadPerList;
       // Items read past the last one returned are read again by the next page, so
       // read little at first; a filter that matches rarely widens each read.
       let readLimit = options.limit + 1;
@@ -352,7 +368,7 @@ function createLicenseWrites(table: Table) {
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :pk',
             ScanIndexForward: options.ascending,
-            Limit: filters.length > 0 ? readLimit : wanted,
+            Limit: Math.min(filters.length > 0 ? readLimit : wanted, unread),
             ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
             ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
             ExpressionAttributeValues: values,
@@ -360,10 +376,16 @@ function createLicenseWrites(table: Table) {
           }),
         );
         found.push(...(page.Items ?? []).slice(0, wanted).map(parseLicense));
+        unread -= page.ScannedCount ?? 0;
         startKey = page.LastEvaluatedKey;
         readLimit = Math.min(maxReadLimit, readLimit * 2);
-      } while (startKey && found.length <= options.limit);
-      return { licenses: found.slice(0, options.limit), more: found.length > options.limit };
+      } while (startKey && found.length <= options.limit && unread > 0);
+
+      const licenses = found.slice(0, options.limit);
+      if (found.length > options.limit) return { licenses, next: licenses.at(-1)! };
+      if (!startKey) return { licenses };
+      const { createdAt, licenseKey } = keys.licensePosition(startKey);
+      return { licenses, next: { created_at: createdAt, key: licenseKey } };
     },
   };
 }

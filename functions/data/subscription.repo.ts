@@ -1,5 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { batchGetItems } from './batch-get';
 import { deleteExisting, getItem, putNew, type Table } from './db';
 import { isConditionFailure } from './retry';
 import { keys } from './keys';
@@ -29,6 +30,19 @@ export function createSubscriptionRepo(table: Table) {
     async get(subscriptionId: string): Promise<Subscription | undefined> {
       const item = await getItem(table, keys.subscription(subscriptionId));
       return item ? subscriptionSchema.parse(item) : undefined;
+    },
+
+    /** Subscriptions by id, 100 to a BatchGetItem; a missing (deleted) one is absent from the map. */
+    async getMany(subscriptionIds: string[]): Promise<Map<string, Subscription>> {
+      const found = new Map<string, Subscription>();
+      for (let start = 0; start < subscriptionIds.length; start += 100) {
+        const items = await batchGetItems(table, subscriptionIds.slice(start, start + 100).map((id) => keys.subscription(id)));
+        for (const item of items.values()) {
+          const subscription = subscriptionSchema.parse(item);
+          found.set(subscription.subscription_id, subscription);
+        }
+      }
+      return found;
     },
 
     create(subscription: Subscription): Promise<boolean> {

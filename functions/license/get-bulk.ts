@@ -4,50 +4,58 @@ import { invalidInput } from '#core/errors';
 import type { Page } from '#core/http';
 import { managementView, type LicenseRecord } from '#core/license-view';
 import { ownedApp } from '#core/ownership';
-import type { License } from '#data/license.repo';
+import type { License, ListPosition } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
 import type { getBulkSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
 
-type Position = Pick<License, 'created_at' | 'key'>;
+const cursorSchema = z.tuple([z.string(), z.iso.datetime(), z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)]);
 
-const positionSchema = z.tuple([z.iso.datetime(), z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)]);
-
-/** The cursor names the last license returned, so the next page starts right after it whatever the filters skipped. */
-export function encodeCursor(license: Position): string {
-  return Buffer.from(JSON.stringify([license.created_at, license.key]), 'utf8').toString('base64url');
+/**
+ * The cursor names a position in one app's listing: the last license returned,
+ * or the last item read when the read bound cut the page short. It carries the
+ * app so that it cannot be replayed against another app's listing.
+ */
+export function encodeCursor(appId: string, position: ListPosition): string {
+  return Buffer.from(JSON.stringify([appId, position.created_at, position.key]), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): Position {
+export function decodeCursor(cursor: string, appId: string): ListPosition {
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     decoded = undefined;
   }
-  const position = positionSchema.safeParse(decoded);
-  if (!position.success) throw invalidInput('cursor: is not a cursor this API returned');
-  const [created_at, key] = position.data;
+  const parsed = cursorSchema.safeParse(decoded);
+  if (!parsed.success || parsed.data[0] !== appId) throw invalidInput('cursor: is not a cursor this API returned for this app');
+  const [, created_at, key] = parsed.data;
   return { created_at, key };
 }
 
-export async function listLicenses(deps: Deps, input: z.infer<typeof getBulkSchema> & { teamId: string }): Promise<Page<LicenseRecord>> {
-  const after = input.cursor ? decodeCursor(input.cursor) : undefined;
-  await ownedApp(deps, input.teamId, input.app_id);
-  if (input.subscription_id !== undefined) await subscriptionForApp(deps, input.teamId, input.app_id, input.subscription_id);
+/** The subscriptions a page's licenses show, each read once: the filter's own, already read, and one batch for the rest. */
+async function subscriptionsOf(deps: Deps, licenses: License[], known: Subscription | undefined): Promise<Map<string, Subscription>> {
+  const byId = new Map(known ? [[known.subscription_id, known]] : []);
+  const missing = [...new Set(licenses.map((license) => license.subscription_id))].filter((id) => !byId.has(id));
+  if (missing.length === 0) return byId;
+  for (const [id, subscription] of await deps.repos.subscriptions.getMany(missing)) byId.set(id, subscription);
+  return byId;
+}
 
-  const [page, subscriptions] = await Promise.all([
-    deps.repos.licenses.listByApp(input.app_id, {
-      limit: input.per_page,
-      ascending: input.sort_order === 'asc',
-      after,
-      filter: { status: input.status, subscription_id: input.subscription_id, tag: input.tag },
-    }),
-    deps.repos.subscriptions.listByApp(input.app_id),
-  ]);
-  const byId = new Map(subscriptions.map((subscription) => [subscription.subscription_id, subscription]));
-  const last = page.licenses.at(-1);
+export async function listLicenses(deps: Deps, input: z.infer<typeof getBulkSchema> & { teamId: string }): Promise<Page<LicenseRecord>> {
+  const after = input.cursor ? decodeCursor(input.cursor, input.app_id) : undefined;
+  await ownedApp(deps, input.teamId, input.app_id);
+  const filtered = input.subscription_id === undefined ? undefined : await subscriptionForApp(deps, input.teamId, input.app_id, input.subscription_id);
+
+  const page = await deps.repos.licenses.listByApp(input.app_id, {
+    limit: input.per_page,
+    ascending: input.sort_order === 'asc',
+    after,
+    filter: { status: input.status, subscription_id: input.subscription_id, tag: input.tag },
+  });
+  const byId = await subscriptionsOf(deps, page.licenses, filtered);
   return {
     items: page.licenses.map((license) => managementView(license, byId.get(license.subscription_id))),
-    nextCursor: page.more && last ? encodeCursor(last) : null,
+    nextCursor: page.next ? encodeCursor(input.app_id, page.next) : null,
   };
 }

@@ -28,6 +28,13 @@ describe('key builders', () => {
     expect(early.gsi1sk < late.gsi1sk).toBe(true);
   });
 
+  it('reads a license’s place in that order back from its keys, and refuses keys of anything else', () => {
+    const item = { ...keys.license('K#1-x'), ...keys.licenseByApp('a1', '2026-01-01T00:00:00.000Z', 'K#1-x') };
+    expect(keys.licensePosition(item)).toEqual({ createdAt: '2026-01-01T00:00:00.000Z', licenseKey: 'K#1-x' });
+    expect(() => keys.licensePosition({ ...keys.subscription('s1'), ...keys.subscriptionByApp('a1', '2026-01-01T00:00:00.000Z', 's1') })).toThrow();
+    expect(() => keys.licensePosition({ ...keys.license('K1'), gsi1sk: '2026-01-01T00:00:00.000Z#K2' })).toThrow();
+  });
+
   it('scopes idempotency records to owner, route and license', () => {
     const scope = { ownerRequestId: 'r1', gatewayRequestId: 'g1' };
     expect(keys.bulkMarker('t1', '/license/extend-bulk', scope, 'K1')).not.toEqual(keys.bulkMarker('t2', '/license/extend-bulk', scope, 'K1'));
