@@ -23,8 +23,9 @@ beforeAll(async () => {
   env.client.middlewareStack.add(
     (next, context) => async (args) => {
       const request = JSON.stringify(args.input);
-      const key = failing?.command === context.commandName ? failing.keys.find((candidate) => request.includes(candidate)) : undefined;
-      if (key !== undefined) throw failing!.fault(key);
+      const current = failing;
+      const key = current?.command === context.commandName ? current.keys.find((candidate) => request.includes(candidate)) : undefined;
+      if (current && key !== undefined) throw current.fault(key);
       return next(args);
     },
     { step: 'initialize', name: 'injectedKeyFault' },
