@@ -23,8 +23,8 @@ beforeAll(async () => {
   env.client.middlewareStack.add(
     (next, context) => async (args) => {
       const request = JSON.stringify(args.input);
-      const current = failing;
-      const key = current?.command === context.commandName ? current.keys.find((candidate) => request.includes(candidate)) : undefined;
+      const current = failing?.command === context.commandName ? failing : undefined;
+      const key = current?.keys.find((candidate) => request.includes(candidate));
       if (current && key !== undefined) throw current.fault(key);
       return next(args);
     },
