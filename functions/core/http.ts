@@ -79,7 +79,7 @@ export function managementListEndpoint<S extends z.ZodType, T>(
   };
 }
 
-export type DepsSource = () => Deps;
+export type DepsSource = () => Deps | Promise<Deps>;
 
 /**
  * One Lambda per group: Middy wiring and dispatch by API Gateway resource path.
@@ -99,7 +99,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       if (!endpoint) throw edgeErrors.notImplemented(side, event.resource);
       // http-json-body-parser replaced the text with the value it holds.
       const parsedBody: unknown = event.body;
-      const reply = await endpoint(deps(), parsedBody, requestInfo(event));
+      const reply = await endpoint(await deps(), parsedBody, requestInfo(event));
       return jsonResponse(reply.status ?? 200, reply.body);
     });
 }

@@ -105,6 +105,8 @@ function isParserFailure(error: unknown): boolean {
   return error instanceof Error && (error.cause as { package?: unknown } | undefined)?.package === '@middy/http-json-body-parser';
 }
 
+type RendererDeps = { config: Config; logger: Logger };
+
 /**
  * The one place errors become responses. Expected errors render their own body;
  * anything else is a server fault: logged with its cause, answered 500 without a
@@ -113,16 +115,16 @@ function isParserFailure(error: unknown): boolean {
  * faults, where the API needs a JSON body in the side's shape (spec 7.1, 7.2)
  * and, in debug mode, the fault's own message and type.
  */
-export function errorRenderer(side: Side, deps: () => { config: Config; logger: Logger }): Middleware {
+export function errorRenderer(side: Side, deps: () => RendererDeps | Promise<RendererDeps>): Middleware {
   return {
-    onError: (request: Request) => {
+    onError: async (request: Request) => {
       const { event } = request;
       const error = isParserFailure(request.error) ? edgeErrors.invalidJson(side) : request.error;
       if (error instanceof ServiceError) {
         request.response = jsonResponse(error.status, error.body(), error.headers());
         return;
       }
-      const { config, logger } = deps();
+      const { config, logger } = await deps();
       logger.error('request failed', { path: event.resource, request_id: event.requestContext?.requestId, ...describeError(error) });
       const fault = edgeErrors.serverError(side);
       const body: Record<string, unknown> = fault.body();
