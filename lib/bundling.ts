@@ -4,8 +4,6 @@ import type { BuildOptions } from 'esbuild';
 /**
  * How every Lambda is bundled: the CDK stack hands these to NodejsFunction and
  * the benchmark builds with them, so the bundle measured is the bundle deployed.
- * No createRequire banner: no bundled dependency calls require() (the CDK tests
- * check each bundle for it).
  */
 export const lambdaBundling = {
   format: 'esm',
@@ -16,6 +14,9 @@ export const lambdaBundling = {
   // The AWS SDK is bundled, not left to the runtime's copy: pinned versions, and a
   // faster cold start (the runtime's copy measured 25–43 ms slower to import).
   externalModules: [],
+  // aws-xray-sdk-core is CommonJS and require()s Node's built-in modules, which an
+  // ES module has no require() for: esbuild's shim would throw "Dynamic require of".
+  banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
 } as const;
 
 /** The same bundling as esbuild options, for building outside CDK. */
@@ -30,5 +31,6 @@ export function esbuildOptions(projectRoot: string): BuildOptions {
     mainFields: [...lambdaBundling.mainFields],
     external: [...lambdaBundling.externalModules],
     tsconfig: path.join(projectRoot, 'tsconfig.json'),
+    banner: { js: lambdaBundling.banner },
   };
 }

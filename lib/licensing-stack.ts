@@ -78,7 +78,7 @@ export class LicensingStack extends Stack {
     new CfnOutput(this, 'RestApiId', { value: this.api.restApiId });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
 
-    acknowledgeNagFindings(this, settings);
+    acknowledgeNagFindings(this, settings, Object.values(this.functions).map((fn) => fn.role!));
   }
 
   private createTable(): dynamodb.Table {
@@ -123,6 +123,8 @@ export class LicensingStack extends Stack {
       memorySize: settings.lambdaMemoryMb,
       timeout,
       logGroup,
+      // Active tracing also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
+      tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       // Platform lines (START, REPORT, uncaught errors) become JSON with the request ID, like the service's own lines.
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: {
@@ -131,6 +133,7 @@ export class LicensingStack extends Stack {
         BCRYPT_COST: String(settings.bcryptCost),
         CACHE_TTL_SECONDS: String(settings.cacheTtlSeconds),
         DEBUG: String(settings.debug),
+        TRACING: String(settings.tracing),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
@@ -143,6 +146,7 @@ export class LicensingStack extends Stack {
         mainFields: [...lambdaBundling.mainFields],
         tsconfig: path.join(projectRoot, 'tsconfig.json'),
         externalModules: [...lambdaBundling.externalModules],
+        banner: lambdaBundling.banner,
       },
     });
     this.grantTableAccess(role, name);
@@ -199,6 +203,7 @@ export class LicensingStack extends Stack {
         loggingLevel: apigateway.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: true,
+        tracingEnabled: settings.tracing,
         methodOptions,
       },
     });

@@ -6,7 +6,7 @@ import type { Settings } from './settings';
  * Every cdk-nag AwsSolutions finding this stack accepts, each with its reason.
  * Findings not acknowledged here fail `cdk synth`.
  */
-export function acknowledgeNagFindings(stack: Stack, settings: Settings): void {
+export function acknowledgeNagFindings(stack: Stack, settings: Settings, functionRoles: IConstruct[]): void {
   const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
   acknowledge(
@@ -34,6 +34,16 @@ export function acknowledgeNagFindings(stack: Stack, settings: Settings): void {
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     'The account-wide API Gateway logging role AWS documents for execution logs; API Gateway names the log groups it writes to itself, so no narrower resource list exists.',
   );
+  if (settings.tracing) {
+    // On the function roles only, so a wildcard anywhere else still fails the synth.
+    for (const role of functionRoles) {
+      acknowledge(
+        role,
+        'AwsSolutions-IAM5[Resource::*]',
+        'Active tracing grants xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions; the table grants name the table.',
+      );
+    }
+  }
   if (!settings.enableWaf) {
     acknowledge(
       stack,

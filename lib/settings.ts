@@ -31,6 +31,8 @@ export interface Settings {
   /** WAF counts requests per IP over a 5-minute window. */
   wafRateLimitPerIp: number;
   alarmEmail: string | undefined;
+  /** X-Ray active tracing on every function and on the API stage. */
+  tracing: boolean;
 }
 
 export type ContextReader = (key: string) => unknown;
@@ -106,5 +108,6 @@ export function readSettings(get: ContextReader): Settings {
     enableWaf: flag(get, 'enableWaf', false),
     wafRateLimitPerIp: integer(get, 'wafRateLimitPerIp', 1000, 10, 2_000_000_000),
     alarmEmail,
+    tracing: flag(get, 'tracing', true),
   };
 }

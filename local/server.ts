@@ -5,7 +5,7 @@ import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { invalidApiKey, missingApiKey } from '#core/api-key-auth';
 import type { Deps } from '#core/deps';
 import { edgeErrors, ManagementError, type ServiceError } from '#core/errors';
-import { jsonResponse, type HttpEvent } from '#core/middleware';
+import { corsHeaders, jsonResponse, type HttpEvent } from '#core/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
 import { createGroupHandlers } from './handlers';
@@ -136,7 +136,7 @@ function send(response: ServerResponse, result: APIGatewayProxyResult) {
 }
 
 function sendError(response: ServerResponse, side: Side, error: ServiceError) {
-  send(response, jsonResponse(error.status, error.body(), side, error.headers()));
+  send(response, jsonResponse(error.status, error.body(), { ...corsHeaders(side), ...error.headers() }));
 }
 
 export async function startLocalServer(options: ServerOptions): Promise<LocalServer> {

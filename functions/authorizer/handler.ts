@@ -50,4 +50,4 @@ export async function authorize(deps: Pick<Deps, 'repos'>, event: APIGatewayRequ
   }
 }
 
-export const handler = (event: APIGatewayRequestAuthorizerEvent) => authorize(lambdaDepsFromEnv(), event);
+export const handler = async (event: APIGatewayRequestAuthorizerEvent) => authorize(await lambdaDepsFromEnv(), event);

@@ -16,6 +16,8 @@ export interface Config {
   bcryptCost: number;
   /** How long app, team and subscription items are cached in a warm Lambda (licenses and blacklists never are). 0 turns caching off. */
   cacheTtlSeconds: number;
+  /** X-Ray subsegments for DynamoDB calls; the stack sets it on Lambdas with active tracing. Off locally and in tests. */
+  tracing: boolean;
 }
 
 export interface LocalConfig {
@@ -63,6 +65,7 @@ export function readConfig(env: Env = process.env): Config {
     logLevel,
     bcryptCost: integer(env, 'BCRYPT_COST', 10, 4, 15),
     cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 5, 0, 300),
+    tracing: flag(env, 'TRACING', false),
   };
 }
 

@@ -5,6 +5,7 @@ import { createItemCache, type ItemCache } from './cache';
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from './clock';
 import { createLogger, type Logger } from './logger';
+import { traceDynamoClient } from './tracing';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */
 export interface Deps {
@@ -42,10 +43,15 @@ export function forRequest(deps: Deps, requestId: string | undefined): Deps {
   return { ...deps, table, repos: createRepos(table, deps.cache) };
 }
 
-let lambdaDeps: Deps | undefined;
+let lambdaDeps: Promise<Deps> | undefined;
 
 /** A Lambda builds its deps once per container, from the environment, on first use. */
-export function lambdaDepsFromEnv(): Deps {
-  lambdaDeps ??= createDeps(readConfig());
+export function lambdaDepsFromEnv(): Promise<Deps> {
+  lambdaDeps ??= createLambdaDeps(readConfig());
   return lambdaDeps;
+}
+
+async function createLambdaDeps(config: Config): Promise<Deps> {
+  const client = createDynamoClient(config);
+  return createDeps(config, { client: config.tracing ? await traceDynamoClient(client) : client });
 }

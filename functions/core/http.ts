@@ -5,7 +5,7 @@ import { sideOf, type Group, type PathOf, type Side } from '../routes';
 import { missingApiKey } from './api-key-auth';
 import { forRequest, type Deps } from './deps';
 import { edgeErrors } from './errors';
-import { cors, errorRenderer, jsonBody, jsonResponse, type HttpEvent } from './middleware';
+import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, type HttpEvent } from './middleware';
 import { validate } from './validation';
 
 /** What an endpoint learns about a request beyond its body. */
@@ -28,18 +28,16 @@ export interface Reply {
 export type Endpoint = (deps: Deps, body: unknown, request: RequestInfo) => Promise<Reply>;
 export type Endpoints<G extends Group> = Partial<Record<PathOf<G>, Endpoint>>;
 
+/** `event` as the Middy stack left it: header names are lower-cased. */
 function requestInfo(event: HttpEvent): RequestInfo {
-  const headers = new Map<string, string>();
-  for (const [name, value] of Object.entries(event.headers ?? {})) {
-    if (value !== undefined) headers.set(name.toLowerCase(), value);
-  }
+  const headers = event.headers ?? {};
   const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
   const teamId = authorizer?.team_id;
   return {
     requestId: event.requestContext?.requestId ?? '',
     path: event.resource,
     sourceIp: event.requestContext?.identity?.sourceIp ?? '',
-    header: (name) => headers.get(name.toLowerCase()),
+    header: (name) => headers[name.toLowerCase()],
     teamId: typeof teamId === 'string' ? teamId : undefined,
   };
 }
@@ -83,7 +81,7 @@ export function managementListEndpoint<S extends z.ZodType, T>(
   };
 }
 
-export type DepsSource = () => Deps;
+export type DepsSource = () => Deps | Promise<Deps>;
 
 /**
  * One Lambda per group: Middy wiring and dispatch by API Gateway resource path.
@@ -91,16 +89,21 @@ export type DepsSource = () => Deps;
  */
 export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource) {
   const side: Side = sideOf(group);
+  // Before: preflight, headers, body checks, parsing. onError runs in reverse: the renderer, then CORS on its answer.
   return middy<HttpEvent, APIGatewayProxyResult>()
-    .use(errorRenderer(side, deps))
     .use(cors(side))
-    .use(jsonBody(side))
+    .use(errorRenderer(side, deps))
+    .use(normalizeHeaders())
+    .use(bodyGuard(side))
+    .use(jsonBody())
     .handler(async (event) => {
       const endpoint = (endpoints as Partial<Record<string, Endpoint>>)[event.resource];
       if (!endpoint) throw edgeErrors.notImplemented(side, event.resource);
+      // http-json-body-parser replaced the text with the value it holds.
+      const parsedBody: unknown = event.body;
       const request = requestInfo(event);
-      const reply = await endpoint(forRequest(deps(), request.requestId), event.parsedBody, request);
-      return jsonResponse(reply.status ?? 200, reply.body, side);
+      const reply = await endpoint(forRequest(await deps(), request.requestId), parsedBody, request);
+      return jsonResponse(reply.status ?? 200, reply.body);
     });
 }
 

@@ -1,81 +1,130 @@
 import type middy from '@middy/core';
+import httpCors, { type Options as CorsOptions } from '@middy/http-cors';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Side } from '../routes';
 import type { Config } from './config';
 import { edgeErrors, ServiceError } from './errors';
 import { describeError, type Logger } from './logger';
 
-export type HttpEvent = APIGatewayProxyEvent & { parsedBody?: unknown };
+/**
+ * What API Gateway's REST proxy integration hands a Lambda. Inside the Middy
+ * stack its header names are lower-cased and its `body` holds the parsed JSON.
+ */
+export type HttpEvent = APIGatewayProxyEvent;
 type Request = middy.Request<HttpEvent, APIGatewayProxyResult>;
 type Middleware = middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
 
-/** Spec 4.3, word for word. Management routes also allow the API key header so browsers may call them. */
+interface CorsPolicy {
+  origin: string;
+  methods: string;
+  headers: string;
+  maxAgeSeconds: number;
+  /** Response headers a browser script may read; none yet. */
+  exposeHeaders?: string;
+}
+
+/**
+ * Spec 4.3, word for word, for client routes. Management routes also allow the
+ * API key header so browsers may call them. The Lambdas (through @middy/http-cors),
+ * API Gateway's preflight mocks and its gateway responses all read this one policy.
+ */
+const corsPolicies: Record<Side, CorsPolicy> = {
+  client: { origin: '*', methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization', maxAgeSeconds: 86400 },
+  management: { origin: '*', methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization, x-api-key', maxAgeSeconds: 86400 },
+};
+
 export function corsHeaders(side: Side): Record<string, string> {
+  const policy = corsPolicies[side];
   return {
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Allow-Methods': 'POST, OPTIONS',
-    'Access-Control-Allow-Headers': side === 'client' ? 'Content-Type, Authorization' : 'Content-Type, Authorization, x-api-key',
-    'Access-Control-Max-Age': '86400',
+    'Access-Control-Allow-Origin': policy.origin,
+    'Access-Control-Allow-Methods': policy.methods,
+    'Access-Control-Allow-Headers': policy.headers,
+    'Access-Control-Max-Age': String(policy.maxAgeSeconds),
+    ...(policy.exposeHeaders ? { 'Access-Control-Expose-Headers': policy.exposeHeaders } : {}),
   };
 }
 
-export function jsonResponse(status: number, body: unknown, side: Side, headers: Record<string, string> = {}): APIGatewayProxyResult {
-  return {
-    statusCode: status,
-    headers: { 'Content-Type': 'application/json', ...corsHeaders(side), ...headers },
-    body: JSON.stringify(body),
-  };
+/** The CORS headers of the side are added by the `cors` middleware, or by the local server outside Middy. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode: status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }
 
-/** Preflight answers 204 before any parsing; every other response gets the CORS headers on the way out. */
+/**
+ * The side's CORS headers on every answer, errors included, and the OPTIONS
+ * preflight answered 204 before any parsing (http-cors does that only with
+ * `disableBeforePreflightResponse: false`; its default leaves preflight to the handler).
+ */
 export function cors(side: Side): Middleware {
-  return {
-    before: (request: Request) => {
-      if (request.event.httpMethod === 'OPTIONS') {
-        return { statusCode: 204, headers: corsHeaders(side), body: '' };
-      }
-      return undefined;
-    },
-    after: (request: Request) => {
-      if (request.response) {
-        request.response.headers = { ...corsHeaders(side), ...request.response.headers };
-      }
-    },
+  const policy = corsPolicies[side];
+  const options: CorsOptions = {
+    origin: policy.origin,
+    methods: policy.methods,
+    headers: policy.headers,
+    maxAge: policy.maxAgeSeconds,
+    exposeHeaders: policy.exposeHeaders,
+    disableBeforePreflightResponse: false,
   };
+  return httpCors(options) as Middleware;
 }
+
+/** Header names lower-cased, so `RequestInfo.header` is a plain property lookup. */
+export const normalizeHeaders = (): Middleware => httpHeaderNormalizer() as Middleware;
 
 /** Client bodies are tiny; management bulk bodies carry up to 1000 keys. */
 export const bodyLimits: Record<Side, number> = { client: 64 * 1024, management: 256 * 1024 };
 
-export function jsonBody(side: Side): Middleware {
+/**
+ * Ours because no Middy package does either: Middy has no body size limit, and
+ * http-json-body-parser reads a missing body (API Gateway sends `null`) as the JSON
+ * value `null` where the API answers "not valid JSON". The limit counts the UTF-8
+ * bytes of the text the parser will read (a base64 body decoded first).
+ */
+export function bodyGuard(side: Side): Middleware {
   return {
-    before: (request: Request) => {
-      const { event } = request;
-      const raw = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : (event.body ?? '');
-      if (Buffer.byteLength(raw, 'utf8') > bodyLimits[side]) throw edgeErrors.bodyTooLarge(side);
-      try {
-        event.parsedBody = JSON.parse(raw);
-      } catch {
-        throw edgeErrors.invalidJson(side);
-      }
+    before: ({ event }: Request) => {
+      if (event.body === null || event.body === undefined) throw edgeErrors.invalidJson(side);
+      const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      if (Buffer.byteLength(text, 'utf8') > bodyLimits[side]) throw edgeErrors.bodyTooLarge(side);
     },
   };
 }
 
+const parserOptions = {
+  // Bodies are JSON whatever Content-Type the caller sent. The option is in the
+  // package's code but missing from its type declarations.
+  disableContentTypeCheck: true,
+} as Parameters<typeof httpJsonBodyParser>[0];
+
+/** Replaces `event.body` by the parsed JSON; its failures are rendered by `errorRenderer`. */
+export const jsonBody = (): Middleware => httpJsonBodyParser(parserOptions) as Middleware;
+
+/** With the content-type check off, the parser fails only on text that is not JSON. */
+function isParserFailure(error: unknown): boolean {
+  return error instanceof Error && (error.cause as { package?: unknown } | undefined)?.package === '@middy/http-json-body-parser';
+}
+
+type RendererDeps = { config: Config; logger: Logger };
+
 /**
  * The one place errors become responses. Expected errors render their own body;
  * anything else is a server fault: logged with its cause, answered 500 without a
- * stack unless debug mode is on.
+ * stack unless debug mode is on. Ours, not @middy/http-error-handler: that one
+ * answers with the error's message as the whole body and a fixed fallback for
+ * faults, where the API needs a JSON body in the side's shape (spec 7.1, 7.2)
+ * and, in debug mode, the fault's own message and type.
  */
-export function errorRenderer(side: Side, deps: () => { config: Config; logger: Logger }): Middleware {
+export function errorRenderer(side: Side, deps: () => RendererDeps | Promise<RendererDeps>): Middleware {
   return {
-    onError: (request: Request) => {
-      const { error, event } = request;
+    onError: async (request: Request) => {
+      const { event } = request;
+      const error = isParserFailure(request.error) ? edgeErrors.invalidJson(side) : request.error;
       if (error instanceof ServiceError) {
-        request.response = jsonResponse(error.status, error.body(), side, error.headers());
+        request.response = jsonResponse(error.status, error.body(), error.headers());
         return;
       }
-      const { config, logger } = deps();
+      const { config, logger } = await deps();
       logger.error('request failed', { path: event.resource, request_id: event.requestContext?.requestId, ...describeError(error) });
       const fault = edgeErrors.serverError(side);
       const body: Record<string, unknown> = fault.body();
@@ -83,8 +132,7 @@ export function errorRenderer(side: Side, deps: () => { config: Config; logger: 
         body.debug_error = error instanceof Error ? error.message : String(error);
         if (event.resource === '/register') body.debug_type = error instanceof Error ? error.name : typeof error;
       }
-      request.response = jsonResponse(fault.status, body, side);
+      request.response = jsonResponse(fault.status, body);
     },
   };
 }
-

@@ -25,6 +25,7 @@ beforeAll(() => {
       enableWaf: 'true',
       wafRateLimitPerIp: '300',
       alarmEmail: 'ops@example.com',
+      tracing: 'false',
     },
     { bundle: false },
   );
@@ -57,12 +58,20 @@ describe('a stack synthesized with every context key set', () => {
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         MemorySize: 1024,
-        Environment: { Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true' } },
+        Environment: { Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true', TRACING: 'false' } },
       });
     }
     for (const group of Object.values(synth.template.findResources('AWS::Logs::LogGroup'))) {
       expect(group.Properties.RetentionInDays).toBe(90);
     }
+  });
+
+  it('leaves X-Ray off on the functions and the stage, and grants no X-Ray writes', () => {
+    for (const fn of Object.values(synth.template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.TracingConfig).toBeUndefined();
+    }
+    synth.template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: false });
+    expect(JSON.stringify(synth.template.findResources('AWS::IAM::Policy'))).not.toContain('xray:');
   });
 
   it('puts a web ACL with a per-IP rate rule answering RATE_LIMITED in front of the stage', () => {

@@ -22,6 +22,7 @@ describe('readSettings', () => {
       enableWaf: false,
       wafRateLimitPerIp: 1000,
       alarmEmail: undefined,
+      tracing: true,
     });
   });
 
@@ -38,6 +39,7 @@ describe('readSettings', () => {
     [{ bcryptCost: '3' }, /bcryptCost must be an integer from 4 to 15/],
     [{ logLevel: 'verbose' }, /logLevel must be one of/],
     [{ enableWaf: 'yes' }, /enableWaf must be true or false/],
+    [{ tracing: 'on' }, /tracing must be true or false/],
     [{ logRetentionDays: '10' }, /logRetentionDays must be one of/],
     [{ endpointType: 'private' }, /endpointType must be one of edge, regional/],
     [{ alarmEmail: 'ops' }, /alarmEmail must be an email address/],

@@ -252,6 +252,7 @@ describe('functions', () => {
             BCRYPT_COST: '10',
             CACHE_TTL_SECONDS: '5',
             DEBUG: 'false',
+            TRACING: 'true',
             NODE_OPTIONS: '--enable-source-maps',
           },
         },
@@ -267,40 +268,60 @@ describe('functions', () => {
     }
   });
 
-  it('bundles no CommonJS require(), which an ES module bundle could not serve', () => {
-    // esbuild turns a require() it cannot resolve into a shim that throws 'Dynamic require of "x" is not supported'.
-    // Should a dependency need it, give the bundling a createRequire banner. (The AWS SDK's bundled error
-    // messages mention require("...") in text, so the shim is what to look for, not the word.)
+  it('gives every bundle the createRequire banner its CommonJS dependencies need', () => {
+    // Without it esbuild's require() shim throws 'Dynamic require of "x" is not supported' in an ES module;
+    // aws-xray-sdk-core is CommonJS. The next test runs the traced path in Node to prove the banner works.
     for (const name of functionNames) {
-      expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).not.toMatch(/Dynamic require of/);
+      expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module'; const require = __createRequire\(import\.meta\.url\);/);
     }
   });
 
-  it('produces bundles Node loads as ES modules and whose handlers answer', () => {
+  it('produces bundles Node loads as ES modules and whose handlers answer, with and without tracing', () => {
     // A fresh Node process, like the Lambda runtime: jest's module system would hide ESM and require() faults.
+    // A POST builds the deps, and with TRACING the X-Ray SDK with them; '{}' fails validation before any DynamoDB call.
     const script = `
       const results = {};
+      const posts = JSON.parse(process.env.POSTS);
       for (const [name, file] of Object.entries(JSON.parse(process.env.BUNDLES))) {
         const { handler } = await import(file);
-        const event = { httpMethod: 'OPTIONS', resource: '/auth', headers: {}, requestContext: { requestId: 'r' }, methodArn: 'arn:aws:execute-api:r:a:id/prod/POST/license/get' };
-        results[name] = await handler(event, {}).then((reply) => reply.statusCode, (error) => error.message);
+        const answers = [];
+        for (const [httpMethod, resource] of [['OPTIONS', '/auth'], ['POST', posts[name]]]) {
+          const event = { httpMethod, resource, headers: {}, body: '{}', requestContext: { requestId: 'r', authorizer: { team_id: 't' } }, methodArn: 'arn:aws:execute-api:r:a:id/prod/POST/license/get' };
+          answers.push(await handler(event, {}).then((reply) => reply.statusCode, (error) => error.message));
+        }
+        results[name] = answers;
       }
       console.log(JSON.stringify(results));`;
     const bundles = Object.fromEntries(functionNames.map((name) => [name, pathToFileURL(path.join(bundleOf(name), 'index.mjs')).href]));
-    const run = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
-      env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1' },
-      encoding: 'utf8',
-    });
-    expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual({
-      client: 204,
-      license: 204,
-      hwid: 204,
-      subscription: 204,
-      blacklist: 204,
-      // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
-      authorizer: 'Unauthorized',
-    });
+    const posts = Object.fromEntries(groups.map((group) => [group, routes.find((route) => route.group === group)!.path]));
+    for (const tracing of ['false', 'true']) {
+      const run = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
+        env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), POSTS: JSON.stringify(posts), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1', TRACING: tracing },
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual({
+        client: [204, 400],
+        license: [204, 400],
+        hwid: [204, 400],
+        subscription: [204, 400],
+        blacklist: [204, 400],
+        // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
+        authorizer: ['Unauthorized', 'Unauthorized'],
+      });
+    }
+  });
+
+  it('traces every function and the stage with X-Ray, and lets each role write its traces', () => {
+    for (const name of functionNames) {
+      const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
+      expect(fn!.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      const roleId = logicalId(synth.stack, synth.stack.functions[name].role);
+      const xray = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('xray:')));
+      expect(xray).toEqual([expect.objectContaining({ Effect: 'Allow', Resource: '*' })]);
+      expect(actionsOf(xray[0]!).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    }
+    synth.template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
   });
 
   it('grants each function exactly the table actions of lib/permissions.ts, Query on indexes only where listed', () => {

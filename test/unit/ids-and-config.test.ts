@@ -29,13 +29,13 @@ describe('identifiers', () => {
 describe('configuration', () => {
   it('has working defaults', () => {
     const config = readConfig({});
-    expect(config).toMatchObject({ tableName: 'licensing', debug: false, bcryptCost: 10, cacheTtlSeconds: 5, logLevel: 'info' });
+    expect(config).toMatchObject({ tableName: 'licensing', debug: false, bcryptCost: 10, cacheTtlSeconds: 5, logLevel: 'info', tracing: false });
     expect(readLocalConfig({})).toMatchObject({ port: 3000, dynamodbPort: 8000, dataDir: '.data' });
   });
 
   it('reads every setting from the environment', () => {
-    const config = readConfig({ TABLE_NAME: 't', DEBUG: 'true', BCRYPT_COST: '12', CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'WARN' });
-    expect(config).toMatchObject({ tableName: 't', debug: true, bcryptCost: 12, cacheTtlSeconds: 0, logLevel: 'warn' });
+    const config = readConfig({ TABLE_NAME: 't', DEBUG: 'true', BCRYPT_COST: '12', CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'WARN', TRACING: 'true' });
+    expect(config).toMatchObject({ tableName: 't', debug: true, bcryptCost: 12, cacheTtlSeconds: 0, logLevel: 'warn', tracing: true });
     expect(readLocalConfig({ RATE_LIMIT: 'off' }).rateLimit.enabled).toBe(false);
   });
 
@@ -43,6 +43,7 @@ describe('configuration', () => {
     expect(() => readConfig({ BCRYPT_COST: '3' })).toThrow(ConfigError);
     expect(() => readConfig({ DEBUG: 'maybe' })).toThrow(ConfigError);
     expect(() => readConfig({ LOG_LEVEL: 'loud' })).toThrow(ConfigError);
+    expect(() => readConfig({ TRACING: 'sometimes' })).toThrow(ConfigError);
     expect(() => readLocalConfig({ PORT: 'http' })).toThrow(ConfigError);
   });
 });

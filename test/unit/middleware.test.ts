@@ -29,7 +29,9 @@ function event(path: string, body: string | null, method = 'POST', extra: Partia
 }
 
 const context = {} as Context;
-const echo: Endpoint = async (_deps, body, request) => ({ body: { success: true, body, ip: request.sourceIp } });
+const echo: Endpoint = async (_deps, body, request) => ({
+  body: { success: true, body, ip: request.sourceIp, country: request.header('CloudFront-Viewer-Country') ?? null },
+});
 const boom: Endpoint = async () => {
   throw new TypeError('database exploded at line 42');
 };
@@ -42,6 +44,10 @@ const management = () =>
       '/license/get': async () => {
         throw new ManagementError(404, 'LICENSE_NOT_FOUND', 'License not found');
       },
+      '/license/extend': async () => {
+        throw new ManagementError(429, 'RATE_LIMITED', 'Too many requests', { 'Retry-After': '3' });
+      },
+      '/license/update-metadata': echo,
     },
     depsFor(false),
   );
@@ -52,6 +58,8 @@ const specCors = {
   'Access-Control-Allow-Headers': 'Content-Type, Authorization',
   'Access-Control-Max-Age': '86400',
 };
+const managementCors = { ...specCors, 'Access-Control-Allow-Headers': 'Content-Type, Authorization, x-api-key' };
+const json = { 'Content-Type': 'application/json' };
 
 describe('the shared Middy stack', () => {
   beforeEach(() => logged.splice(0));
@@ -62,10 +70,45 @@ describe('the shared Middy stack', () => {
     expect(response.headers).toEqual(specCors);
   });
 
+  it('answers a management preflight with 204 and the API key header allowed, before the body is looked at', async () => {
+    const response = await management()(event('/license/get', '{nope', 'OPTIONS', { headers: { Origin: 'https://owner.example' } }), context);
+    expect(response.statusCode).toBe(204);
+    expect(response.headers).toEqual(managementCors);
+  });
+
+  it('puts exactly the side’s CORS headers on successes and on errors', async () => {
+    const clientSuccess = await client()(event('/auth', '{}', 'POST', { headers: { Origin: 'https://app.example' } }), context);
+    const clientFault = await client()(event('/register', '{}'), context);
+    const managementSuccess = await management()(event('/license/update-metadata', '{}'), context);
+    const managementFailure = await management()(event('/license/get', '{}'), context);
+
+    expect(clientSuccess.headers).toEqual({ ...json, ...specCors });
+    expect(clientFault.headers).toEqual({ ...json, ...specCors });
+    expect(managementSuccess.headers).toEqual({ ...json, ...managementCors });
+    expect(managementFailure.headers).toEqual({ ...json, ...managementCors });
+  });
+
+  it('keeps an error’s own headers beside the CORS headers', async () => {
+    const response = await management()(event('/license/extend', '{}'), context);
+    expect(response.statusCode).toBe(429);
+    expect(response.headers).toEqual({ ...json, ...managementCors, 'Retry-After': '3' });
+  });
+
+  it('looks headers up whatever the case of their names', async () => {
+    const response = await client()(event('/auth', '{}', 'POST', { headers: { 'cloudfront-viewer-COUNTRY': 'DE' } }), context);
+    expect(JSON.parse(response.body).country).toBe('DE');
+  });
+
+  it('parses a JSON body whatever Content-Type it came with', async () => {
+    const response = await client()(event('/auth', '{"a":1}', 'POST', { headers: { 'Content-Type': 'text/plain' } }), context);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body).body).toEqual({ a: 1 });
+  });
+
   it('passes the parsed body and the source IP to the endpoint, with CORS on the answer', async () => {
     const response = await client()(event('/auth', '{"app_id":"x"}'), context);
     expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body)).toEqual({ success: true, body: { app_id: 'x' }, ip: '192.0.2.1' });
+    expect(JSON.parse(response.body)).toEqual({ success: true, body: { app_id: 'x' }, ip: '192.0.2.1', country: null });
     expect(response.headers).toMatchObject(specCors);
   });
 
@@ -81,15 +124,58 @@ describe('the shared Middy stack', () => {
     expect(JSON.parse(clientAnswer.body)).toEqual({ success: false, message: 'Invalid JSON in request body' });
     expect(clientAnswer.headers).toMatchObject(specCors);
 
-    const managementAnswer = await management()(event('/license/get', ''), context);
+    const managementAnswer = await management()(event('/license/get', '{nope'), context);
     expect(managementAnswer.statusCode).toBe(400);
-    expect(JSON.parse(managementAnswer.body)).toMatchObject({ error_code: 'INVALID_INPUT' });
+    expect(JSON.parse(managementAnswer.body)).toEqual({ error: 'Request body is not valid JSON', error_code: 'INVALID_INPUT' });
+    expect(managementAnswer.headers).toMatchObject(managementCors);
   });
 
-  it('answers 413 for a client body over 64 KiB', async () => {
+  it.each([
+    ['an empty', ''],
+    ['a missing', null],
+  ])('renders %s body as invalid JSON on both sides', async (_, body) => {
+    const clientAnswer = await client()(event('/auth', body), context);
+    const managementAnswer = await management()(event('/license/get', body), context);
+
+    expect(clientAnswer.statusCode).toBe(400);
+    expect(JSON.parse(clientAnswer.body)).toEqual({ success: false, message: 'Invalid JSON in request body' });
+    expect(managementAnswer.statusCode).toBe(400);
+    expect(JSON.parse(managementAnswer.body)).toEqual({ error: 'Request body is not valid JSON', error_code: 'INVALID_INPUT' });
+  });
+
+  it('renders a base64 body that is not JSON as invalid JSON', async () => {
+    const body = Buffer.from('{nope').toString('base64');
+    const response = await client()(event('/auth', body, 'POST', { isBase64Encoded: true }), context);
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({ success: false, message: 'Invalid JSON in request body' });
+  });
+
+  it('answers 413 for a client body over 64 KiB, with the CORS headers', async () => {
     const response = await client()(event('/auth', JSON.stringify({ pad: 'x'.repeat(64 * 1024) })), context);
     expect(response.statusCode).toBe(413);
     expect(JSON.parse(response.body)).toEqual({ success: false, message: 'Request body too large' });
+    expect(response.headers).toEqual({ ...json, ...specCors });
+  });
+
+  it('answers 413 for a management body over 256 KiB, and takes one of 100 KiB', async () => {
+    const over = await management()(event('/license/get', JSON.stringify({ pad: 'x'.repeat(256 * 1024) })), context);
+    const under = await management()(event('/license/update-metadata', JSON.stringify({ pad: 'x'.repeat(100 * 1024) })), context);
+
+    expect(over.statusCode).toBe(413);
+    expect(JSON.parse(over.body)).toEqual({ error: 'Request body too large', error_code: 'PAYLOAD_TOO_LARGE' });
+    expect(under.statusCode).toBe(200);
+  });
+
+  it('counts a base64 body by its decoded size', async () => {
+    const fits = JSON.stringify({ pad: 'x'.repeat(60 * 1024) });
+    const encoded = Buffer.from(fits).toString('base64');
+    expect(encoded.length).toBeGreaterThan(64 * 1024);
+
+    const response = await client()(event('/auth', encoded, 'POST', { isBase64Encoded: true }), context);
+    const tooLarge = await client()(event('/auth', Buffer.from(JSON.stringify({ pad: 'x'.repeat(64 * 1024) })).toString('base64'), 'POST', { isBase64Encoded: true }), context);
+
+    expect(response.statusCode).toBe(200);
+    expect(tooLarge.statusCode).toBe(413);
   });
 
   it('renders typed errors in their side’s shape', async () => {
