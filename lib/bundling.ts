@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import { xrayChunkFile } from '../functions/core/tracing';
 
 /**
  * How every Lambda is bundled: the CDK stack hands these to NodejsFunction and
@@ -14,9 +15,6 @@ export const lambdaBundling = {
   // The AWS SDK is bundled, not left to the runtime's copy: pinned versions, and a
   // faster cold start (the runtime's copy measured 25–43 ms slower to import).
   externalModules: [],
-  // aws-xray-sdk-core is CommonJS and require()s Node's built-in modules, which an
-  // ES module has no require() for: esbuild's shim would throw "Dynamic require of".
-  banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
 } as const;
 
 /** The same bundling as esbuild options, for building outside CDK. */
@@ -31,6 +29,30 @@ export function esbuildOptions(projectRoot: string): BuildOptions {
     mainFields: [...lambdaBundling.mainFields],
     external: [...lambdaBundling.externalModules],
     tsconfig: path.join(projectRoot, 'tsconfig.json'),
-    banner: { js: lambdaBundling.banner },
   };
+}
+
+/**
+ * The X-Ray SDK, built beside each handler bundle as a file of its own, which
+ * functions/core/tracing.ts imports only when tracing is on. The SDK is
+ * CommonJS and require()s Node's built-ins, which an ES module has no require()
+ * for: the chunk gets one from createRequire.
+ */
+export const xrayChunk = { entry: path.join('functions', 'core', 'xray.ts'), file: xrayChunkFile } as const;
+
+/** The shell command that builds the X-Ray chunk into a bundle's folder, with the project's own esbuild. */
+export function xrayChunkCommand(projectRoot: string, outputDir: string): string {
+  const esbuild = path.join(projectRoot, 'node_modules', '.bin', 'esbuild');
+  const args = [
+    path.join(projectRoot, xrayChunk.entry),
+    '--bundle',
+    '--platform=node',
+    '--format=esm',
+    `--banner:js=import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);`,
+    `--target=${lambdaBundling.target}`,
+    '--minify',
+    '--log-level=warning',
+    `--outfile=${path.join(outputDir, xrayChunk.file)}`,
+  ];
+  return [esbuild, ...args].map((arg) => JSON.stringify(arg)).join(' ');
 }

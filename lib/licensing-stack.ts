@@ -17,7 +17,7 @@ import { authorizerEntry, groups, handlerEntry, routes, sideOf, type Group, type
 import { tableDefinition } from '../functions/data/table';
 import { corsHeaders } from '../functions/core/middleware';
 import { gatewayResponses, rateLimitedBody } from './gateway-responses';
-import { lambdaBundling } from './bundling';
+import { lambdaBundling, xrayChunkCommand } from './bundling';
 import { acknowledgeNagFindings } from './nag';
 import { tableAccess } from './permissions';
 import type { Settings } from './settings';
@@ -146,7 +146,11 @@ export class LicensingStack extends Stack {
         mainFields: [...lambdaBundling.mainFields],
         tsconfig: path.join(projectRoot, 'tsconfig.json'),
         externalModules: [...lambdaBundling.externalModules],
-        banner: lambdaBundling.banner,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDir: string, outputDir: string) => [xrayChunkCommand(projectRoot, outputDir)],
+        },
       },
     });
     this.grantTableAccess(role, name);

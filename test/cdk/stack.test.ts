@@ -261,18 +261,12 @@ describe('functions', () => {
     expect(Object.keys(synth.template.findResources('AWS::Lambda::Function'))).toHaveLength(groups.length + 1);
   });
 
-  it('bundles each function locally as an ES module with a source map', () => {
+  it('bundles each function locally as an ES module with a source map, and the X-Ray SDK as a file of its own beside it', () => {
     for (const name of functionNames) {
       expect(existsSync(bundleOf(name))).toBe(true);
-      expect(readdirSync(bundleOf(name)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
-    }
-  });
-
-  it('gives every bundle the createRequire banner its CommonJS dependencies need', () => {
-    // Without it esbuild's require() shim throws 'Dynamic require of "x" is not supported' in an ES module;
-    // aws-xray-sdk-core is CommonJS. The next test runs the traced path in Node to prove the banner works.
-    for (const name of functionNames) {
-      expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module'; const require = __createRequire\(import\.meta\.url\);/);
+      expect(readdirSync(bundleOf(name)).sort()).toEqual(['index.mjs', 'index.mjs.map', 'xray.mjs']);
+      // Bundled in, the X-Ray SDK would be parsed at every cold start, traced or not.
+      expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).not.toMatch(/cls-hooked|AWSXRay/);
     }
   });
 
