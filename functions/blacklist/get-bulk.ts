@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
 import { invalidInput } from '#core/errors';
 import type { Page } from '#core/http';

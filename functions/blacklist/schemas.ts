@@ -1,16 +1,16 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { appIdField } from '#core/fields';
 import { blacklistTypes } from '#data/blacklist.repo';
 
 const type = z.enum(blacklistTypes);
 /** Bounded before normalisation; the per-type format is checked by `normalizeBlacklistValue`. */
-const value = z.string().min(1).max(256);
+const value = z.string().check(z.minLength(1), z.maxLength(256));
 
 export const addBlacklistSchema = z.object({
   app_id: appIdField,
   type,
   value,
-  reason: z.string().max(500).optional(),
+  reason: z.optional(z.string().check(z.maxLength(500))),
 });
 export type AddBlacklistInput = z.infer<typeof addBlacklistSchema>;
 
@@ -19,8 +19,8 @@ export type DeleteBlacklistInput = z.infer<typeof deleteBlacklistSchema>;
 
 export const listBlacklistSchema = z.object({
   app_id: appIdField,
-  type: type.optional(),
-  cursor: z.string().min(1).max(2048).optional(),
-  per_page: z.number().int().min(1).max(100).default(25),
+  type: z.optional(type),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  per_page: z._default(z.int().check(z.minimum(1), z.maximum(100)), 25),
 });
 export type ListBlacklistInput = z.infer<typeof listBlacklistSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { clientMessages } from '#core/errors';
 import { isUuid } from '#core/ids';
 import { maxPasswordBytes } from '#core/passwords';
@@ -9,8 +9,8 @@ import { maxPasswordBytes } from '#core/passwords';
  * A body that is JSON but not an object is read as an empty one, so it is asked
  * for the App ID first.
  */
-const clientBody = z.preprocess(
-  (body) => (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}),
+const clientBody = z.pipe(
+  z.transform((body: unknown) => (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {})),
   z.record(z.string(), z.unknown()),
 );
 
@@ -39,25 +39,28 @@ export interface AuthInput {
   hwid: string | undefined;
 }
 
-export const authSchema = clientBody.transform((body, ctx): AuthInput => {
-  const { app_id: appId, license, username, password, hwid } = body;
-  // A license key wins when a client sends both methods.
-  const credential: AuthCredential | undefined = present(license)
-    ? { license }
-    : present(username) && present(password)
-      ? { username, password }
-      : undefined;
-  const failure = firstFailure([
-    ...appIdRules(appId),
-    [() => credential === undefined, clientMessages.noAuthMethod],
-    [() => !absent(hwid) && (typeof hwid !== 'string' || hwid.length > maxHwidLength), clientMessages.hwidFormat],
-  ]);
-  if (failure) {
-    ctx.addIssue({ code: 'custom', message: failure });
-    return z.NEVER;
-  }
-  return { appId: appId as string, credential: credential!, hwid: present(hwid) ? hwid : undefined };
-});
+export const authSchema = z.pipe(
+  clientBody,
+  z.transform((body: Record<string, unknown>, ctx): AuthInput => {
+    const { app_id: appId, license, username, password, hwid } = body;
+    // A license key wins when a client sends both methods.
+    const credential: AuthCredential | undefined = present(license)
+      ? { license }
+      : present(username) && present(password)
+        ? { username, password }
+        : undefined;
+    const failure = firstFailure([
+      ...appIdRules(appId),
+      [() => credential === undefined, clientMessages.noAuthMethod],
+      [() => !absent(hwid) && (typeof hwid !== 'string' || hwid.length > maxHwidLength), clientMessages.hwidFormat],
+    ]);
+    if (failure) {
+      ctx.issues.push({ code: 'custom', message: failure, input: body });
+      return z.NEVER;
+    }
+    return { appId: appId as string, credential: credential!, hwid: present(hwid) ? hwid : undefined };
+  }),
+);
 
 export interface RegisterInput {
   appId: string;
@@ -68,20 +71,23 @@ export interface RegisterInput {
 
 const characters = (value: string) => [...value].length;
 
-export const registerSchema = clientBody.transform((body, ctx): RegisterInput => {
-  const { app_id: appId, license, username, password } = body;
-  const failure = firstFailure([
-    ...appIdRules(appId),
-    [() => !present(license), clientMessages.licenseRequired],
-    [() => !present(username), clientMessages.usernameRequired],
-    [() => !present(password), clientMessages.passwordRequired],
-    [() => characters(username as string) < 3 || characters(username as string) > 50, clientMessages.usernameLength],
-    [() => characters(password as string) < 8, clientMessages.passwordMinLength],
-    [() => Buffer.byteLength(password as string, 'utf8') > maxPasswordBytes, clientMessages.passwordMaxBytes],
-  ]);
-  if (failure) {
-    ctx.addIssue({ code: 'custom', message: failure });
-    return z.NEVER;
-  }
-  return { appId: appId as string, license: license as string, username: username as string, password: password as string };
-});
+export const registerSchema = z.pipe(
+  clientBody,
+  z.transform((body: Record<string, unknown>, ctx): RegisterInput => {
+    const { app_id: appId, license, username, password } = body;
+    const failure = firstFailure([
+      ...appIdRules(appId),
+      [() => !present(license), clientMessages.licenseRequired],
+      [() => !present(username), clientMessages.usernameRequired],
+      [() => !present(password), clientMessages.passwordRequired],
+      [() => characters(username as string) < 3 || characters(username as string) > 50, clientMessages.usernameLength],
+      [() => characters(password as string) < 8, clientMessages.passwordMinLength],
+      [() => Buffer.byteLength(password as string, 'utf8') > maxPasswordBytes, clientMessages.passwordMaxBytes],
+    ]);
+    if (failure) {
+      ctx.issues.push({ code: 'custom', message: failure, input: body });
+      return z.NEVER;
+    }
+    return { appId: appId as string, license: license as string, username: username as string, password: password as string };
+  }),
+);

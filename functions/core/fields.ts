@@ -1,20 +1,23 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isUuid } from './ids';
 
 /**
  * Body fields shared by management routes. Identifiers are checked for shape
  * only; whether they exist and belong to the caller is ownership's job.
  */
-export const appIdField = z.string().refine(isUuid, 'must be a UUID');
+export const appIdField = z.string().check(z.refine(isUuid, 'must be a UUID'));
 
-export const subscriptionIdField = z.string().refine(isUuid, 'must be a UUID');
+export const subscriptionIdField = z.string().check(z.refine(isUuid, 'must be a UUID'));
 
-/** Generated keys are 29 characters; custom keys are bounded so a key always fits a DynamoDB key attribute. */
-export const licenseKeyField = z.string().min(1).max(256);
+/**
+ * Generated keys are 29 characters of Crockford base32 and dashes, custom keys 8
+ * to 64 of A-Z, a-z, 0-9, _ and -: a string of other characters is no key, and
+ * its length is bounded so it always fits a DynamoDB key attribute.
+ */
+export const licenseKeyField = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,256}$/, 'must be a license key: 1 to 256 characters of A-Z, a-z, 0-9, _ and -'));
 
 /** 1..1000 keys (api-decisions.md); a key sent twice is answered once. */
-export const licenseKeysField = z
-  .array(licenseKeyField)
-  .min(1)
-  .max(1000)
-  .transform((licenseKeys) => [...new Set(licenseKeys)]);
+export const licenseKeysField = z.pipe(
+  z.array(licenseKeyField).check(z.minLength(1), z.maxLength(1000)),
+  z.transform((licenseKeys: string[]) => [...new Set(licenseKeys)]),
+);

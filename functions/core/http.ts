@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { sideOf, type Group, type PathOf, type Side } from '../routes';
 import { missingApiKey } from './api-key-auth';
 import { forRequest, type Deps } from './deps';
@@ -46,7 +46,7 @@ function requestInfo(event: HttpEvent): RequestInfo {
  * A management route: body validated by its schema, then the action runs with the
  * owner's team ID. The authorizer guarantees an owner; its absence is a wiring fault.
  */
-export function managementEndpoint<S extends z.ZodType, O>(
+export function managementEndpoint<S extends z.ZodMiniType, O>(
   schema: S,
   action: (deps: Deps, input: OwnerInput<S>) => Promise<O>,
 ): Endpoint {
@@ -57,9 +57,9 @@ export function managementEndpoint<S extends z.ZodType, O>(
 }
 
 /** The validated body with the owner the authorizer resolved and API Gateway's id of the request. */
-export type OwnerInput<S extends z.ZodType> = z.infer<S> & { teamId: string; requestId: string };
+export type OwnerInput<S extends z.ZodMiniType> = z.infer<S> & { teamId: string; requestId: string };
 
-function ownerInput<S extends z.ZodType>(schema: S, body: unknown, request: RequestInfo): OwnerInput<S> {
+function ownerInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): OwnerInput<S> {
   const input = validate('management', schema, body);
   if (!request.teamId) throw missingApiKey();
   return { ...(input as object), teamId: request.teamId, requestId: request.requestId } as OwnerInput<S>;
@@ -71,7 +71,7 @@ export interface Page<T> {
 }
 
 /** A management list route: `{success, data, next_cursor}`. */
-export function managementListEndpoint<S extends z.ZodType, T>(
+export function managementListEndpoint<S extends z.ZodMiniType, T>(
   schema: S,
   action: (deps: Deps, input: OwnerInput<S>) => Promise<Page<T>>,
 ): Endpoint {

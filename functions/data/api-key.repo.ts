@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { getItem, putNew, updateExisting, type Table } from './db';
 import { keys } from './keys';
 
@@ -9,7 +9,7 @@ export const apiKeySchema = z.object({
   status: z.enum(['active', 'revoked']),
   created_at: z.string(),
   /** Value of the API Gateway key this key is metered under (deployed stacks only). */
-  usage_identifier_key: z.string().optional(),
+  usage_identifier_key: z.optional(z.string()),
 });
 export type ApiKeyRecord = z.infer<typeof apiKeySchema>;
 

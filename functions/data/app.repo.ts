@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { getItem, putNew, updateExisting, type Table } from './db';
 import { keys } from './keys';
 

@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { deleteExisting, type Table } from './db';
 import { keys, type BlacklistType } from './keys';
 
@@ -10,7 +10,7 @@ export const blacklistEntrySchema = z.object({
   app_id: z.string(),
   type: z.enum(blacklistTypes),
   value: z.string(),
-  reason: z.string().nullable(),
+  reason: z.nullable(z.string()),
   created_at: z.string(),
 });
 export type BlacklistEntry = z.infer<typeof blacklistEntrySchema>;

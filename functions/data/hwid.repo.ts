@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { getItem, transactWrite, type Table } from './db';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 import { keys } from './keys';

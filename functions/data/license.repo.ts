@@ -1,5 +1,5 @@
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { batchGetItems } from './batch-get';
 import { getItem, putNew, transactWrite, type Table, type TransactItem } from './db';
 import { keys, type ItemKey } from './keys';
@@ -17,18 +17,18 @@ export const licenseSchema = z.object({
   status: z.enum(['active', 'paused']),
   created_at: z.string(),
   /** null until first use: the clock starts at activation. */
-  expires_at: z.string().nullable(),
+  expires_at: z.nullable(z.string()),
   /** Seconds. */
-  initial_duration: z.number().int().nonnegative(),
-  first_used_at: z.string().nullable(),
-  last_login: z.string().nullable(),
-  hwid: z.string().nullable(),
+  initial_duration: z.int().check(z.nonnegative()),
+  first_used_at: z.nullable(z.string()),
+  last_login: z.nullable(z.string()),
+  hwid: z.nullable(z.string()),
   hwid_lock: z.boolean(),
   hwid_reset_allowed: z.boolean(),
   /** Seconds between two HWID resets. */
-  hwid_reset_interval: z.number().int().nonnegative(),
-  last_hwid_reset_at: z.string().nullable(),
-  username: z.string().nullable(),
+  hwid_reset_interval: z.int().check(z.nonnegative()),
+  last_hwid_reset_at: z.nullable(z.string()),
+  username: z.nullable(z.string()),
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
 });

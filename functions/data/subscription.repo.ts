@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { batchGetItems } from './batch-get';
 import { deleteExisting, getItem, putNew, type Table } from './db';
 import { isConditionFailure } from './retry';
@@ -10,7 +10,7 @@ export const subscriptionSchema = z.object({
   app_id: z.string(),
   team_id: z.string(),
   name: z.string(),
-  level: z.number().int(),
+  level: z.int(),
   single_key_per_hwid: z.boolean(),
   status: z.enum(['active', 'inactive']),
   created_at: z.string(),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { getItem, putNew, updateExisting, type Table } from './db';
 import { keys } from './keys';
 
@@ -6,7 +6,7 @@ export const teamSchema = z.object({
   team_id: z.string(),
   name: z.string(),
   /** null: the plan never expires. */
-  plan_expires_at: z.string().nullable(),
+  plan_expires_at: z.nullable(z.string()),
   created_at: z.string(),
 });
 export type Team = z.infer<typeof teamSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { getItem, type Table } from './db';
 import { keys } from './keys';
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { licenseKeyField, licenseKeysField } from '#core/fields';
 
 /** Ten years: longer is a typo, and a longer cooldown means "never" (use hwid_reset_allowed for that). */
@@ -6,13 +6,13 @@ export const MAX_RESET_INTERVAL_SECONDS = 10 * 365 * 86400;
 
 export const editHwidSchema = z.object({
   license_key: licenseKeyField,
-  hwid: z.string().min(1).max(256).nullable(),
+  hwid: z.nullable(z.string().check(z.minLength(1), z.maxLength(256))),
 });
 export type EditHwidInput = z.infer<typeof editHwidSchema>;
 
 export const toggleLockSchema = z.object({
   license_key: licenseKeyField,
-  hwid_lock: z.boolean().optional(),
+  hwid_lock: z.optional(z.boolean()),
 });
 export type ToggleLockInput = z.infer<typeof toggleLockSchema>;
 
@@ -24,12 +24,12 @@ export type ToggleLockBulkInput = z.infer<typeof toggleLockBulkSchema>;
 
 export const toggleResetAllowedSchema = z.object({
   license_key: licenseKeyField,
-  hwid_reset_allowed: z.boolean().optional(),
+  hwid_reset_allowed: z.optional(z.boolean()),
 });
 export type ToggleResetAllowedInput = z.infer<typeof toggleResetAllowedSchema>;
 
 export const updateResetIntervalSchema = z.object({
   license_key: licenseKeyField,
-  hwid_reset_interval: z.number().int().min(0).max(MAX_RESET_INTERVAL_SECONDS),
+  hwid_reset_interval: z.int().check(z.minimum(0), z.maximum(MAX_RESET_INTERVAL_SECONDS)),
 });
 export type UpdateResetIntervalInput = z.infer<typeof updateResetIntervalSchema>;

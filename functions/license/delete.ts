@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
 import { ownedLicense } from '#core/ownership';
 import { optimistic } from './optimistic';

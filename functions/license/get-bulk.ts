@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
 import { invalidInput } from '#core/errors';
 import type { Page } from '#core/http';
@@ -9,7 +9,7 @@ import type { Subscription } from '#data/subscription.repo';
 import type { getBulkSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
 
-const cursorSchema = z.tuple([z.string(), z.iso.datetime(), z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)]);
+const cursorSchema = z.tuple([z.string(), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))]);
 
 /**
  * The cursor names a position in one app's listing: the last license returned,

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { appIdField, licenseKeyField as licenseKey, licenseKeysField as licenseKeys, subscriptionIdField } from '#core/fields';
 import { maxPasswordBytes } from '#core/passwords';
 
@@ -25,60 +25,66 @@ export const durationUnitSeconds = {
 
 const bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
-const customLicenseKey = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -');
+const customLicenseKey = z.string().check(z.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -'));
 const licenseStatus = z.enum(['active', 'paused']);
-const tags = z.array(z.string().min(1).max(limits.tagLength)).max(limits.tags);
+const tags = z.array(z.string().check(z.minLength(1), z.maxLength(limits.tagLength))).check(z.maxLength(limits.tags));
 const metadata = z
   .record(z.string(), z.unknown())
-  .refine((value) => bytes(JSON.stringify(value)) <= limits.metadataBytes, `must be at most ${limits.metadataBytes} bytes as JSON`);
-const username = z.string().min(3, 'must be 3 to 50 characters').max(50, 'must be 3 to 50 characters');
+  .check(z.refine((value) => bytes(JSON.stringify(value)) <= limits.metadataBytes, `must be at most ${limits.metadataBytes} bytes as JSON`));
+const username = z.string().check(z.minLength(3, 'must be 3 to 50 characters'), z.maxLength(50, 'must be 3 to 50 characters'));
 const password = z
   .string()
-  .min(8, 'must be at least 8 characters')
-  .refine((value) => bytes(value) <= maxPasswordBytes, `must be at most ${maxPasswordBytes} bytes`);
-const extendSeconds = z.number().int().min(1).max(limits.maxExtendSeconds);
+  .check(
+    z.minLength(8, 'must be at least 8 characters'),
+    z.refine((value) => bytes(value) <= maxPasswordBytes, `must be at most ${maxPasswordBytes} bytes`),
+  );
+const extendSeconds = z.int().check(z.minimum(1), z.maximum(limits.maxExtendSeconds));
 
 const duration = {
   duration_unit: z.enum(Object.keys(durationUnitSeconds) as [keyof typeof durationUnitSeconds]),
-  duration_value: z.number().int().min(1),
+  duration_value: z.int().check(z.minimum(1)),
 };
 
-function durationWithinLimit(input: { duration_unit: keyof typeof durationUnitSeconds; duration_value: number }, context: z.RefinementCtx) {
-  if (input.duration_value * durationUnitSeconds[input.duration_unit] > limits.maxDurationSeconds) {
-    context.addIssue({ code: 'custom', path: ['duration_value'], message: 'must not make the duration longer than 100 years' });
-  }
-}
+type Duration = { duration_unit: keyof typeof durationUnitSeconds; duration_value: number };
+
+const durationWithinLimit = z.refine<Duration>(
+  (input) =>
+    input.duration_value * durationUnitSeconds[input.duration_unit] <= limits.maxDurationSeconds,
+  { path: ['duration_value'], message: 'must not make the duration longer than 100 years' },
+);
 
 export const createSchema = z
   .object({
     app_id: appIdField,
     subscription_id: subscriptionIdField,
     ...duration,
-    hwid_lock: z.boolean().default(false),
-    tags: tags.default([]),
-    metadata: metadata.default({}),
-    username: username.optional(),
-    password: password.optional(),
-    license_key: customLicenseKey.optional(),
+    hwid_lock: z._default(z.boolean(), false),
+    tags: z._default(tags, []),
+    metadata: z._default(metadata, {}),
+    username: z.optional(username),
+    password: z.optional(password),
+    license_key: z.optional(customLicenseKey),
   })
-  .superRefine(durationWithinLimit)
-  .superRefine((input, context) => {
-    if ((input.username === undefined) !== (input.password === undefined)) {
-      const missing = input.username === undefined ? 'username' : 'password';
-      context.addIssue({ code: 'custom', path: [missing], message: 'username and password come together' });
-    }
-  });
+  .check(
+    durationWithinLimit,
+    z.superRefine((input, context) => {
+      if ((input.username === undefined) !== (input.password === undefined)) {
+        const missing = input.username === undefined ? 'username' : 'password';
+        context.addIssue({ code: 'custom', path: [missing], message: 'username and password come together' });
+      }
+    }),
+  );
 
 export const createBulkSchema = z
   .object({
-    key_amount: z.number().int().min(1).max(limits.bulkKeys),
+    key_amount: z.int().check(z.minimum(1), z.maximum(limits.bulkKeys)),
     app_id: appIdField,
     subscription_id: subscriptionIdField,
     ...duration,
-    hwid_lock: z.boolean().default(false),
-    tags: tags.default([]),
+    hwid_lock: z._default(z.boolean(), false),
+    tags: z._default(tags, []),
   })
-  .superRefine(durationWithinLimit);
+  .check(durationWithinLimit);
 
 export const licenseKeySchema = z.object({ license_key: licenseKey });
 export const licenseKeysSchema = z.object({ license_keys: licenseKeys });
@@ -88,22 +94,22 @@ export const extendSchema = z.object({ license_key: licenseKey, extend_seconds: 
 export const extendBulkSchema = z.object({
   license_keys: licenseKeys,
   extend_seconds: extendSeconds,
-  request_id: z.string().min(1).max(128).optional(),
+  request_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
 });
 
 export const getBulkSchema = z.object({
   app_id: appIdField,
-  status: licenseStatus.optional(),
-  subscription_id: subscriptionIdField.optional(),
-  tag: z.string().min(1).max(limits.tagLength).optional(),
-  per_page: z.number().int().min(1).max(limits.perPage).default(25),
-  sort_field: z.literal('created_at').default('created_at'),
-  sort_order: z.enum(['asc', 'desc']).default('desc'),
-  cursor: z.string().max(512).nullish(),
+  status: z.optional(licenseStatus),
+  subscription_id: z.optional(subscriptionIdField),
+  tag: z.optional(z.string().check(z.minLength(1), z.maxLength(limits.tagLength))),
+  per_page: z._default(z.int().check(z.minimum(1), z.maximum(limits.perPage)), 25),
+  sort_field: z._default(z.literal('created_at'), 'created_at'),
+  sort_order: z._default(z.enum(['asc', 'desc']), 'desc'),
+  cursor: z.nullish(z.string().check(z.maxLength(512))),
 });
 
 export const updateStatusSchema = z.object({ license_key: licenseKey, status: licenseStatus });
 export const updateStatusBulkSchema = z.object({ license_keys: licenseKeys, status: licenseStatus });
 export const updateSubscriptionSchema = z.object({ license_key: licenseKey, subscription_id: subscriptionIdField });
-export const updateCredentialsSchema = z.object({ license_key: licenseKey, username, password: password.optional() });
+export const updateCredentialsSchema = z.object({ license_key: licenseKey, username, password: z.optional(password) });
 export const updateMetadataSchema = z.object({ license_key: licenseKey, metadata });

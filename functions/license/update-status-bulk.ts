@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { runBulk } from '#core/bulk';
 import type { Deps } from '#core/deps';
 import type { updateStatusBulkSchema } from './schemas';

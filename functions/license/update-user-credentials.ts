@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
 import { invalidInput } from '#core/errors';
 import { ownedLicense } from '#core/ownership';

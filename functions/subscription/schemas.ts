@@ -1,28 +1,30 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { appIdField, subscriptionIdField } from '#core/fields';
 
-const name = z.string().trim().min(1).max(100);
-const level = z.number().int().min(0).max(1_000_000);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+const level = z.int().check(z.minimum(0), z.maximum(1_000_000));
 
 export const createSubscriptionSchema = z.object({
   app_id: appIdField,
   name,
   level,
-  single_key_per_hwid: z.boolean().default(false),
+  single_key_per_hwid: z._default(z.boolean(), false),
 });
 export type CreateSubscriptionInput = z.infer<typeof createSubscriptionSchema>;
 
 export const editSubscriptionSchema = z
   .object({
     subscription_id: subscriptionIdField,
-    name: name.optional(),
-    level: level.optional(),
-    single_key_per_hwid: z.boolean().optional(),
-    status: z.enum(['active', 'inactive']).optional(),
+    name: z.optional(name),
+    level: z.optional(level),
+    single_key_per_hwid: z.optional(z.boolean()),
+    status: z.optional(z.enum(['active', 'inactive'])),
   })
-  .refine(
-    (body) => [body.name, body.level, body.single_key_per_hwid, body.status].some((field) => field !== undefined),
-    'at least one of name, level, single_key_per_hwid, status is required',
+  .check(
+    z.refine(
+      (body) => [body.name, body.level, body.single_key_per_hwid, body.status].some((field) => field !== undefined),
+      'at least one of name, level, single_key_per_hwid, status is required',
+    ),
   );
 export type EditSubscriptionInput = z.infer<typeof editSubscriptionSchema>;
 
