@@ -32,7 +32,12 @@ async function main() {
   await ensureTable(store.client, config.tableName);
   const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
   const owner = await demoOwner(deps, local.dataDir);
-  const server = await startLocalServer({ deps, port: local.port, rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined });
+  const server = await startLocalServer({
+    deps,
+    port: local.port,
+    rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined,
+    clientRateLimit: local.rateLimit.enabled ? local.clientRateLimit : undefined,
+  });
 
   process.stdout.write(
     [
