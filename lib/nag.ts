@@ -34,7 +34,7 @@ export function acknowledgeNagFindings(stack: Stack, settings: Settings): void {
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     'The account-wide API Gateway logging role AWS documents for execution logs; API Gateway names the log groups it writes to itself, so no narrower resource list exists.',
   );
-  if (!settings.enableWaf) {
+  if (!settings.enableWaf && settings.cloudFrontOriginSecret === undefined) {
     acknowledge(
       stack,
       'AwsSolutions-APIG3',
