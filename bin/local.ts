@@ -42,7 +42,12 @@ async function main() {
   const created = await ensureTable(store.client, config.tableName);
   const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
   const owner = await demoOwner(deps, local.dataDir);
-  const server = await startLocalServer({ deps, port: local.port, rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined });
+  const server = await startLocalServer({
+    deps,
+    port: local.port,
+    rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined,
+    clientRateLimit: local.rateLimit.enabled ? local.clientRateLimit : undefined,
+  });
   const storeLine = external
     ? `DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${config.tableName} ${created ? 'created now' : 'already there'}`
     : `embedded DynamoDB Local on ${store.endpoint}, table ${config.tableName}, data in ${local.dataDir}/`;

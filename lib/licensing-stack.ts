@@ -19,8 +19,9 @@ import { corsHeaders } from '../functions/core/middleware';
 import { gatewayResponses, rateLimitedBody } from './gateway-responses';
 import { lambdaBundling, xrayChunkCommand } from './bundling';
 import { acknowledgeNagFindings } from './nag';
-import { tableAccess } from './permissions';
-import type { Settings } from './settings';
+import { leadingKeyPatterns, tableAccess, type Partition } from './permissions';
+import { trustedViewerHeaders, type Settings } from './settings';
+import type { LogLevel as ServiceLogLevel } from '../functions/core/config';
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -32,6 +33,11 @@ type FunctionName = Group | 'authorizer';
 
 /** The header the authorizer reads, and the identity source API Gateway checks and caches on. */
 export const apiKeyHeader = 'x-api-key';
+
+/** The header the owner's CloudFront adds with `cloudFrontOriginSecret` as its value. */
+export const cloudFrontOriginHeader = 'x-origin-verify';
+
+const clientRoutes = routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path);
 
 export class LicensingStack extends Stack {
   readonly table: dynamodb.Table;
@@ -48,12 +54,12 @@ export class LicensingStack extends Stack {
     this.table = this.createTable();
     // Management timeouts stay under API Gateway's 29-second integration limit; bulk operations need most of it.
     this.functions = {
-      client: this.createFunction('client', handlerEntry('client'), settings, Duration.seconds(10)),
-      license: this.createFunction('license', handlerEntry('license'), settings, Duration.seconds(28)),
-      hwid: this.createFunction('hwid', handlerEntry('hwid'), settings, Duration.seconds(28)),
-      subscription: this.createFunction('subscription', handlerEntry('subscription'), settings, Duration.seconds(28)),
-      blacklist: this.createFunction('blacklist', handlerEntry('blacklist'), settings, Duration.seconds(28)),
-      authorizer: this.createFunction('authorizer', authorizerEntry, settings, Duration.seconds(10)),
+      client: this.createFunction('client', handlerEntry('client'), settings, Duration.seconds(10), settings.clientReservedConcurrency),
+      license: this.createFunction('license', handlerEntry('license'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
+      hwid: this.createFunction('hwid', handlerEntry('hwid'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
+      subscription: this.createFunction('subscription', handlerEntry('subscription'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
+      blacklist: this.createFunction('blacklist', handlerEntry('blacklist'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
+      authorizer: this.createFunction('authorizer', authorizerEntry, settings, Duration.seconds(10), settings.authorizerReservedConcurrency),
     };
 
     this.authorizer = new apigateway.RequestAuthorizer(this, 'ApiKeyAuthorizer', {
@@ -69,7 +75,7 @@ export class LicensingStack extends Stack {
       quota: settings.managementQuotaPerDay > 0 ? { limit: settings.managementQuotaPerDay, period: apigateway.Period.DAY } : undefined,
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
-    if (settings.enableWaf) this.createWebAcl(settings);
+    if (settings.enableWaf || settings.cloudFrontOriginSecret !== undefined) this.createWebAcl(settings);
     this.alarmTopic = this.createAlarms(settings);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (the spec\'s {base_url})' });
@@ -103,7 +109,7 @@ export class LicensingStack extends Stack {
     return table;
   }
 
-  private createFunction(name: FunctionName, entry: string, settings: Settings, timeout: Duration): NodejsFunction {
+  private createFunction(name: FunctionName, entry: string, settings: Settings, timeout: Duration, reservedConcurrency: number): NodejsFunction {
     const id = pascalCase(name);
     const logGroup = new logs.LogGroup(this, `${id}Logs`, {
       retention: settings.logRetentionDays as logs.RetentionDays,
@@ -122,14 +128,19 @@ export class LicensingStack extends Stack {
       architecture: lambda.Architecture.ARM_64,
       memorySize: settings.lambdaMemoryMb,
       timeout,
+      // Caps what a flood of one kind of request can take of the account's concurrency, and keeps that much for it.
+      reservedConcurrentExecutions: reservedConcurrency > 0 ? reservedConcurrency : undefined,
       logGroup,
       // Active tracing also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
       tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       // Platform lines (START, REPORT, uncaught errors) become JSON with the request ID, like the service's own lines.
       loggingFormat: lambda.LoggingFormat.JSON,
+      // With JSON logs Lambda filters application lines by their level itself (INFO unless told): it must pass what LOG_LEVEL keeps.
+      applicationLogLevelV2: applicationLogLevels[settings.logLevel],
       environment: {
         TABLE_NAME: this.table.tableName,
         LOG_LEVEL: settings.logLevel,
+        TRUSTED_VIEWER_HEADERS: trustedViewerHeaders(settings).join(','),
         BCRYPT_COST: String(settings.bcryptCost),
         CACHE_TTL_SECONDS: String(settings.cacheTtlSeconds),
         DEBUG: String(settings.debug),
@@ -159,12 +170,21 @@ export class LicensingStack extends Stack {
 
   private grantTableAccess(role: iam.Role, name: FunctionName): void {
     const access = tableAccess[name];
-    role.addToPolicy(new iam.PolicyStatement({ actions: [...access.actions], resources: [this.table.tableArn] }));
-    if (access.queriesIndexes) {
+    // LeadingKeys is the partition key of every item a request names, or of the partition a query reads.
+    const onPartitions = (partitions: readonly Partition[]) => ({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeyPatterns(partitions) },
+    });
+    for (const grant of access.grants) {
+      role.addToPolicy(
+        new iam.PolicyStatement({ actions: [...grant.actions], resources: [this.table.tableArn], conditions: onPartitions(grant.partitions) }),
+      );
+    }
+    if (access.queriesIndexes.length > 0) {
       role.addToPolicy(
         new iam.PolicyStatement({
           actions: ['dynamodb:Query'],
           resources: tableDefinition.globalSecondaryIndexes.map((index) => `${this.table.tableArn}/index/${index.indexName}`),
+          conditions: onPartitions(access.queriesIndexes),
         }),
       );
     }
@@ -229,7 +249,9 @@ export class LicensingStack extends Stack {
       addPreflight(resource, side);
     }
 
-    const gatewayCors = quoteHeaders(corsHeaders('management'));
+    // Gateway responses are API-wide, so one header set serves both sides: the client routes' exact spec 4.3 values.
+    // Browsers read Access-Control-Allow-Headers only on preflights, which answer per side (addPreflight).
+    const gatewayCors = quoteHeaders(corsHeaders('client'));
     for (const response of gatewayResponses) {
       api.addGatewayResponse(`Gateway${response.type}`, {
         type: apigateway.ResponseType.of(response.type),
@@ -243,31 +265,77 @@ export class LicensingStack extends Stack {
 
   private createWebAcl(settings: Settings): void {
     const metric = (name: string) => ({ cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true });
+    const rateLimited = {
+      block: {
+        customResponse: {
+          responseCode: 429,
+          customResponseBodyKey: 'rateLimited',
+          responseHeaders: [
+            { name: 'Retry-After', value: '60' },
+            { name: 'Access-Control-Allow-Origin', value: '*' },
+          ],
+        },
+      },
+    };
+    const rules: wafv2.CfnWebACL.RuleProperty[] = [];
+    if (settings.cloudFrontOriginSecret !== undefined) {
+      // Only the owner's distribution adds this header: a request without it reached execute-api directly.
+      rules.push({
+        name: 'RequireCloudFrontOrigin',
+        priority: rules.length,
+        statement: {
+          notStatement: {
+            statement: {
+              byteMatchStatement: {
+                fieldToMatch: { singleHeader: { Name: cloudFrontOriginHeader } },
+                positionalConstraint: 'EXACTLY',
+                searchString: settings.cloudFrontOriginSecret,
+                textTransformations: [{ priority: 0, type: 'NONE' }],
+              },
+            },
+          },
+        },
+        action: { block: {} },
+        visibilityConfig: metric(`licensing-${settings.stage}-bypassed-cloudfront`),
+      });
+    }
+    if (settings.enableWaf) {
+      rules.push({
+        name: 'RateLimitPerIp',
+        priority: rules.length,
+        statement: { rateBasedStatement: { limit: settings.wafRateLimitPerIp, aggregateKeyType: 'IP' } },
+        action: rateLimited,
+        visibilityConfig: metric(`licensing-${settings.stage}-rate-per-ip`),
+      });
+      // WAF cannot count by a body field, so not by app_id: per IP, on the client routes only, is the closest it gets.
+      const clientPath = (path: string) => ({
+        byteMatchStatement: {
+          fieldToMatch: { uriPath: {} },
+          positionalConstraint: 'ENDS_WITH',
+          searchString: path,
+          textTransformations: [{ priority: 0, type: 'NORMALIZE_PATH' }],
+        },
+      });
+      rules.push({
+        name: 'RateLimitClientRoutesPerIp',
+        priority: rules.length,
+        statement: {
+          rateBasedStatement: {
+            limit: settings.wafClientRateLimitPerIp,
+            aggregateKeyType: 'IP',
+            scopeDownStatement: { orStatement: { statements: clientRoutes.map(clientPath) } },
+          },
+        },
+        action: rateLimited,
+        visibilityConfig: metric(`licensing-${settings.stage}-client-rate-per-ip`),
+      });
+    }
     const acl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: metric(`licensing-${settings.stage}`),
       customResponseBodies: { rateLimited: { contentType: 'APPLICATION_JSON', content: JSON.stringify(rateLimitedBody) } },
-      rules: [
-        {
-          name: 'RateLimitPerIp',
-          priority: 0,
-          statement: { rateBasedStatement: { limit: settings.wafRateLimitPerIp, aggregateKeyType: 'IP' } },
-          action: {
-            block: {
-              customResponse: {
-                responseCode: 429,
-                customResponseBodyKey: 'rateLimited',
-                responseHeaders: [
-                  { name: 'Retry-After', value: '60' },
-                  { name: 'Access-Control-Allow-Origin', value: '*' },
-                ],
-              },
-            },
-          },
-          visibilityConfig: metric(`licensing-${settings.stage}-rate-per-ip`),
-        },
-      ],
+      rules,
     });
     new wafv2.CfnWebACLAssociation(this, 'WebAclAssociation', {
       resourceArn: this.api.deploymentStage.stageArn,
@@ -277,6 +345,19 @@ export class LicensingStack extends Stack {
 
   private createAlarms(settings: Settings): sns.Topic {
     const topic = new sns.Topic(this, 'AlarmTopic', { displayName: `Licensing ${settings.stage} alarms`, enforceSSL: true });
+    // enforceSSL gives the topic a resource policy, which replaces SNS's default one: CloudWatch needs its own allow.
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsToPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          ArnLike: { 'aws:SourceArn': `arn:${this.partition}:cloudwatch:${this.region}:${this.account}:alarm:*` },
+          StringEquals: { 'aws:SourceAccount': this.account },
+        },
+      }),
+    );
     if (settings.alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(settings.alarmEmail));
     const action = new cloudwatchActions.SnsAction(topic);
     const period = Duration.minutes(5);
@@ -313,14 +394,25 @@ export class LicensingStack extends Stack {
         }),
       );
     }
+    // ThrottledRequests is only published per operation; the throttle events carry the bare TableName dimension.
+    const throttleEvents = (metricName: string, dimensionsMap: Record<string, string>) =>
+      new cloudwatch.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap, statistic: cloudwatch.Stats.SUM, period });
+    const throttleSources = [
+      { TableName: this.table.tableName },
+      ...tableDefinition.globalSecondaryIndexes.map((index) => ({ TableName: this.table.tableName, GlobalSecondaryIndexName: index.indexName })),
+    ];
+    const usingMetrics: Record<string, cloudwatch.IMetric> = {};
+    throttleSources.forEach((dimensions, source) => {
+      usingMetrics[`read${source}`] = throttleEvents('ReadThrottleEvents', dimensions);
+      usingMetrics[`write${source}`] = throttleEvents('WriteThrottleEvents', dimensions);
+    });
     alarms.push(
       new cloudwatch.Alarm(this, 'TableThrottlesAlarm', {
-        alarmDescription: 'DynamoDB throttled requests to the table (on-demand limits or a hot key)',
-        metric: new cloudwatch.Metric({
-          namespace: 'AWS/DynamoDB',
-          metricName: 'ThrottledRequests',
-          dimensionsMap: { TableName: this.table.tableName },
-          statistic: cloudwatch.Stats.SUM,
+        alarmDescription: 'DynamoDB throttled reads or writes of the table or an index (on-demand limits or a hot key)',
+        metric: new cloudwatch.MathExpression({
+          expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+          usingMetrics,
+          label: 'Throttle events',
           period,
         }),
         threshold: 1,
@@ -333,6 +425,15 @@ export class LicensingStack extends Stack {
     return topic;
   }
 }
+
+/** `silent` writes nothing, so the strictest filter Lambda has is as good as any. */
+const applicationLogLevels: Record<ServiceLogLevel, lambda.ApplicationLogLevel> = {
+  debug: lambda.ApplicationLogLevel.DEBUG,
+  info: lambda.ApplicationLogLevel.INFO,
+  warn: lambda.ApplicationLogLevel.WARN,
+  error: lambda.ApplicationLogLevel.ERROR,
+  silent: lambda.ApplicationLogLevel.FATAL,
+};
 
 function pascalCase(name: string): string {
   return `${name.charAt(0).toUpperCase()}${name.slice(1)}`;

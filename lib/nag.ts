@@ -44,7 +44,7 @@ export function acknowledgeNagFindings(stack: Stack, settings: Settings, functio
       );
     }
   }
-  if (!settings.enableWaf) {
+  if (!settings.enableWaf && settings.cloudFrontOriginSecret === undefined) {
     acknowledge(
       stack,
       'AwsSolutions-APIG3',

@@ -1,58 +1,95 @@
+import { keys } from '../functions/data/keys';
 import type { Group } from '../functions/routes';
 
 /**
- * The DynamoDB actions each Lambda may call on the table, and nothing more: what
- * its code sends today. IAM authorizes a transaction by the item actions inside it
- * (Put, Update, Delete, ConditionCheck), so those are listed beside
- * TransactWriteItems. A change in what a group's code sends to DynamoDB is a
- * one-line change here (and in test/cdk/permissions.test.ts, which spells the
- * grants out).
+ * The DynamoDB access each Lambda gets, and nothing more: what its code sends
+ * today, on the partitions it touches. IAM has no TransactWriteItems action: a
+ * transaction is authorized item by item (PutItem, UpdateItem, DeleteItem,
+ * ConditionCheckItem), so listing those is what lets a function write in a
+ * transaction. A change in what a group's code sends to DynamoDB is a change
+ * here (and in test/cdk/permissions.test.ts, which spells the grants out).
  */
-export interface TableAccess {
+export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request';
+
+/** `LIC#x` → `LIC#`: what every partition key of that entity begins with. */
+function prefixOf(partitionKey: string): string {
+  return partitionKey.slice(0, partitionKey.indexOf('#') + 1);
+}
+
+/**
+ * Taken from the key builders themselves, so the grants follow functions/data/keys.ts.
+ * The index partitions (`APP#<id>#LICS`, `APP#<id>#SUBS`) share the app's prefix.
+ */
+export const partitionPrefixes: Record<Partition, string> = {
+  apiKey: prefixOf(keys.apiKey('-').pk),
+  team: prefixOf(keys.team('-').pk),
+  app: prefixOf(keys.app('-').pk),
+  subscription: prefixOf(keys.subscription('-').pk),
+  license: prefixOf(keys.license('-').pk),
+  request: prefixOf(keys.bulkMarker('-', '-', { gatewayRequestId: '-' }, '-').pk),
+};
+
+/** `dynamodb:LeadingKeys` patterns (ForAllValues:StringLike) for these partitions. */
+export function leadingKeyPatterns(partitions: readonly Partition[]): string[] {
+  return partitions.map((partition) => `${partitionPrefixes[partition]}*`);
+}
+
+export interface TableGrant {
   actions: readonly string[];
-  /** Query is also allowed on the table's global secondary indexes. */
-  queriesIndexes: boolean;
+  /** Every item key (or queried partition) must lie in one of these partitions. */
+  partitions: readonly Partition[];
+}
+
+export interface TableAccess {
+  grants: readonly TableGrant[];
+  /** Query is also allowed on the table's global secondary indexes, on these index partitions. */
+  queriesIndexes: readonly Partition[];
 }
 
 export const tableAccess: Record<Group | 'authorizer', TableAccess> = {
-  // /auth reads in one BatchGetItem, activates with an update or a transaction (license update, HWID index put);
-  // /register swaps the username index in a transaction (put, update, delete).
+  // /auth reads app, team, subscription, blacklist, username index and license in one BatchGetItem, then activates
+  // (license update, HWID index put); /register swaps the username index in a transaction. Never API keys or teams.
   client: {
-    actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:TransactWriteItems'],
-    queriesIndexes: false,
-  },
-  // Lists per app through the index; bulk creation and deletion write in batches.
-  license: {
-    actions: [
-      'dynamodb:GetItem',
-      'dynamodb:BatchGetItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:PutItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:TransactWriteItems',
-      'dynamodb:ConditionCheckItem',
-      'dynamodb:Query',
-      'dynamodb:BatchWriteItem',
+    grants: [
+      { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], partitions: ['app', 'team', 'subscription', 'license'] },
+      { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], partitions: ['app', 'license'] },
     ],
-    queriesIndexes: true,
+    queriesIndexes: [],
+  },
+  // Lists per app through the index; bulk creation and deletion write in batches; extend-bulk keeps idempotency records.
+  license: {
+    grants: [
+      { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], partitions: ['app', 'subscription', 'license', 'request'] },
+      {
+        actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'],
+        partitions: ['app', 'license', 'request'],
+      },
+    ],
+    queriesIndexes: ['app'],
   },
   // Flag updates, and HWID changes that move the HWID index item in a transaction.
   hwid: {
-    actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:TransactWriteItems'],
-    queriesIndexes: false,
+    grants: [
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'subscription', 'license'] },
+      { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], partitions: ['app', 'license'] },
+    ],
+    queriesIndexes: [],
   },
   // Tiers are listed per app through the index.
   subscription: {
-    actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'],
-    queriesIndexes: true,
+    grants: [
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], partitions: ['app', 'subscription'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], partitions: ['subscription'] },
+    ],
+    queriesIndexes: ['app'],
   },
   // Entries live under their app's partition: listing queries the table itself; adding is an upsert (UpdateItem).
   blacklist: {
-    actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'],
-    queriesIndexes: false,
+    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'], partitions: ['app'] }],
+    queriesIndexes: [],
   },
   authorizer: {
-    actions: ['dynamodb:GetItem'],
-    queriesIndexes: false,
+    grants: [{ actions: ['dynamodb:GetItem'], partitions: ['apiKey'] }],
+    queriesIndexes: [],
   },
 };

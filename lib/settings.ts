@@ -1,4 +1,4 @@
-import type { LogLevel } from '../functions/core/config';
+import type { LogLevel, ViewerHeader } from '../functions/core/config';
 
 export type EndpointType = 'edge' | 'regional';
 
@@ -11,7 +11,16 @@ export interface Settings {
   /** API Gateway stage name; also part of the stack name, so stages can share an account. */
   stage: string;
   endpointType: EndpointType;
-  /** Requests per second (steady, burst) allowed on each client route of the stage. */
+  /**
+   * Set with a regional endpoint behind the owner's own CloudFront, which adds it as the
+   * `x-origin-verify` header: a web ACL then refuses every request without it, and the
+   * country and ASN headers become trustworthy.
+   */
+  cloudFrontOriginSecret: string | undefined;
+  /**
+   * Requests per second (steady, burst) allowed on each client route of the stage: one
+   * budget shared by every owner and application of the stage.
+   */
   clientRateLimit: number;
   clientBurstLimit: number;
   /** Per-owner usage plan throttle on management routes. */
@@ -30,6 +39,12 @@ export interface Settings {
   enableWaf: boolean;
   /** WAF counts requests per IP over a 5-minute window. */
   wafRateLimitPerIp: number;
+  /** The same, counting only /auth and /register. */
+  wafClientRateLimitPerIp: number;
+  /** Reserved concurrency (0: none) of the authorizer, the client function and each management function. */
+  authorizerReservedConcurrency: number;
+  clientReservedConcurrency: number;
+  managementReservedConcurrency: number;
   alarmEmail: string | undefined;
   /** X-Ray active tracing on every function and on the API stage. */
   tracing: boolean;
@@ -79,8 +94,19 @@ function oneOf<T extends string>(get: ContextReader, key: string, allowed: reado
 
 export function readSettings(get: ContextReader): Settings {
   const stage = text(get, 'stage') ?? 'prod';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(stage)) {
-    throw new SettingsError(`context stage must be 1 to 64 letters, digits, "-" or "_", got "${stage}"`);
+  // The stage names the stack too (Licensing-<stage>), and CloudFormation stack names allow no "_".
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(stage)) {
+    throw new SettingsError(`context stage must be 1 to 64 letters, digits or "-" (it is part of the stack name Licensing-<stage>), got "${stage}"`);
+  }
+  const endpointType = oneOf<EndpointType>(get, 'endpointType', ['edge', 'regional'], 'edge');
+  const cloudFrontOriginSecret = text(get, 'cloudFrontOriginSecret');
+  if (cloudFrontOriginSecret !== undefined) {
+    if (!/^[A-Za-z0-9_-]{32,256}$/.test(cloudFrontOriginSecret)) {
+      throw new SettingsError('context cloudFrontOriginSecret must be 32 to 256 letters, digits, "-" or "_"');
+    }
+    if (endpointType !== 'regional') {
+      throw new SettingsError('context cloudFrontOriginSecret needs endpointType=regional: an edge endpoint has API Gateway\'s own distribution in front');
+    }
   }
   const logRetentionDays = integer(get, 'logRetentionDays', 30, 1, 3653);
   if (!retentionDays.includes(logRetentionDays)) {
@@ -92,7 +118,8 @@ export function readSettings(get: ContextReader): Settings {
   }
   return {
     stage,
-    endpointType: oneOf(get, 'endpointType', ['edge', 'regional'], 'edge'),
+    endpointType,
+    cloudFrontOriginSecret,
     clientRateLimit: integer(get, 'clientRateLimit', 100, 1, 10000),
     clientBurstLimit: integer(get, 'clientBurstLimit', 200, 1, 5000),
     managementRateLimit: integer(get, 'managementRateLimit', 100, 1, 10000),
@@ -107,7 +134,22 @@ export function readSettings(get: ContextReader): Settings {
     logRetentionDays,
     enableWaf: flag(get, 'enableWaf', false),
     wafRateLimitPerIp: integer(get, 'wafRateLimitPerIp', 1000, 10, 2_000_000_000),
+    wafClientRateLimitPerIp: integer(get, 'wafClientRateLimitPerIp', 300, 10, 2_000_000_000),
+    authorizerReservedConcurrency: integer(get, 'authorizerReservedConcurrency', 0, 0, 10000),
+    clientReservedConcurrency: integer(get, 'clientReservedConcurrency', 0, 0, 10000),
+    managementReservedConcurrency: integer(get, 'managementReservedConcurrency', 0, 0, 10000),
     alarmEmail,
     tracing: flag(get, 'tracing', true),
   };
+}
+
+/**
+ * The viewer headers only a CloudFront in front of every request can vouch for: API
+ * Gateway's own edge distribution adds the country (not the ASN) and cannot be
+ * bypassed; an owner's distribution adds both once the origin secret shuts the
+ * direct way in. A regional endpoint without it trusts neither.
+ */
+export function trustedViewerHeaders(settings: Pick<Settings, 'endpointType' | 'cloudFrontOriginSecret'>): ViewerHeader[] {
+  if (settings.endpointType === 'edge') return ['country'];
+  return settings.cloudFrontOriginSecret === undefined ? [] : ['country', 'asn'];
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { invalidApiKey, missingApiKey } from '#core/api-key-auth';
 import type { Deps } from '#core/deps';
-import { edgeErrors, ManagementError, type ServiceError } from '#core/errors';
+import { ClientError, edgeErrors, ManagementError, type ServiceError } from '#core/errors';
 import { corsHeaders, jsonResponse, type HttpEvent } from '#core/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
@@ -23,6 +23,8 @@ export interface ServerOptions {
   host?: string;
   /** Per-owner management throttle like the usage plan's; undefined: no throttle. */
   rateLimit?: RateLimit;
+  /** Per-application throttle of the client routes, keyed on the body's app_id; undefined: no throttle. */
+  clientRateLimit?: RateLimit;
 }
 
 /** API Gateway's own payload limit; the handlers enforce the much smaller documented limits. */
@@ -130,6 +132,24 @@ async function runGateway(deps: Deps, event: HttpEvent, limiter: RateLimiter | u
   return undefined;
 }
 
+/**
+ * The client routes' per-application throttle. The app is named only in the body; a
+ * body without a usable app_id is left to the handler, which answers its 400 or 403.
+ */
+function throttleApp(body: string, limiter: RateLimiter | undefined): APIGatewayProxyResult | undefined {
+  if (!limiter) return undefined;
+  let appId: unknown;
+  try {
+    appId = (JSON.parse(body) as { app_id?: unknown } | null)?.app_id;
+  } catch {
+    return undefined;
+  }
+  if (typeof appId !== 'string' || appId === '') return undefined;
+  const verdict = limiter.take(appId);
+  if (verdict.allowed) return undefined;
+  return jsonResponse(429, new ClientError(429, 'RATE_LIMITED').body(), { ...corsHeaders('client'), 'Retry-After': String(verdict.retryAfterSeconds) });
+}
+
 function send(response: ServerResponse, result: APIGatewayProxyResult) {
   response.writeHead(result.statusCode, result.headers as Record<string, string>);
   response.end(result.body);
@@ -143,6 +163,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
   const { deps } = options;
   const handlers = createGroupHandlers(deps);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const appLimiter = options.clientRateLimit ? new RateLimiter(options.clientRateLimit) : undefined;
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://local');
@@ -168,6 +189,13 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
       const denied = await runGateway(deps, event, limiter);
       if (denied) {
         sendError(response, side, denied);
+        return;
+      }
+    }
+    if (side === 'client' && request.method === 'POST') {
+      const throttled = throttleApp(body, appLimiter);
+      if (throttled) {
+        send(response, throttled);
         return;
       }
     }

@@ -33,7 +33,7 @@ function policy(effect: 'Allow' | 'Deny', principalId: string, methodArn: string
  * reaches here on AWS (it is the identity source) and throws like API Gateway's
  * own "Unauthorized".
  */
-export async function authorize(deps: Pick<Deps, 'repos'>, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+export async function authorize(deps: Pick<Deps, 'repos' | 'logger'>, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
     const owner = await authenticateApiKey(deps, headerValue(event.headers, 'x-api-key'));
     return {
@@ -43,6 +43,8 @@ export async function authorize(deps: Pick<Deps, 'repos'>, event: APIGatewayRequ
     };
   } catch (error) {
     if (error instanceof ManagementError && error.code === 'INVALID_API_KEY') {
+      // Debug only: a flood of bad keys must not become a flood of paid log lines. Never the key itself.
+      deps.logger.debug('api key denied', { request_id: event.requestContext?.requestId, method_arn: event.methodArn });
       return { ...policy('Deny', 'anonymous', event.methodArn), context: { error_code: error.code } };
     }
     if (error instanceof ManagementError && error.code === 'MISSING_AUTH') throw new Error('Unauthorized');

@@ -1,3 +1,4 @@
+import type { ViewerHeader } from '#core/config';
 import type { RequestInfo } from '#core/http';
 import { clientFailure, type ClientFailureCode } from '#core/errors';
 import { hwidResetAvailable, hwidResetCooldown } from '#core/license-view';
@@ -17,13 +18,20 @@ import type { Team } from '#data/team.repo';
 
 /**
  * Step 3's inputs in the spec's order. Country and ASN come from CloudFront's
- * viewer headers, the IP from API Gateway; a value that is absent or does not
- * parse is not looked up, so its check passes.
+ * viewer headers, and only those the deployment trusts (a client reaching API
+ * Gateway without CloudFront could send any value); the IP from API Gateway. A
+ * value that is absent, untrusted or does not parse is not looked up, so its
+ * check passes.
  */
-export function blacklistProbes(request: Pick<RequestInfo, 'header' | 'sourceIp'>, hwid: string | undefined): BlacklistProbe[] {
+export function blacklistProbes(
+  request: Pick<RequestInfo, 'header' | 'sourceIp'>,
+  hwid: string | undefined,
+  trustedViewerHeaders: readonly ViewerHeader[],
+): BlacklistProbe[] {
+  const viewer = (type: ViewerHeader) => (trustedViewerHeaders.includes(type) ? request.header(`cloudfront-viewer-${type}`) : undefined);
   const raw: [BlacklistType, string | undefined][] = [
-    ['country', request.header('cloudfront-viewer-country')],
-    ['asn', request.header('cloudfront-viewer-asn')],
+    ['country', viewer('country')],
+    ['asn', viewer('asn')],
     ['ip', request.sourceIp || undefined],
     ['hwid', hwid],
   ];

@@ -9,7 +9,7 @@ import { authSchema, registerSchema } from './schemas';
 export const endpoints: Endpoints<'client'> = {
   '/auth': async (deps, body, request) => {
     const input = validate('client', authSchema, body);
-    const { message, data } = await authenticate(deps, input, blacklistProbes(request, input.hwid));
+    const { message, data } = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
     return { body: { success: true, message, data } };
   },
   '/register': async (deps, body) => {

@@ -1,6 +1,6 @@
 import type { Deps } from './deps';
 import { ManagementError } from './errors';
-import { constantTimeEqual, sha256Hex } from './ids';
+import { constantTimeEqual, isApiKeyFormat, sha256Hex } from './ids';
 
 export interface Owner {
   teamId: string;
@@ -17,6 +17,8 @@ export const invalidApiKey = () => new ManagementError(401, 'INVALID_API_KEY', '
  */
 export async function authenticateApiKey(deps: Pick<Deps, 'repos'>, apiKey: string | undefined): Promise<Owner> {
   if (!apiKey) throw missingApiKey();
+  // A string no key can look like costs no DynamoDB read: unauthenticated floods stay in the Lambda.
+  if (!isApiKeyFormat(apiKey)) throw invalidApiKey();
   const hash = sha256Hex(apiKey);
   const record = await deps.repos.apiKeys.get(hash);
   if (!record || !constantTimeEqual(record.key_hash, hash) || record.status !== 'active') throw invalidApiKey();

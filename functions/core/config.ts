@@ -4,6 +4,9 @@
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
+/** Viewer facts CloudFront adds as `CloudFront-Viewer-Country` and `CloudFront-Viewer-ASN`. */
+export type ViewerHeader = 'country' | 'asn';
+
 export interface Config {
   /** DynamoDB table holding every entity. */
   tableName: string;
@@ -18,6 +21,12 @@ export interface Config {
   cacheTtlSeconds: number;
   /** X-Ray subsegments for DynamoDB calls; the stack sets it on Lambdas with active tracing. Off locally and in tests. */
   tracing: boolean;
+  /**
+   * The CloudFront viewer headers the country and ASN blacklists may believe. Anyone can send
+   * them; they are only true when every request passes a CloudFront that sets them, so the
+   * stack lists them only then. Headers not listed are ignored.
+   */
+  trustedViewerHeaders: readonly ViewerHeader[];
 }
 
 export interface LocalConfig {
@@ -26,6 +35,8 @@ export interface LocalConfig {
   dataDir: string;
   /** Per-owner management throttle of the local server, mirroring the usage plan. */
   rateLimit: { enabled: boolean; ratePerSecond: number; burst: number };
+  /** Per-application throttle of /auth and /register on the local server (same on/off switch). */
+  clientRateLimit: { ratePerSecond: number; burst: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -51,6 +62,14 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
 }
 
 const logLevels: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+const viewerHeaders: readonly ViewerHeader[] = ['country', 'asn'];
+
+function viewerHeaderList(env: Env, name: string): ViewerHeader[] {
+  const listed = (env[name] ?? '').split(',').map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== '');
+  const unknown = listed.filter((entry) => !(viewerHeaders as readonly string[]).includes(entry));
+  if (unknown.length > 0) throw new ConfigError(`${name} must list ${viewerHeaders.join(', ')} (comma-separated) or be empty, got "${env[name]}"`);
+  return viewerHeaders.filter((header) => listed.includes(header));
+}
 
 export function readConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
@@ -66,6 +85,7 @@ export function readConfig(env: Env = process.env): Config {
     bcryptCost: integer(env, 'BCRYPT_COST', 10, 4, 15),
     cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 5, 0, 300),
     tracing: flag(env, 'TRACING', false),
+    trustedViewerHeaders: viewerHeaderList(env, 'TRUSTED_VIEWER_HEADERS'),
   };
 }
 
@@ -79,6 +99,10 @@ export function readLocalConfig(env: Env = process.env): LocalConfig {
       enabled: rateLimit !== 'off',
       ratePerSecond: integer(env, 'RATE_LIMIT_RPS', 100, 1, 100000),
       burst: integer(env, 'RATE_LIMIT_BURST', 500, 1, 100000),
+    },
+    clientRateLimit: {
+      ratePerSecond: integer(env, 'CLIENT_RATE_LIMIT_RPS', 50, 1, 100000),
+      burst: integer(env, 'CLIENT_RATE_LIMIT_BURST', 100, 1, 100000),
     },
   };
 }

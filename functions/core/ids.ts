@@ -28,6 +28,13 @@ export function newApiKey(): string {
   return API_KEY_PREFIX + randomString(base62, 43);
 }
 
+/** What api-decisions.md promises of a key (`lsk_` + at least 40 base62), bounded so a huge header is never hashed. */
+const apiKeyPattern = new RegExp(`^${API_KEY_PREFIX}[A-Za-z0-9]{40,128}$`);
+
+export function isApiKeyFormat(value: string): boolean {
+  return apiKeyPattern.test(value);
+}
+
 /** Five groups of five base32 characters: 125 bits from the CSPRNG. */
 export function newLicenseKey(): string {
   return randomString(base32, 25).match(/.{5}/g)!.join('-');

@@ -23,7 +23,8 @@ const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 export function createLogger(level: LogLevel, base: Record<string, unknown> = {}, sink: LogSink = stdoutSink): Logger {
   const write = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) => {
     if (rank[at] < rank[level]) return;
-    sink(JSON.stringify({ level: at, time: new Date().toISOString(), message, ...base, ...fields }));
+    // `level` and an RFC 3339 `timestamp` are what Lambda's log-level filter reads (JSON log format); a line without them counts as INFO.
+    sink(JSON.stringify({ level: at, timestamp: new Date().toISOString(), message, ...base, ...fields }));
   };
   return {
     debug: (message, fields) => write('debug', message, fields),

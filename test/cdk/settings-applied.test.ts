@@ -1,5 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { readConfig } from '#core/config';
+import type { Deps } from '#core/deps';
+import { createLogger } from '#core/logger';
+import { authorize } from '../../functions/authorizer/handler';
 import { rateLimitedBody } from '../../lib/gateway-responses';
 import { logicalId, synthesize, type Synthesized } from './stack-fixture';
 
@@ -24,6 +28,10 @@ beforeAll(() => {
       logRetentionDays: '90',
       enableWaf: 'true',
       wafRateLimitPerIp: '300',
+      wafClientRateLimitPerIp: '60',
+      authorizerReservedConcurrency: '20',
+      clientReservedConcurrency: '50',
+      managementReservedConcurrency: '10',
       alarmEmail: 'ops@example.com',
       tracing: 'false',
     },
@@ -58,7 +66,8 @@ describe('a stack synthesized with every context key set', () => {
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         MemorySize: 1024,
-        Environment: { Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true', TRACING: 'false' } },
+        Environment: { Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true', TRUSTED_VIEWER_HEADERS: '', TRACING: 'false' } },
+        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
       });
     }
     for (const group of Object.values(synth.template.findResources('AWS::Logs::LogGroup'))) {
@@ -74,14 +83,39 @@ describe('a stack synthesized with every context key set', () => {
     expect(JSON.stringify(synth.template.findResources('AWS::IAM::Policy'))).not.toContain('xray:');
   });
 
-  it('puts a web ACL with a per-IP rate rule answering RATE_LIMITED in front of the stage', () => {
+  it('reserves the configured concurrency for the authorizer, the client function and each management function', () => {
+    const reserved = Object.fromEntries(
+      Object.entries(synth.stack.functions).map(([name, fn]) => [
+        name,
+        synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, fn)]!.Properties.ReservedConcurrentExecutions,
+      ]),
+    );
+    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, authorizer: 20 });
+  });
+
+  it('puts a web ACL with a per-IP rate rule and a tighter one on the client routes, both answering RATE_LIMITED, in front of the stage', () => {
+    const limited = { Block: { CustomResponse: Match.objectLike({ ResponseCode: 429, CustomResponseBodyKey: 'rateLimited' }) } };
     synth.template.hasResourceProperties('AWS::WAFv2::WebACL', {
       Scope: 'REGIONAL',
       DefaultAction: { Allow: {} },
       Rules: [
+        Match.objectLike({ Name: 'RateLimitPerIp', Statement: { RateBasedStatement: { Limit: 300, AggregateKeyType: 'IP' } }, Action: limited }),
         Match.objectLike({
-          Statement: { RateBasedStatement: { Limit: 300, AggregateKeyType: 'IP' } },
-          Action: { Block: { CustomResponse: Match.objectLike({ ResponseCode: 429, CustomResponseBodyKey: 'rateLimited' }) } },
+          Name: 'RateLimitClientRoutesPerIp',
+          Statement: {
+            RateBasedStatement: {
+              Limit: 60,
+              AggregateKeyType: 'IP',
+              ScopeDownStatement: {
+                OrStatement: {
+                  Statements: ['/auth', '/register'].map((path) => ({
+                    ByteMatchStatement: Match.objectLike({ FieldToMatch: { UriPath: {} }, PositionalConstraint: 'ENDS_WITH', SearchString: path }),
+                  })),
+                },
+              },
+            },
+          },
+          Action: limited,
         }),
       ],
       CustomResponseBodies: { rateLimited: { ContentType: 'APPLICATION_JSON', Content: JSON.stringify(rateLimitedBody) } },
@@ -105,5 +139,68 @@ describe('a stack synthesized with every context key set', () => {
   it('passes cdk-nag with the web ACL in place of its acknowledgment', () => {
     const report = new AwsSolutionsChecks().validateScope(synth.stack);
     expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+  });
+});
+
+describe('the logLevel setting, from CDK context to what a function logs', () => {
+  async function deniedKeyLogLines(context: Record<string, unknown>): Promise<string[]> {
+    const { stack, template } = synthesize(context, { bundle: false });
+    const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack, stack.functions.authorizer)]!;
+    const config = readConfig(fn.Properties.Environment.Variables as Record<string, string>);
+    const lines: string[] = [];
+    const deps = { logger: createLogger(config.logLevel, {}, (line) => lines.push(line)), repos: {} } as unknown as Pick<Deps, 'repos' | 'logger'>;
+    await authorize(deps, { type: 'REQUEST', methodArn: 'arn:aws:execute-api:r:a:id/prod/POST/license/get', headers: { 'x-api-key': 'not-a-key' } } as never);
+    expect(fn.Properties.LoggingConfig.ApplicationLogLevel).toBe(String(context.logLevel ?? 'info').toUpperCase());
+    return lines;
+  }
+
+  it('lets Lambda and the service logger keep debug lines at debug, and drop them at the default info', async () => {
+    const atDebug = await deniedKeyLogLines({ logLevel: 'debug' });
+    expect(atDebug.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'debug', message: 'api key denied' })]);
+    expect(atDebug.join('')).not.toContain('not-a-key');
+    expect(await deniedKeyLogLines({})).toEqual([]);
+  });
+});
+
+describe('a regional stage behind the owner\'s own CloudFront', () => {
+  const secret = 'S3cret-origin-value-0123456789abcdef';
+  let behind: Synthesized;
+  beforeAll(() => {
+    behind = synthesize({ endpointType: 'regional', cloudFrontOriginSecret: secret }, { bundle: false });
+  });
+
+  it('refuses, in a web ACL, every request that does not carry the secret only the distribution adds', () => {
+    behind.template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Rules: [
+        Match.objectLike({
+          Name: 'RequireCloudFrontOrigin',
+          Statement: {
+            NotStatement: {
+              Statement: {
+                ByteMatchStatement: Match.objectLike({ FieldToMatch: { SingleHeader: { Name: 'x-origin-verify' } }, PositionalConstraint: 'EXACTLY', SearchString: secret }),
+              },
+            },
+          },
+          Action: { Block: {} },
+        }),
+      ],
+    });
+    behind.template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+  });
+
+  it('then trusts the country and ASN headers that distribution sets', () => {
+    for (const fn of Object.values(behind.template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.TRUSTED_VIEWER_HEADERS).toBe('country,asn');
+    }
+  });
+});
+
+describe('a regional stage without CloudFront', () => {
+  it('trusts no viewer header and adds no web ACL of its own', () => {
+    const { template } = synthesize({ endpointType: 'regional' }, { bundle: false });
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.TRUSTED_VIEWER_HEADERS).toBe('');
+    }
+    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
   });
 });

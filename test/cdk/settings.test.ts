@@ -1,4 +1,4 @@
-import { readSettings, SettingsError } from '../../lib/settings';
+import { readSettings, SettingsError, trustedViewerHeaders } from '../../lib/settings';
 
 const from = (context: Record<string, unknown>) => readSettings((key) => context[key]);
 
@@ -7,6 +7,7 @@ describe('readSettings', () => {
     expect(from({})).toEqual({
       stage: 'prod',
       endpointType: 'edge',
+      cloudFrontOriginSecret: undefined,
       clientRateLimit: 100,
       clientBurstLimit: 200,
       managementRateLimit: 100,
@@ -21,6 +22,10 @@ describe('readSettings', () => {
       logRetentionDays: 30,
       enableWaf: false,
       wafRateLimitPerIp: 1000,
+      wafClientRateLimitPerIp: 300,
+      authorizerReservedConcurrency: 0,
+      clientReservedConcurrency: 0,
+      managementReservedConcurrency: 0,
       alarmEmail: undefined,
       tracing: true,
     });
@@ -35,6 +40,10 @@ describe('readSettings', () => {
 
   it.each([
     [{ stage: 'prod/v2' }, /stage/],
+    [{ stage: 'my_stage' }, /context stage must be 1 to 64 letters, digits or "-"/],
+    [{ cloudFrontOriginSecret: 'short' }, /cloudFrontOriginSecret must be 32 to 256/],
+    [{ cloudFrontOriginSecret: 'a'.repeat(32) }, /cloudFrontOriginSecret needs endpointType=regional/],
+    [{ clientReservedConcurrency: '-1' }, /clientReservedConcurrency must be an integer from 0/],
     [{ clientRateLimit: '0' }, /clientRateLimit must be an integer from 1/],
     [{ bcryptCost: '3' }, /bcryptCost must be an integer from 4 to 15/],
     [{ logLevel: 'verbose' }, /logLevel must be one of/],
@@ -47,5 +56,17 @@ describe('readSettings', () => {
   ])('rejects %o naming the key', (context, message) => {
     expect(() => from(context)).toThrow(SettingsError);
     expect(() => from(context)).toThrow(message);
+  });
+
+  it('takes every stage name it accepts into a valid CloudFormation stack name', () => {
+    for (const stage of ['prod', 'staging-2', 'A', '1st', 'x'.repeat(64)]) {
+      expect(`Licensing-${from({ stage }).stage}`).toMatch(/^[A-Za-z][A-Za-z0-9-]{0,127}$/);
+    }
+  });
+
+  it('trusts a CloudFront viewer header only where a CloudFront that sets it stands in front of every request', () => {
+    expect(trustedViewerHeaders(from({}))).toEqual(['country']);
+    expect(trustedViewerHeaders(from({ endpointType: 'regional' }))).toEqual([]);
+    expect(trustedViewerHeaders(from({ endpointType: 'regional', cloudFrontOriginSecret: 's'.repeat(40) }))).toEqual(['country', 'asn']);
   });
 });

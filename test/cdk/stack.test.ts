@@ -8,7 +8,7 @@ import { routes, sideOf, groups } from '../../functions/routes';
 import { tableDefinition } from '../../functions/data/table';
 import { corsHeaders } from '../../functions/core/middleware';
 import { gatewayResponses } from '../../lib/gateway-responses';
-import { tableAccess } from '../../lib/permissions';
+import { leadingKeyPatterns, tableAccess } from '../../lib/permissions';
 import { logicalId, methods, synthesize, type Synthesized } from './stack-fixture';
 
 let synth: Synthesized;
@@ -34,7 +34,12 @@ function bundleOf(name: (typeof functionNames)[number]): string {
   return path.join(synth.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
 }
 
-type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: Record<string, Record<string, string | string[]>> };
+
+function leadingKeysOf(statement: Statement): string[] {
+  const patterns = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? [];
+  return Array.isArray(patterns) ? patterns : [patterns];
+}
 
 function statementsOfRole(roleId: string): Statement[] {
   const policies = synth.template.findResources('AWS::IAM::Policy', {
@@ -189,13 +194,15 @@ describe('gateway responses', () => {
     expect(JSON.parse(response.ResponseTemplates!['application/json']!)).toMatchObject({ success: false, error_code: 'SERVER_ERROR' });
   });
 
-  it('adds CORS headers to every gateway response', () => {
+  it('adds the client routes\' exact spec 4.3 CORS headers to every gateway response, since they can reach /auth and /register', () => {
     const all = synth.template.findResources('AWS::ApiGateway::GatewayResponse');
     expect(Object.keys(all)).toHaveLength(gatewayResponses.length);
     for (const response of Object.values(all)) {
       expect(response.Properties.ResponseParameters).toMatchObject({
         'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
-        'gatewayresponse.header.Access-Control-Allow-Headers': "'Content-Type, Authorization, x-api-key'",
+        'gatewayresponse.header.Access-Control-Allow-Methods': "'POST, OPTIONS'",
+        'gatewayresponse.header.Access-Control-Allow-Headers': "'Content-Type, Authorization'",
+        'gatewayresponse.header.Access-Control-Max-Age': "'86400'",
       });
     }
   });
@@ -244,11 +251,13 @@ describe('functions', () => {
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        LoggingConfig: { LogFormat: 'JSON' },
+        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO' },
         Environment: {
           Variables: {
             TABLE_NAME: { Ref: logicalId(synth.stack, synth.stack.table) },
             LOG_LEVEL: 'info',
+            // API Gateway's edge distribution sets the country header (not the ASN) and cannot be bypassed.
+            TRUSTED_VIEWER_HEADERS: 'country',
             BCRYPT_COST: '10',
             CACHE_TTL_SECONDS: '5',
             DEBUG: 'false',
@@ -257,6 +266,7 @@ describe('functions', () => {
           },
         },
       });
+      expect(fn!.Properties.ReservedConcurrentExecutions).toBeUndefined();
     }
     expect(Object.keys(synth.template.findResources('AWS::Lambda::Function'))).toHaveLength(groups.length + 1);
   });
@@ -318,22 +328,39 @@ describe('functions', () => {
     synth.template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
   });
 
-  it('grants each function exactly the table actions of lib/permissions.ts, Query on indexes only where listed', () => {
+  it('grants each function exactly the table actions of lib/permissions.ts, each scoped to its partitions by LeadingKeys', () => {
     const tableId = logicalId(synth.stack, synth.stack.table);
     for (const name of functionNames) {
       const roleId = logicalId(synth.stack, synth.stack.functions[name].role);
       const statements = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+      for (const statement of statements) {
+        expect(Object.keys(statement.Condition ?? {})).toEqual(['ForAllValues:StringLike']);
+      }
       const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] }));
-      expect(onTable).toHaveLength(1);
-      expect(actionsOf(onTable[0]!).sort()).toEqual([...tableAccess[name].actions].sort());
-      const onIndexes = statements.filter((statement) => statement !== onTable[0]);
-      if (tableAccess[name].queriesIndexes) {
+      expect(onTable.map((statement) => ({ actions: actionsOf(statement).sort(), keys: leadingKeysOf(statement) }))).toEqual(
+        tableAccess[name].grants.map((grant) => ({ actions: [...grant.actions].sort(), keys: leadingKeyPatterns(grant.partitions) })),
+      );
+      const onIndexes = statements.filter((statement) => !onTable.includes(statement));
+      if (tableAccess[name].queriesIndexes.length > 0) {
         expect(onIndexes).toHaveLength(1);
         expect(actionsOf(onIndexes[0]!)).toEqual(['dynamodb:Query']);
+        expect(leadingKeysOf(onIndexes[0]!)).toEqual(leadingKeyPatterns(tableAccess[name].queriesIndexes));
         expect(JSON.stringify(onIndexes[0]!.Resource)).toContain(`/index/${tableDefinition.globalSecondaryIndexes[0].indexName}`);
       } else {
         expect(onIndexes).toHaveLength(0);
       }
+    }
+  });
+
+  it('lets the client function write no API key and no team item', () => {
+    const roleId = logicalId(synth.stack, synth.stack.functions.client.role);
+    const writes = statementsOfRole(roleId).filter((statement) =>
+      actionsOf(statement).some((action) => ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'].includes(action)),
+    );
+    expect(writes.length).toBeGreaterThan(0);
+    for (const statement of writes) {
+      expect(leadingKeysOf(statement)).not.toContain('APIKEY#*');
+      expect(leadingKeysOf(statement)).not.toContain('TEAM#*');
     }
   });
 
@@ -389,11 +416,38 @@ describe('operations', () => {
     }
   });
 
-  it('alarms on table throttles', () => {
-    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/DynamoDB',
-      MetricName: 'ThrottledRequests',
-      Dimensions: [{ Name: 'TableName', Value: { Ref: logicalId(synth.stack, synth.stack.table) } }],
+  it('alarms on the table\'s and the index\'s read and write throttle events, which DynamoDB publishes per table', () => {
+    const tableRef = { Ref: logicalId(synth.stack, synth.stack.table) };
+    const [alarm] = Object.values(
+      synth.template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmDescription: Match.stringLikeRegexp('DynamoDB throttled') } }),
+    );
+    const metrics = alarm!.Properties.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[];
+    const stats = metrics.filter((metric) => metric.MetricStat).map((metric) => metric.MetricStat!.Metric);
+    expect(stats.map((metric) => metric.MetricName).sort()).toEqual(['ReadThrottleEvents', 'ReadThrottleEvents', 'WriteThrottleEvents', 'WriteThrottleEvents']);
+    for (const metric of stats) expect(metric.Dimensions).toContainEqual({ Name: 'TableName', Value: tableRef });
+    expect(stats.filter((metric) => metric.Dimensions.some((dimension) => dimension.Name === 'GlobalSecondaryIndexName'))).toHaveLength(2);
+    const [expression] = metrics.filter((metric) => metric.Expression);
+    for (const metric of metrics.filter((candidate) => candidate.MetricStat)) expect(expression!.Expression).toContain(metric.Id);
+    expect(alarm!.Properties.AlarmActions).toEqual(alarmActionsTo());
+    expect(JSON.stringify(synth.template.toJSON())).not.toContain('ThrottledRequests');
+  });
+
+  it('lets CloudWatch alarms of this account publish to the alarm topic, over the SSL-only policy', () => {
+    const topicRef = { Ref: logicalId(synth.stack, synth.stack.alarmTopic) };
+    synth.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [topicRef],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: topicRef,
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+          }),
+        ]),
+      },
     });
   });
 

@@ -11,13 +11,14 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 
 // Apps, teams and subscriptions change mid-file: no cache, so each change shows at once.
+// The viewer headers are trusted as behind a CloudFront that sets both (test/integration/viewer-headers.test.ts: otherwise).
 const clock = createFakeClock();
 let env: TestServer;
 let owner: Owner;
 let pro: Subscription;
 
 beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0 } });
+  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } });
   owner = await createOwner(env.deps);
   pro = await seedSubscription(env.deps, owner, { name: 'Pro', level: 2 });
 });

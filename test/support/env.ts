@@ -48,10 +48,10 @@ export interface HttpResult {
 }
 
 export async function startTestServer(
-  options: Parameters<typeof createTestEnv>[0] & { rateLimit?: RateLimit } = {},
+  options: Parameters<typeof createTestEnv>[0] & { rateLimit?: RateLimit; clientRateLimit?: RateLimit } = {},
 ): Promise<TestServer> {
   const env = await createTestEnv(options);
-  const server = await startLocalServer({ deps: env.deps, port: 0, rateLimit: options.rateLimit });
+  const server = await startLocalServer({ deps: env.deps, port: 0, rateLimit: options.rateLimit, clientRateLimit: options.clientRateLimit });
   return {
     ...env,
     server,

@@ -48,6 +48,7 @@ describe('blacklist probes', () => {
     const probes = blacklistProbes(
       { header: headers({ 'cloudfront-viewer-country': 'de', 'cloudfront-viewer-asn': 'AS13335' }), sourceIp: '::ffff:192.0.2.7' },
       'device-1',
+      ['country', 'asn'],
     );
     expect(probes).toEqual([
       { type: 'country', value: 'DE' },
@@ -58,8 +59,17 @@ describe('blacklist probes', () => {
   });
 
   it('leave out what is absent or does not parse', () => {
-    const probes = blacklistProbes({ header: headers({ 'cloudfront-viewer-country': 'Germany', 'cloudfront-viewer-asn': 'AS-1' }), sourceIp: '' }, undefined);
+    const probes = blacklistProbes({ header: headers({ 'cloudfront-viewer-country': 'Germany', 'cloudfront-viewer-asn': 'AS-1' }), sourceIp: '' }, undefined, ['country', 'asn']);
     expect(probes).toEqual([]);
+  });
+
+  it('ignore the CloudFront viewer headers the deployment does not trust, whatever a client sends', () => {
+    const request = { header: headers({ 'cloudfront-viewer-country': 'KP', 'cloudfront-viewer-asn': '64500' }), sourceIp: '192.0.2.7' };
+    expect(blacklistProbes(request, 'device-1', [])).toEqual([
+      { type: 'ip', value: '192.0.2.7' },
+      { type: 'hwid', value: 'device-1' },
+    ]);
+    expect(blacklistProbes(request, undefined, ['country']).map((probe) => probe.type)).toEqual(['country', 'ip']);
   });
 
   it('answer the first listed type in the order country, ASN, IP, HWID', () => {

@@ -29,14 +29,17 @@ describe('identifiers', () => {
 describe('configuration', () => {
   it('has working defaults', () => {
     const config = readConfig({});
-    expect(config).toMatchObject({ tableName: 'licensing', debug: false, bcryptCost: 10, cacheTtlSeconds: 5, logLevel: 'info', tracing: false });
-    expect(readLocalConfig({})).toMatchObject({ port: 3000, dynamodbPort: 8000, dataDir: '.data' });
+    expect(config).toMatchObject({ tableName: 'licensing', debug: false, bcryptCost: 10, cacheTtlSeconds: 5, logLevel: 'info', trustedViewerHeaders: [], tracing: false });
+    expect(readLocalConfig({})).toMatchObject({ port: 3000, dynamodbPort: 8000, dataDir: '.data', clientRateLimit: { ratePerSecond: 50, burst: 100 } });
   });
 
   it('reads every setting from the environment', () => {
     const config = readConfig({ TABLE_NAME: 't', DEBUG: 'true', BCRYPT_COST: '12', CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'WARN', TRACING: 'true' });
     expect(config).toMatchObject({ tableName: 't', debug: true, bcryptCost: 12, cacheTtlSeconds: 0, logLevel: 'warn', tracing: true });
     expect(readLocalConfig({ RATE_LIMIT: 'off' }).rateLimit.enabled).toBe(false);
+    expect(readLocalConfig({ CLIENT_RATE_LIMIT_RPS: '5', CLIENT_RATE_LIMIT_BURST: '7' }).clientRateLimit).toEqual({ ratePerSecond: 5, burst: 7 });
+    expect(readConfig({ TRUSTED_VIEWER_HEADERS: 'ASN, country' }).trustedViewerHeaders).toEqual(['country', 'asn']);
+    expect(readConfig({ TRUSTED_VIEWER_HEADERS: '' }).trustedViewerHeaders).toEqual([]);
   });
 
   it('refuses settings it cannot honour instead of guessing', () => {
@@ -44,6 +47,7 @@ describe('configuration', () => {
     expect(() => readConfig({ DEBUG: 'maybe' })).toThrow(ConfigError);
     expect(() => readConfig({ LOG_LEVEL: 'loud' })).toThrow(ConfigError);
     expect(() => readConfig({ TRACING: 'sometimes' })).toThrow(ConfigError);
+    expect(() => readConfig({ TRUSTED_VIEWER_HEADERS: 'country,city' })).toThrow(/TRUSTED_VIEWER_HEADERS/);
     expect(() => readLocalConfig({ PORT: 'http' })).toThrow(ConfigError);
   });
 });

@@ -1,0 +1,54 @@
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { Deps } from '#core/deps';
+import { newApiKey, sha256Hex } from '#core/ids';
+import { createLogger } from '#core/logger';
+import type { ApiKeyRecord } from '#data/api-key.repo';
+import { authorize } from '../../functions/authorizer/handler';
+
+const methodArn = 'arn:aws:execute-api:eu-central-1:123456789012:abc123/prod/POST/license/get';
+const validKey = newApiKey();
+
+/** An API key store that counts its reads: each one is a DynamoDB GetItem on AWS. */
+function countingRepos() {
+  const reads: string[] = [];
+  const record: ApiKeyRecord = { key_hash: sha256Hex(validKey), team_id: 'team-1', status: 'active', created_at: '2026-01-01T00:00:00.000Z' };
+  const deps = {
+    logger: createLogger('silent'),
+    repos: {
+      apiKeys: {
+        get: async (hash: string) => {
+          reads.push(hash);
+          return hash === record.key_hash ? record : undefined;
+        },
+      },
+    },
+  } as unknown as Pick<Deps, 'repos' | 'logger'>;
+  return { deps, reads };
+}
+
+const event = (apiKey: string) => ({ type: 'REQUEST', methodArn, headers: { 'x-api-key': apiKey } }) as unknown as APIGatewayRequestAuthorizerEvent;
+const effectOf = (result: Awaited<ReturnType<typeof authorize>>) => result.policyDocument.Statement[0]!.Effect;
+
+describe('the API key authorizer', () => {
+  it.each([
+    ['a word', 'hello'],
+    ['the prefix alone', 'lsk_'],
+    ['too few characters', `lsk_${'a'.repeat(39)}`],
+    ['a character outside base62', `lsk_${'a'.repeat(42)}-`],
+    ['another prefix', `sk_${'a'.repeat(43)}`],
+    ['a huge header', `lsk_${'a'.repeat(10_000)}`],
+  ])('denies %s without reading the table', async (_, apiKey) => {
+    const { deps, reads } = countingRepos();
+    const result = await authorize(deps, event(apiKey));
+    expect(effectOf(result)).toBe('Deny');
+    expect(result.context).toEqual({ error_code: 'INVALID_API_KEY' });
+    expect(reads).toEqual([]);
+  });
+
+  it('reads the table once for a well-formed key, allowing a known one and denying an unknown one', async () => {
+    const { deps, reads } = countingRepos();
+    expect(effectOf(await authorize(deps, event(validKey)))).toBe('Allow');
+    expect(effectOf(await authorize(deps, event(`lsk_${'Z'.repeat(40)}`)))).toBe('Deny');
+    expect(reads).toHaveLength(2);
+  });
+});
