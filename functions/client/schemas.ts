@@ -18,6 +18,14 @@ const clientBody = z.pipe(
 const absent = (value: unknown) => value === undefined || value === null || value === '';
 const present = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
+/**
+ * A username as it is stored and compared: without surrounding white space and
+ * in Unicode NFC, so that "ana" and " ana", or a name typed with a combining
+ * accent and with a precomposed one, are one username. A value that is not a
+ * string is left to the rules.
+ */
+const normalizedUsername = (value: unknown): unknown => (typeof value === 'string' ? value.trim().normalize('NFC') : value);
+
 /** A rule fails when its test is true; later rules may rely on the earlier ones having passed. */
 type Rule = [fails: () => boolean, message: string];
 
@@ -42,7 +50,8 @@ export interface AuthInput {
 export const authSchema = z.pipe(
   clientBody,
   z.transform((body: Record<string, unknown>, ctx): AuthInput => {
-    const { app_id: appId, license, username, password, hwid } = body;
+    const { app_id: appId, license, password, hwid } = body;
+    const username = normalizedUsername(body.username);
     // A license key wins when a client sends both methods.
     const credential: AuthCredential | undefined = present(license)
       ? { license }
@@ -74,7 +83,8 @@ const characters = (value: string) => [...value].length;
 export const registerSchema = z.pipe(
   clientBody,
   z.transform((body: Record<string, unknown>, ctx): RegisterInput => {
-    const { app_id: appId, license, username, password } = body;
+    const { app_id: appId, license, password } = body;
+    const username = normalizedUsername(body.username);
     const failure = firstFailure([
       ...appIdRules(appId),
       [() => !present(license), clientMessages.licenseRequired],

@@ -4,7 +4,7 @@ import type { OwnerInput } from '#core/http';
 import { isOwnedLicense } from '#core/ownership';
 import { keys } from '#data/keys';
 import type { ExpiryChange, License } from '#data/license.repo';
-import { extendedBy, extendOwned } from './extend';
+import { extendedBy, extendOwned, extensionProblem } from './extend';
 import type { extendBulkSchema } from './schemas';
 
 /** How long a marker protects against a repeated extension. */
@@ -35,7 +35,10 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
 
   const distinct = [...new Set(input.license_keys)];
   const read = await deps.repos.licenses.getMany(distinct);
-  const owned = distinct.map((key) => read.get(key)).filter((license): license is License => isOwnedLicense(license, input.teamId));
+  // A key that cannot be extended goes key by key, where it gets its own INVALID_INPUT.
+  const owned = distinct
+    .map((key) => read.get(key))
+    .filter((license): license is License => isOwnedLicense(license, input.teamId) && extensionProblem(license, input.extend_seconds) === undefined);
   const groups = Array.from({ length: Math.ceil(owned.length / groupSize) }, (_, index) => owned.slice(index * groupSize, (index + 1) * groupSize));
 
   const extended = new Set<string>();

@@ -1,14 +1,28 @@
 import type * as z from 'zod/mini';
-import { addSeconds } from '#core/clock';
+import { addSeconds, latestTime, latestTimeMs } from '#core/clock';
+import { invalidInput } from '#core/errors';
 import type { Deps } from '#core/deps';
 import { ownedLicense } from '#core/ownership';
 import type { ExpiryChange, License } from '#data/license.repo';
 import { licenseRecord } from '#core/license-view';
 import { optimistic } from './optimistic';
-import type { extendSchema } from './schemas';
+import { limits, type extendSchema } from './schemas';
+
+/**
+ * Why this extension cannot be made: an unused license's duration stays within
+ * the 100 years a new one may have, a used one ends by `latestTime`.
+ */
+export function extensionProblem(license: License, seconds: number): string | undefined {
+  if (license.expires_at === null) {
+    return license.initial_duration + seconds > limits.maxDurationSeconds ? 'extend_seconds: would make the duration longer than 100 years' : undefined;
+  }
+  return Date.parse(license.expires_at) + seconds * 1000 > latestTimeMs ? `extend_seconds: would extend the license past ${latestTime}` : undefined;
+}
 
 /** A used license runs until `expires_at`; an unused one has not started its clock, so its duration grows. */
 export function extendedBy(license: License, seconds: number): Pick<License, 'expires_at' | 'initial_duration'> {
+  const problem = extensionProblem(license, seconds);
+  if (problem) throw invalidInput(problem);
   return license.expires_at === null
     ? { expires_at: null, initial_duration: license.initial_duration + seconds }
     : { expires_at: addSeconds(license.expires_at, seconds), initial_duration: license.initial_duration };

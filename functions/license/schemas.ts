@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { appIdField, licenseKeyField as licenseKey, licenseKeysField as licenseKeys, subscriptionIdField } from '#core/fields';
 import { maxPasswordBytes } from '#core/passwords';
+import { metadataProblem } from './metadata';
 
 /** Limits of api-decisions.md and the decisions recorded in the README's API reference. */
 export const limits = {
@@ -8,7 +9,6 @@ export const limits = {
   perPage: 100,
   tags: 20,
   tagLength: 64,
-  metadataBytes: 4096,
   maxDurationSeconds: 100 * 365 * 86400,
   maxExtendSeconds: 10 * 365 * 86400,
 } as const;
@@ -28,10 +28,17 @@ const bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 const customLicenseKey = z.string().check(z.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -'));
 const licenseStatus = z.enum(['active', 'paused']);
 const tags = z.array(z.string().check(z.minLength(1), z.maxLength(limits.tagLength))).check(z.maxLength(limits.tags));
-const metadata = z
-  .record(z.string(), z.unknown())
-  .check(z.refine((value) => bytes(JSON.stringify(value)) <= limits.metadataBytes, `must be at most ${limits.metadataBytes} bytes as JSON`));
-const username = z.string().check(z.minLength(3, 'must be 3 to 50 characters'), z.maxLength(50, 'must be 3 to 50 characters'));
+// Checked on the body as parsed, before a record schema could drop a `__proto__` key unseen.
+const metadata = z.pipe(
+  z.unknown().check(
+    z.superRefine((value, context) => {
+      const problem = metadataProblem(value);
+      if (problem) context.addIssue({ code: 'custom', message: problem, input: value });
+    }),
+  ),
+  z.transform((value) => value as Record<string, unknown>),
+);
+const username = z.string().check(z.trim(), z.normalize('NFC'), z.minLength(3, 'must be 3 to 50 characters'), z.maxLength(50, 'must be 3 to 50 characters'));
 const password = z
   .string()
   .check(
