@@ -155,3 +155,14 @@ describe('usernames are trimmed and in Unicode NFC before they are compared or s
     expect(await env.deps.repos.usernames.get(owner.app_id, 'mgmt-user')).toMatchObject({ license_key: spaced.body.data.key });
   });
 });
+
+describe('username length is counted in characters everywhere', () => {
+  it('management routes accept a username of 26 emoji, as /register does', async () => {
+    const emoji = '\u{1F600}'.repeat(26);
+
+    const response = await env.post('/license/create', createBody({ username: emoji, password: 'password-1' }), owner.auth);
+
+    expect(response.status).toBe(200);
+    expect(response.body.data.username).toBe(emoji);
+  });
+});
