@@ -24,7 +24,7 @@ import { median, round } from './stats';
  */
 const quick = process.argv.includes('--quick');
 const plan = quick
-  ? { seconds: 3, slowSeconds: 5, amount: 4000, bulkAmount: 32, meterSamples: 10, bulkMeterSamples: 1, bundleRuns: 15, bcryptRuns: 3, warmLicenses: 1000 }
+  ? { seconds: 3, slowSeconds: 5, amount: 4000, bulkAmount: 32, meterSamples: 10, bulkMeterSamples: 1, bundleRuns: 25, bcryptRuns: 3, warmLicenses: 1000 }
   : { seconds: 10, slowSeconds: 20, amount: 30000, bulkAmount: 32, meterSamples: 100, bulkMeterSamples: 4, bundleRuns: 33, bcryptRuns: 10, warmLicenses: 4000 };
 const concurrencies = [1, 32] as const;
 /**
