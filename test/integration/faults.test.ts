@@ -10,6 +10,7 @@ import type { Subscription } from '#data/subscription.repo';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestEnv, request, type TestEnv } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
+import { awsError, injectFault } from '../support/dynamo-faults';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
 
@@ -50,25 +51,6 @@ async function serverOver(client: DynamoDBClient, config: Partial<Config> = {}):
   const server = await startLocalServer({ deps, port: 0 });
   servers.push(server);
   return { deps, logs, post: (path, body, headers = {}) => request(server.url, path, 'POST', body, headers) };
-}
-
-function awsError(name: string, extra: Record<string, unknown> = {}): Error {
-  return Object.assign(new Error(`${name} (injected)`), { name, $fault: 'client', $metadata: { httpStatusCode: 400 }, ...extra });
-}
-
-/** Throws `fault()` for the commands it names, inside the SDK's retry loop; answers how many attempts it saw. */
-function injectFault(client: DynamoDBClient, commandName: string, fault: (attempt: number) => Error | undefined) {
-  let attempts = 0;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== commandName) return next(args);
-      const error = fault(++attempts);
-      if (error) throw error;
-      return next(args);
-    },
-    { step: 'deserialize', name: 'injectedFault', priority: 'high' },
-  );
-  return { attempts: () => attempts };
 }
 
 /** Passes every document-client command through to the real table except the ones the test stubs afterwards. */

@@ -6,7 +6,7 @@ import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestEnv, request, type TestEnv } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { answerInProgress, firstOnly, loseAnswers } from '../support/lost-answers';
+import { awsError, firstOnly, injectFault, loseAnswers } from '../support/dynamo-faults';
 import { createOwner, type Owner } from '../support/owners';
 
 /**
@@ -39,7 +39,8 @@ afterAll(async () => {
  */
 async function serverLosing(commandName: string, lose: (attempt: number) => boolean, inProgress?: (attempt: number) => boolean) {
   const client = createDynamoClient(env.config);
-  if (inProgress) answerInProgress(client, commandName, inProgress);
+  // Refused before the request reaches the store; the SDK retries this error as throttling, under the same token.
+  if (inProgress) injectFault(client, commandName, (attempt) => (inProgress(attempt) ? awsError('TransactionInProgressException') : undefined));
   const loss = loseAnswers(client, commandName, lose);
   const deps = createDeps(env.config, { client, logger: createLogger('silent') });
   const server = await startLocalServer({ deps, port: 0 });
@@ -137,16 +138,8 @@ describe('a write whose answer is lost after the store applied it', () => {
   it('/license/create-bulk that cannot remove what it wrote says some licenses may exist, never that none were created', async () => {
     const fresh = await freshOwner();
     const client = createDynamoClient(env.config);
-    let transactions = 0;
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const refused = Object.assign(new Error('refused (injected)'), { name: 'ValidationException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
-        if (context.commandName === 'BatchWriteItemCommand') throw refused;
-        if (context.commandName === 'TransactWriteItemsCommand' && ++transactions === 2) throw refused;
-        return next(args);
-      },
-      { step: 'deserialize', name: 'refuseSecondChunkAndCleanup', priority: 'high' },
-    );
+    injectFault(client, 'BatchWriteItemCommand', () => awsError('ValidationException'));
+    injectFault(client, 'TransactWriteItemsCommand', (attempt) => (attempt === 2 ? awsError('ValidationException') : undefined));
     const server = await startLocalServer({ deps: createDeps(env.config, { client, logger: createLogger('silent') }), port: 0 });
     servers.push(server);
 
