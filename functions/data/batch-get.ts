@@ -22,8 +22,11 @@ export interface BatchGetOptions {
   baseDelayMs?: number;
 }
 
+/** BatchGetItem's limit of keys per request. */
+const keysPerRequest = 100;
+
 /**
- * Reads up to 100 items in one BatchGetItem, retrying `UnprocessedKeys` with
+ * Reads items by key, 100 to a BatchGetItem, retrying `UnprocessedKeys` with
  * exponential backoff and jitter. Keys too long to exist are answered absent
  * without a request (DynamoDB would reject the whole batch). Returns the found
  * items by `itemId`.
@@ -31,16 +34,18 @@ export interface BatchGetOptions {
 export async function batchGetItems(table: Table, wanted: ItemKey[], options: BatchGetOptions = {}): Promise<Map<string, Record<string, unknown>>> {
   const { consistentRead = false, maxAttempts = 6, baseDelayMs = 20 } = options;
   const found = new Map<string, Record<string, unknown>>();
-  const unique = new Map(wanted.filter(isStorableKey).map((key) => [itemId(key), { pk: key.pk, sk: key.sk }]));
-  let pending: Record<string, unknown>[] = [...unique.values()];
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${maxAttempts} attempts`);
-    if (attempt > 1) await sleep(baseDelayMs * 2 ** (attempt - 2) * (0.5 + Math.random()));
-    const answer = await table.doc.send(
-      new BatchGetCommand({ RequestItems: { [table.name]: { Keys: pending, ConsistentRead: consistentRead } } }),
-    );
-    for (const item of answer.Responses?.[table.name] ?? []) found.set(itemId(item as ItemKey), item);
-    pending = answer.UnprocessedKeys?.[table.name]?.Keys ?? [];
+  const unique: Record<string, unknown>[] = [...new Map(wanted.filter(isStorableKey).map((key) => [itemId(key), { pk: key.pk, sk: key.sk }])).values()];
+  for (let start = 0; start < unique.length; start += keysPerRequest) {
+    let pending = unique.slice(start, start + keysPerRequest);
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${maxAttempts} attempts`);
+      if (attempt > 1) await sleep(baseDelayMs * 2 ** (attempt - 2) * (0.5 + Math.random()));
+      const answer = await table.doc.send(
+        new BatchGetCommand({ RequestItems: { [table.name]: { Keys: pending, ConsistentRead: consistentRead } } }),
+      );
+      for (const item of answer.Responses?.[table.name] ?? []) found.set(itemId(item as ItemKey), item);
+      pending = answer.UnprocessedKeys?.[table.name]?.Keys ?? [];
+    }
   }
   return found;
 }

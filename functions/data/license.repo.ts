@@ -53,17 +53,11 @@ export function createLicenseRepo(table: Table) {
       return item ? parseLicense(item) : undefined;
     },
 
-    /** Licenses by key, 100 to a BatchGetItem, unprocessed keys retried with backoff; absent keys are absent from the map. */
+    /** Licenses by key, unprocessed keys retried with backoff; absent keys are absent from the map. */
     async getMany(licenseKeys: string[]): Promise<Map<string, License>> {
-      const found = new Map<string, License>();
-      for (let start = 0; start < licenseKeys.length; start += 100) {
-        const items = await batchGetItems(table, licenseKeys.slice(start, start + 100).map((key) => keys.license(key)));
-        for (const item of items.values()) {
-          const license = parseLicense(item);
-          found.set(license.key, license);
-        }
-      }
-      return found;
+      const items = await batchGetItems(table, licenseKeys.map((key) => keys.license(key)));
+      const licenses = [...items.values()].map(parseLicense);
+      return new Map(licenses.map((license) => [license.key, license]));
     },
 
     /** False when the key is taken. */

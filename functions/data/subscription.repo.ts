@@ -32,17 +32,11 @@ export function createSubscriptionRepo(table: Table) {
       return item ? subscriptionSchema.parse(item) : undefined;
     },
 
-    /** Subscriptions by id, 100 to a BatchGetItem; a missing (deleted) one is absent from the map. */
+    /** Subscriptions by id; a missing (deleted) one is absent from the map. */
     async getMany(subscriptionIds: string[]): Promise<Map<string, Subscription>> {
-      const found = new Map<string, Subscription>();
-      for (let start = 0; start < subscriptionIds.length; start += 100) {
-        const items = await batchGetItems(table, subscriptionIds.slice(start, start + 100).map((id) => keys.subscription(id)));
-        for (const item of items.values()) {
-          const subscription = subscriptionSchema.parse(item);
-          found.set(subscription.subscription_id, subscription);
-        }
-      }
-      return found;
+      const items = await batchGetItems(table, subscriptionIds.map((id) => keys.subscription(id)));
+      const subscriptions = [...items.values()].map((item) => subscriptionSchema.parse(item));
+      return new Map(subscriptions.map((subscription) => [subscription.subscription_id, subscription]));
     },
 
     create(subscription: Subscription): Promise<boolean> {

@@ -41,6 +41,12 @@ describe('batchGetItems', () => {
     expect(documentMock.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems!.t!.Keys).toEqual([keys.app('a')]);
   });
 
+  it('asks for at most 100 keys in one request, as DynamoDB allows', async () => {
+    documentMock.on(BatchGetCommand).resolves({ Responses: { t: [] } });
+    await batchGetItems(table, Array.from({ length: 150 }, (_, index) => keys.app(`a${index}`)));
+    expect(documentMock.commandCalls(BatchGetCommand).map((call) => call.args[0].input.RequestItems!.t!.Keys!.length)).toEqual([100, 50]);
+  });
+
   it('sends no request when no key can exist', async () => {
     expect((await batchGetItems(table, [keys.username('a', 'u'.repeat(2000))])).size).toBe(0);
     expect(documentMock.commandCalls(BatchGetCommand)).toHaveLength(0);
