@@ -14,6 +14,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { Config } from '#core/config';
+import { sleep } from '#data/backoff';
 import { createDynamoClient } from '#data/db';
 import { createTableInput, tableDefinition } from '#data/table';
 
@@ -105,7 +106,7 @@ async function waitUntilReady(client: DynamoDBClient, child: ChildProcess, timeo
       return;
     } catch {
       if (Date.now() > deadline) throw new Error(`DynamoDB Local not ready after ${timeoutMs} ms: ${stderr()}`);
-      await new Promise((wake) => setTimeout(wake, 100));
+      await sleep(100);
     }
   }
 }
@@ -146,7 +147,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     await waitUntilTableExists({ client, maxWaitTime: tableCreationSeconds }, { TableName: tableName });
     return false;
   }
-  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+  await waitUntilTableExists({ client, maxWaitTime: tableCreationSeconds }, { TableName: tableName });
   await client.send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,
