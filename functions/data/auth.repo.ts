@@ -147,7 +147,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       }
       const update = {
         TableName: table.name,
-        Key: keys.license(license.key),
+        Key: keys.licenseOf(license),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: { '#status': 'status' },

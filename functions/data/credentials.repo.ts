@@ -33,7 +33,7 @@ export function createCredentialsRepo(table: Table) {
           {
             Update: {
               TableName: table.name,
-              Key: keys.license(license.key),
+              Key: keys.licenseOf(license),
               UpdateExpression: 'SET username = :username',
               ConditionExpression: 'attribute_exists(pk) AND username = :previous',
               ExpressionAttributeValues: { ':username': username, ':previous': previous },

@@ -49,7 +49,7 @@ export function createHwidRepo(table: Table) {
         {
           Update: {
             TableName: table.name,
-            Key: keys.license(license.key),
+            Key: keys.licenseOf(license),
             UpdateExpression: `SET ${sets.join(', ')}`,
             ConditionExpression: `attribute_exists(pk) AND ${old === null ? 'attribute_type(hwid, :null)' : 'hwid = :old'}`,
             ExpressionAttributeValues: {

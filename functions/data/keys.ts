@@ -31,7 +31,20 @@ export const keys = {
   }),
   subscriptionsOfApp: (appId: string): string => `APP#${appId}#SUBS`,
 
-  license: (licenseKey: string): ItemKey => ({ pk: `LIC#${licenseKey}`, sk: 'LIC' }),
+  /**
+   * A license's item. Generated keys (and custom keys made before custom keys
+   * were scoped) live in one namespace shared by all owners: a random key
+   * cannot collide. A custom key lives under its owner's team, so an owner
+   * choosing a key learns nothing about other owners' keys, and two owners may
+   * both use `ACME-PRO`. `/` is no key character, so the forms never meet.
+   */
+  license: (licenseKey: string, ownerTeamId?: string): ItemKey => ({
+    pk: ownerTeamId === undefined ? `LIC#${licenseKey}` : `LIC#${ownerTeamId}/${licenseKey}`,
+    sk: 'LIC',
+  }),
+  /** The item of a license as read: under its team when it was created with a custom key. */
+  licenseOf: (license: { key: string; team_id: string; key_scope?: 'team' }): ItemKey =>
+    keys.license(license.key, license.key_scope === 'team' ? license.team_id : undefined),
   /** Licenses of an app sorted by created_at; the key breaks ties between equal timestamps. */
   licenseByApp: (appId: string, createdAt: string, licenseKey: string): Gsi1Key => ({
     gsi1pk: `APP#${appId}#LICS`,

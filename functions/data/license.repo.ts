@@ -31,12 +31,14 @@ export const licenseSchema = z.object({
   username: z.nullable(z.string()),
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
+  /** Set when the key was the owner's own choice: the item lives under the team (keys.license). */
+  key_scope: z.optional(z.literal('team')),
 });
 export type License = z.infer<typeof licenseSchema>;
 
 export function licenseItem(license: License): Record<string, unknown> {
   return {
-    ...keys.license(license.key),
+    ...keys.licenseOf(license),
     ...keys.licenseByApp(license.app_id, license.created_at, license.key),
     ...license,
   };
@@ -106,7 +108,7 @@ function createLicenseWrites(table: Table) {
 
   const expiryUpdate = ({ before, after }: ExpiryChange) => ({
     TableName: table.name,
-    Key: keys.license(before.key),
+    Key: keys.licenseOf(before),
     UpdateExpression: 'SET expires_at = :expires, initial_duration = :duration',
     ConditionExpression: 'team_id = :team AND expires_at = :oldExpires AND initial_duration = :oldDuration',
     ExpressionAttributeValues: {
@@ -230,7 +232,7 @@ function createLicenseWrites(table: Table) {
         {
           Delete: {
             TableName: table.name,
-            Key: keys.license(license.key),
+            Key: keys.licenseOf(license),
             ConditionExpression: 'team_id = :team AND hwid = :hwid AND username = :username',
             ExpressionAttributeValues: { ':team': license.team_id, ':hwid': license.hwid, ':username': license.username },
           },
@@ -252,7 +254,7 @@ function createLicenseWrites(table: Table) {
         {
           Update: {
             TableName: table.name,
-            Key: keys.license(license.key),
+            Key: keys.licenseOf(license),
             UpdateExpression: 'SET #flag = :new',
             ConditionExpression: 'team_id = :team AND #flag = :old',
             ExpressionAttributeNames: { '#flag': flag },
