@@ -4,6 +4,7 @@ import { clientFailure } from '#core/errors';
 import { authView } from '#core/license-view';
 import { licenseFingerprint } from '#core/logger';
 import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords';
+import type { App } from '#data/app.repo';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
 import { sleep } from '#data/backoff';
@@ -44,7 +45,7 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
     app: input.appId,
     blacklist: { appId: input.appId, probes },
     ...('license' in input.credential
-      ? { license: input.credential.license }
+      ? { license: { key: input.credential.license, appId: input.appId } }
       : { login: { appId: input.appId, username: input.credential.username } }),
   });
   if (!entry.app) throw clientFailure('INVALID_APP_ID');
@@ -52,7 +53,7 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
   let license =
     'license' in input.credential
       ? licenseOfApp(entry.license, input.appId)
-      : await logIn(deps, input.appId, input.credential.password, entry.login);
+      : await logIn(deps, entry.app, input.credential.password, entry.login);
   checkLicenseState(license, now);
 
   const context = await repos.auth.read({ app: input.appId, team: entry.app.team_id, subscription: license.subscription_id });
@@ -81,7 +82,7 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
     }
     // Concurrent transactions on one item can all be refused; a random pause lets one of them through next time.
     await sleep(Math.random() * 10 * attempt);
-    license = licenseOfApp(await repos.auth.currentLicense(license.key), input.appId);
+    license = licenseOfApp(await repos.auth.currentLicense(license), input.appId);
     checkLicenseState(license, now);
   }
 }
@@ -99,11 +100,11 @@ function dummyHash(cost: number): Promise<string> {
 }
 
 /** Step 4 by username: unknown usernames and wrong passwords get one answer, after one bcrypt comparison. */
-async function logIn(deps: Deps, appId: string, password: string, login: UsernameIndex | undefined): Promise<License> {
+async function logIn(deps: Deps, app: App, password: string, login: UsernameIndex | undefined): Promise<License> {
   const hash = login?.password_hash ?? (await dummyHash(deps.config.bcryptCost));
   const matches = await verifyPassword(password, hash);
   // bcrypt compares only the first 72 bytes; /register never stores a longer password.
   if (!login || !matches || Buffer.byteLength(password, 'utf8') > maxPasswordBytes) throw clientFailure('INVALID_USERNAME_OR_PASSWORD');
-  const { license } = await deps.repos.auth.read({ license: login.license_key });
-  return licenseOfApp(license, appId);
+  const { license } = await deps.repos.auth.read({ license: { key: login.license_key, appId: app.app_id, teamId: app.team_id } });
+  return licenseOfApp(license, app.app_id);
 }

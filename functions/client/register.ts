@@ -13,13 +13,13 @@ export const registeredMessage = 'License credentials updated successfully';
  * registration) is read again once.
  */
 export async function registerCredentials(deps: Deps, input: RegisterInput): Promise<void> {
-  const { app, license: found } = await deps.repos.auth.read({ app: input.appId, license: input.license });
+  const { app, license: found } = await deps.repos.auth.read({ app: input.appId, license: { key: input.license, appId: input.appId } });
   if (!app) throw clientFailure('INVALID_APP_ID');
   let license = licenseOfApp(found, input.appId);
   const passwordHash = await hashPassword(input.password, deps.config.bcryptCost);
   let outcome = await deps.repos.credentials.set(license, input.username, passwordHash);
   if (outcome === 'license_changed') {
-    license = licenseOfApp(await deps.repos.auth.currentLicense(input.license), input.appId);
+    license = licenseOfApp(await deps.repos.auth.currentLicense(license), input.appId);
     outcome = await deps.repos.credentials.set(license, input.username, passwordHash);
   }
   if (outcome === 'username_taken') throw clientFailure('USERNAME_TAKEN');

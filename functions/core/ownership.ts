@@ -39,7 +39,7 @@ export function isOwnedLicense(license: License | undefined, teamId: string): li
 }
 
 export async function ownedLicense(deps: OwnershipDeps, teamId: string, licenseKey: string): Promise<License> {
-  const license = await deps.repos.licenses.get(licenseKey);
+  const license = await deps.repos.licenses.get(licenseKey, teamId);
   if (!isOwnedLicense(license, teamId)) throw notFound.license();
   return license;
 }

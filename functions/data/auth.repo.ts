@@ -2,8 +2,8 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemCache } from '#core/cache';
 import { addSeconds } from '#core/clock';
 import { appSchema, type App } from './app.repo';
-import { batchGetItems, isStorableKey, itemId } from './batch-get';
-import { transactWrite, type Table, type TransactItem } from './db';
+import { batchGetItems, itemId } from './batch-get';
+import { getItem, transactWrite, type Table, type TransactItem } from './db';
 import { cancellationCodes, isConditionFailure } from './retry';
 import { hwidIndexItem } from './hwid.repo';
 import { keys, type BlacklistType, type ItemKey } from './keys';
@@ -23,7 +23,8 @@ export interface AuthReads {
   app?: string;
   team?: string;
   subscription?: string;
-  license?: string;
+  /** A license key as a client of this app gave it; `teamId` (the app's owner) when the caller knows it. */
+  license?: { key: string; appId: string; teamId?: string };
   login?: { appId: string; username: string };
   blacklist?: { appId: string; probes: BlacklistProbe[] };
 }
@@ -55,6 +56,12 @@ export type ActivationOutcome =
   | { kind: 'license_changed' }
   | { kind: 'device_taken' };
 
+/** Of the items a key may name, the license of this app (a custom key under its team wins). */
+function appLicenseAmong(items: (Record<string, unknown> | undefined)[] | undefined, appId: string | undefined): License | undefined {
+  const licenses = (items ?? []).flatMap((found) => (found ? [parseLicense(found)] : [])).filter((license) => license.app_id === appId);
+  return licenses.at(-1);
+}
+
 const lostRace = (code: string | undefined) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict';
 
 /**
@@ -64,6 +71,11 @@ const lostRace = (code: string | undefined) => code === 'ConditionalCheckFailed'
  * are always read, so a pause or a new blacklist entry takes effect at once.
  */
 export function createAuthRepo(table: Table, cache: ItemCache) {
+  const teamOfCachedApp = (appId: string): string | undefined => {
+    const app = cache.get(keys.app(appId));
+    return app && typeof app.team_id === 'string' ? app.team_id : undefined;
+  };
+
   return {
     async read(wanted: AuthReads): Promise<AuthItems> {
       const hits = new Map<string, Record<string, unknown>>();
@@ -81,7 +93,14 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       const appKey = wanted.app === undefined ? undefined : want(keys.app(wanted.app), true);
       const teamKey = wanted.team === undefined ? undefined : want(keys.team(wanted.team), true);
       const subscriptionKey = wanted.subscription === undefined ? undefined : want(keys.subscription(wanted.subscription), true);
-      const licenseKey = wanted.license === undefined ? undefined : want(keys.license(wanted.license), false);
+      // A custom key lives under the app's team; that item is read with the
+      // others once the team is known (a warm container caches the app),
+      // otherwise after this batch, and only when no license of the app was found.
+      const licenseTeam = wanted.license && (wanted.license.teamId ?? teamOfCachedApp(wanted.license.appId));
+      const licenseKeys = wanted.license && [
+        want(keys.license(wanted.license.key), false),
+        ...(licenseTeam === undefined ? [] : [want(keys.license(wanted.license.key, licenseTeam), false)]),
+      ];
       const loginKey = wanted.login === undefined ? undefined : want(keys.username(wanted.login.appId, wanted.login.username), false);
       const probes = wanted.blacklist?.probes.map((probe) => ({
         type: probe.type,
@@ -98,21 +117,24 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         const found = item(key);
         return found ? parse(found) : undefined;
       };
+      const app = parsed(appKey, (found) => appSchema.parse(found));
+      let license = appLicenseAmong(licenseKeys?.map(item), wanted.license?.appId);
+      if (wanted.license && !license && licenseTeam === undefined && app?.app_id === wanted.license.appId) {
+        license = appLicenseAmong([await getItem(table, keys.license(wanted.license.key, app.team_id))], app.app_id);
+      }
       return {
-        app: parsed(appKey, (found) => appSchema.parse(found)),
+        app,
         team: parsed(teamKey, (found) => teamSchema.parse(found)),
         subscription: parsed(subscriptionKey, (found) => subscriptionSchema.parse(found)),
-        license: parsed(licenseKey, parseLicense),
+        license,
         login: parsed(loginKey, (found) => usernameIndexSchema.parse(found)),
         blacklisted: (probes ?? []).filter((probe) => item(probe.key) !== undefined).map((probe) => probe.type),
       };
     },
 
-    /** A strongly consistent read, for deciding again after a lost race. */
-    async currentLicense(licenseKey: string): Promise<License | undefined> {
-      const key = keys.license(licenseKey);
-      if (!isStorableKey(key)) return undefined;
-      const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
+    /** A strongly consistent read of a license as it stands now, for deciding again after a lost race. */
+    async currentLicense(license: License): Promise<License | undefined> {
+      const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: keys.licenseOf(license), ConsistentRead: true }));
       return Item ? parseLicense(Item) : undefined;
     },
 

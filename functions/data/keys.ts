@@ -42,6 +42,8 @@ export const keys = {
     pk: ownerTeamId === undefined ? `LIC#${licenseKey}` : `LIC#${ownerTeamId}/${licenseKey}`,
     sk: 'LIC',
   }),
+  /** The items a key given by an owner (or a client of one of the team's apps) may live in: shared first. */
+  licenseCandidates: (licenseKey: string, teamId: string): [ItemKey, ItemKey] => [keys.license(licenseKey), keys.license(licenseKey, teamId)],
   /** The item of a license as read: under its team when it was created with a custom key. */
   licenseOf: (license: { key: string; team_id: string; key_scope?: 'team' }): ItemKey =>
     keys.license(license.key, license.key_scope === 'team' ? license.team_id : undefined),
@@ -56,13 +58,16 @@ export const keys = {
    * back from its keys: a query's LastEvaluatedKey carries keys only, and a
    * listing that stops on an item its filter skipped resumes from there.
    */
-  licensePosition: (item: Record<string, unknown>): { createdAt: string; licenseKey: string } => {
+  licensePosition: (item: Record<string, unknown>): { createdAt: string; licenseKey: string; keyScope?: 'team' } => {
     const { pk, gsi1sk } = item;
-    const licenseKey = typeof pk === 'string' && pk.startsWith('LIC#') ? pk.slice('LIC#'.length) : undefined;
+    const stored = typeof pk === 'string' && pk.startsWith('LIC#') ? pk.slice('LIC#'.length) : undefined;
+    // Team ids and keys hold no `/`: what follows one is a key under its team.
+    const slash = stored?.indexOf('/') ?? -1;
+    const licenseKey = stored?.slice(slash + 1);
     if (licenseKey === undefined || typeof gsi1sk !== 'string' || !gsi1sk.endsWith(`#${licenseKey}`)) {
       throw new Error('not the keys of a license listed by app');
     }
-    return { createdAt: gsi1sk.slice(0, -(licenseKey.length + 1)), licenseKey };
+    return { createdAt: gsi1sk.slice(0, -(licenseKey.length + 1)), licenseKey, ...(slash >= 0 ? { keyScope: 'team' as const } : {}) };
   },
 
   hwid: (appId: string, hwid: string): ItemKey => ({ pk: `APP#${appId}`, sk: `HWID#${hwid}` }),

@@ -1,7 +1,7 @@
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { batchGetItems } from './batch-get';
-import { getItem, putNew, transactWrite, type Table, type TransactItem } from './db';
+import { batchGetItems, itemId } from './batch-get';
+import { putNew, transactWrite, type Table, type TransactItem } from './db';
 import { keys, type ItemKey } from './keys';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
@@ -49,18 +49,32 @@ export function parseLicense(item: Record<string, unknown>): License {
 }
 
 export function createLicenseRepo(table: Table) {
+  /** Licenses by key as `get` finds them, unprocessed keys retried with backoff; absent keys are absent from the map. */
+  const getMany = async (licenseKeys: string[], teamId: string): Promise<Map<string, License>> => {
+    const items = await batchGetItems(
+      table,
+      licenseKeys.flatMap((key) => keys.licenseCandidates(key, teamId)),
+    );
+    const found = new Map<string, License>();
+    for (const key of licenseKeys) {
+      const [shared, scoped] = keys.licenseCandidates(key, teamId).map((candidate) => items.get(itemId(candidate)));
+      const item = scoped ?? shared;
+      if (item) found.set(key, parseLicense(item));
+    }
+    return found;
+  };
+
   return {
-    async get(licenseKey: string): Promise<License | undefined> {
-      const item = await getItem(table, keys.license(licenseKey));
-      return item ? parseLicense(item) : undefined;
+    /**
+     * The license a team knows by this key: its own custom key, or a key of
+     * the shared namespace (which may belong to another team: the caller
+     * checks ownership, so that case reads as missing).
+     */
+    async get(licenseKey: string, teamId: string): Promise<License | undefined> {
+      return (await getMany([licenseKey], teamId)).get(licenseKey);
     },
 
-    /** Licenses by key, unprocessed keys retried with backoff; absent keys are absent from the map. */
-    async getMany(licenseKeys: string[]): Promise<Map<string, License>> {
-      const items = await batchGetItems(table, licenseKeys.map((key) => keys.license(key)));
-      const licenses = [...items.values()].map(parseLicense);
-      return new Map(licenses.map((license) => [license.key, license]));
-    },
+    getMany,
 
     /** False when the key is taken. */
     create(license: License): Promise<boolean> {
@@ -84,7 +98,7 @@ const maxReadLimit = 1000;
 export const maxItemsReadPerList = 2000;
 
 /** Where a listing stands: right after this license in creation order. */
-export type ListPosition = Pick<License, 'created_at' | 'key'>;
+export type ListPosition = Pick<License, 'created_at' | 'key' | 'key_scope'>;
 
 /** A license's expiry as read and as it should become, with the idempotency marker of a bulk request. */
 export interface ExpiryChange {
@@ -159,11 +173,11 @@ function createLicenseWrites(table: Table) {
     },
 
     /** Removes licenses unconditionally (undoing a bulk create), retrying unprocessed items with backoff. */
-    async deleteAll(licenseKeys: string[]): Promise<void> {
-      for (let start = 0; start < licenseKeys.length; start += 25) {
-        let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] = licenseKeys
+    async deleteAll(licenses: License[]): Promise<void> {
+      for (let start = 0; start < licenses.length; start += 25) {
+        let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] = licenses
           .slice(start, start + 25)
-          .map((key) => ({ DeleteRequest: { Key: keys.license(key) } }));
+          .map((license) => ({ DeleteRequest: { Key: keys.licenseOf(license) } }));
         for (let attempt = 0; requests.length > 0; attempt++) {
           // Unbounded, a table that keeps throttling would hold the Lambda until its deadline.
           if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${requests.length} deletes unprocessed after ${attempt} attempts`);
@@ -292,26 +306,29 @@ function createLicenseWrites(table: Table) {
         values[`:expected${index}`] = value;
         conditions.push(`#expected${index} = :expected${index}`);
       });
-      try {
-        // A write that meets a running transaction on the license is refused (TransactionConflictException): wait and send it again.
-        const { Attributes } = await withBackoff(() =>
-          table.doc.send(
-            new UpdateCommand({
-              TableName: table.name,
-              Key: keys.license(licenseKey),
-              UpdateExpression: `SET ${sets.join(', ')}`,
-              ConditionExpression: conditions.join(' AND '),
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-              ReturnValues: 'ALL_NEW',
-            }),
-          ),
-        );
-        return parseLicense(Attributes!);
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
+      // The key names the license in the shared namespace or under the team; the team condition makes the wrong one fail.
+      for (const key of keys.licenseCandidates(licenseKey, teamId)) {
+        try {
+          // A write that meets a running transaction on the license is refused (TransactionConflictException): wait and send it again.
+          const { Attributes } = await withBackoff(() =>
+            table.doc.send(
+              new UpdateCommand({
+                TableName: table.name,
+                Key: key,
+                UpdateExpression: `SET ${sets.join(', ')}`,
+                ConditionExpression: conditions.join(' AND '),
+                ExpressionAttributeNames: names,
+                ExpressionAttributeValues: values,
+                ReturnValues: 'ALL_NEW',
+              }),
+            ),
+          );
+          return parseLicense(Attributes!);
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
       }
+      return undefined;
     },
 
     /**
@@ -324,6 +341,7 @@ function createLicenseWrites(table: Table) {
      */
     async listByApp(
       appId: string,
+      teamId: string,
       options: {
         limit: number;
         ascending: boolean;
@@ -348,7 +366,7 @@ function createLicenseWrites(table: Table) {
         filters.push('contains(tags, :tag)');
       }
       let startKey: Record<string, unknown> | undefined = options.after && {
-        ...keys.license(options.after.key),
+        ...keys.licenseOf({ ...options.after, team_id: teamId }),
         ...keys.licenseByApp(appId, options.after.created_at, options.after.key),
       };
       const found: License[] = [];
@@ -378,10 +396,13 @@ function createLicenseWrites(table: Table) {
       } while (startKey && found.length <= options.limit && unread > 0);
 
       const licenses = found.slice(0, options.limit);
-      if (found.length > options.limit) return { licenses, next: licenses.at(-1)! };
+      if (found.length > options.limit) {
+        const { created_at, key, key_scope } = licenses.at(-1)!;
+        return { licenses, next: { created_at, key, ...(key_scope ? { key_scope } : {}) } };
+      }
       if (!startKey) return { licenses };
-      const { createdAt, licenseKey } = keys.licensePosition(startKey);
-      return { licenses, next: { created_at: createdAt, key: licenseKey } };
+      const { createdAt, licenseKey, keyScope } = keys.licensePosition(startKey);
+      return { licenses, next: { created_at: createdAt, key: licenseKey, ...(keyScope ? { key_scope: keyScope } : {}) } };
     },
   };
 }

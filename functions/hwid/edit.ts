@@ -25,7 +25,7 @@ export async function editHwid(deps: Deps, input: EditHwidInput & { teamId: stri
     });
     if (outcome === 'hwid-in-use') throw hwidInUse();
     if (outcome === 'changed') {
-      const updated = await deps.repos.licenses.get(license.key);
+      const updated = await deps.repos.licenses.get(license.key, input.teamId);
       if (!updated) throw notFound.license();
       return licenseRecord(deps, updated);
     }

@@ -55,7 +55,7 @@ export async function createLicensesInBulk(deps: Deps, input: Input) {
 
   const maybeWritten = outcomes.flatMap((outcome) => ('written' in outcome ? outcome.written : 'unknown' in outcome ? outcome.unknown : []));
   try {
-    await deps.repos.licenses.deleteAll(maybeWritten.map((license) => license.key));
+    await deps.repos.licenses.deleteAll(maybeWritten);
   } catch (error) {
     deps.logger.error('bulk create: removing the written licenses failed', describeError(error));
     throw new ManagementError(

@@ -21,6 +21,14 @@ export const usernameTaken = () => new ManagementError(409, 'USERNAME_TAKEN', 'U
  */
 export async function createLicense(deps: Deps, input: Input) {
   const subscription = await appAndSubscription(deps, input.teamId, input.app_id, input.subscription_id);
+  // A custom key is stored under the team, where the write's condition finds
+  // the team's other custom keys; the team's keys in the shared namespace
+  // (generated ones, and custom ones made before keys were scoped) are looked
+  // up here. Nothing new enters that namespace under a chosen key, so no
+  // concurrent create can slip in between this read and the write.
+  if (input.license_key !== undefined && (await deps.repos.licenses.get(input.license_key, input.teamId))?.team_id === input.teamId) {
+    throw keyTaken();
+  }
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password, deps.config.bcryptCost);
   for (let attempt = 0; attempt < generatedKeyAttempts; attempt++) {
     const license = newLicense(deps, { ...input, subscription, key: input.license_key });

@@ -34,7 +34,7 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
   });
 
   const distinct = [...new Set(input.license_keys)];
-  const read = await deps.repos.licenses.getMany(distinct);
+  const read = await deps.repos.licenses.getMany(distinct, input.teamId);
   // A key that cannot be extended goes key by key, where it gets its own INVALID_INPUT.
   const owned = distinct
     .map((key) => read.get(key))

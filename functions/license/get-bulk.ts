@@ -9,7 +9,8 @@ import type { Subscription } from '#data/subscription.repo';
 import type { getBulkSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
 
-const cursorSchema = z.tuple([z.string(), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))]);
+/** App, created_at, key, and 1 when the key lives under the team (a custom key). */
+const cursorSchema = z.tuple([z.string(), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))], z.literal(1));
 
 /**
  * The cursor names a position in one app's listing: the last license returned,
@@ -17,7 +18,8 @@ const cursorSchema = z.tuple([z.string(), z.iso.datetime(), z.string().check(z.r
  * app so that it cannot be replayed against another app's listing.
  */
 export function encodeCursor(appId: string, position: ListPosition): string {
-  return Buffer.from(JSON.stringify([appId, position.created_at, position.key]), 'utf8').toString('base64url');
+  const scope = position.key_scope === 'team' ? [1] : [];
+  return Buffer.from(JSON.stringify([appId, position.created_at, position.key, ...scope]), 'utf8').toString('base64url');
 }
 
 export function decodeCursor(cursor: string, appId: string): ListPosition {
@@ -29,8 +31,9 @@ export function decodeCursor(cursor: string, appId: string): ListPosition {
   }
   const parsed = cursorSchema.safeParse(decoded);
   if (!parsed.success || parsed.data[0] !== appId) throw invalidInput('cursor: is not a cursor this API returned for this app');
-  const [, created_at, key] = parsed.data;
-  return { created_at, key };
+  const [, created_at, key, ...scope] = parsed.data;
+  if (scope.length > 1) throw invalidInput('cursor: is not a cursor this API returned for this app');
+  return { created_at, key, ...(scope.length === 1 ? { key_scope: 'team' as const } : {}) };
 }
 
 /** The subscriptions a page's licenses show, each read once: the filter's own, already read, and one batch for the rest. */
@@ -47,7 +50,7 @@ export async function listLicenses(deps: Deps, input: z.infer<typeof getBulkSche
   await ownedApp(deps, input.teamId, input.app_id);
   const filtered = input.subscription_id === undefined ? undefined : await subscriptionForApp(deps, input.teamId, input.app_id, input.subscription_id);
 
-  const page = await deps.repos.licenses.listByApp(input.app_id, {
+  const page = await deps.repos.licenses.listByApp(input.app_id, input.teamId, {
     limit: input.per_page,
     ascending: input.sort_order === 'asc',
     after,

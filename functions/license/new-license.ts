@@ -38,5 +38,7 @@ export function newLicense(deps: Pick<Deps, 'clock'>, input: NewLicenseInput): L
     username: input.username ?? null,
     tags: input.tags,
     metadata: input.metadata ?? {},
+    // An owner's own key lives under the team (keys.license): it can only ever collide with the team's own keys.
+    ...(input.key === undefined ? {} : { key_scope: 'team' as const }),
   };
 }

@@ -29,7 +29,7 @@ function auth(body: Record<string, unknown>, headers: Record<string, string> = {
 }
 
 const license = (overrides: Partial<License> = {}) => seedLicense(env.deps, pro, overrides);
-const stored = async (key: string) => (await env.deps.repos.licenses.get(key))!;
+const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
 const failure = (message: string, data?: unknown) => (data === undefined ? { success: false, message } : { success: false, message, data });
 
 describe('POST /auth validation', () => {

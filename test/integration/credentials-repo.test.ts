@@ -29,16 +29,16 @@ describe('the credentials repository', () => {
     expect(outcomes.sort()).toEqual(['updated', 'username_taken']);
     const index = await env.deps.repos.usernames.get(owner.app_id, 'RACER');
     expect([first.key, second.key]).toContain(index?.license_key);
-    expect((await env.deps.repos.licenses.get(index!.license_key))?.username?.toLowerCase()).toBe('racer');
+    expect((await env.deps.repos.licenses.get(index!.license_key, owner.team_id))?.username?.toLowerCase()).toBe('racer');
     const loser = index!.license_key === first.key ? second : first;
-    expect((await env.deps.repos.licenses.get(loser.key))?.username).toBeNull();
+    expect((await env.deps.repos.licenses.get(loser.key, loser.team_id))?.username).toBeNull();
   });
 
   it('frees the old username when a license is renamed', async () => {
     const license = await freshLicense();
     const hash = await hashPassword('password-1', 4);
     expect(await env.deps.repos.credentials.set(license, 'old-name', hash)).toBe('updated');
-    const renamedFrom = (await env.deps.repos.licenses.get(license.key))!;
+    const renamedFrom = (await env.deps.repos.licenses.get(license.key, license.team_id))!;
     expect(await env.deps.repos.credentials.set(renamedFrom, 'new-name', hash)).toBe('updated');
 
     expect(await getItem(env.deps.table, keys.username(owner.app_id, 'old-name'))).toBeUndefined();

@@ -91,7 +91,7 @@ describe('throttling', () => {
     expect(response.status).toBe(500);
     expect(response.body).toEqual(clientAnswer500);
     expect(fault.attempts()).toBe(4);
-    expect(await env.deps.repos.licenses.get(license.key)).toEqual(license);
+    expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toEqual(license);
   });
 
   it('a throttled management write answers 500 SERVER_ERROR and leaves the license as it was', async () => {
@@ -104,7 +104,7 @@ describe('throttling', () => {
 
     expect(response.status).toBe(500);
     expect(response.body).toEqual(managementAnswer500);
-    expect(await env.deps.repos.licenses.get(license.key)).toEqual(license);
+    expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toEqual(license);
   });
 });
 
@@ -122,7 +122,7 @@ describe('cancelled transactions', () => {
     expect(response.status).toBe(500);
     expect(response.body).toEqual(clientAnswer500);
     expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(5);
-    expect(await env.deps.repos.licenses.get(license.key)).toEqual(license);
+    expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toEqual(license);
     expect(await env.deps.repos.hwids.get(owner.app_id, 'conflicted-device')).toBeUndefined();
   });
 
@@ -194,7 +194,7 @@ describe('a single-license write meeting another transaction', () => {
     const response = await faulty.post('/license/update-status', { license_key: license.key, status: 'paused' }, owner.auth);
 
     expect(response.status).toBe(200);
-    expect((await env.deps.repos.licenses.get(license.key))?.status).toBe('paused');
+    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.status).toBe('paused');
   });
 });
 
@@ -272,7 +272,7 @@ describe('unprocessed items and keys', () => {
     const response = await faulty.post('/license/extend-bulk', { license_keys: licenses.map((license) => license.key), extend_seconds: 60 }, owner.auth);
 
     expect(response.body.data).toEqual({ succeeded: licenses.map((license) => license.key), failed: [] });
-    for (const license of licenses) expect((await env.deps.repos.licenses.get(license.key))?.initial_duration).toBe(license.initial_duration + 60);
+    for (const license of licenses) expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.initial_duration).toBe(license.initial_duration + 60);
   });
 
   it('a bulk delete retries items a BatchWriteItem left unprocessed until all are gone', async () => {
@@ -288,10 +288,10 @@ describe('unprocessed items and keys', () => {
       .callsFake((input) => env.deps.table.doc.send(new BatchWriteCommand(input)));
     const licenses = await Promise.all([1, 2, 3].map(() => seedLicense(env.deps, singleKey)));
 
-    await deps.repos.licenses.deleteAll(licenses.map((license) => license.key));
+    await deps.repos.licenses.deleteAll(licenses);
 
     expect(mock.commandCalls(BatchWriteCommand)).toHaveLength(2);
-    for (const license of licenses) expect(await env.deps.repos.licenses.get(license.key)).toBeUndefined();
+    for (const license of licenses) expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toBeUndefined();
   });
 
   it('a bulk delete whose items stay unprocessed gives up with an error instead of spinning until the deadline', async () => {
@@ -299,7 +299,8 @@ describe('unprocessed items and keys', () => {
     const mock = passThrough(deps.table.doc);
     mock.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
 
-    await expect(deps.repos.licenses.deleteAll(['KEY-1', 'KEY-2'])).rejects.toThrow(/unprocessed/);
+    const licenses = await Promise.all([1, 2].map(() => seedLicense(env.deps, singleKey)));
+    await expect(deps.repos.licenses.deleteAll(licenses)).rejects.toThrow(/unprocessed/);
     expect(mock.commandCalls(BatchWriteCommand)).toHaveLength(6);
   });
 });

@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const edit = (body: unknown) => env.post('/hwid/edit', body, owner.auth);
-const storedLicense = (key: string) => env.deps.repos.licenses.get(key);
+const storedLicense = (key: string) => env.deps.repos.licenses.get(key, owner.team_id);
 const indexItem = (hwid: string) => env.deps.repos.hwids.get(owner.app_id, hwid);
 
 describe('/hwid/edit', () => {

@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const storedLicense = (key: string) => env.deps.repos.licenses.get(key);
+const storedLicense = (key: string) => env.deps.repos.licenses.get(key, owner.team_id);
 const missingKey = 'NOPE0-NOPE0-NOPE0-NOPE0-NOPE0';
 
 describe.each([

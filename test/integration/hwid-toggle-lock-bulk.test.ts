@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const post = (body: unknown) => env.post('/hwid/toggle-lock-bulk', body, owner.auth);
-const storedLock = async (key: string) => (await env.deps.repos.licenses.get(key))?.hwid_lock;
+const storedLock = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))?.hwid_lock;
 
 describe('/hwid/toggle-lock-bulk', () => {
   it('sets hwid_lock on every key and answers them as succeeded', async () => {
@@ -41,7 +41,7 @@ describe('/hwid/toggle-lock-bulk', () => {
       failed: [{ license_key: missing, error_code: 'LICENSE_NOT_FOUND' }],
     });
     expect(await storedLock(good.key)).toBe(false);
-    expect(await env.deps.repos.licenses.get(missing)).toBeUndefined();
+    expect(await env.deps.repos.licenses.get(missing, owner.team_id)).toBeUndefined();
   });
 
   it('answers a key sent twice once', async () => {

@@ -48,7 +48,7 @@ describe('POST /license/create', () => {
       tags: [],
       metadata: {},
     });
-    expect(await env.deps.repos.licenses.get(record.key)).toMatchObject({ team_id: owner.team_id, status: 'active' });
+    expect(await env.deps.repos.licenses.get(record.key, record.team_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
   });
 
   it.each([
@@ -85,7 +85,7 @@ describe('POST /license/create', () => {
 
     expect(response.status).toBe(409);
     expect(response.body).toEqual({ error: 'License key is already taken', error_code: 'LICENSE_KEY_TAKEN' });
-    expect((await env.deps.repos.licenses.get(holder.key))?.tags).toEqual(['first']);
+    expect((await env.deps.repos.licenses.get(holder.key, owner.team_id))?.tags).toEqual(['first']);
   });
 
   it('refuses a username used in the app with 409 USERNAME_TAKEN and stores no half-made license', async () => {
@@ -96,7 +96,7 @@ describe('POST /license/create', () => {
 
     expect(response.status).toBe(409);
     expect(response.body.error_code).toBe('USERNAME_TAKEN');
-    expect(await env.deps.repos.licenses.get('would-be-bob')).toBeUndefined();
+    expect(await env.deps.repos.licenses.get('would-be-bob', owner.team_id)).toBeUndefined();
     expect(await scanTable(env.deps)).toEqual(before);
   });
 

@@ -27,7 +27,7 @@ async function boundLicenseWithCredentials(hwid: string, username: string): Prom
     new PutCommand({ TableName: env.deps.table.name, Item: hwidIndexItem({ app_id: owner.app_id, hwid, license_key: license.key }) }),
   );
   expect(await env.deps.repos.credentials.set(license, username, 'hash')).toBe('updated');
-  return (await env.deps.repos.licenses.get(license.key))!;
+  return (await env.deps.repos.licenses.get(license.key, license.team_id))!;
 }
 
 describe('POST /license/delete', () => {
@@ -38,7 +38,7 @@ describe('POST /license/delete', () => {
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, data: { key: license.key, deleted: true } });
-    expect(await env.deps.repos.licenses.get(license.key)).toBeUndefined();
+    expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toBeUndefined();
     expect(await getItem(env.deps.table, keys.hwid(owner.app_id, 'device-1'))).toBeUndefined();
     expect(await getItem(env.deps.table, keys.username(owner.app_id, 'erin'))).toBeUndefined();
   });
@@ -69,7 +69,7 @@ describe('POST /license/delete', () => {
 
     expect(await env.deps.repos.licenses.remove(stale, { hwidIndex: true, usernameIndex: true })).toBe(false);
 
-    expect(await env.deps.repos.licenses.get(stale.key)).toMatchObject({ username: 'ivan-renamed' });
+    expect(await env.deps.repos.licenses.get(stale.key, stale.team_id)).toMatchObject({ username: 'ivan-renamed' });
     expect(await env.deps.repos.usernames.get(owner.app_id, 'ivan-renamed')).toMatchObject({ license_key: stale.key });
   });
 
@@ -95,8 +95,8 @@ describe('POST /license/delete-bulk', () => {
       succeeded: [first.key, second.key],
       failed: [{ license_key: 'MISSING-2', error_code: 'LICENSE_NOT_FOUND' }],
     });
-    expect(await env.deps.repos.licenses.get(first.key)).toBeUndefined();
-    expect(await env.deps.repos.licenses.get(second.key)).toBeUndefined();
+    expect(await env.deps.repos.licenses.get(first.key, first.team_id)).toBeUndefined();
+    expect(await env.deps.repos.licenses.get(second.key, second.team_id)).toBeUndefined();
     expect(await getItem(env.deps.table, keys.hwid(owner.app_id, 'device-3'))).toBeUndefined();
   });
 

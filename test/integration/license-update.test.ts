@@ -32,7 +32,7 @@ describe('POST /license/update-status', () => {
     const paused = await env.post('/license/update-status', { license_key: license.key, status: 'paused' }, owner.auth);
     expect(paused.status).toBe(200);
     expect(paused.body.data).toMatchObject({ key: license.key, status: 'paused', subscription_name: 'Pro' });
-    expect((await env.deps.repos.licenses.get(license.key))?.status).toBe('paused');
+    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.status).toBe('paused');
 
     const active = await env.post('/license/update-status', { license_key: license.key, status: 'active' }, owner.auth);
     expect(active.body.data.status).toBe('active');
@@ -55,8 +55,8 @@ describe('POST /license/update-status-bulk', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({ succeeded: [first.key, second.key], failed: [{ license_key: 'MISSING-3', error_code: 'LICENSE_NOT_FOUND' }] });
-    expect((await env.deps.repos.licenses.get(first.key))?.status).toBe('paused');
-    expect((await env.deps.repos.licenses.get(second.key))?.status).toBe('paused');
+    expect((await env.deps.repos.licenses.get(first.key, first.team_id))?.status).toBe('paused');
+    expect((await env.deps.repos.licenses.get(second.key, second.team_id))?.status).toBe('paused');
   });
 
   it('answers 400 naming the field for an empty list or a missing status', async () => {
@@ -77,7 +77,7 @@ describe('POST /license/update-subscription', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ subscription_id: premium.subscription_id, subscription_name: 'Premium', subscription_level: 9 });
-    expect((await env.deps.repos.licenses.get(license.key))?.subscription_id).toBe(premium.subscription_id);
+    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.subscription_id).toBe(premium.subscription_id);
   });
 
   it('refuses a subscription of another application with 400 naming subscription_id', async () => {
@@ -89,7 +89,7 @@ describe('POST /license/update-subscription', () => {
 
     expect(response.status).toBe(400);
     expect(response.body.error.startsWith('subscription_id: ')).toBe(true);
-    expect((await env.deps.repos.licenses.get(license.key))?.subscription_id).toBe(subscription.subscription_id);
+    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.subscription_id).toBe(subscription.subscription_id);
   });
 
   it('answers 404 SUBSCRIPTION_NOT_FOUND, 404 LICENSE_NOT_FOUND and 400 for a malformed subscription_id', async () => {
@@ -144,7 +144,7 @@ describe('POST /license/update-user-credentials', () => {
 
     expect(response.status).toBe(409);
     expect(response.body.error_code).toBe('USERNAME_TAKEN');
-    expect((await env.deps.repos.licenses.get(license.key))?.username).toBeNull();
+    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.username).toBeNull();
   });
 
   it('gives a username to exactly one of two licenses racing for it', async () => {
@@ -177,7 +177,7 @@ describe('POST /license/update-metadata', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data.metadata).toEqual({ customer_id: 'cus_1', seats: 5 });
-    expect((await env.deps.repos.licenses.get(license.key))?.metadata).toEqual({ customer_id: 'cus_1', seats: 5 });
+    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.metadata).toEqual({ customer_id: 'cus_1', seats: 5 });
   });
 
   it('accepts 4096 bytes of JSON and refuses 4097, counting UTF-8 bytes', async () => {

@@ -4,6 +4,7 @@ import { createDynamoClient } from '#data/db';
 import type { Subscription } from '#data/subscription.repo';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestEnv, request, type TestEnv } from '../support/env';
+import type { License } from '#data/license.repo';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { awsError, firstOnly, injectFault, loseAnswers } from '../support/dynamo-faults';
@@ -68,7 +69,7 @@ const createBulkBody = (fresh: { owner: Owner; subscription: Subscription }, amo
   duration_value: 1,
 });
 
-const license = (key: string) => env.deps.repos.licenses.get(key);
+const license = (seeded: License) => env.deps.repos.licenses.get(seeded.key, seeded.team_id);
 
 /** Licenses of an app, straight from the table. */
 async function licensesOf(appId: string) {
@@ -85,7 +86,7 @@ describe('a write whose answer is lost after the store applied it', () => {
     expect(faulty.loss.lost()).toBe(1);
     expect(response.status).toBe(200);
     expect(response.body.data.initial_duration).toBe(seeded.initial_duration + 3600);
-    expect((await license(seeded.key))?.initial_duration).toBe(seeded.initial_duration + 3600);
+    expect((await license(seeded))?.initial_duration).toBe(seeded.initial_duration + 3600);
   });
 
   it('/license/extend-bulk without request_id extends each key once', async () => {
@@ -96,7 +97,7 @@ describe('a write whose answer is lost after the store applied it', () => {
 
     expect(faulty.loss.lost()).toBe(1);
     expect(response.body.data).toEqual({ succeeded: seeded.map((one) => one.key), failed: [] });
-    for (const one of seeded) expect((await license(one.key))?.initial_duration).toBe(one.initial_duration + 60);
+    for (const one of seeded) expect((await license(one))?.initial_duration).toBe(one.initial_duration + 60);
   });
 
   it('/license/extend-bulk without request_id extends each key once even when every attempt of its group loses its answer', async () => {
@@ -108,7 +109,7 @@ describe('a write whose answer is lost after the store applied it', () => {
 
     expect(faulty.loss.lost()).toBe(4);
     expect(response.body.data).toEqual({ succeeded: seeded.map((one) => one.key), failed: [] });
-    for (const one of seeded) expect((await license(one.key))?.initial_duration).toBe(one.initial_duration + 60);
+    for (const one of seeded) expect((await license(one))?.initial_duration).toBe(one.initial_duration + 60);
   });
 
   it('/license/create-bulk of 100 stores exactly the 100 licenses it answers', async () => {
@@ -207,7 +208,7 @@ describe('a write whose answer is lost after the store applied it', () => {
     expect(faulty.loss.lost()).toBe(1);
     expect(response.status).toBe(200);
     expect(response.body.data.hwid_lock).toBe(true);
-    expect((await license(seeded.key))?.hwid_lock).toBe(true);
+    expect((await license(seeded))?.hwid_lock).toBe(true);
   });
 
   it('/hwid/toggle-reset-allowed without a value flips once', async () => {
@@ -218,7 +219,7 @@ describe('a write whose answer is lost after the store applied it', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data.hwid_reset_allowed).toBe(false);
-    expect((await license(seeded.key))?.hwid_reset_allowed).toBe(false);
+    expect((await license(seeded))?.hwid_reset_allowed).toBe(false);
   });
 
   it('/license/delete answers deleted, not LICENSE_NOT_FOUND', async () => {
@@ -230,7 +231,7 @@ describe('a write whose answer is lost after the store applied it', () => {
     expect(faulty.loss.lost()).toBe(1);
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({ key: seeded.key, deleted: true });
-    expect(await license(seeded.key)).toBeUndefined();
+    expect(await license(seeded)).toBeUndefined();
   });
 
   it('a first /auth answers UNUSED, not USED', async () => {
@@ -242,7 +243,7 @@ describe('a write whose answer is lost after the store applied it', () => {
     expect(faulty.loss.lost()).toBe(1);
     expect(response.status).toBe(200);
     expect(response.body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
-    expect((await license(seeded.key))?.first_used_at).toBe(response.body.data.first_used_at);
+    expect((await license(seeded))?.first_used_at).toBe(response.body.data.first_used_at);
   });
 
   it('a first /auth that binds a device answers UNUSED, with the device bound to it alone', async () => {
@@ -264,7 +265,7 @@ describe('a write whose answer is lost after the store applied it', () => {
     const response = await faulty.post('/register', { app_id: owner.app_id, license: seeded.key, username: 'lost-register', password: 'password-1' }, {});
 
     expect(response.status).toBe(200);
-    expect((await license(seeded.key))?.username).toBe('lost-register');
+    expect((await license(seeded))?.username).toBe('lost-register');
   });
 
   it('/hwid/edit answers the new HWID', async () => {
@@ -340,7 +341,7 @@ describe('a write whose answer is lost after the store applied it', () => {
     const response = await faulty.post('/license/extend-bulk', { license_keys: seeded.map((one) => one.key), extend_seconds: 60 });
 
     expect(response.body.data).toEqual({ succeeded: seeded.map((one) => one.key), failed: [] });
-    for (const one of seeded) expect((await license(one.key))?.initial_duration).toBe(one.initial_duration + 60);
+    for (const one of seeded) expect((await license(one))?.initial_duration).toBe(one.initial_duration + 60);
   });
 
   it('two identical extensions sent on purpose are two extensions', async () => {
@@ -350,6 +351,6 @@ describe('a write whose answer is lost after the store applied it', () => {
     await faulty.post('/license/extend', { license_key: seeded.key, extend_seconds: 60 });
     await faulty.post('/license/extend', { license_key: seeded.key, extend_seconds: 60 });
 
-    expect((await license(seeded.key))?.initial_duration).toBe(seeded.initial_duration + 120);
+    expect((await license(seeded))?.initial_duration).toBe(seeded.initial_duration + 120);
   });
 });

@@ -135,7 +135,7 @@ describe('/subscription/delete', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, data: { subscription_id: subscription.subscription_id, deleted: true } });
     expect(await env.deps.repos.subscriptions.get(subscription.subscription_id)).toBeUndefined();
-    const kept = await env.deps.repos.licenses.get(license.key);
+    const kept = await env.deps.repos.licenses.get(license.key, license.team_id);
     expect(kept?.subscription_id).toBe(subscription.subscription_id);
   });
 

@@ -31,14 +31,18 @@ export function checkInvariants(items: Item[], expected: { created?: string[] } 
   for (const item of items) {
     const pk = String(item.pk);
     const sk = String(item.sk);
-    if (pk.startsWith('LIC#')) licenses.set(item.key, item);
+    if (pk.startsWith('LIC#')) {
+      const slot = `${item.app_id}|${item.key}`;
+      if (licenses.has(slot)) violations.push(`two licenses of app ${item.app_id} have key ${item.key}`);
+      licenses.set(slot, item);
+    }
     else if (pk.startsWith('SUB#')) subscriptions.set(item.subscription_id, item);
     else if (sk.startsWith('HWID#')) hwidIndex.set(`${item.app_id}|${item.hwid}`, item);
     else if (sk.startsWith('USER#')) usernameIndex.set(`${item.app_id}|${String(item.username).toLowerCase()}`, item);
   }
 
   for (const [slot, entry] of hwidIndex) {
-    const license = licenses.get(entry.license_key);
+    const license = licenses.get(`${entry.app_id}|${entry.license_key}`);
     if (!license) violations.push(`HWID ${slot} points at missing license ${entry.license_key}`);
     else if (license.hwid !== entry.hwid || license.app_id !== entry.app_id) {
       violations.push(`HWID ${slot} points at license ${entry.license_key} bound to ${String(license.hwid)}`);
@@ -57,7 +61,7 @@ export function checkInvariants(items: Item[], expected: { created?: string[] } 
   }
 
   for (const [slot, entry] of usernameIndex) {
-    const license = licenses.get(entry.license_key);
+    const license = licenses.get(`${entry.app_id}|${entry.license_key}`);
     if (!license) violations.push(`username ${slot} points at missing license ${entry.license_key}`);
     else if (String(license.username).toLowerCase() !== String(entry.username).toLowerCase() || license.app_id !== entry.app_id) {
       violations.push(`username ${slot} points at license ${entry.license_key} named ${String(license.username)}`);
@@ -70,7 +74,7 @@ export function checkInvariants(items: Item[], expected: { created?: string[] } 
   }
 
   for (const key of expected.created ?? []) {
-    if (!licenses.has(key)) violations.push(`created license ${key} is missing`);
+    if (![...licenses.values()].some((license) => license.key === key)) violations.push(`created license ${key} is missing`);
   }
   return violations;
 }

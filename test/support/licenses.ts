@@ -1,18 +1,19 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '#core/deps';
+import type { LicenseRecord } from '#core/license-view';
 import type { Subscription } from '#data/subscription.repo';
 import type { TestServer } from './env';
 import type { Owner } from './owners';
 
 /** A 30-day license created over HTTP, as an owner would; fails the test on anything but 200. */
-export async function createLicenseOverHttp(env: TestServer, owner: Owner, subscription: Subscription, extra: Record<string, unknown> = {}) {
+export async function createLicenseOverHttp(env: TestServer, owner: Owner, subscription: Subscription, extra: Record<string, unknown> = {}): Promise<LicenseRecord> {
   const response = await env.post(
     '/license/create',
     { app_id: subscription.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 30, ...extra },
     owner.auth,
   );
   if (response.status !== 200) throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
-  return response.body.data;
+  return response.body.data as LicenseRecord;
 }
 
 /** Every license of an app, page after page through `next_cursor`, with the pages' sizes. */

@@ -35,6 +35,21 @@ describe('key builders', () => {
     expect(() => keys.licensePosition({ ...keys.license('K1'), gsi1sk: '2026-01-01T00:00:00.000Z#K2' })).toThrow();
   });
 
+  it('reads back the place of a key stored under its team, saying so', () => {
+    const item = { ...keys.license('ACME-1', 'team-1'), ...keys.licenseByApp('a1', '2026-01-01T00:00:00.000Z', 'ACME-1') };
+    expect(keys.licensePosition(item)).toEqual({ createdAt: '2026-01-01T00:00:00.000Z', licenseKey: 'ACME-1', keyScope: 'team' });
+    expect(() => keys.licensePosition({ ...keys.license('ACME-1', 'team-1'), gsi1sk: '2026-01-01T00:00:00.000Z#ACME-2' })).toThrow();
+  });
+
+  it('keeps a team’s custom keys apart from the shared namespace and from other teams', () => {
+    const [shared, scoped] = keys.licenseCandidates('ACME-1', 'team-1');
+    expect(shared).toEqual(keys.license('ACME-1'));
+    expect(scoped).toEqual(keys.license('ACME-1', 'team-1'));
+    expect(scoped).not.toEqual(keys.license('ACME-1', 'team-2'));
+    expect(keys.licenseOf({ key: 'ACME-1', team_id: 'team-1', key_scope: 'team' })).toEqual(scoped);
+    expect(keys.licenseOf({ key: 'ACME-1', team_id: 'team-1' })).toEqual(shared);
+  });
+
   it('scopes idempotency records to owner, route and license', () => {
     const scope = { ownerRequestId: 'r1', gatewayRequestId: 'g1' };
     expect(keys.bulkMarker('t1', '/license/extend-bulk', scope, 'K1')).not.toEqual(keys.bulkMarker('t2', '/license/extend-bulk', scope, 'K1'));
