@@ -3,7 +3,7 @@ import type { ItemCache } from '#core/cache';
 import { addSeconds } from '#core/clock';
 import { appSchema, type App } from './app.repo';
 import { batchGetItems, itemId } from './batch-get';
-import { getItem, transactWrite, type Table, type TransactItem } from './db';
+import { transactWrite, type Table, type TransactItem } from './db';
 import { cancellationCodes, isConditionFailure } from './retry';
 import { hwidIndexItem } from './hwid.repo';
 import { keys, type BlacklistType, type ItemKey } from './keys';
@@ -120,7 +120,8 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       const app = parsed(appKey, (found) => appSchema.parse(found));
       let license = appLicenseAmong(licenseKeys?.map(item), wanted.license?.appId);
       if (wanted.license && !license && licenseTeam === undefined && app?.app_id === wanted.license.appId) {
-        license = appLicenseAmong([await getItem(table, keys.license(wanted.license.key, app.team_id))], app.app_id);
+        const scoped = keys.license(wanted.license.key, app.team_id);
+        license = appLicenseAmong([(await batchGetItems(table, [scoped])).get(itemId(scoped))], app.app_id);
       }
       return {
         app,

@@ -64,6 +64,9 @@ describe('table access per function', () => {
       keys.subscription('s').pk,
       keys.subscriptionByApp('a', 'c', 's').gsi1pk,
       keys.license('l').pk,
+      keys.license('l', 't').pk,
+      ...keys.licenseCandidates('l', 't').map((key) => key.pk),
+      keys.licenseOf({ key: 'l', team_id: 't', key_scope: 'team' }).pk,
       keys.licenseByApp('a', 'c', 'l').gsi1pk,
       keys.hwid('a', 'h').pk,
       keys.username('a', 'u').pk,
@@ -72,7 +75,7 @@ describe('table access per function', () => {
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
-      ['apiKey', 'app', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'license', 'licenseByApp', 'licensePosition', 'licensesOfApp', 'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username'].sort(),
+      ['apiKey', 'app', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp', 'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username'].sort(),
     );
   });
 });

@@ -158,7 +158,7 @@ describe('custom license keys', () => {
     const warmCounts = calls.counts();
 
     expect(cold.body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
-    expect(coldCounts).toEqual({ BatchGetItemCommand: 2, GetItemCommand: 1, TransactWriteItemsCommand: 1 });
+    expect(coldCounts).toEqual({ BatchGetItemCommand: 3, TransactWriteItemsCommand: 1 });
     expect(warm.body.message).toBe('LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY');
     expect(warmCounts).toEqual({ BatchGetItemCommand: 1, UpdateItemCommand: 1 });
   });
