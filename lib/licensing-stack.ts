@@ -59,6 +59,7 @@ export class LicensingStack extends Stack {
       hwid: this.createFunction('hwid', handlerEntry('hwid'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       subscription: this.createFunction('subscription', handlerEntry('subscription'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       blacklist: this.createFunction('blacklist', handlerEntry('blacklist'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
+      app: this.createFunction('app', handlerEntry('app'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       authorizer: this.createFunction('authorizer', authorizerEntry, settings, Duration.seconds(10), settings.authorizerReservedConcurrency),
     };
 
