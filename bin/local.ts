@@ -4,6 +4,7 @@ import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
+import { buildDashboard } from '../dashboard/build';
 import { startLocalServer } from '../local/server';
 import { ensureTable, externalStore, startLocalStore } from '../local/store';
 
@@ -49,6 +50,8 @@ async function main() {
     port: local.port,
     rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined,
     clientRateLimit: local.rateLimit.enabled ? local.clientRateLimit : undefined,
+    // Built at every start (esbuild, well under a second), so the dashboard always matches the checkout.
+    dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')) },
   });
   const storeLine = external
     ? `DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${config.tableName} ${created ? 'created now' : 'already there'}`
@@ -61,6 +64,7 @@ async function main() {
       `  demo team:  ${owner.team_id}`,
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
+      `  dashboard:  ${server.url}/dashboard/#key=${owner.api_key}`,
       '',
       'Try it:',
       `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,
