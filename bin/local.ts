@@ -42,8 +42,9 @@ async function main() {
     : await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
   const created = await ensureTable(store.client, config.tableName);
   const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
-  // Applications a data directory kept from before they were listed per team get their index entry.
-  await deps.repos.apps.indexUnlisted();
+  // Applications a data directory kept from before they were listed per team get their index entry. Not on
+  // another store: that may be a large table, where a scan at every start costs real money (`admin app index`).
+  if (!external) await deps.repos.apps.indexUnlisted();
   const owner = await demoOwner(deps, local.dataDir);
   const server = await startLocalServer({
     deps,

@@ -147,6 +147,27 @@ describe('the dashboard in Chromium', () => {
     await context.close();
   }, 60_000);
 
+  it('retries a 429 after Retry-After instead of showing it', async () => {
+    // One request per second after a burst of 2: the first screen's three calls meet the throttle.
+    const throttled = await startService({ RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '2' });
+    const context = await browser.newContext();
+    try {
+      const page = await openPage(context);
+      const statuses: number[] = [];
+      page.on('response', (response) => statuses.push(response.status()));
+
+      await page.goto(`${throttled.url}/dashboard/#key=${throttled.apiKey}`);
+      await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+      await page.getByText('No licenses match.').waitFor();
+
+      expect(statuses).toContain(429);
+      expect(await page.getByRole('alert').count()).toBe(0);
+    } finally {
+      await context.close();
+      await throttled.stop();
+    }
+  }, 60_000);
+
   it('is served under a CSP that allows no inline script and no framing', async () => {
     const response = await fetch(dashboardUrl());
     const csp = response.headers.get('content-security-policy') ?? '';
