@@ -166,7 +166,7 @@ export function Licenses({ app }: { app: App }) {
       <Notice text={notice} />
       <ErrorNote error={error} />
       <div class="table-wrap">
-        <table>
+        <table class="licenses">
           <thead>
             <tr>
               <th scope="col">
