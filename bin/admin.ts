@@ -14,6 +14,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   team set-plan --team ID --plan-expires-at ISO|never
   app create --team ID [--name N] [--json]
   app set-status --app ID --status active|inactive
+  app index                                          list apps made before /app/list (once per table)
   apikey create --team ID [--json]
   apikey revoke --key KEY
 
@@ -76,6 +77,8 @@ async function run(deps: Deps, registerUsageKey: UsageKeys): Promise<Record<stri
       if (status !== 'active' && status !== 'inactive') throw new UsageError('--status must be active or inactive');
       return owners.setAppStatus(deps, { appId: required('app'), status });
     }
+    case 'app index':
+      return { indexed: await deps.repos.apps.indexUnlisted() };
     case 'apikey create':
       return owners.createApiKey(deps, { teamId: required('team'), registerUsageKey });
     case 'apikey revoke':

@@ -4,6 +4,7 @@ import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
+import { buildDashboard } from '../dashboard/build';
 import { startLocalServer } from '../local/server';
 import { ensureTable, externalStore, startLocalStore } from '../local/store';
 
@@ -41,12 +42,17 @@ async function main() {
     : await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
   const created = await ensureTable(store.client, config.tableName);
   const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
+  // Applications a data directory kept from before they were listed per team get their index entry. Not on
+  // another store: that may be a large table, where a scan at every start costs real money (`admin app index`).
+  if (!external) await deps.repos.apps.indexUnlisted();
   const owner = await demoOwner(deps, local.dataDir);
   const server = await startLocalServer({
     deps,
     port: local.port,
     rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined,
     clientRateLimit: local.rateLimit.enabled ? local.clientRateLimit : undefined,
+    // Built at every start (esbuild, well under a second), so the dashboard always matches the checkout.
+    dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')) },
   });
   const storeLine = external
     ? `DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${config.tableName} ${created ? 'created now' : 'already there'}`
@@ -59,6 +65,7 @@ async function main() {
       `  demo team:  ${owner.team_id}`,
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
+      `  dashboard:  ${server.url}/dashboard/#key=${owner.api_key}`,
       '',
       'Try it:',
       `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,

@@ -16,6 +16,7 @@ import type { Construct } from 'constructs';
 import { authorizerEntry, groups, handlerEntry, routes, sideOf, type Group, type Side } from '../functions/routes';
 import { tableDefinition } from '../functions/data/table';
 import { corsHeaders } from '../functions/core/middleware';
+import { DashboardSite } from './dashboard';
 import { gatewayResponses, rateLimitedBody } from './gateway-responses';
 import { lambdaBundling, xrayChunkCommand } from './bundling';
 import { acknowledgeNagFindings } from './nag';
@@ -46,6 +47,7 @@ export class LicensingStack extends Stack {
   readonly authorizer: apigateway.RequestAuthorizer;
   readonly usagePlan: apigateway.UsagePlan;
   readonly alarmTopic: sns.Topic;
+  readonly dashboard: DashboardSite | undefined;
 
   constructor(scope: Construct, id: string, props: LicensingStackProps) {
     super(scope, id, props);
@@ -59,6 +61,7 @@ export class LicensingStack extends Stack {
       hwid: this.createFunction('hwid', handlerEntry('hwid'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       subscription: this.createFunction('subscription', handlerEntry('subscription'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       blacklist: this.createFunction('blacklist', handlerEntry('blacklist'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
+      app: this.createFunction('app', handlerEntry('app'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       authorizer: this.createFunction('authorizer', authorizerEntry, settings, Duration.seconds(10), settings.authorizerReservedConcurrency),
     };
 
@@ -83,6 +86,10 @@ export class LicensingStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'Usage plan every owner API key joins' });
     new CfnOutput(this, 'RestApiId', { value: this.api.restApiId });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
+    this.dashboard = settings.dashboard
+      ? new DashboardSite(this, 'Dashboard', { apiUrl: this.api.url, apiOrigin: `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}` })
+      : undefined;
+    if (this.dashboard) new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url, description: 'The owners\' dashboard (sign in with an API key)' });
 
     acknowledgeNagFindings(this, settings, Object.values(this.functions).map((fn) => fn.role!));
   }

@@ -1,4 +1,5 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { Stack, Token, Validations } from 'aws-cdk-lib';
+import type { DashboardSite } from './dashboard';
 import type { IConstruct } from 'constructs';
 import type { Settings } from './settings';
 
@@ -51,4 +52,31 @@ export function acknowledgeNagFindings(stack: Stack, settings: Settings, functio
       'WAF is optional (context enableWaf=true) because a web ACL costs a monthly fee; the stage and usage plan throttles still apply.',
     );
   }
+}
+
+/** The dashboard's findings: public static files with no secrets, deployed by CDK's own BucketDeployment. */
+export function acknowledgeDashboardFindings(site: DashboardSite): void {
+  const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
+  acknowledge(site.bucket, 'AwsSolutions-S1', 'The bucket holds only the built dashboard, readable by its distribution alone; requests are seen at CloudFront and at the API, where they carry data.');
+  acknowledge(site.distribution, 'AwsSolutions-CFR1', 'Owners sign in from anywhere; the API key, not the viewer\'s country, decides access.');
+  acknowledge(site.distribution, 'AwsSolutions-CFR2', 'The distribution serves only static files; every request that reads or changes data goes to the API, which has its own throttles and optional WAF.');
+  acknowledge(site.distribution, 'AwsSolutions-CFR3', 'Static files only: access logs would record page loads, never data; API access logs record every management call.');
+  acknowledge(
+    site.distribution,
+    'AwsSolutions-CFR4',
+    'The cloudfront.net default certificate fixes the minimum TLS version; owners who need TLS 1.2 minimum front it with their own domain and certificate.',
+  );
+  const role = site.deployment.handlerRole;
+  acknowledge(role, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'CDK\'s BucketDeployment handler role; it only writes its own logs with it.');
+  for (const finding of ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*', 'Action::s3:DeleteObject*', 'Action::s3:Abort*', 'Resource::<DashboardBucketA782FB5B.Arn>/*', 'Resource::*']) {
+    acknowledge(role, `AwsSolutions-IAM5[${finding}]`, 'CDK\'s BucketDeployment grants: copy the asset into the dashboard bucket and invalidate its distribution (CloudFront invalidations take no resource ARN).');
+  }
+  // cdk-nag names the bootstrap bucket as synthesized: concrete account and region when the stack has them.
+  const { account, region } = Stack.of(site);
+  const named = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+  acknowledge(
+    role,
+    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${named(account, 'AccountId')}-${named(region, 'Region')}/*]`,
+    'CDK\'s BucketDeployment reads the dashboard asset from the bootstrap asset bucket.',
+  );
 }

@@ -88,6 +88,11 @@ export const tableAccess: Record<Group | 'authorizer', TableAccess> = {
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'], partitions: ['app'] }],
     queriesIndexes: [],
   },
+  // Applications are listed per team through the index (`TEAM#<id>#APPS`).
+  app: {
+    grants: [],
+    queriesIndexes: ['team'],
+  },
   authorizer: {
     grants: [{ actions: ['dynamodb:GetItem'], partitions: ['apiKey'] }],
     queriesIndexes: [],

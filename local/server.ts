@@ -8,6 +8,7 @@ import { ClientError, edgeErrors, ManagementError, type ServiceError } from '#co
 import { corsHeaders, jsonResponse, type HttpEvent } from '#core/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
+import { serveDashboard } from './dashboard';
 import { createGroupHandlers } from './handlers';
 import { RateLimiter, type RateLimit } from './rate-limit';
 
@@ -25,6 +26,8 @@ export interface ServerOptions {
   rateLimit?: RateLimit;
   /** Per-application throttle of the client routes, keyed on the body's app_id; undefined: no throttle. */
   clientRateLimit?: RateLimit;
+  /** Serve the built dashboard at /dashboard/; its API calls go to `apiUrl`, this server by default. */
+  dashboard?: { dir: string; apiUrl?: string };
 }
 
 /** API Gateway's own payload limit; the handlers enforce the much smaller documented limits. */
@@ -164,9 +167,14 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
   const handlers = createGroupHandlers(deps);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const appLimiter = options.clientRateLimit ? new RateLimiter(options.clientRateLimit) : undefined;
+  let baseUrl = '';
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://local');
+    if (options.dashboard && (request.method === 'GET' || request.method === 'HEAD')) {
+      const site = { dir: options.dashboard.dir, apiUrl: options.dashboard.apiUrl ?? baseUrl };
+      if (await serveDashboard(site, url.pathname, response)) return;
+    }
     const route = findRoute(url.pathname);
     if (!route) {
       sendError(response, 'management', new ManagementError(404, 'NOT_FOUND', `No route ${url.pathname}`));
@@ -218,8 +226,9 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
     server.listen(options.port, host, () => listening());
   });
   const { port } = server.address() as AddressInfo;
+  baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: baseUrl,
     port,
     close: () =>
       new Promise<void>((closed) => {

@@ -1,5 +1,7 @@
+import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { getItem, putNew, updateExisting, type Table } from './db';
+import { isConditionFailure } from './retry';
 import { keys } from './keys';
 
 export const appSchema = z.object({
@@ -19,11 +21,72 @@ export function createAppRepo(table: Table) {
     },
 
     create(app: App): Promise<boolean> {
-      return putNew(table, { ...keys.app(app.app_id), ...app });
+      return putNew(table, { ...keys.app(app.app_id), ...keys.appByTeam(app.team_id, app.created_at, app.app_id), ...app });
     },
 
     setStatus(appId: string, status: App['status']): Promise<boolean> {
       return updateExisting(table, keys.app(appId), 'SET #status = :status', { ':status': status }, { '#status': 'status' });
+    },
+
+    /** A team has a handful of applications: all of them, oldest first. */
+    async listByTeam(teamId: string): Promise<App[]> {
+      const found: App[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await table.doc.send(
+          new QueryCommand({
+            TableName: table.name,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.appsOfTeam(teamId) },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        found.push(...(page.Items ?? []).map((item) => appSchema.parse(item)));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return found;
+    },
+
+    /**
+     * Applications created before they were listed per team carry no index
+     * entry: this gives each one its entry (a scan, so for `npm start` and the
+     * admin CLI, never a request path). Returns how many it indexed.
+     */
+    async indexUnlisted(): Promise<number> {
+      let indexed = 0;
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await table.doc.send(
+          new ScanCommand({
+            TableName: table.name,
+            FilterExpression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_not_exists(gsi1pk)',
+            ExpressionAttributeValues: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const app = appSchema.parse(item);
+          const entry = keys.appByTeam(app.team_id, app.created_at, app.app_id);
+          try {
+            await table.doc.send(
+              new UpdateCommand({
+                TableName: table.name,
+                Key: keys.app(app.app_id),
+                UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+                ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
+                ExpressionAttributeValues: { ':pk': entry.gsi1pk, ':sk': entry.gsi1sk },
+              }),
+            );
+            indexed += 1;
+          } catch (error) {
+            // Another run indexed it first, or it was deleted meanwhile: nothing left to do for it.
+            if (!isConditionFailure(error)) throw error;
+          }
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return indexed;
     },
   };
 }

@@ -22,6 +22,12 @@ export const keys = {
   apiKey: (keyHash: string): ItemKey => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
 
   app: (appId: string): ItemKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
+  /** Applications of a team, in creation order. */
+  appByTeam: (teamId: string, createdAt: string, appId: string): Gsi1Key => ({
+    gsi1pk: `TEAM#${teamId}#APPS`,
+    gsi1sk: `${createdAt}#${appId}`,
+  }),
+  appsOfTeam: (teamId: string): string => `TEAM#${teamId}#APPS`,
 
   subscription: (subscriptionId: string): ItemKey => ({ pk: `SUB#${subscriptionId}`, sk: 'SUB' }),
   /** Subscriptions of an app, in creation order. */

@@ -21,6 +21,7 @@ describe('table access per function', () => {
       { actions: ['DeleteItem', 'PutItem', 'UpdateItem'], keys: ['SUB#*'] },
     ],
     blacklist: [{ actions: ['DeleteItem', 'GetItem', 'Query', 'UpdateItem'], keys: ['APP#*'] }],
+    app: [],
     authorizer: [{ actions: ['GetItem'], keys: ['APIKEY#*'] }],
   };
 
@@ -47,12 +48,15 @@ describe('table access per function', () => {
     expect(patterns.every((pattern) => pattern.length > 1 && pattern.endsWith('#*'))).toBe(true);
   });
 
-  it('lets only the groups that list by index query the indexes, on the app partitions they list', () => {
+  it('lets only the groups that list by index query the indexes, on the partitions they list', () => {
     const indexed = Object.entries(tableAccess).filter(([, access]) => access.queriesIndexes.length > 0);
-    expect(indexed.map(([name]) => name).sort()).toEqual(['license', 'subscription']);
-    for (const [, access] of indexed) expect(leadingKeyPatterns(access.queriesIndexes)).toEqual(['APP#*']);
+    expect(indexed.map(([name]) => name).sort()).toEqual(['app', 'license', 'subscription']);
+    expect(leadingKeyPatterns(tableAccess.license.queriesIndexes)).toEqual(['APP#*']);
+    expect(leadingKeyPatterns(tableAccess.subscription.queriesIndexes)).toEqual(['APP#*']);
+    expect(leadingKeyPatterns(tableAccess.app.queriesIndexes)).toEqual(['TEAM#*']);
     expect(keys.licensesOfApp('a')).toMatch(/^APP#/);
     expect(keys.subscriptionsOfApp('a')).toMatch(/^APP#/);
+    expect(keys.appsOfTeam('t')).toMatch(/^TEAM#/);
   });
 
   it('knows the prefix of every partition key the key builders make', () => {
@@ -63,6 +67,7 @@ describe('table access per function', () => {
       keys.app('a').pk,
       keys.subscription('s').pk,
       keys.subscriptionByApp('a', 'c', 's').gsi1pk,
+      keys.appByTeam('t', 'c', 'a').gsi1pk,
       keys.license('l').pk,
       keys.license('l', 't').pk,
       ...keys.licenseCandidates('l', 't').map((key) => key.pk),
@@ -75,7 +80,7 @@ describe('table access per function', () => {
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
-      ['apiKey', 'app', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp', 'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username'].sort(),
+      ['apiKey', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp', 'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username'].sort(),
     );
   });
 });

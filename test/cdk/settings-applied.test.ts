@@ -5,7 +5,7 @@ import type { Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
 import { authorize } from '../../functions/authorizer/handler';
 import { rateLimitedBody } from '../../lib/gateway-responses';
-import { logicalId, synthesize, type Synthesized } from './stack-fixture';
+import { logicalId, serviceResources, synthesize, type Synthesized } from './stack-fixture';
 
 let synth: Synthesized;
 
@@ -61,8 +61,8 @@ describe('a stack synthesized with every context key set', () => {
   });
 
   it('passes the runtime settings to every function', () => {
-    const functions = Object.values(synth.template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(6);
+    const functions = Object.values(serviceResources(synth.template, 'AWS::Lambda::Function'));
+    expect(functions).toHaveLength(7);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         MemorySize: 1024,
@@ -76,11 +76,11 @@ describe('a stack synthesized with every context key set', () => {
   });
 
   it('leaves X-Ray off on the functions and the stage, and grants no X-Ray writes', () => {
-    for (const fn of Object.values(synth.template.findResources('AWS::Lambda::Function'))) {
+    for (const fn of Object.values(serviceResources(synth.template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties.TracingConfig).toBeUndefined();
     }
     synth.template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: false });
-    expect(JSON.stringify(synth.template.findResources('AWS::IAM::Policy'))).not.toContain('xray:');
+    expect(JSON.stringify(serviceResources(synth.template, 'AWS::IAM::Policy'))).not.toContain('xray:');
   });
 
   it('reserves the configured concurrency for the authorizer, the client function and each management function', () => {
@@ -90,7 +90,7 @@ describe('a stack synthesized with every context key set', () => {
         synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, fn)]!.Properties.ReservedConcurrentExecutions,
       ]),
     );
-    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, authorizer: 20 });
+    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, authorizer: 20 });
   });
 
   it('puts a web ACL with a per-IP rate rule and a tighter one on the client routes, both answering RATE_LIMITED, in front of the stage', () => {
@@ -189,7 +189,7 @@ describe('a regional stage behind the owner\'s own CloudFront', () => {
   });
 
   it('then trusts the country and ASN headers that distribution sets', () => {
-    for (const fn of Object.values(behind.template.findResources('AWS::Lambda::Function'))) {
+    for (const fn of Object.values(serviceResources(behind.template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment.Variables.TRUSTED_VIEWER_HEADERS).toBe('country,asn');
     }
   });
@@ -198,7 +198,7 @@ describe('a regional stage behind the owner\'s own CloudFront', () => {
 describe('a regional stage without CloudFront', () => {
   it('trusts no viewer header and adds no web ACL of its own', () => {
     const { template } = synthesize({ endpointType: 'regional' }, { bundle: false });
-    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+    for (const fn of Object.values(serviceResources(template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment.Variables.TRUSTED_VIEWER_HEADERS).toBe('');
     }
     template.resourceCountIs('AWS::WAFv2::WebACL', 0);

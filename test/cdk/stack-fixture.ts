@@ -68,3 +68,13 @@ export function methods(template: Template): MethodView[] {
     properties: Properties,
   }));
 }
+
+/**
+ * The template's resources of a type, without those of CDK's BucketDeployment
+ * (the dashboard's file copier, a singleton Lambda with its own role): the
+ * service's own functions and policies.
+ */
+export function serviceResources(template: Template, type: 'AWS::Lambda::Function' | 'AWS::IAM::Policy'): ReturnType<Template['findResources']> {
+  const all = template.findResources(type);
+  return Object.fromEntries(Object.entries(all).filter(([id]) => !id.startsWith('CustomCDKBucketDeployment')));
+}

@@ -9,7 +9,7 @@ import { tableDefinition } from '../../functions/data/table';
 import { corsHeaders } from '../../functions/core/middleware';
 import { gatewayResponses } from '../../lib/gateway-responses';
 import { leadingKeyPatterns, tableAccess } from '../../lib/permissions';
-import { logicalId, methods, synthesize, type Synthesized } from './stack-fixture';
+import { logicalId, methods, serviceResources, synthesize, type Synthesized } from './stack-fixture';
 
 let synth: Synthesized;
 // Inside the project (cdk.out is ignored by git) so the bundles resolve the external @aws-sdk/* from node_modules.
@@ -268,7 +268,7 @@ describe('functions', () => {
       });
       expect(fn!.Properties.ReservedConcurrentExecutions).toBeUndefined();
     }
-    expect(Object.keys(synth.template.findResources('AWS::Lambda::Function'))).toHaveLength(groups.length + 1);
+    expect(Object.keys(serviceResources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(groups.length + 1);
   });
 
   it('bundles each function locally as an ES module with a source map, and the X-Ray SDK as a file of its own beside it', () => {
@@ -282,7 +282,8 @@ describe('functions', () => {
 
   it('produces bundles Node loads as ES modules and whose handlers answer, with and without tracing', () => {
     // A fresh Node process, like the Lambda runtime: jest's module system would hide ESM and require() faults.
-    // A POST builds the deps, and with TRACING the X-Ray SDK with them; '{}' fails validation before any DynamoDB call.
+    // A POST builds the deps, and with TRACING the X-Ray SDK with them; a body of one unknown field fails validation on every route
+    // (/app/list takes `{}` but refuses unknown fields) before any DynamoDB call.
     const script = `
       const results = {};
       const posts = JSON.parse(process.env.POSTS);
@@ -290,7 +291,7 @@ describe('functions', () => {
         const { handler } = await import(file);
         const answers = [];
         for (const [httpMethod, resource] of [['OPTIONS', '/auth'], ['POST', posts[name]]]) {
-          const event = { httpMethod, resource, headers: {}, body: '{}', requestContext: { requestId: 'r', authorizer: { team_id: 't' } }, methodArn: 'arn:aws:execute-api:r:a:id/prod/POST/license/get' };
+          const event = { httpMethod, resource, headers: {}, body: '{"unexpected":true}', requestContext: { requestId: 'r', authorizer: { team_id: 't' } }, methodArn: 'arn:aws:execute-api:r:a:id/prod/POST/license/get' };
           answers.push(await handler(event, {}).then((reply) => reply.statusCode, (error) => error.message));
         }
         results[name] = answers;
@@ -310,6 +311,7 @@ describe('functions', () => {
         hwid: [204, 400],
         subscription: [204, 400],
         blacklist: [204, 400],
+        app: [204, 400],
         // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
         authorizer: ['Unauthorized', 'Unauthorized'],
       });
@@ -365,7 +367,7 @@ describe('functions', () => {
   });
 
   it('grants no wildcard action anywhere', () => {
-    const policies = synth.template.findResources('AWS::IAM::Policy');
+    const policies = serviceResources(synth.template, 'AWS::IAM::Policy');
     const actions = Object.values(policies).flatMap((policy) =>
       (policy.Properties.PolicyDocument.Statement as Statement[]).flatMap(actionsOf),
     );
@@ -466,7 +468,7 @@ describe('operations', () => {
 
   it('outputs what the admin CLI and the deploy guide name', () => {
     const outputs = synth.template.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'RestApiId', 'TableName', 'UsagePlanId']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DashboardUrl', 'RestApiId', 'TableName', 'UsagePlanId']);
     expect(outputs.TableName!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.table) });
     expect(outputs.UsagePlanId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.usagePlan) });
     expect(outputs.RestApiId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.api) });

@@ -50,6 +50,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/blacklist/add': { app_id: 'uuid', type: 'string', value: 'string', reason: 'string' },
   '/blacklist/delete': { app_id: 'uuid', type: 'string', value: 'string' },
   '/blacklist/get-bulk': { app_id: 'uuid', type: 'string', cursor: 'string' },
+  '/app/list': {},
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
@@ -105,6 +106,10 @@ async function snapshot(): Promise<string> {
 /** A body for the route: real identifiers where it takes them, one field of the wrong type, hostile extra keys. */
 function invalidBody(path: RoutePath): fc.Arbitrary<string> {
   const routeFields = Object.entries(fields[path]);
+  // A route that takes no fields refuses any field at all.
+  if (routeFields.length === 0) {
+    return fc.dictionary(fc.constantFrom(...hostileKeys, 'x', ''), anyValue(), { minKeys: 1, maxKeys: 3 }).map((extras) => JSON.stringify(extras));
+  }
   return fc
     .record({
       broken: fc.constantFrom(...routeFields),
@@ -124,15 +129,18 @@ function invalidBody(path: RoutePath): fc.Arbitrary<string> {
 /** Anything at all: random JSON, text that is not JSON, duplicate keys, empty bodies. */
 function randomBody(path: RoutePath): fc.Arbitrary<string> {
   const names = Object.keys(fields[path]);
-  return fc.oneof(
+  const duplicateKeys = fc.tuple(fc.constantFrom(...names, ...hostileKeys), anyValue(), anyValue()).map(
+    ([name, first, second]) => `{${JSON.stringify(name)}:${JSON.stringify(first)},${JSON.stringify(name)}:${JSON.stringify(second)}}`,
+  );
+  const bodies = fc.oneof(
     fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
     fc.dictionary(fc.constantFrom(...names, ...hostileKeys), anyValue(), { maxKeys: 6 }).map((value) => JSON.stringify(value)),
     nasty,
     fc.constantFrom('', '{', '[]', 'null', '"text"', '{"a":1}{"b":2}', '{"__proto__":{"polluted":true}}'),
-    fc.tuple(fc.constantFrom(...names), anyValue(), anyValue()).map(
-      ([name, first, second]) => `{${JSON.stringify(name)}:${JSON.stringify(first)},${JSON.stringify(name)}:${JSON.stringify(second)}}`,
-    ),
+    duplicateKeys,
   );
+  // `{}` is the one valid body of a route that takes no fields.
+  return names.length > 0 ? bodies : bodies.filter((body) => body !== '{}');
 }
 
 function assertDocumentedFailure(path: RoutePath, response: HttpResult) {

@@ -1,0 +1,50 @@
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/** The files the dashboard is made of, besides config.json, which whoever serves it writes. */
+export const dashboardFiles = ['index.html', 'app.js', 'app.css'] as const;
+
+/**
+ * Builds the dashboard's static files into `outDir`. Synchronous and offline, so
+ * `npm start`, the tests and `cdk synth` each build it themselves and a fresh
+ * clone never serves a stale copy.
+ */
+export function buildDashboard(outDir: string): string {
+  mkdirSync(outDir, { recursive: true });
+  buildSync({
+    entryPoints: [join(here, 'src', 'main.tsx')],
+    outfile: join(outDir, 'app.js'),
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: ['es2022'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    legalComments: 'none',
+    logLevel: 'error',
+  });
+  copyFileSync(join(here, 'index.html'), join(outDir, 'index.html'));
+  copyFileSync(join(here, 'app.css'), join(outDir, 'app.css'));
+  return outDir;
+}
+
+/**
+ * The Content-Security-Policy of the dashboard: scripts and styles from its own
+ * origin only (no inline script), API calls to `apiOrigin`, never framed.
+ */
+export function dashboardCsp(apiOrigin: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${apiOrigin}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

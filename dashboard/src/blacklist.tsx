@@ -1,0 +1,132 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, type App, type BlacklistEntry } from './api';
+import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, useAction, type ConfirmRequest } from './ui';
+
+const types = ['country', 'asn', 'ip', 'hwid'] as const;
+
+export function Blacklist({ app }: { app: App }) {
+  const [type, setType] = useState<'' | (typeof types)[number]>('');
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [page, setPage] = useState<{ entries: BlacklistEntry[]; next: string | null } | null>(null);
+  const [notice, setNotice] = useState('');
+  const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
+  const { busy, error, run } = useAction();
+
+  const cursor = cursors[cursors.length - 1];
+  const load = () =>
+    run(async () => {
+      const listed = await call<BlacklistEntry[]>('/blacklist/get-bulk', { app_id: app.app_id, ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) });
+      setPage({ entries: listed.data, next: listed.next_cursor ?? null });
+    });
+  useEffect(() => {
+    void load();
+  }, [app.app_id, type, cursors]);
+
+  const act = async (path: string, body: object, done: string) => {
+    if ((await run(() => call(path, { app_id: app.app_id, ...body }))) === undefined) return;
+    setNotice(done);
+    await load();
+  };
+
+  return (
+    <section aria-labelledby="blacklist-title">
+      <h1 id="blacklist-title">Blacklists</h1>
+      <form
+        class="row card"
+        aria-label="Add to blacklist"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = event.currentTarget;
+          const data = new FormData(form);
+          const reason = String(data.get('reason') ?? '').trim();
+          void act('/blacklist/add', { type: data.get('type'), value: String(data.get('value')).trim(), ...(reason ? { reason } : {}) }, 'Added.').then(() => form.reset());
+        }}
+      >
+        <Field label="Type">
+          <select name="type">
+            {types.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Value">
+          <input name="value" required placeholder="DE, 13335, 203.0.113.7, HWID…" />
+        </Field>
+        <Field label="Reason">
+          <input name="reason" />
+        </Field>
+        <button type="submit" disabled={busy}>
+          Add
+        </button>
+      </form>
+      <Field label="Show">
+        <select
+          value={type}
+          onChange={(event) => {
+            setType(event.currentTarget.value as typeof type);
+            setCursors([undefined]);
+          }}
+        >
+          <option value="">All types</option>
+          {types.map((name) => (
+            <option key={name}>{name}</option>
+          ))}
+        </select>
+      </Field>
+      <Notice text={notice} />
+      <ErrorNote error={error} />
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Type</th>
+              <th scope="col">Value</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Added</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(page?.entries ?? []).map((entry) => (
+              <tr key={`${entry.type}:${entry.value}`}>
+                <td>{entry.type}</td>
+                <td>
+                  <code>{entry.value}</code>
+                </td>
+                <td>{entry.reason ?? ''}</td>
+                <td>{shortTime(entry.created_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={busy}
+                    onClick={() =>
+                      setConfirm({
+                        title: `Remove ${entry.type} ${entry.value}?`,
+                        text: 'Requests matching it are no longer refused.',
+                        action: 'Remove entry',
+                        onConfirm: () => void act('/blacklist/delete', { type: entry.type, value: entry.value }, 'Removed.'),
+                      })
+                    }
+                  >
+                    Remove…
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {page && page.entries.length === 0 && <p class="hint">No entries.</p>}
+      <nav class="row" aria-label="Pages">
+        <button type="button" disabled={cursors.length < 2 || busy} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous page
+        </button>
+        <button type="button" disabled={!page?.next || busy} onClick={() => page?.next && setCursors([...cursors, page.next])}>
+          Next page
+        </button>
+      </nav>
+      <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
+    </section>
+  );
+}

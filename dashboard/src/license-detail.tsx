@@ -1,0 +1,301 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, type License, type Subscription } from './api';
+import { ConfirmDialog, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
+
+/** One license and every management action on it; destructive ones ask first. */
+export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKey: string; subscriptions: Subscription[]; onBack: () => void }) {
+  const [license, setLicense] = useState<License | null>(null);
+  const [notice, setNotice] = useState('');
+  const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
+  const { busy, error, run } = useAction();
+
+  const reload = () => run(async () => setLicense((await call<License>('/license/get', { license_key: licenseKey })).data));
+  useEffect(() => {
+    void reload();
+  }, [licenseKey]);
+
+  /** Runs one action, then shows the license as the API now has it. */
+  const act = async (path: string, body: object, done: string) => {
+    const result = await run(() => call(path, { license_key: licenseKey, ...body }));
+    if (result === undefined) return;
+    setNotice(done);
+    await reload();
+  };
+
+  const header = (
+    <div class="row">
+      <button type="button" class="quiet" onClick={onBack}>
+        ← Licenses
+      </button>
+      <h1>
+        License <code>{licenseKey}</code>
+      </h1>
+    </div>
+  );
+  if (!license) {
+    return (
+      <section>
+        {header}
+        <ErrorNote error={error} />
+      </section>
+    );
+  }
+
+  const facts: [string, string][] = [
+    ['Status', license.status],
+    ['Subscription', `${license.subscription_name} (level ${license.subscription_level})`],
+    ['Created', shortTime(license.created_at)],
+    ['Duration', duration(license.initial_duration)],
+    ['First used', shortTime(license.first_used_at)],
+    ['Expires', shortTime(license.expires_at)],
+    ['Last login', shortTime(license.last_login)],
+    ['HWID', license.hwid ?? '—'],
+    ['HWID lock', license.hwid_lock ? 'on' : 'off'],
+    ['HWID reset allowed', license.hwid_reset_allowed ? 'yes' : 'no'],
+    ['HWID reset interval', `${license.hwid_reset_interval} s`],
+    ['Last HWID reset', shortTime(license.last_hwid_reset_at)],
+    ['Username', license.username ?? '—'],
+    ['Tags', license.tags.join(', ') || '—'],
+  ];
+
+  return (
+    <section aria-labelledby="detail-title">
+      {header}
+      <Notice text={notice} />
+      <ErrorNote error={error} />
+      <dl class="facts" id="detail-title">
+        {facts.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd data-field={name}>{value}</dd>
+          </div>
+        ))}
+      </dl>
+
+      <div class="cards">
+        <form
+          class="card"
+          aria-label="Extend"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const data = new FormData(event.currentTarget);
+            const unit = String(data.get('unit')) as (typeof units)[number];
+            const seconds = Number(data.get('amount')) * unitSeconds[unit];
+            void act('/license/extend', { extend_seconds: seconds }, `Extended by ${data.get('amount')} ${unit}.`);
+          }}
+        >
+          <h2>Extend</h2>
+          <div class="row">
+            <Field label="By">
+              <input name="amount" type="number" min={1} required defaultValue="30" />
+            </Field>
+            <Field label="Unit">
+              <select name="unit">
+                {units.map((unit) => (
+                  <option key={unit} selected={unit === 'days'}>
+                    {unit}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </div>
+          <button type="submit" disabled={busy}>
+            Extend
+          </button>
+        </form>
+
+        <div class="card">
+          <h2>Status</h2>
+          <p>{license.status === 'active' ? 'Active: authenticates normally.' : 'Paused: every /auth answers LICENSE_NOT_ACTIVE.'}</p>
+          {license.status === 'active' ? (
+            <button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'paused' }, 'Paused.')}>
+              Pause
+            </button>
+          ) : (
+            <button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'active' }, 'Activated.')}>
+              Activate
+            </button>
+          )}
+        </div>
+
+        <form
+          class="card"
+          aria-label="HWID"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const hwid = String(new FormData(event.currentTarget).get('hwid')).trim();
+            void act('/hwid/edit', { hwid }, 'HWID set.');
+          }}
+        >
+          <h2>Device (HWID)</h2>
+          <Field label="HWID">
+            <input name="hwid" required defaultValue={license.hwid ?? ''} key={license.hwid ?? ''} />
+          </Field>
+          <div class="row">
+            <button type="submit" disabled={busy}>
+              Save HWID
+            </button>
+            <button
+              type="button"
+              class="danger"
+              disabled={busy || !license.hwid}
+              onClick={() =>
+                setConfirm({
+                  title: 'Clear the HWID?',
+                  text: 'The next device that authenticates with this license becomes its device.',
+                  action: 'Clear HWID',
+                  onConfirm: () => void act('/hwid/edit', { hwid: null }, 'HWID cleared.'),
+                })
+              }
+            >
+              Clear HWID…
+            </button>
+          </div>
+          <div class="row">
+            <button type="button" disabled={busy} onClick={() => void act('/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
+              {license.hwid_lock ? 'Turn HWID lock off' : 'Turn HWID lock on'}
+            </button>
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => void act('/hwid/toggle-reset-allowed', { hwid_reset_allowed: !license.hwid_reset_allowed }, `HWID resets ${license.hwid_reset_allowed ? 'disallowed' : 'allowed'}.`)}
+            >
+              {license.hwid_reset_allowed ? 'Disallow HWID resets' : 'Allow HWID resets'}
+            </button>
+          </div>
+        </form>
+
+        <form
+          class="card"
+          aria-label="Reset interval"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const seconds = Number(new FormData(event.currentTarget).get('interval'));
+            void act('/hwid/update-reset-interval', { hwid_reset_interval: seconds }, 'Reset interval saved.');
+          }}
+        >
+          <h2>HWID reset interval</h2>
+          <Field label="Seconds between resets">
+            <input name="interval" type="number" min={0} required defaultValue={String(license.hwid_reset_interval)} key={license.hwid_reset_interval} />
+          </Field>
+          <button type="submit" disabled={busy}>
+            Save interval
+          </button>
+        </form>
+
+        <form
+          class="card"
+          aria-label="Subscription"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const subscriptionId = String(new FormData(event.currentTarget).get('subscription_id'));
+            void act('/license/update-subscription', { subscription_id: subscriptionId }, 'Subscription changed.');
+          }}
+        >
+          <h2>Subscription</h2>
+          <Field label="Subscription">
+            <select name="subscription_id" key={license.subscription_id}>
+              {subscriptions.map((subscription) => (
+                <option key={subscription.subscription_id} value={subscription.subscription_id} selected={subscription.subscription_id === license.subscription_id}>
+                  {subscription.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <button type="submit" disabled={busy}>
+            Change subscription
+          </button>
+        </form>
+
+        <form
+          class="card"
+          aria-label="Credentials"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const data = new FormData(event.currentTarget);
+            const password = String(data.get('password') ?? '');
+            void act('/license/update-user-credentials', { username: String(data.get('username')).trim(), ...(password ? { password } : {}) }, 'Credentials saved.');
+          }}
+        >
+          <h2>Credentials</h2>
+          <Field label="Username">
+            <input name="username" required autocomplete="off" defaultValue={license.username ?? ''} key={license.username ?? ''} />
+          </Field>
+          <Field label="New password (leave empty to keep)">
+            <input name="password" type="password" autocomplete="new-password" minLength={8} />
+          </Field>
+          <button type="submit" disabled={busy}>
+            Save credentials
+          </button>
+        </form>
+
+        <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('/license/update-metadata', { metadata }, 'Metadata saved.')} />
+
+        <div class="card">
+          <h2>Delete</h2>
+          <p>The license stops working at once; this cannot be undone.</p>
+          <button
+            type="button"
+            class="danger"
+            disabled={busy}
+            onClick={() =>
+              setConfirm({
+                title: 'Delete this license?',
+                text: `${license.key} stops working at once and cannot be restored.`,
+                action: 'Delete license',
+                onConfirm: () =>
+                  void run(async () => {
+                    await call('/license/delete', { license_key: licenseKey });
+                    onBack();
+                  }),
+              })
+            }
+          >
+            Delete license…
+          </button>
+        </div>
+      </div>
+      <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
+    </section>
+  );
+}
+
+function MetadataEditor({ metadata, busy, onSave }: { metadata: Record<string, unknown>; busy: boolean; onSave: (metadata: Record<string, unknown>) => void }) {
+  const original = JSON.stringify(metadata, null, 2);
+  const [text, setText] = useState(original);
+  const [problem, setProblem] = useState('');
+  useEffect(() => setText(original), [original]);
+  return (
+    <form
+      class="card wide"
+      aria-label="Metadata"
+      onSubmit={(event) => {
+        event.preventDefault();
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (error) {
+          setProblem(`Not JSON: ${error instanceof Error ? error.message : String(error)}`);
+          return;
+        }
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+          setProblem('Metadata must be a JSON object.');
+          return;
+        }
+        setProblem('');
+        onSave(parsed as Record<string, unknown>);
+      }}
+    >
+      <h2>Metadata (JSON)</h2>
+      <textarea name="metadata" rows={6} spellcheck={false} aria-label="Metadata as JSON" value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      {problem && (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        Save metadata
+      </button>
+    </form>
+  );
+}

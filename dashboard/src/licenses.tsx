@@ -1,0 +1,372 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, type App, type BulkResult, type License, type Subscription } from './api';
+import { LicenseDetail } from './license-detail';
+import { ConfirmDialog, csv, download, ErrorNote, Field, Notice, duration, shortTime, units, useAction, type ConfirmRequest } from './ui';
+
+interface Filters {
+  status: '' | 'active' | 'paused';
+  subscription_id: string;
+  tag: string;
+}
+
+const perPage = 25;
+
+export function Licenses({ app }: { app: App }) {
+  const [subscriptions, setSubscriptions] = useState<Subscription[]>([]);
+  const [filters, setFilters] = useState<Filters>({ status: '', subscription_id: '', tag: '' });
+  // Cursors of the pages before this one, so "Previous" can go back without the API keeping state.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [page, setPage] = useState<{ licenses: License[]; next: string | null } | null>(null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [openKey, setOpenKey] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [lookup, setLookup] = useState('');
+  const [notice, setNotice] = useState('');
+  const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
+  const { busy, error, run } = useAction();
+
+  const cursor = cursors[cursors.length - 1];
+  const load = () =>
+    run(async () => {
+      const body = {
+        app_id: app.app_id,
+        per_page: perPage,
+        ...(filters.status ? { status: filters.status } : {}),
+        ...(filters.subscription_id ? { subscription_id: filters.subscription_id } : {}),
+        ...(filters.tag.trim() ? { tag: filters.tag.trim() } : {}),
+        ...(cursor ? { cursor } : {}),
+      };
+      const listed = await call<License[]>('/license/get-bulk', body);
+      setPage({ licenses: listed.data, next: listed.next_cursor ?? null });
+      setSelected(new Set());
+    });
+
+  useEffect(() => {
+    void run(async () => setSubscriptions((await call<Subscription[]>('/subscription/get-bulk', { app_id: app.app_id })).data));
+  }, [app.app_id]);
+  useEffect(() => {
+    void load();
+  }, [app.app_id, filters, cursors]);
+
+  const setFilter = (patch: Partial<Filters>) => {
+    setFilters({ ...filters, ...patch });
+    setCursors([undefined]);
+  };
+
+  const bulk = async (path: string, extra: object, done: string) => {
+    const keys = [...selected];
+    const result = await run(() => call<BulkResult>(path, { license_keys: keys, ...extra }));
+    if (!result) return;
+    const { succeeded, failed } = result.data;
+    setNotice(`${done}: ${succeeded.length} succeeded${failed.length ? `, ${failed.length} failed (${failed.map((f) => `${f.license_key}: ${f.error_code}`).join('; ')})` : ''}.`);
+    await load();
+  };
+
+  if (openKey) {
+    return (
+      <LicenseDetail
+        licenseKey={openKey}
+        subscriptions={subscriptions}
+        onBack={() => {
+          setOpenKey(null);
+          void load();
+        }}
+      />
+    );
+  }
+  if (creating) {
+    return (
+      <CreateLicenses
+        app={app}
+        subscriptions={subscriptions}
+        onDone={() => {
+          setCreating(false);
+          setCursors([undefined]);
+        }}
+      />
+    );
+  }
+
+  const licenses = page?.licenses ?? [];
+  const allSelected = licenses.length > 0 && licenses.every((license) => selected.has(license.key));
+  const toggle = (key: string) => {
+    const next = new Set(selected);
+    if (next.has(key)) next.delete(key);
+    else next.add(key);
+    setSelected(next);
+  };
+
+  return (
+    <section aria-labelledby="licenses-title">
+      <div class="row">
+        <h1 id="licenses-title">Licenses</h1>
+        <span class="spacer" />
+        <button type="button" onClick={() => setCreating(true)} disabled={subscriptions.length === 0} title={subscriptions.length === 0 ? 'Create a subscription first' : undefined}>
+          Create licenses
+        </button>
+      </div>
+      {subscriptions.length === 0 && <p class="hint">Licenses belong to a subscription: create one under Subscriptions first.</p>}
+      <form
+        class="row"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (lookup.trim()) setOpenKey(lookup.trim());
+        }}
+      >
+        <Field label="Find by key">
+          <input name="lookup" value={lookup} onInput={(event) => setLookup(event.currentTarget.value)} placeholder="License key" />
+        </Field>
+        <button type="submit">Open</button>
+      </form>
+      <div class="row filters">
+        <Field label="Status">
+          <select name="status" value={filters.status} onChange={(event) => setFilter({ status: event.currentTarget.value as Filters['status'] })}>
+            <option value="">Any</option>
+            <option value="active">Active</option>
+            <option value="paused">Paused</option>
+          </select>
+        </Field>
+        <Field label="Subscription">
+          <select name="subscription" value={filters.subscription_id} onChange={(event) => setFilter({ subscription_id: event.currentTarget.value })}>
+            <option value="">Any</option>
+            {subscriptions.map((subscription) => (
+              <option key={subscription.subscription_id} value={subscription.subscription_id}>
+                {subscription.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            setFilter({ tag: new FormData(event.currentTarget).get('tag')?.toString() ?? '' });
+          }}
+        >
+          <Field label="Tag">
+            <input name="tag" defaultValue={filters.tag} placeholder="Press Enter" />
+          </Field>
+        </form>
+      </div>
+      {selected.size > 0 && (
+        <BulkBar
+          count={selected.size}
+          busy={busy}
+          onAction={(path, extra, done) => void bulk(path, extra, done)}
+          onDelete={() =>
+            setConfirm({
+              title: `Delete ${selected.size} licenses?`,
+              text: 'Deleted licenses stop working at once and cannot be restored.',
+              action: `Delete ${selected.size} licenses`,
+              onConfirm: () => void bulk('/license/delete-bulk', {}, 'Deleted'),
+            })
+          }
+        />
+      )}
+      <Notice text={notice} />
+      <ErrorNote error={error} />
+      <div class="table-wrap">
+        <table class="licenses">
+          <thead>
+            <tr>
+              <th scope="col">
+                <input
+                  type="checkbox"
+                  aria-label="Select all on this page"
+                  checked={allSelected}
+                  onChange={() => setSelected(allSelected ? new Set() : new Set(licenses.map((license) => license.key)))}
+                />
+              </th>
+              <th scope="col">Key</th>
+              <th scope="col">Status</th>
+              <th scope="col">Subscription</th>
+              <th scope="col">Expires</th>
+              <th scope="col">HWID</th>
+              <th scope="col">Tags</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {licenses.map((license) => (
+              <tr key={license.key}>
+                <td>
+                  <input type="checkbox" aria-label={`Select ${license.key}`} checked={selected.has(license.key)} onChange={() => toggle(license.key)} />
+                </td>
+                <td>
+                  <button type="button" class="link" onClick={() => setOpenKey(license.key)}>
+                    <code>{license.key}</code>
+                  </button>
+                </td>
+                <td>
+                  <span class={`badge ${license.status}`}>{license.status}</span>
+                </td>
+                <td>{license.subscription_name}</td>
+                <td>{license.expires_at ? shortTime(license.expires_at) : `unused, ${duration(license.initial_duration)}`}</td>
+                <td>{license.hwid ?? '—'}</td>
+                <td>{license.tags.join(', ')}</td>
+                <td>{shortTime(license.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {page && licenses.length === 0 && <p class="hint">No licenses match.</p>}
+      <nav class="row" aria-label="Pages">
+        <button type="button" disabled={cursors.length < 2 || busy} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous page
+        </button>
+        <span>Page {cursors.length}</span>
+        <button type="button" disabled={!page?.next || busy} onClick={() => page?.next && setCursors([...cursors, page.next])}>
+          Next page
+        </button>
+      </nav>
+      <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
+    </section>
+  );
+}
+
+function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boolean; onAction: (path: string, extra: object, done: string) => void; onDelete: () => void }) {
+  const [days, setDays] = useState(30);
+  return (
+    <div class="bulk row" role="region" aria-label="Bulk actions">
+      <strong>{count} selected</strong>
+      <button type="button" disabled={busy} onClick={() => onAction('/license/update-status-bulk', { status: 'paused' }, 'Paused')}>
+        Pause
+      </button>
+      <button type="button" disabled={busy} onClick={() => onAction('/license/update-status-bulk', { status: 'active' }, 'Activated')}>
+        Activate
+      </button>
+      <button type="button" disabled={busy} onClick={() => onAction('/hwid/toggle-lock-bulk', { hwid_lock: true }, 'HWID lock on')}>
+        Lock HWID
+      </button>
+      <button type="button" disabled={busy} onClick={() => onAction('/hwid/toggle-lock-bulk', { hwid_lock: false }, 'HWID lock off')}>
+        Unlock HWID
+      </button>
+      <span class="row">
+        <input type="number" min={1} aria-label="Days to extend by" value={days} onInput={(event) => setDays(Number(event.currentTarget.value))} />
+        <button
+          type="button"
+          disabled={busy || !(days > 0)}
+          onClick={() => onAction('/license/extend-bulk', { extend_seconds: Math.round(days * 86400), request_id: crypto.randomUUID() }, `Extended by ${days} days`)}
+        >
+          Extend (days)
+        </button>
+      </span>
+      <button type="button" class="danger" disabled={busy} onClick={onDelete}>
+        Delete…
+      </button>
+    </div>
+  );
+}
+
+function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscriptions: Subscription[]; onDone: () => void }) {
+  const [created, setCreated] = useState<License[] | null>(null);
+  const { busy, error, run } = useAction();
+
+  const submit = (form: HTMLFormElement) => {
+    const data = new FormData(form);
+    const amount = Number(data.get('amount'));
+    const tags = String(data.get('tags') ?? '')
+      .split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean);
+    const common = {
+      app_id: app.app_id,
+      subscription_id: String(data.get('subscription_id')),
+      duration_unit: String(data.get('duration_unit')),
+      duration_value: Number(data.get('duration_value')),
+      hwid_lock: data.get('hwid_lock') === 'on',
+      tags,
+    };
+    const customKey = String(data.get('license_key') ?? '').trim();
+    void run(async () => {
+      const licenses =
+        amount === 1
+          ? [(await call<License>('/license/create', { ...common, ...(customKey ? { license_key: customKey } : {}) })).data]
+          : (await call<License[]>('/license/create-bulk', { ...common, key_amount: amount })).data;
+      setCreated(licenses);
+    });
+  };
+
+  if (created) {
+    const rows = [['key', 'subscription', 'duration_seconds', 'tags'], ...created.map((license) => [license.key, license.subscription_name, license.initial_duration, license.tags.join(' ')])];
+    return (
+      <section aria-labelledby="created-title">
+        <h1 id="created-title">{created.length} new licenses</h1>
+        <div class="row">
+          <button type="button" onClick={() => download(`licenses-${new Date().toISOString().slice(0, 19)}.csv`, csv(rows), 'text/csv')}>
+            Download CSV
+          </button>
+          <button type="button" onClick={onDone}>
+            Back to licenses
+          </button>
+        </div>
+        <ul class="keys">
+          {created.map((license) => (
+            <li key={license.key}>
+              <code>{license.key}</code>
+            </li>
+          ))}
+        </ul>
+      </section>
+    );
+  }
+
+  return (
+    <section aria-labelledby="create-title">
+      <h1 id="create-title">Create licenses</h1>
+      <form
+        class="stack"
+        onSubmit={(event) => {
+          event.preventDefault();
+          submit(event.currentTarget);
+        }}
+      >
+        <Field label="Subscription">
+          <select name="subscription_id" required>
+            {subscriptions.map((subscription) => (
+              <option key={subscription.subscription_id} value={subscription.subscription_id}>
+                {subscription.name} (level {subscription.level})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <div class="row">
+          <Field label="Duration">
+            <input name="duration_value" type="number" min={1} required defaultValue="30" />
+          </Field>
+          <Field label="Unit">
+            <select name="duration_unit">
+              {units.map((unit) => (
+                <option key={unit} value={unit} selected={unit === 'days'}>
+                  {unit}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="How many">
+            <input name="amount" type="number" min={1} max={1000} required defaultValue="1" />
+          </Field>
+        </div>
+        <Field label="Tags (comma separated)">
+          <input name="tags" />
+        </Field>
+        <Field label="Custom key (only when creating one)">
+          <input name="license_key" autocomplete="off" />
+        </Field>
+        <label class="check">
+          <input name="hwid_lock" type="checkbox" /> Lock to the first device (HWID)
+        </label>
+        <div class="row">
+          <button type="submit" disabled={busy}>
+            Create
+          </button>
+          <button type="button" class="quiet" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={error} />
+    </section>
+  );
+}

@@ -1,0 +1,115 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api';
+
+/** Every failure is shown in words, with its error_code for searching the docs. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text = error instanceof ApiError ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error);
+  return (
+    <p class="error" role="alert">
+      {text}
+    </p>
+  );
+}
+
+export function Notice({ text }: { text: string }) {
+  return text ? (
+    <p class="notice" role="status">
+      {text}
+    </p>
+  ) : null;
+}
+
+/** Runs an API action, holding its error and a busy flag for the form that started it. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async <T,>(action: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(null);
+    try {
+      return await action();
+    } catch (caught) {
+      setError(caught);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, setError };
+}
+
+export interface ConfirmRequest {
+  title: string;
+  text: string;
+  action: string;
+  onConfirm: () => void;
+}
+
+/** A modal <dialog>: focus is trapped, Escape cancels, and the destructive button names what it does. */
+export function ConfirmDialog({ request, onClose }: { request: ConfirmRequest | null; onClose: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (request && !element.open) element.showModal();
+    if (!request && element.open) element.close();
+  }, [request]);
+  return (
+    <dialog ref={dialog} onClose={onClose} aria-labelledby="confirm-title">
+      {request && (
+        <form method="dialog">
+          <h2 id="confirm-title">{request.title}</h2>
+          <p>{request.text}</p>
+          <div class="row">
+            <button type="button" class="danger" onClick={() => { request.onConfirm(); onClose(); }}>
+              {request.action}
+            </button>
+            <button type="submit" autofocus>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </dialog>
+  );
+}
+
+export function Field({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      {children}
+    </label>
+  );
+}
+
+export const shortTime = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
+
+/** A file download made in the page: a blob URL, so no key or data leaves the browser. */
+export function download(name: string, text: string, type: string) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function csv(rows: string[][]): string {
+  return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',')).join('\n')}\n`;
+}
+
+/** Duration units of the API, with their length in seconds (api-decisions.md: a month is 30 days, a year 365). */
+export const units = ['hours', 'days', 'weeks', 'months', 'years'] as const;
+export const unitSeconds: Record<(typeof units)[number], number> = { hours: 3600, days: 86400, weeks: 604800, months: 2592000, years: 31536000 };
+
+/** A duration in seconds (the API's decimal string) in the largest whole unit that fits. */
+export function duration(secondsText: string): string {
+  const seconds = Number(secondsText);
+  const whole = (size: number, unit: string) => (seconds % size === 0 ? `${seconds / size} ${unit}` : undefined);
+  return whole(86400, 'days') ?? whole(3600, 'hours') ?? whole(60, 'minutes') ?? `${seconds} seconds`;
+}

@@ -1,0 +1,8 @@
+import type { Deps } from '#core/deps';
+import type { ListAppsInput } from './schemas';
+
+/** The caller's own applications only: the team comes from the API key, never from the body. */
+export async function listApps(deps: Deps, input: ListAppsInput & { teamId: string }) {
+  const apps = await deps.repos.apps.listByTeam(input.teamId);
+  return apps.map(({ app_id, name, status, created_at }) => ({ app_id, name, status, created_at }));
+}

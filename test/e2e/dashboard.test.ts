@@ -1,0 +1,195 @@
+/// <reference lib="dom" />
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { api, findChromium, launchChromium, startService, type StartedService } from '../support/browser';
+
+/**
+ * The owners' dashboard in a real headless Chromium against `npm start` on a
+ * fresh data directory. Every change made on screen is checked through the
+ * management API too. The page is opened on `localhost` while its API calls go
+ * to `127.0.0.1`: two origins, as on AWS (CloudFront and API Gateway).
+ */
+let service: StartedService;
+let browser: Browser;
+
+beforeAll(async () => {
+  [service, browser] = await Promise.all([startService(), launchChromium()]);
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+const dashboardUrl = () => `${service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
+
+async function openPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  return page;
+}
+
+describe('the dashboard in Chromium', () => {
+  it('signs in, creates a subscription and 3 licenses, finds, pauses, extends, re-binds and deletes one', async () => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await openPage(context);
+    await page.goto(dashboardUrl());
+
+    await page.getByLabel('API key').fill(service.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // One application: straight on its licenses.
+    await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+
+    await page.getByRole('button', { name: 'Subscriptions' }).click();
+    const newSubscription = page.getByRole('form', { name: 'New subscription' });
+    await newSubscription.getByLabel('Name').fill('Pro');
+    await newSubscription.getByLabel('Level').fill('2');
+    await newSubscription.getByRole('button', { name: 'Create subscription' }).click();
+    await page.getByText('Subscription Pro created.').waitFor();
+    const subscriptions = await api(service, '/subscription/get-bulk', { app_id: service.appId });
+    expect(subscriptions.body.data).toEqual([expect.objectContaining({ name: 'Pro', level: 2, status: 'active' })]);
+
+    await page.getByRole('button', { name: 'Licenses' }).click();
+    await page.getByRole('button', { name: 'Create licenses' }).click();
+    await page.getByLabel('How many').fill('3');
+    await page.getByLabel('Tags (comma separated)').fill('e2e');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: '3 new licenses' }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const csvRows = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+    const keys = csvRows.slice(1).map((row) => row.split(',')[0]!);
+    expect(csvRows[0]).toBe('key,subscription,duration_seconds,tags');
+    expect(keys).toHaveLength(3);
+    const listed = await api<{ key: string; tags: string[] }[]>(service, '/license/get-bulk', { app_id: service.appId });
+    expect(listed.body.data.map((license) => license.key).sort()).toEqual([...keys].sort());
+    expect(listed.body.data.every((license) => license.tags.includes('e2e'))).toBe(true);
+
+    await page.getByRole('button', { name: 'Back to licenses' }).click();
+    await waitForCount(page.locator('tbody tr'), 3);
+    const [key, other] = keys as [string, string, string];
+    await page.getByLabel('Find by key').fill(key);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: `License ${key}` }).waitFor();
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Paused.').waitFor();
+    expect((await api(service, '/license/get', { license_key: key })).body.data.status).toBe('paused');
+
+    const before = Number((await api(service, '/license/get', { license_key: key })).body.data.initial_duration);
+    const extend = page.getByRole('form', { name: 'Extend' });
+    await extend.getByLabel('By').fill('2');
+    await extend.getByRole('button', { name: 'Extend' }).click();
+    await page.getByText('Extended by 2 days.').waitFor();
+    expect(Number((await api(service, '/license/get', { license_key: key })).body.data.initial_duration)).toBe(before + 2 * 86400);
+
+    await page.getByRole('form', { name: 'HWID' }).getByLabel('HWID', { exact: true }).fill('E2E-DEVICE-1');
+    await page.getByRole('button', { name: 'Save HWID' }).click();
+    await page.getByText('HWID set.').waitFor();
+    expect((await api(service, '/license/get', { license_key: key })).body.data.hwid).toBe('E2E-DEVICE-1');
+
+    await page.getByRole('button', { name: 'Delete license…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete license' }).click();
+    await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+    const gone = await api(service, '/license/get', { license_key: key });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error_code).toBe('LICENSE_NOT_FOUND');
+    await waitForCount(page.locator('tbody tr'), 2);
+
+    await page.getByLabel('Select all on this page').check();
+    await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Paused: 2 succeeded.').waitFor();
+    expect((await api(service, '/license/get', { license_key: other })).body.data.status).toBe('paused');
+
+    await page.getByLabel('Find by key').fill('NO-SUCH-KEY');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('alert').filter({ hasText: 'LICENSE_NOT_FOUND' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('No license with this key in your applications.');
+    await context.close();
+  }, 60_000);
+
+  it('sends the API key only to the API origin and keeps it out of localStorage, cookies and the address bar', async () => {
+    const context = await browser.newContext();
+    const page = await openPage(context);
+    const requests: Request[] = [];
+    page.on('request', (request) => requests.push(request));
+
+    await page.goto(`${dashboardUrl()}#key=${service.apiKey}`);
+    await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+    const firstScreen = await page.evaluate(() => {
+      const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      return { domContentLoaded: navigation.domContentLoadedEventEnd, licensesShown: performance.now() };
+    });
+    process.stdout.write(`dashboard first screen: DOMContentLoaded ${firstScreen.domContentLoaded.toFixed(0)} ms, licenses table shown ${firstScreen.licensesShown.toFixed(0)} ms after navigation start\n`);
+    for (const tab of ['Subscriptions', 'Blacklists', 'Licenses']) {
+      await page.getByRole('button', { name: tab }).click();
+      await page.getByRole('heading', { name: tab }).waitFor();
+    }
+
+    const apiOrigin = new URL(service.url).origin;
+    const carrying = requests.filter((request) => JSON.stringify(request.headers()).includes(service.apiKey) || request.url().includes(service.apiKey));
+    expect(carrying.length).toBeGreaterThan(3);
+    expect(carrying.filter((request) => new URL(request.url()).origin !== apiOrigin).map((request) => request.url())).toEqual([]);
+    expect(requests.filter((request) => new URL(request.url()).origin !== apiOrigin && request.url().includes('key=')).map((request) => request.url())).toEqual([]);
+    expect(page.url()).toBe(dashboardUrl());
+    const stored = await page.evaluate(() => ({
+      local: JSON.stringify({ ...localStorage }),
+      session: JSON.stringify({ ...sessionStorage }),
+      cookie: document.cookie,
+      historyLength: history.length,
+    }));
+    expect(stored.local).not.toContain(service.apiKey);
+    expect(stored.cookie).not.toContain(service.apiKey);
+    expect(stored.session).toContain(service.apiKey);
+    expect(JSON.stringify(await context.cookies())).not.toContain(service.apiKey);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(service.apiKey);
+    await context.close();
+  }, 60_000);
+
+  it('retries a 429 after Retry-After instead of showing it', async () => {
+    // One request per second after a burst of 2: the first screen's three calls meet the throttle.
+    const throttled = await startService({ RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '2' });
+    const context = await browser.newContext();
+    try {
+      const page = await openPage(context);
+      const statuses: number[] = [];
+      page.on('response', (response) => statuses.push(response.status()));
+
+      await page.goto(`${throttled.url}/dashboard/#key=${throttled.apiKey}`);
+      await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+      await page.getByText('No licenses match.').waitFor();
+
+      expect(statuses).toContain(429);
+      expect(await page.getByRole('alert').count()).toBe(0);
+    } finally {
+      await context.close();
+      await throttled.stop();
+    }
+  }, 60_000);
+
+  it('is served under a CSP that allows no inline script and no framing', async () => {
+    const response = await fetch(dashboardUrl());
+    const csp = response.headers.get('content-security-policy') ?? '';
+
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(await response.text()).not.toMatch(/<script(?![^>]*\bsrc=)/);
+  });
+});
+
+describe('finding Chromium', () => {
+  it('fails with how to install it when none is found', () => {
+    expect(() => findChromium(['/nowhere/chromium', undefined])).toThrow(/apt-get install -y chromium/);
+  });
+});
+
+/** playwright-core has no test runner and so no auto-retrying `toHaveCount`: this polls for it. */
+async function waitForCount(locator: ReturnType<Page['locator']>, count: number) {
+  const deadline = Date.now() + 10_000;
+  while ((await locator.count()) !== count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} rows, found ${await locator.count()}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}

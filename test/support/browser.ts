@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+const installHint =
+  'The dashboard browser tests need Chromium. On Debian/Ubuntu: `sudo apt-get install -y chromium` ' +
+  '(.ci/run installs it), or set CHROMIUM_PATH to a Chromium or Chrome executable.';
+
+/** Debian's `chromium` first; CHROMIUM_PATH wins. No Chromium is a failure, never a skipped suite. */
+export function findChromium(
+  candidates: (string | undefined)[] = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'],
+): string {
+  const found = candidates.find((path): path is string => Boolean(path) && existsSync(path!));
+  if (!found) throw new Error(installHint);
+  return found;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: findChromium(), headless: true, timeout: 30_000 });
+}
+
+export interface StartedService {
+  /** http://127.0.0.1:<port>, as the banner prints it. */
+  url: string;
+  apiKey: string;
+  appId: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm start` (bin/local.ts) on a fresh data directory and table, read back from
+ * its startup banner. Under `npm test` it uses the run's DynamoDB Local
+ * (DYNAMODB_ENDPOINT); without one it starts the embedded store like a newcomer's.
+ */
+export async function startService(env: Record<string, string> = {}): Promise<StartedService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'licensing-dashboard-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      DYNAMODB_PORT: '0',
+      TABLE_NAME: `dashboard-${Date.now()}-${process.pid}`,
+      LOG_LEVEL: 'silent',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const banner = await new Promise<{ url: string; apiKey: string; appId: string }>((ready, failed) => {
+    const timer = setTimeout(() => failed(new Error(`npm start printed no banner within 60 s:\n${output}`)), 60_000);
+    const check = () => {
+      const app = /demo app:\s+(\S+)/.exec(output);
+      const dashboard = /dashboard:\s+(http:\/\/\S+?)\/dashboard\/#key=(\S+)/.exec(output);
+      if (app?.[1] && dashboard?.[1] && dashboard[2]) {
+        clearTimeout(timer);
+        ready({ url: dashboard[1], apiKey: dashboard[2], appId: app[1] });
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      failed(new Error(`npm start exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    ...banner,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A management call as any owner makes it: how the tests check what the dashboard did. */
+export async function api<T = any>(service: StartedService, path: string, body: object): Promise<{ status: number; body: { success?: boolean; data: T; error_code?: string } }> {
+  const response = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as { data: T } };
+}
