@@ -71,6 +71,8 @@ async function main() {
       `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,
       `    -d '{"app_id":"${owner.app_id}","name":"Pro","level":1,"single_key_per_hwid":false}'`,
       `  curl -s ${server.url}/auth -H 'Content-Type: application/json' -d '{"app_id":"${owner.app_id}","license":"NO-SUCH-KEY"}'`,
+      '  # an end user moves a license to a new computer: release its devices, then /auth from the new one binds it',
+      `  curl -s ${server.url}/reset-hwid -H 'Content-Type: application/json' -d '{"app_id":"${owner.app_id}","license":"NO-SUCH-KEY"}'`,
       external ? 'Ctrl-C stops the server; the store keeps running.' : 'Ctrl-C stops the server and the store; data persists.',
       '',
     ].join('\n'),

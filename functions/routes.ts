@@ -10,6 +10,7 @@ export type Side = 'client' | 'management';
 export const routes = [
   { path: '/auth', group: 'client' },
   { path: '/register', group: 'client' },
+  { path: '/reset-hwid', group: 'client' },
 
   { path: '/license/create', group: 'license' },
   { path: '/license/create-bulk', group: 'license' },
@@ -30,6 +31,8 @@ export const routes = [
   { path: '/hwid/toggle-lock-bulk', group: 'hwid' },
   { path: '/hwid/toggle-reset-allowed', group: 'hwid' },
   { path: '/hwid/update-reset-interval', group: 'hwid' },
+  { path: '/hwid/set-max-devices', group: 'hwid' },
+  { path: '/hwid/remove', group: 'hwid' },
 
   { path: '/subscription/create', group: 'subscription' },
   { path: '/subscription/edit', group: 'subscription' },

@@ -107,6 +107,10 @@ const operations: [number, () => Promise<unknown>][] = [
     if (answer.status === 200) deleted.add(key);
   }],
   [3, () => call('/license/get-bulk', { app_id: owner.app_id, per_page: 50 }, auth)],
+  [4, () => call('/reset-hwid', { app_id: owner.app_id, license: pick(keys), ...(randomInt(2) ? { hwid: pick(hwids) } : {}) })],
+  [3, () => call('/hwid/set-max-devices', { license_key: pick(keys), max_devices: 1 + randomInt(4) }, auth)],
+  [2, () => call('/hwid/remove', { license_key: pick(keys), hwid: pick(hwids) }, auth)],
+  [2, () => call('/license/update-subscription', { license_key: pick(keys), subscription_id: pick([single, shared]) }, auth)],
 ];
 const totalWeight = operations.reduce((sum, [weight]) => sum + weight, 0);
 

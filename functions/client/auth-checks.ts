@@ -89,21 +89,20 @@ export function checkSubscription(subscription: Subscription | undefined, licens
 
 /**
  * Step 9: the HWID this request binds, if any. An unlocked license ignores the
- * HWID; a locked one needs one, binds it while none is bound (first use, or
- * after the owner cleared it) and otherwise must match.
+ * HWID; a locked one needs one, accepts any of its bound HWIDs, binds a new one
+ * while a seat is free (first use, after a reset, or a license with several
+ * seats) and otherwise answers the spec's mismatch.
  */
 export function hwidToBind(license: License, hwid: string | undefined, now: Date): string | undefined {
   if (!license.hwid_lock) return undefined;
   if (hwid === undefined) throw clientFailure('HWID_NOT_PROVIDED');
-  if (license.hwid === null) return hwid;
-  if (license.hwid !== hwid) {
-    throw clientFailure('HWID_MISMATCH', {
-      hwid_reset_allowed: hwidResetAvailable(license, now),
-      last_hwid_reset_at: license.last_hwid_reset_at,
-      hwid_reset_cooldown: hwidResetCooldown(license, now),
-    });
-  }
-  return undefined;
+  if (license.hwids.includes(hwid)) return undefined;
+  if (license.hwids.length < license.max_devices) return hwid;
+  throw clientFailure('HWID_MISMATCH', {
+    hwid_reset_allowed: hwidResetAvailable(license, now),
+    last_hwid_reset_at: license.last_hwid_reset_at,
+    hwid_reset_cooldown: hwidResetCooldown(license, now),
+  });
 }
 
 export type SuccessCode =

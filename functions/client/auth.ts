@@ -7,6 +7,7 @@ import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords'
 import type { App } from '#data/app.repo';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
 import { sleep } from '#data/backoff';
 import type { UsernameIndex } from '#data/username.repo';
 import {
@@ -32,13 +33,47 @@ const maxActivationAttempts = 5;
 
 /**
  * `POST /auth`: the nine steps of spec 4.1 in order, stopping at the first
- * failure. The work behind them follows DESIGN.md's hot path: round trip 1
- * fetches the app, the blacklist entries and the license (or username index)
- * together; round trip 2 the team and subscription (cached when warm); round
- * trip 3 is the one conditional write. Logging in by username costs one more
- * read, as the license is known only after the password check.
+ * failure. The work behind them follows DESIGN.md's hot path: two reads
+ * (`checkedLicense`), then round trip 3 is the one conditional write. Logging
+ * in by username costs one more read, as the license is known only after the
+ * password check.
  */
 export async function authenticate(deps: Deps, input: AuthInput, probes: BlacklistProbe[]): Promise<AuthSuccess> {
+  const { repos } = deps;
+  const checked = await checkedLicense(deps, input, probes);
+  const { now, subscription } = checked;
+  let license = checked.license;
+
+  for (let attempt = 1; ; attempt++) {
+    const bindHwid = hwidToBind(license, input.hwid, now);
+    const firstUse = license.first_used_at === null;
+    const outcome = await repos.auth.activate({
+      license,
+      now: iso(now),
+      firstUse,
+      bindHwid,
+      sentHwid: input.hwid,
+      claimDevice: bindHwid !== undefined && subscription.single_key_per_hwid,
+    });
+    if (outcome.kind === 'activated') {
+      return { message: successCode(firstUse, license.hwid_lock), data: authView(outcome.license, subscription, now) };
+    }
+    if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+    license = await afterLostRace(deps, license, input.appId, now, attempt);
+  }
+}
+
+/**
+ * Steps 2 to 8 of spec 4.1 in order, stopping at the first failure: what
+ * /auth and /reset-hwid both check before they touch the license. Round trip
+ * 1 fetches the app, the blacklist entries and the license (or username
+ * index) together; round trip 2 the team and subscription (cached when warm).
+ */
+export async function checkedLicense(
+  deps: Deps,
+  input: Pick<AuthInput, 'appId' | 'credential'>,
+  probes: BlacklistProbe[],
+): Promise<{ license: License; subscription: Subscription; now: Date }> {
   const { repos } = deps;
   const now = deps.clock.now();
   const entry = await repos.auth.read({
@@ -50,7 +85,7 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
   });
   if (!entry.app) throw clientFailure('INVALID_APP_ID');
   checkBlacklists(entry.blacklisted);
-  let license =
+  const license =
     'license' in input.credential
       ? licenseOfApp(entry.license, input.appId)
       : await logIn(deps, entry.app, input.credential.password, entry.login);
@@ -59,32 +94,25 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
   const context = await repos.auth.read({ app: input.appId, team: entry.app.team_id, subscription: license.subscription_id });
   checkApplication(context.app);
   checkTeam(context.team, now);
-  const subscription = context.subscription;
-  checkSubscription(subscription, license);
+  checkSubscription(context.subscription, license);
+  return { license, subscription: context.subscription, now };
+}
 
-  for (let attempt = 1; ; attempt++) {
-    const bindHwid = hwidToBind(license, input.hwid, now);
-    const firstUse = license.first_used_at === null;
-    const outcome = await repos.auth.activate({
-      license,
-      now: iso(now),
-      firstUse,
-      bindHwid,
-      claimDevice: bindHwid !== undefined && subscription.single_key_per_hwid,
-    });
-    if (outcome.kind === 'activated') {
-      return { message: successCode(firstUse, license.hwid_lock), data: authView(outcome.license, subscription, now) };
-    }
-    if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
-    if (attempt === maxActivationAttempts) {
-      // This message reaches the logs, which must not hold the key: its fingerprint correlates.
-      throw new Error(`license ${licenseFingerprint(license.key)} changed under each of ${attempt} activation attempts`);
-    }
-    // Concurrent transactions on one item can all be refused; a random pause lets one of them through next time.
-    await sleep(Math.random() * 10 * attempt);
-    license = licenseOfApp(await repos.auth.currentLicense(license), input.appId);
-    checkLicenseState(license, now);
+/**
+ * A write lost to another request: pause a random moment (concurrent
+ * transactions on one item can all be refused; the pause lets one through
+ * next time), read the license again and check its state, or give up after
+ * `maxActivationAttempts`.
+ */
+export async function afterLostRace(deps: Deps, license: License, appId: string, now: Date, attempt: number): Promise<License> {
+  if (attempt >= maxActivationAttempts) {
+    // This message reaches the logs, which must not hold the key: its fingerprint correlates.
+    throw new Error(`license ${licenseFingerprint(license.key)} changed under each of ${attempt} attempts`);
   }
+  await sleep(Math.random() * 10 * attempt);
+  const current = licenseOfApp(await deps.repos.auth.currentLicense(license), appId);
+  checkLicenseState(current, now);
+  return current;
 }
 
 const dummyHashes = new Map<number, Promise<string>>();

@@ -4,12 +4,18 @@ import { validate } from '#core/validation';
 import { authenticate } from './auth';
 import { blacklistProbes } from './auth-checks';
 import { registerCredentials, registeredMessage } from './register';
-import { authSchema, registerSchema } from './schemas';
+import { resetHwid } from './reset-hwid';
+import { authSchema, registerSchema, resetHwidSchema } from './schemas';
 
 export const endpoints: Endpoints<'client'> = {
   '/auth': async (deps, body, request) => {
     const input = validate('client', authSchema, body);
     const { message, data } = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
+    return { body: { success: true, message, data } };
+  },
+  '/reset-hwid': async (deps, body, request) => {
+    const input = validate('client', resetHwidSchema, body);
+    const { message, data } = await resetHwid(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
     return { body: { success: true, message, data } };
   },
   '/register': async (deps, body) => {

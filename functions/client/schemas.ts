@@ -101,3 +101,13 @@ export const registerSchema = z.pipe(
     return { appId: appId as string, license: license as string, username: username as string, password: password as string };
   }),
 );
+
+export interface ResetHwidInput {
+  appId: string;
+  credential: AuthCredential;
+  /** The device to release; without it, every device. */
+  hwid: string | undefined;
+}
+
+/** `/reset-hwid` takes `/auth`'s body and answers its 400 messages (extensions.md section 2). */
+export const resetHwidSchema: z.ZodMiniType<ResetHwidInput, unknown> = authSchema;

@@ -45,6 +45,7 @@ export type ManagementErrorCode =
   | 'RATE_LIMITED'
   | 'SERVER_ERROR'
   | 'HWID_IN_USE'
+  | 'HWID_NOT_FOUND'
   | 'BLACKLIST_ENTRY_NOT_FOUND'
   | 'LICENSE_KEY_TAKEN'
   | 'USERNAME_TAKEN';
@@ -85,7 +86,7 @@ export const clientMessages = {
   hwidFormat: 'HWID must be a string of at most 256 characters',
 } as const;
 
-/** The 403 codes of spec 7.1 plus USERNAME_TAKEN (api-decisions.md). */
+/** The 403 codes of spec 7.1, USERNAME_TAKEN (api-decisions.md) and those of /reset-hwid (extensions.md section 2). */
 export type ClientFailureCode =
   | 'LICENSE_NOT_FOUND'
   | 'INVALID_USERNAME_OR_PASSWORD'
@@ -104,7 +105,10 @@ export type ClientFailureCode =
   | 'ASN_BLACKLISTED'
   | 'IP_BLACKLISTED'
   | 'HWID_BLACKLISTED'
-  | 'USERNAME_TAKEN';
+  | 'USERNAME_TAKEN'
+  | 'HWID_RESET_NOT_ALLOWED'
+  | 'HWID_NOT_BOUND'
+  | 'HWID_RESET_COOLDOWN';
 
 export function clientFailure(code: ClientFailureCode, data?: Record<string, unknown>): ClientError {
   return new ClientError(403, code, data);

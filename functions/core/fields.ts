@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { isUuid } from './ids';
+import { maxDevicesLimit } from '#data/license.repo';
 
 /**
  * Body fields shared by management routes. Identifiers are checked for shape
@@ -21,3 +22,6 @@ export const licenseKeysField = z.pipe(
   z.array(licenseKeyField).check(z.minLength(1), z.maxLength(1000)),
   z.transform((licenseKeys: string[]) => [...new Set(licenseKeys)]),
 );
+
+/** Seats of a license: 1 to 100 (extensions.md section 2). */
+export const maxDevicesField = z.int().check(z.minimum(1), z.maximum(maxDevicesLimit));

@@ -14,6 +14,16 @@ export function hwidResetAvailable(license: License, now: Date): boolean {
   return license.hwid_reset_allowed && hwidResetCooldown(license, now) === 0;
 }
 
+/**
+ * `hwids` and `max_devices` (extensions.md section 2), appended only to the
+ * answers about a license with several seats: a one-seat license answers byte
+ * for byte as the spec shows it, so clients that know only the spec (the
+ * Keycrate SDKs) see no difference; its one device is `hwid`.
+ */
+function seats(license: License): { hwids?: string[]; max_devices?: number } {
+  return license.max_devices > 1 ? { hwids: license.hwids, max_devices: license.max_devices } : {};
+}
+
 /** Subscription name and level as a license shows them; a deleted subscription shows as null. */
 function tier(subscription: Subscription | undefined) {
   return { subscription_name: subscription?.name ?? null, subscription_level: subscription?.level ?? null };
@@ -40,6 +50,7 @@ export function managementView(license: License, subscription: Subscription | un
     username: license.username,
     tags: license.tags,
     metadata: license.metadata,
+    ...seats(license),
   };
 }
 
@@ -66,5 +77,6 @@ export function authView(license: License, subscription: Subscription, now: Date
     last_login: license.last_login,
     subscription_level: subscription.level,
     subscription_name: subscription.name,
+    ...seats(license),
   };
 }

@@ -46,6 +46,8 @@ export interface Activation {
   /** Sets first_used_at and starts the clock: expires_at = now + initial_duration. */
   firstUse: boolean;
   bindHwid: string | undefined;
+  /** The HWID the request sent: on a locked license, one of its bound HWIDs or the one to bind. */
+  sentHwid: string | undefined;
   /** Under `single_key_per_hwid`: claim the device in the HWID index in the same transaction. */
   claimDevice: boolean;
 }
@@ -140,12 +142,13 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
     },
 
     async activate(activation: Activation): Promise<ActivationOutcome> {
-      const { license, now, firstUse, bindHwid, claimDevice } = activation;
+      const { license, now, firstUse, bindHwid, claimDevice, sentHwid } = activation;
+      const hwids = bindHwid === undefined ? license.hwids : [...license.hwids, bindHwid];
       const updated: License = {
         ...license,
         last_login: now,
         ...(firstUse ? { first_used_at: now, expires_at: addSeconds(now, license.initial_duration) } : {}),
-        ...(bindHwid !== undefined ? { hwid: bindHwid } : {}),
+        ...(bindHwid !== undefined ? { hwids, hwid: hwids[0]! } : {}),
       };
       const sets = ['last_login = :now'];
       const conditions = ['attribute_exists(pk)', '#status = :active', 'hwid_lock = :lock'];
@@ -159,14 +162,27 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         values[':null'] = 'NULL';
         values[':duration'] = license.initial_duration;
       }
-      if (bindHwid !== undefined) {
-        sets.push('hwid = :hwid');
-        conditions.push('(attribute_not_exists(hwid) OR attribute_type(hwid, :null))');
+      if (bindHwid !== undefined && license.hwids.length === 0) {
+        sets.push('hwid = :hwid', 'hwids = :hwids');
+        conditions.push('(attribute_not_exists(hwid) OR attribute_type(hwid, :null))', '(attribute_not_exists(hwids) OR size(hwids) = :zero)');
         values[':hwid'] = bindHwid;
+        values[':hwids'] = [bindHwid];
         values[':null'] = 'NULL';
-      } else if (license.hwid_lock) {
+        values[':zero'] = 0;
+      } else if (bindHwid !== undefined) {
+        // Another seat: concurrent binds append side by side, and the seat
+        // count is a condition, so exactly max_devices of them get in.
+        sets.push('hwids = list_append(hwids, :new)');
+        conditions.push('size(hwids) < max_devices', 'NOT contains(hwids, :hwid)', 'hwid = :oldest');
+        values[':new'] = [bindHwid];
+        values[':hwid'] = bindHwid;
+        values[':oldest'] = license.hwid;
+      } else if (license.hwid_lock && sentHwid === license.hwid) {
         conditions.push('hwid = :bound');
         values[':bound'] = license.hwid;
+      } else if (license.hwid_lock) {
+        conditions.push('contains(hwids, :bound)');
+        values[':bound'] = sentHwid;
       }
       const update = {
         TableName: table.name,

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
-import { getItem, transactWrite, type Table } from './db';
+import { batchGetItems } from './batch-get';
+import { getItem, transactWrite, type Table, type TransactItem } from './db';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 import { keys } from './keys';
-import type { License } from './license.repo';
+import { boundAsRead, type License } from './license.repo';
 
 /**
  * HWID index: one item per device bound under a `single_key_per_hwid`
@@ -26,71 +27,117 @@ export function createHwidRepo(table: Table) {
     return item ? hwidIndexSchema.parse(item) : undefined;
   }
 
+  /** The license's bound HWIDs whose index item points at it (one BatchGetItem; none when nothing is bound). */
+  async function heldBy(license: Pick<License, 'app_id' | 'key' | 'hwids'>, hwids: readonly string[] = license.hwids): Promise<string[]> {
+    if (hwids.length === 0) return [];
+    const items = await batchGetItems(table, hwids.map((hwid) => keys.hwid(license.app_id, hwid)), { consistentRead: true });
+    const entries = [...items.values()].map((item) => hwidIndexSchema.parse(item));
+    return hwids.filter((hwid) => entries.some((entry) => entry.hwid === hwid && entry.license_key === license.key));
+  }
+
   return {
     get,
+    heldBy,
 
     /**
-     * Sets or clears a license's HWID in one transaction with the index items it
-     * affects: the license only if its HWID is still the one read, the new HWID's
-     * index item claimed when `claim` is set, and the old HWID's index item
-     * released when it points at this license (an index item of another license
-     * that shares the old HWID outside `single_key_per_hwid` is left alone).
+     * Replaces a license's bound HWIDs in one transaction with the index items
+     * it affects: the license only if its HWIDs are still the ones read (and its
+     * subscription, when `subscriptionId` moves it), the new HWIDs' index items
+     * claimed when `claim` is set, and the index items of the HWIDs it gives up
+     * released where they point at this license (an index item of another
+     * license that shares an HWID outside `single_key_per_hwid` is left alone).
      * `stale`: the license or an index item changed since it was read.
      */
-    async changeLicenseHwid(change: HwidChange): Promise<HwidChangeOutcome> {
-      const { license, hwid } = change;
-      const old = license.hwid;
-      const claim = change.claim && hwid !== null;
-      const held = old !== null && old !== hwid ? await get(license.app_id, old) : undefined;
-      const release = held?.license_key === license.key;
+    async replaceHwids(change: HwidChange): Promise<HwidChangeOutcome> {
+      const { license, hwids } = change;
+      const claimed = change.claim ? hwids.filter((hwid) => !license.hwids.includes(hwid) || change.claimKept) : [];
+      const released = await heldBy(
+        license,
+        license.hwids.filter((hwid) => !hwids.includes(hwid) || change.releaseKept),
+      );
       const heldByThisLicense = { ':license_key': license.key };
-      const sets = ['hwid = :hwid', ...(change.resetAt ? ['last_hwid_reset_at = :reset_at'] : [])];
-      const items = [
+      const bound = boundAsRead(license);
+      const sets = ['hwids = :hwids', 'hwid = :hwid'];
+      const values: Record<string, unknown> = { ':hwids': hwids, ':hwid': hwids[0] ?? null, ...bound.values };
+      const conditions = ['attribute_exists(pk)', bound.condition];
+      if (change.resetAt !== undefined) {
+        sets.push('last_hwid_reset_at = :reset_at');
+        values[':reset_at'] = change.resetAt;
+      }
+      if (change.expect) {
+        conditions.push(...change.expect.conditions);
+        Object.assign(values, change.expect.values);
+      }
+      if (change.subscriptionId !== undefined) {
+        sets.push('subscription_id = :new_subscription');
+        conditions.push('subscription_id = :old_subscription');
+        values[':new_subscription'] = change.subscriptionId;
+        values[':old_subscription'] = license.subscription_id;
+      }
+      const items: TransactItem[] = [
         {
           Update: {
             TableName: table.name,
             Key: keys.licenseOf(license),
             UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: `attribute_exists(pk) AND ${old === null ? 'attribute_type(hwid, :null)' : 'hwid = :old'}`,
-            ExpressionAttributeValues: {
-              ':hwid': hwid,
-              ...(change.resetAt ? { ':reset_at': change.resetAt } : {}),
-              ...(old === null ? { ':null': 'NULL' } : { ':old': old }),
-            },
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeValues: values,
+            ...(change.expect?.names ? { ExpressionAttributeNames: change.expect.names } : {}),
           },
         },
-        ...(claim && hwid !== null
-          ? [
-              {
-                Put: {
-                  TableName: table.name,
-                  Item: hwidIndexItem({ app_id: license.app_id, hwid, license_key: license.key }),
-                  ConditionExpression: 'attribute_not_exists(pk) OR license_key = :license_key',
-                  ExpressionAttributeValues: heldByThisLicense,
-                },
-              },
-            ]
-          : []),
-        ...(release && old !== null
-          ? [
-              {
-                Delete: {
-                  TableName: table.name,
-                  Key: keys.hwid(license.app_id, old),
-                  ConditionExpression: 'attribute_not_exists(pk) OR license_key = :license_key',
-                  ExpressionAttributeValues: heldByThisLicense,
-                },
-              },
-            ]
-          : []),
+        ...claimed.map((hwid) => ({
+          Put: {
+            TableName: table.name,
+            Item: hwidIndexItem({ app_id: license.app_id, hwid, license_key: license.key }),
+            ConditionExpression: 'attribute_not_exists(pk) OR license_key = :license_key',
+            ExpressionAttributeValues: heldByThisLicense,
+          },
+        })),
+        ...released.map((hwid) => ({
+          Delete: {
+            TableName: table.name,
+            Key: keys.hwid(license.app_id, hwid),
+            ConditionExpression: 'attribute_not_exists(pk) OR license_key = :license_key',
+            ExpressionAttributeValues: heldByThisLicense,
+          },
+        })),
       ];
       try {
         await transactWrite(table, items);
         return 'changed';
       } catch (error) {
         const reasons = cancelledByCondition(error);
-        if (reasons) return reasons[0] !== 'ConditionalCheckFailed' && claim && reasons[1] === 'ConditionalCheckFailed' ? 'hwid-in-use' : 'stale';
+        if (reasons) {
+          const claimRefused = reasons.slice(1, 1 + claimed.length).includes('ConditionalCheckFailed');
+          return reasons[0] !== 'ConditionalCheckFailed' && claimRefused ? 'hwid-in-use' : 'stale';
+        }
         if (cancelledByConflict(error)) return 'stale';
+        throw error;
+      }
+    },
+
+    /**
+     * Sets `max_devices` while the license still has the HWIDs it was read with
+     * and no more than the new number. Writes `hwids` too, so an item from before
+     * seats existed carries the list from now on. False when it changed since.
+     */
+    async setMaxDevices(license: License, maxDevices: number): Promise<boolean> {
+      const bound = boundAsRead(license);
+      try {
+        await transactWrite(table, [
+          {
+            Update: {
+              TableName: table.name,
+              Key: keys.licenseOf(license),
+              UpdateExpression: 'SET max_devices = :max, hwids = :readHwids',
+              ConditionExpression: `team_id = :team AND ${bound.condition}`,
+              ExpressionAttributeValues: { ':max': maxDevices, ':team': license.team_id, ...bound.values },
+            },
+          },
+        ]);
+        return true;
+      } catch (error) {
+        if (cancelledByCondition(error) || cancelledByConflict(error)) return false;
         throw error;
       }
     },
@@ -100,12 +147,20 @@ export function createHwidRepo(table: Table) {
 export interface HwidChange {
   /** The license as read before the change. */
   license: License;
-  /** The new HWID, or null to clear it. */
-  hwid: string | null;
+  /** The bound HWIDs afterwards, oldest first; empty to clear them all. */
+  hwids: readonly string[];
   /** Written as `last_hwid_reset_at` when set. */
   resetAt?: string;
-  /** Claim the new HWID's index item: the license's subscription has `single_key_per_hwid`. */
+  /** Claim the new HWIDs' index items: the license's (new) subscription has `single_key_per_hwid`. */
   claim: boolean;
+  /** Claim the kept HWIDs too (a move onto a `single_key_per_hwid` subscription). */
+  claimKept?: boolean;
+  /** Release the kept HWIDs' index items too (a move off a `single_key_per_hwid` subscription). */
+  releaseKept?: boolean;
+  /** Moves the license to this subscription in the same transaction. */
+  subscriptionId?: string;
+  /** More conditions on the license, with their values (the fields a client decision relied on). */
+  expect?: { conditions: string[]; names?: Record<string, string>; values: Record<string, unknown> };
 }
 
 export type HwidChangeOutcome = 'changed' | 'hwid-in-use' | 'stale';

@@ -33,8 +33,15 @@ export const licenseSchema = z.object({
   metadata: z.record(z.string(), z.unknown()),
   /** Set when the key was the owner's own choice: the item lives under the team (keys.license). */
   key_scope: z.optional(z.literal('team')),
+  /** Every bound HWID, oldest first; `hwid` is its first. Items written before seats existed have `hwid` only. */
+  hwids: z.optional(z.array(z.string())),
+  /** Seats: how many HWIDs may be bound at once. Absent on items written before seats existed: 1. */
+  max_devices: z.optional(z.int().check(z.minimum(1))),
 });
-export type License = z.infer<typeof licenseSchema>;
+export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices'> & { hwids: string[]; max_devices: number };
+
+/** Seats a license may have (extensions.md section 2). */
+export const maxDevicesLimit = 100;
 
 export function licenseItem(license: License): Record<string, unknown> {
   return {
@@ -45,7 +52,27 @@ export function licenseItem(license: License): Record<string, unknown> {
 }
 
 export function parseLicense(item: Record<string, unknown>): License {
-  return licenseSchema.parse(item);
+  const parsed = licenseSchema.parse(item);
+  return { ...parsed, hwids: parsed.hwids ?? (parsed.hwid === null ? [] : [parsed.hwid]), max_devices: parsed.max_devices ?? 1 };
+}
+
+/**
+ * A condition that the license still has exactly the bound HWIDs it was read
+ * with. An item written before seats existed has `hwid` only and no `hwids`:
+ * it matches on `hwid` (it can hold one HWID at most).
+ */
+export function boundAsRead(license: Pick<License, 'hwids'>, prefix = 'read'): { condition: string; values: Record<string, unknown> } {
+  const list = `:${prefix}Hwids`;
+  const legacy =
+    license.hwids.length === 0
+      ? `attribute_not_exists(hwids) AND (attribute_not_exists(hwid) OR attribute_type(hwid, :${prefix}Null))`
+      : license.hwids.length === 1
+        ? `attribute_not_exists(hwids) AND hwid = :${prefix}Hwid`
+        : undefined;
+  const values: Record<string, unknown> = { [list]: license.hwids };
+  if (license.hwids.length === 0) values[`:${prefix}Null`] = 'NULL';
+  if (license.hwids.length === 1) values[`:${prefix}Hwid`] = license.hwids[0];
+  return { condition: legacy ? `(hwids = ${list} OR (${legacy}))` : `hwids = ${list}`, values };
 }
 
 export function createLicenseRepo(table: Table) {
@@ -218,12 +245,12 @@ function createLicenseWrites(table: Table) {
 
     /**
      * Deletes a license as read, with the index items that point at it, in one
-     * transaction. The license must still have the HWID and username it was
+     * transaction. The license must still have the HWIDs and username it was
      * read with, so a concurrent bind or rename cannot leave an orphaned index
      * item. An index item held by another license (same HWID bound elsewhere)
      * is left alone, and checked to still be so.
      */
-    async remove(license: License, holds: { hwidIndex: boolean; usernameIndex: boolean }): Promise<boolean> {
+    async remove(license: License, holds: { hwidIndex: readonly string[]; usernameIndex: boolean }): Promise<boolean> {
       const indexItem = (key: ItemKey, held: boolean): TransactItem =>
         held
           ? {
@@ -242,17 +269,18 @@ function createLicenseWrites(table: Table) {
                 ExpressionAttributeValues: { ':key': license.key },
               },
             };
+      const bound = boundAsRead(license);
       const items: TransactItem[] = [
         {
           Delete: {
             TableName: table.name,
             Key: keys.licenseOf(license),
-            ConditionExpression: 'team_id = :team AND hwid = :hwid AND username = :username',
-            ExpressionAttributeValues: { ':team': license.team_id, ':hwid': license.hwid, ':username': license.username },
+            ConditionExpression: `team_id = :team AND ${bound.condition} AND username = :username`,
+            ExpressionAttributeValues: { ':team': license.team_id, ':username': license.username, ...bound.values },
           },
         },
       ];
-      if (license.hwid !== null) items.push(indexItem(keys.hwid(license.app_id, license.hwid), holds.hwidIndex));
+      for (const hwid of license.hwids) items.push(indexItem(keys.hwid(license.app_id, hwid), holds.hwidIndex.includes(hwid)));
       if (license.username !== null) items.push(indexItem(keys.username(license.app_id, license.username), holds.usernameIndex));
       return !(await transact(items));
     },

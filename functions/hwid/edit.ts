@@ -4,31 +4,48 @@ import { ManagementError } from '#core/errors';
 import { notFound, ownedLicense } from '#core/ownership';
 import { concurrentChange } from '#core/errors';
 import { licenseRecord } from '#core/license-view';
+import type { HwidChange } from '#data/hwid.repo';
+import type { License } from '#data/license.repo';
 import type { EditHwidInput } from './schemas';
 
-const hwidInUse = () => new ManagementError(409, 'HWID_IN_USE', 'This HWID is bound to another license of the application');
+export const hwidInUse = () => new ManagementError(409, 'HWID_IN_USE', 'This HWID is bound to another license of the application');
 
 /**
- * Sets or clears a license's HWID. Clearing frees the device (its index item) and
- * starts the reset cooldown; setting under `single_key_per_hwid` claims the device
- * for this license. A change lost to a concurrent writer is re-read and retried once.
+ * Replaces the bound HWIDs of a license of this team, re-reading and trying
+ * once more when a concurrent writer got in between. `change` decides from
+ * the license as read: undefined leaves it as it is.
  */
-export async function editHwid(deps: Deps, input: EditHwidInput & { teamId: string }) {
+export async function changeOwnedHwids(
+  deps: Deps,
+  teamId: string,
+  licenseKey: string,
+  change: (license: License) => Promise<Omit<HwidChange, 'license'> | undefined> | Omit<HwidChange, 'license'> | undefined,
+) {
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const license = await ownedLicense(deps, input.teamId, input.license_key);
-    const subscription = input.hwid === null ? undefined : await deps.repos.subscriptions.get(license.subscription_id);
-    const outcome = await deps.repos.hwids.changeLicenseHwid({
-      license,
-      hwid: input.hwid,
-      resetAt: input.hwid === null ? iso(deps.clock.now()) : undefined,
-      claim: subscription?.single_key_per_hwid === true,
-    });
+    const license = await ownedLicense(deps, teamId, licenseKey);
+    const wanted = await change(license);
+    if (!wanted) return licenseRecord(deps, license);
+    const outcome = await deps.repos.hwids.replaceHwids({ license, ...wanted });
     if (outcome === 'hwid-in-use') throw hwidInUse();
     if (outcome === 'changed') {
-      const updated = await deps.repos.licenses.get(license.key, input.teamId);
+      const updated = await deps.repos.licenses.get(license.key, license.team_id);
       if (!updated) throw notFound.license();
       return licenseRecord(deps, updated);
     }
   }
   throw concurrentChange();
+}
+
+/**
+ * `/hwid/edit`: a string makes it the only bound HWID (on a license with
+ * several seats too), null clears every HWID. Clearing frees the devices (their
+ * index items) and starts the reset cooldown; setting under
+ * `single_key_per_hwid` claims the device for this license.
+ */
+export function editHwid(deps: Deps, input: EditHwidInput & { teamId: string }) {
+  return changeOwnedHwids(deps, input.teamId, input.license_key, async (license) => {
+    if (input.hwid === null) return { hwids: [], resetAt: iso(deps.clock.now()), claim: false };
+    const subscription = await deps.repos.subscriptions.get(license.subscription_id);
+    return { hwids: [input.hwid], claim: subscription?.single_key_per_hwid === true, claimKept: true };
+  });
 }

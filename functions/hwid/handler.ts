@@ -1,8 +1,12 @@
 import { lambdaDepsFromEnv } from '#core/deps';
 import { createGroupHandler, managementEndpoint, type DepsSource, type Endpoints } from '#core/http';
 import { editHwid } from './edit';
+import { removeHwid } from './remove';
+import { setMaxDevices } from './set-max-devices';
 import {
   editHwidSchema,
+  removeHwidSchema,
+  setMaxDevicesSchema,
   toggleLockBulkSchema,
   toggleLockSchema,
   toggleResetAllowedSchema,
@@ -19,6 +23,8 @@ export const endpoints: Endpoints<'hwid'> = {
   '/hwid/toggle-lock-bulk': managementEndpoint(toggleLockBulkSchema, toggleLockBulk),
   '/hwid/toggle-reset-allowed': managementEndpoint(toggleResetAllowedSchema, toggleResetAllowed),
   '/hwid/update-reset-interval': managementEndpoint(updateResetIntervalSchema, updateResetInterval),
+  '/hwid/set-max-devices': managementEndpoint(setMaxDevicesSchema, setMaxDevices),
+  '/hwid/remove': managementEndpoint(removeHwidSchema, removeHwid),
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('hwid', endpoints, deps);

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { licenseKeyField, licenseKeysField } from '#core/fields';
+import { licenseKeyField, licenseKeysField, maxDevicesField } from '#core/fields';
 
 /** Ten years: longer is a typo, and a longer cooldown means "never" (use hwid_reset_allowed for that). */
 export const MAX_RESET_INTERVAL_SECONDS = 10 * 365 * 86400;
@@ -33,3 +33,17 @@ export const updateResetIntervalSchema = z.object({
   hwid_reset_interval: z.int().check(z.minimum(0), z.maximum(MAX_RESET_INTERVAL_SECONDS)),
 });
 export type UpdateResetIntervalInput = z.infer<typeof updateResetIntervalSchema>;
+
+const hwidField = z.string().check(z.minLength(1), z.maxLength(256));
+
+export const setMaxDevicesSchema = z.object({
+  license_key: licenseKeyField,
+  max_devices: maxDevicesField,
+});
+export type SetMaxDevicesInput = z.infer<typeof setMaxDevicesSchema>;
+
+export const removeHwidSchema = z.object({
+  license_key: licenseKeyField,
+  hwid: hwidField,
+});
+export type RemoveHwidInput = z.infer<typeof removeHwidSchema>;

@@ -9,11 +9,11 @@ export function deleteOwned(deps: Deps, teamId: string, licenseKey: string): Pro
   return optimistic(async () => {
     const license = await ownedLicense(deps, teamId, licenseKey);
     const [hwidIndex, usernameIndex] = await Promise.all([
-      license.hwid === null ? undefined : deps.repos.hwids.get(license.app_id, license.hwid),
+      deps.repos.hwids.heldBy(license),
       license.username === null ? undefined : deps.repos.usernames.get(license.app_id, license.username),
     ]);
     const removed = await deps.repos.licenses.remove(license, {
-      hwidIndex: hwidIndex?.license_key === license.key,
+      hwidIndex,
       usernameIndex: usernameIndex?.license_key === license.key,
     });
     return removed || undefined;

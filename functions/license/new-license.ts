@@ -15,6 +15,7 @@ export interface NewLicenseInput {
   metadata?: Record<string, unknown>;
   key?: string;
   username?: string;
+  max_devices: number;
 }
 
 /** A new, unused license: its clock starts at first activation, so only `initial_duration` is set. */
@@ -31,6 +32,8 @@ export function newLicense(deps: Pick<Deps, 'clock'>, input: NewLicenseInput): L
     first_used_at: null,
     last_login: null,
     hwid: null,
+    hwids: [],
+    max_devices: input.max_devices,
     hwid_lock: input.hwid_lock,
     hwid_reset_allowed: true,
     hwid_reset_interval: 0,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { appIdField, licenseKeyField as licenseKey, licenseKeysField as licenseKeys, subscriptionIdField } from '#core/fields';
+import { appIdField, maxDevicesField, licenseKeyField as licenseKey, licenseKeysField as licenseKeys, subscriptionIdField } from '#core/fields';
 import { maxPasswordBytes } from '#core/passwords';
 import { metadataProblem } from './metadata';
 
@@ -71,6 +71,7 @@ export const createSchema = z
     username: z.optional(username),
     password: z.optional(password),
     license_key: z.optional(customLicenseKey),
+    max_devices: z._default(maxDevicesField, 1),
   })
   .check(
     durationWithinLimit,
@@ -90,6 +91,7 @@ export const createBulkSchema = z
     ...duration,
     hwid_lock: z._default(z.boolean(), false),
     tags: z._default(tags, []),
+    max_devices: z._default(maxDevicesField, 1),
   })
   .check(durationWithinLimit);
 

@@ -1,20 +1,39 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
+import { concurrentChange } from '#core/errors';
 import { managementView } from '#core/license-view';
 import { notFound, ownedLicense } from '#core/ownership';
+import { hwidInUse } from '../hwid/edit';
 import type { updateSubscriptionSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
 
-/** Moves a license to another tier of the same application. */
+/**
+ * Moves a license to another tier of the same application, and its HWID index
+ * items with it in the same transaction: onto a `single_key_per_hwid`
+ * subscription every bound HWID is claimed (one already held by another license
+ * refuses the move with HWID_IN_USE), off one the license's index items are
+ * released, so the index always matches the subscription the license is on.
+ */
 export async function updateSubscription(deps: Deps, input: z.infer<typeof updateSubscriptionSchema> & { teamId: string }) {
-  const license = await ownedLicense(deps, input.teamId, input.license_key);
-  const subscription = await subscriptionForApp(deps, input.teamId, license.app_id, input.subscription_id);
-  const updated = await deps.repos.licenses.updateFields(
-    license.key,
-    input.teamId,
-    { subscription_id: subscription.subscription_id },
-    { app_id: license.app_id },
-  );
-  if (!updated) throw notFound.license();
-  return managementView(updated, subscription);
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const license = await ownedLicense(deps, input.teamId, input.license_key);
+    const subscription = await subscriptionForApp(deps, input.teamId, license.app_id, input.subscription_id);
+    const claim = subscription.single_key_per_hwid;
+    const outcome = await deps.repos.hwids.replaceHwids({
+      license,
+      hwids: license.hwids,
+      claim,
+      claimKept: claim,
+      releaseKept: !claim,
+      subscriptionId: subscription.subscription_id,
+      expect: { conditions: ['team_id = :team', 'app_id = :app'], values: { ':team': input.teamId, ':app': license.app_id } },
+    });
+    if (outcome === 'hwid-in-use') throw hwidInUse();
+    if (outcome === 'changed') {
+      const updated = await deps.repos.licenses.get(license.key, license.team_id);
+      if (!updated) throw notFound.license();
+      return managementView(updated, subscription);
+    }
+  }
+  throw concurrentChange();
 }

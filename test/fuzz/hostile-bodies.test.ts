@@ -16,13 +16,14 @@ type FieldType = 'uuid' | 'string' | 'integer' | 'boolean' | 'strings' | 'object
 const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string' },
   '/register': { app_id: 'uuid', license: 'string', username: 'string', password: 'string' },
+  '/reset-hwid': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string' },
   '/license/create': {
     app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer', hwid_lock: 'boolean',
-    tags: 'strings', metadata: 'object', username: 'string', password: 'string', license_key: 'string',
+    tags: 'strings', metadata: 'object', username: 'string', password: 'string', license_key: 'string', max_devices: 'integer',
   },
   '/license/create-bulk': {
     key_amount: 'integer', app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer',
-    hwid_lock: 'boolean', tags: 'strings',
+    hwid_lock: 'boolean', tags: 'strings', max_devices: 'integer',
   },
   '/license/extend': { license_key: 'string', extend_seconds: 'integer' },
   '/license/extend-bulk': { license_keys: 'strings', extend_seconds: 'integer', request_id: 'string' },
@@ -43,6 +44,8 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/hwid/toggle-lock-bulk': { license_keys: 'strings', hwid_lock: 'boolean' },
   '/hwid/toggle-reset-allowed': { license_key: 'string', hwid_reset_allowed: 'boolean' },
   '/hwid/update-reset-interval': { license_key: 'string', hwid_reset_interval: 'integer' },
+  '/hwid/set-max-devices': { license_key: 'string', max_devices: 'integer' },
+  '/hwid/remove': { license_key: 'string', hwid: 'string' },
   '/subscription/create': { app_id: 'uuid', name: 'string', level: 'integer', single_key_per_hwid: 'boolean' },
   '/subscription/edit': { subscription_id: 'uuid', name: 'string', level: 'integer', single_key_per_hwid: 'boolean', status: 'string' },
   '/subscription/delete': { subscription_id: 'uuid' },

@@ -317,11 +317,16 @@ describe('POST /auth HWID lock', () => {
     expect((await stored(key)).hwid).toBe('device-1');
   });
 
-  it('binds again after the owner clears the HWID', async () => {
+  it('binds again after the owner cleared the HWID of an item written before seats existed (no hwids list)', async () => {
     const key = (await license({ hwid_lock: true })).key;
     await auth({ license: key, hwid: 'old-device' });
     await env.deps.table.doc.send(
-      new UpdateCommand({ TableName: env.deps.table.name, Key: keys.license(key), UpdateExpression: 'SET hwid = :none', ExpressionAttributeValues: { ':none': null } }),
+      new UpdateCommand({
+        TableName: env.deps.table.name,
+        Key: keys.license(key),
+        UpdateExpression: 'SET hwid = :none REMOVE hwids, max_devices',
+        ExpressionAttributeValues: { ':none': null },
+      }),
     );
 
     const response = await auth({ license: key, hwid: 'new-device' });

@@ -86,6 +86,21 @@ describe('the /auth hot path', () => {
     expect(again.writes).toBe(1);
   });
 
+  it('keeps a license with several seats at 2 round trips warm and one plain update, for its oldest and a later device', async () => {
+    const single = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
+    const seats = await seedLicense(env.deps, single, { hwid_lock: true, max_devices: 3 });
+    await measured({ license: seats.key, hwid: 'seat-1' });
+    const bindSecond = await measured({ license: seats.key, hwid: 'seat-2' });
+    expect(bindSecond.counts).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
+
+    for (const hwid of ['seat-1', 'seat-2']) {
+      const warm = await measured({ license: seats.key, hwid });
+      expect(warm.response.body.message).toBe('LICENSE_VERIFIED_USED_AND_LOCKED_KEY');
+      expect(warm.counts).toEqual({ BatchGetItemCommand: 1, UpdateItemCommand: 1 });
+      expect(warm.writeUnits).toBe(1);
+    }
+  });
+
   it('writes nothing for a failed /auth', async () => {
     const locked = await seedLicense(env.deps, subscription, { hwid_lock: true });
     const failed = await measured({ license: locked.key });

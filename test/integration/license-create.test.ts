@@ -216,6 +216,7 @@ describe('POST /license/create-bulk when a chunk cannot be written', () => {
         duration_value: 1,
         hwid_lock: false,
         tags: [],
+        max_devices: 1,
       }),
     ).rejects.toMatchObject({ status: 500, code: 'SERVER_ERROR' });
 

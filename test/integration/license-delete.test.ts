@@ -67,7 +67,7 @@ describe('POST /license/delete', () => {
     const stale = await boundLicenseWithCredentials('device-4', 'ivan');
     expect(await env.deps.repos.credentials.set(stale, 'ivan-renamed', 'hash')).toBe('updated');
 
-    expect(await env.deps.repos.licenses.remove(stale, { hwidIndex: true, usernameIndex: true })).toBe(false);
+    expect(await env.deps.repos.licenses.remove(stale, { hwidIndex: stale.hwids, usernameIndex: true })).toBe(false);
 
     expect(await env.deps.repos.licenses.get(stale.key, stale.team_id)).toMatchObject({ username: 'ivan-renamed' });
     expect(await env.deps.repos.usernames.get(owner.app_id, 'ivan-renamed')).toMatchObject({ license_key: stale.key });

@@ -42,7 +42,9 @@ export function licenseRecord(subscription: Subscription, overrides: Partial<Lic
     username: null,
     tags: [],
     metadata: {},
+    max_devices: 1,
     ...overrides,
+    hwids: overrides.hwids ?? (overrides.hwid ? [overrides.hwid] : []),
   };
 }
 

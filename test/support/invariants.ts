@@ -15,6 +15,12 @@ export async function scanAll(table: Table): Promise<Item[]> {
   return items;
 }
 
+/** A license item's bound HWIDs: `hwids`, or on an item from before seats existed its `hwid`. */
+function boundHwids(license: Item): string[] {
+  if (Array.isArray(license.hwids)) return license.hwids;
+  return license.hwid === null || license.hwid === undefined ? [] : [license.hwid];
+}
+
 /**
  * The data invariants of DESIGN.md, checked over a whole table: every bound HWID
  * index item points at exactly one license that holds that HWID (and back, under
@@ -44,20 +50,25 @@ export function checkInvariants(items: Item[], expected: { created?: string[] } 
   for (const [slot, entry] of hwidIndex) {
     const license = licenses.get(`${entry.app_id}|${entry.license_key}`);
     if (!license) violations.push(`HWID ${slot} points at missing license ${entry.license_key}`);
-    else if (license.hwid !== entry.hwid || license.app_id !== entry.app_id) {
-      violations.push(`HWID ${slot} points at license ${entry.license_key} bound to ${String(license.hwid)}`);
+    else if (!boundHwids(license).includes(entry.hwid) || license.app_id !== entry.app_id) {
+      violations.push(`HWID ${slot} points at license ${entry.license_key} bound to ${boundHwids(license).join(',') || 'nothing'}`);
     }
   }
 
   const singleKeyHolders = new Map<string, string>();
   for (const license of licenses.values()) {
-    if (license.hwid === null || license.hwid === undefined) continue;
+    const hwids = boundHwids(license);
+    if (license.hwid !== (hwids[0] ?? null)) violations.push(`license ${license.key} has hwid ${String(license.hwid)} but hwids ${hwids.join(',')}`);
+    if (new Set(hwids).size !== hwids.length) violations.push(`license ${license.key} lists an HWID twice`);
+    if (hwids.length > (license.max_devices ?? 1)) violations.push(`license ${license.key} holds ${hwids.length} HWIDs on ${license.max_devices ?? 1} seats`);
     if (!subscriptions.get(license.subscription_id)?.single_key_per_hwid) continue;
-    const slot = `${license.app_id}|${license.hwid}`;
-    const holder = singleKeyHolders.get(slot);
-    if (holder) violations.push(`HWID ${slot} bound to two single-key licenses: ${holder} and ${license.key}`);
-    singleKeyHolders.set(slot, license.key);
-    if (hwidIndex.get(slot)?.license_key !== license.key) violations.push(`license ${license.key} holds HWID ${slot} without its index item`);
+    for (const hwid of hwids) {
+      const slot = `${license.app_id}|${hwid}`;
+      const holder = singleKeyHolders.get(slot);
+      if (holder) violations.push(`HWID ${slot} bound to two single-key licenses: ${holder} and ${license.key}`);
+      singleKeyHolders.set(slot, license.key);
+      if (hwidIndex.get(slot)?.license_key !== license.key) violations.push(`license ${license.key} holds HWID ${slot} without its index item`);
+    }
   }
 
   for (const [slot, entry] of usernameIndex) {

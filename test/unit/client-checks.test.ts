@@ -129,9 +129,18 @@ describe('HWID processing (step 9)', () => {
 
   it('binds the sent HWID while none is bound, accepts the bound one and refuses others', () => {
     expect(hwidToBind(locked, 'device-1', now)).toBe('device-1');
-    expect(hwidToBind({ ...locked, hwid: 'device-1' }, 'device-1', now)).toBeUndefined();
-    expect(codeOf(() => hwidToBind({ ...locked, hwid: 'device-1' }, 'device-2', now))).toBe('HWID_MISMATCH');
-    expect(codeOf(() => hwidToBind({ ...locked, hwid: 'device-1' }, undefined, now))).toBe('HWID_NOT_PROVIDED');
+    const bound = { ...locked, hwid: 'device-1', hwids: ['device-1'] };
+    expect(hwidToBind(bound, 'device-1', now)).toBeUndefined();
+    expect(codeOf(() => hwidToBind(bound, 'device-2', now))).toBe('HWID_MISMATCH');
+    expect(codeOf(() => hwidToBind(bound, undefined, now))).toBe('HWID_NOT_PROVIDED');
+  });
+
+  it('binds a new HWID while a seat is free, accepts every bound one, and refuses a new one when the seats are taken', () => {
+    const seats = { ...locked, max_devices: 2, hwid: 'device-1', hwids: ['device-1'] };
+    expect(hwidToBind(seats, 'device-2', now)).toBe('device-2');
+    const full = { ...seats, hwids: ['device-1', 'device-2'] };
+    expect(hwidToBind(full, 'device-2', now)).toBeUndefined();
+    expect(codeOf(() => hwidToBind(full, 'device-3', now))).toBe('HWID_MISMATCH');
   });
 
   it('names the success code after first use and lock', () => {

@@ -15,7 +15,7 @@ describe('the invariant checker', () => {
 
   it('catches an HWID index item without its license binding', () => {
     expect(checkInvariants([subscription, license('K1'), hwidItem('dev', 'K1')])).toEqual([
-      'HWID a1|dev points at license K1 bound to null',
+      'HWID a1|dev points at license K1 bound to nothing',
     ]);
   });
 

@@ -1,0 +1,79 @@
+import { addSeconds, iso } from '#core/clock';
+import type { Deps } from '#core/deps';
+import { clientFailure } from '#core/errors';
+import { authView, hwidResetCooldown } from '#core/license-view';
+import type { BlacklistProbe } from '#data/auth.repo';
+import type { License } from '#data/license.repo';
+import { afterLostRace, checkedLicense } from './auth';
+import type { ResetHwidInput } from './schemas';
+
+export const hwidResetMessage = 'HWID_RESET';
+
+/** What /reset-hwid releases: the one device named, or every device. */
+function toRelease(license: License, hwid: string | undefined): string[] {
+  if (hwid === undefined) {
+    if (license.hwids.length === 0) throw clientFailure('HWID_NOT_BOUND');
+    return license.hwids;
+  }
+  if (!license.hwids.includes(hwid)) throw clientFailure('HWID_NOT_BOUND');
+  return [hwid];
+}
+
+/** Step after NOT_ALLOWED and NOT_BOUND: the interval since the last reset must have passed. */
+function checkCooldown(license: License, now: Date): void {
+  const cooldown = hwidResetCooldown(license, now);
+  if (cooldown > 0 && license.last_hwid_reset_at !== null) {
+    throw clientFailure('HWID_RESET_COOLDOWN', {
+      last_hwid_reset_at: license.last_hwid_reset_at,
+      hwid_reset_cooldown: cooldown,
+      next_reset_at: addSeconds(license.last_hwid_reset_at, license.hwid_reset_interval),
+    });
+  }
+}
+
+/**
+ * `POST /reset-hwid` (extensions.md section 2): /auth's steps 2 to 8, then the
+ * reset's own checks in order, then one transaction that releases the devices
+ * (their index items too) and sets `last_hwid_reset_at`. The transaction is
+ * conditional on the license as checked (bound HWIDs, last reset, the reset
+ * flag and interval, status), so of concurrent resets in one cooldown exactly
+ * one gets through; the others read the license again and meet the cooldown.
+ */
+export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: BlacklistProbe[]) {
+  const checked = await checkedLicense(deps, input, probes);
+  const { now, subscription } = checked;
+  let license = checked.license;
+  for (let attempt = 1; ; attempt++) {
+    if (!license.hwid_reset_allowed) throw clientFailure('HWID_RESET_NOT_ALLOWED');
+    const released = toRelease(license, input.hwid);
+    checkCooldown(license, now);
+    const resetAt = iso(now);
+    const outcome = await deps.repos.hwids.replaceHwids({
+      license,
+      hwids: license.hwids.filter((hwid) => !released.includes(hwid)),
+      resetAt,
+      claim: false,
+      expect: {
+        conditions: [
+          '#status = :active',
+          'hwid_reset_allowed = :allowed',
+          'hwid_reset_interval = :interval',
+          license.last_hwid_reset_at === null ? 'attribute_type(last_hwid_reset_at, :resetNull)' : 'last_hwid_reset_at = :lastReset',
+        ],
+        names: { '#status': 'status' },
+        values: {
+          ':active': 'active',
+          ':allowed': true,
+          ':interval': license.hwid_reset_interval,
+          ...(license.last_hwid_reset_at === null ? { ':resetNull': 'NULL' } : { ':lastReset': license.last_hwid_reset_at }),
+        },
+      },
+    });
+    if (outcome === 'changed') {
+      const hwids = license.hwids.filter((hwid) => !released.includes(hwid));
+      const after: License = { ...license, hwids, hwid: hwids[0] ?? null, last_hwid_reset_at: resetAt };
+      return { message: hwidResetMessage, data: authView(after, subscription, now) };
+    }
+    license = await afterLostRace(deps, license, input.appId, now, attempt);
+  }
+}

@@ -1,0 +1,26 @@
+import type { Deps } from '#core/deps';
+import { concurrentChange, invalidInput } from '#core/errors';
+import { licenseRecord } from '#core/license-view';
+import { notFound, ownedLicense } from '#core/ownership';
+import type { SetMaxDevicesInput } from './schemas';
+
+/**
+ * `/hwid/set-max-devices`: the number of seats. Fewer seats than bound devices
+ * is refused rather than releasing devices the owner did not name
+ * (`/hwid/remove` releases one). The write is conditional on the bound devices
+ * as read, so a device bound in between is counted.
+ */
+export async function setMaxDevices(deps: Deps, input: SetMaxDevicesInput & { teamId: string }) {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const license = await ownedLicense(deps, input.teamId, input.license_key);
+    if (license.hwids.length > input.max_devices) {
+      throw invalidInput(`max_devices: must be at least the ${license.hwids.length} devices bound now (release some with /hwid/remove)`);
+    }
+    if (await deps.repos.hwids.setMaxDevices(license, input.max_devices)) {
+      const updated = await deps.repos.licenses.get(license.key, license.team_id);
+      if (!updated) throw notFound.license();
+      return licenseRecord(deps, updated);
+    }
+  }
+  throw concurrentChange();
+}
