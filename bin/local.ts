@@ -4,6 +4,8 @@ import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
+import { localSink } from '../functions/events/sinks';
+import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
 import { ensureTable, externalStore, startLocalStore } from '../local/store';
 
@@ -48,6 +50,15 @@ async function main() {
     rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined,
     clientRateLimit: local.rateLimit.enabled ? local.clientRateLimit : undefined,
   });
+  // The events consumer over the store's stream, as the event source mapping runs it on AWS.
+  const events = await startLocalEventStream({
+    client: store.client,
+    endpoint: store.endpoint,
+    region: config.region,
+    tableName: config.tableName,
+    pollMs: 500,
+    deps: { ...deps, sink: localSink({ webhookUrl: local.eventsWebhookUrl, logger: deps.logger }) },
+  });
   const storeLine = external
     ? `DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${config.tableName} ${created ? 'created now' : 'already there'}`
     : `embedded DynamoDB Local on ${store.endpoint}, table ${config.tableName}, data in ${local.dataDir}/`;
@@ -59,6 +70,7 @@ async function main() {
       `  demo team:  ${owner.team_id}`,
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
+      `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
       '',
       'Try it:',
       `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,
@@ -74,6 +86,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     await server.close();
+    await events.stop();
     await store.stop();
     process.exit(0);
   };

@@ -48,6 +48,8 @@ export interface Settings {
   alarmEmail: string | undefined;
   /** X-Ray active tracing on every function and on the API stage. */
   tracing: boolean;
+  /** Days audit items are kept (their TTL). */
+  auditRetentionDays: number;
 }
 
 export type ContextReader = (key: string) => unknown;
@@ -140,6 +142,7 @@ export function readSettings(get: ContextReader): Settings {
     managementReservedConcurrency: integer(get, 'managementReservedConcurrency', 0, 0, 10000),
     alarmEmail,
     tracing: flag(get, 'tracing', true),
+    auditRetentionDays: integer(get, 'auditRetentionDays', 90, 1, 3650),
   };
 }
 

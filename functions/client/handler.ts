@@ -2,6 +2,7 @@ import { lambdaDepsFromEnv } from '#core/deps';
 import { createGroupHandler, type DepsSource, type Endpoints } from '#core/http';
 import { validate } from '#core/validation';
 import { authenticate } from './auth';
+import { countsAsAuthFailure, flushAuthFailures } from './failure-count';
 import { blacklistProbes } from './auth-checks';
 import { registerCredentials, registeredMessage } from './register';
 import { authSchema, registerSchema } from './schemas';
@@ -9,8 +10,17 @@ import { authSchema, registerSchema } from './schemas';
 export const endpoints: Endpoints<'client'> = {
   '/auth': async (deps, body, request) => {
     const input = validate('client', authSchema, body);
-    const { message, data } = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
-    return { body: { success: true, message, data } };
+    try {
+      const { message, data } = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
+      return { body: { success: true, message, data } };
+    } catch (error) {
+      if (countsAsAuthFailure(error)) deps.authFailures.note(input.appId);
+      throw error;
+    } finally {
+      // Not awaited: the answer does not wait for it. A frozen container finishes it when thawed, or loses it with the container.
+      const due = deps.authFailures.takeDue();
+      if (due.length > 0) void flushAuthFailures(deps, due);
+    }
   },
   '/register': async (deps, body) => {
     await registerCredentials(deps, validate('client', registerSchema, body));
