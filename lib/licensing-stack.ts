@@ -103,7 +103,12 @@ export class LicensingStack extends Stack {
     new CfnOutput(this, 'RestApiId', { value: this.api.restApiId });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
 
-    acknowledgeNagFindings(this, settings, Object.values(this.functions).map((fn) => fn.role!));
+    acknowledgeNagFindings(
+      this,
+      settings,
+      Object.values(this.functions).map((fn) => fn.role!),
+      { consumerRole: this.functions.events.role!, deadLetterQueue: this.eventsDeadLetterQueue },
+    );
   }
 
   /**
@@ -131,7 +136,7 @@ export class LicensingStack extends Stack {
         onFailure: new SqsDlq(this.eventsDeadLetterQueue),
         filters: [
           lambda.FilterCriteria.filter({
-            dynamodb: { Keys: { sk: { S: ['LIC', 'SUB', lambda.FilterRule.beginsWith('BL#'), lambda.FilterRule.beginsWith('USER#')] } } },
+            dynamodb: { Keys: { sk: { S: ['LIC', 'SUB', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
           }),
         ],
       }),

@@ -22,6 +22,8 @@ describe('table access per function', () => {
     ],
     blacklist: [{ actions: ['DeleteItem', 'GetItem', 'Query', 'UpdateItem'], keys: ['APP#*'] }],
     authorizer: [{ actions: ['GetItem'], keys: ['APIKEY#*'] }],
+    app: [{ actions: ['GetItem', 'Query'], keys: ['APP#*'] }],
+    events: [{ actions: ['PutItem', 'UpdateItem'], keys: ['APP#*#AUDIT*', 'APP#*#STATS', 'STREAM#*'] }],
   };
 
   it.each(Object.entries(expected))('allows the %s function exactly its actions, on its partitions only', (name, grants) => {
@@ -49,7 +51,7 @@ describe('table access per function', () => {
 
   it('lets only the groups that list by index query the indexes, on the app partitions they list', () => {
     const indexed = Object.entries(tableAccess).filter(([, access]) => access.queriesIndexes.length > 0);
-    expect(indexed.map(([name]) => name).sort()).toEqual(['license', 'subscription']);
+    expect(indexed.map(([name]) => name).sort()).toEqual(['app', 'license', 'subscription']);
     for (const [, access] of indexed) expect(leadingKeyPatterns(access.queriesIndexes)).toEqual(['APP#*']);
     expect(keys.licensesOfApp('a')).toMatch(/^APP#/);
     expect(keys.subscriptionsOfApp('a')).toMatch(/^APP#/);
@@ -69,10 +71,18 @@ describe('table access per function', () => {
       keys.username('a', 'u').pk,
       keys.blacklist('a', 'ip', '1.2.3.4').pk,
       keys.bulkMarker('t', '/r', { gatewayRequestId: 'id' }, 'l').pk,
+      keys.audit('a', 'p').pk,
+      keys.auditByLicense('a', 'l', 'p').gsi1pk,
+      keys.dailyStats('a', '2026-01-01').pk,
+      keys.streamRecord('e').pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
-      ['apiKey', 'app', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'license', 'licenseByApp', 'licensePosition', 'licensesOfApp', 'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username'].sort(),
+      [
+        'apiKey', 'app', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'license', 'licenseByApp', 'licenseOf', 'licensePosition', 'licensesOfApp',
+        'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username',
+        'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'streamRecord', 'entityOf',
+      ].sort(),
     );
   });
 });

@@ -28,6 +28,7 @@ describe('readSettings', () => {
       managementReservedConcurrency: 0,
       alarmEmail: undefined,
       tracing: true,
+      auditRetentionDays: 90,
     });
   });
 
