@@ -2,7 +2,7 @@ import { lambdaDepsFromEnv } from '#core/deps';
 import { createGroupHandler, type DepsSource, type Endpoints } from '#core/http';
 import { validate } from '#core/validation';
 import { authenticate } from './auth';
-import { countsAsAuthFailure, flushAuthFailures } from './failure-count';
+import { countsAsAuthFailure } from './failure-count';
 import { blacklistProbes } from './auth-checks';
 import { registerCredentials, registeredMessage } from './register';
 import { authSchema, registerSchema } from './schemas';
@@ -16,10 +16,6 @@ export const endpoints: Endpoints<'client'> = {
     } catch (error) {
       if (countsAsAuthFailure(error)) deps.authFailures.note(input.appId);
       throw error;
-    } finally {
-      // Not awaited: the answer does not wait for it. A frozen container finishes it when thawed, or loses it with the container.
-      const due = deps.authFailures.takeDue();
-      if (due.length > 0) void flushAuthFailures(deps, due);
     }
   },
   '/register': async (deps, body) => {

@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import type { Logger } from './logger';
 
 export interface PendingFailures {
   appId: string;
@@ -9,21 +10,23 @@ export interface PendingFailures {
 
 /**
  * Failed /auth attempts of one container, per application and UTC day, kept
- * in memory and handed out for a flush at most once per interval: /auth
- * itself never writes them (its budget is one write per success). Only
- * failures of an existing application are counted (an unknown app id is no
- * app's failure), so memory grows with the apps seen, not with what callers send.
+ * in memory and written by a timer at most once per interval, never by a
+ * request: /auth's budget is one DynamoDB write per success and none per
+ * failure. Only failures of an existing application are counted (an unknown
+ * app id is no app's failure), so memory grows with the apps seen, not with
+ * what callers send. On Lambda a timer due while the container is frozen runs
+ * when it thaws; what a container holds when it is recycled is lost.
  */
 export class AuthFailureCounter {
   private pending = new Map<string, PendingFailures>();
-  private lastFlushMs: number;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly clock: Clock,
+    private readonly write: (entry: PendingFailures) => Promise<void>,
+    private readonly logger: Logger,
     readonly intervalMs = 60_000,
-  ) {
-    this.lastFlushMs = clock.now().getTime();
-  }
+  ) {}
 
   note(appId: string): void {
     const day = this.clock.now().toISOString().slice(0, 10);
@@ -31,29 +34,27 @@ export class AuthFailureCounter {
     const entry = this.pending.get(id) ?? { appId, day, count: 0 };
     entry.count += 1;
     this.pending.set(id, entry);
+    // Unref'd: a pending flush never keeps a process (a test run, the local server's shutdown) alive.
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.intervalMs).unref();
   }
 
-  /** The counts to flush, taken out of memory, when the interval has passed since the last flush; otherwise none. */
-  takeDue(): PendingFailures[] {
-    const now = this.clock.now().getTime();
-    if (this.pending.size === 0 || now - this.lastFlushMs < this.intervalMs) return [];
-    this.lastFlushMs = now;
-    return this.takeAll();
-  }
-
-  /** Every count, due or not (a drain in tests and benches; the flush of a failed write puts its counts back). */
-  takeAll(): PendingFailures[] {
-    const taken = [...this.pending.values()];
+  /** Writes every count now (the timer's job; tests and benches drain with it). A write that fails keeps its count for the next flush. */
+  async flush(): Promise<void> {
+    const entries = [...this.pending.values()];
     this.pending.clear();
-    return taken;
-  }
-
-  restore(entries: PendingFailures[]): void {
     for (const entry of entries) {
-      const id = `${entry.appId}\n${entry.day}`;
-      const current = this.pending.get(id);
-      if (current) current.count += entry.count;
-      else this.pending.set(id, { ...entry });
+      try {
+        await this.write(entry);
+      } catch (error) {
+        const id = `${entry.appId}\n${entry.day}`;
+        const current = this.pending.get(id);
+        if (current) current.count += entry.count;
+        else this.pending.set(id, entry);
+        this.logger.warn('failed /auth counts not written', { app_id: entry.appId, error_message: error instanceof Error ? error.message : String(error) });
+      }
     }
   }
 }

@@ -17,7 +17,7 @@ export interface Deps {
   repos: Repos;
   /** Items a warm Lambda may reuse for `config.cacheTtlSeconds` (the /auth hot path). */
   cache: ItemCache;
-  /** Failed /auth attempts of this container, flushed to the daily counters at most once a minute. */
+  /** Failed /auth attempts of this container, written to the daily counters by a timer at most once a minute. */
   authFailures: AuthFailureCounter;
 }
 
@@ -26,14 +26,16 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
   const table = createTable(client, config.tableName);
   const clock = overrides.clock ?? systemClock;
   const cache = createItemCache(config.cacheTtlSeconds, clock);
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const repos = createRepos(table, cache);
   return {
     config,
-    logger: overrides.logger ?? createLogger(config.logLevel),
+    logger,
     clock,
     table,
-    repos: createRepos(table, cache),
+    repos,
     cache,
-    authFailures: new AuthFailureCounter(clock),
+    authFailures: new AuthFailureCounter(clock, (entry) => repos.events.addAuthFailures(entry.appId, entry.day, entry.count), logger),
   };
 }
 

@@ -1,4 +1,3 @@
-import { flushAuthFailures } from '../../functions/client/failure-count';
 import type { EventSink } from '../../functions/events/consumer';
 import type { ServiceEvent } from '../../functions/events/derive';
 import { startLocalEventStream, type LocalEventStream } from '../../local/event-stream';
@@ -33,7 +32,7 @@ export async function startTestEvents(env: TestEnv, sink?: EventSink): Promise<T
     delivered,
     stream,
     drain: async () => {
-      await flushAuthFailures(env.deps, env.deps.authFailures.takeAll());
+      await env.deps.authFailures.flush();
       await stream.drain();
     },
     stop: () => stream.stop(),
