@@ -173,6 +173,8 @@ try {
   await warmUp(baselineServer.url, baselineRequests);
   await warmUp(server.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
   await warmUp(server.url, scenarios.auth_license_hwid!.bodies().map((text) => ({ path: '/auth', body: text })));
+  progress('events consumer: consuming the seeding and warm-up records before any measured load');
+  await events.drain();
 
   // A load run ends with requests still in the server (a client gone does not stop a create-bulk): wait them out.
   const quiesce = async () => {
