@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { consumeBatch, type ConsumerDeps } from '../functions/events/consumer';
 import { toStreamChange } from '../functions/events/stream-record';
+import { credentialsOrPlaceholders } from '../functions/data/db';
 import { tableDefinition } from '../functions/data/table';
 
 /**
@@ -59,7 +60,7 @@ async function streamArnOf(client: DynamoDBClient, tableName: string): Promise<s
 }
 
 export async function startLocalEventStream(options: LocalEventStreamOptions): Promise<LocalEventStream> {
-  const streams = new DynamoDBStreamsClient({ region: options.region, endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const streams = new DynamoDBStreamsClient({ region: options.region, endpoint: options.endpoint, credentials: credentialsOrPlaceholders() });
   const streamArn = await streamArnOf(options.client, options.tableName);
   const shards = new Map<string, ShardState>();
   let recordsRead = 0;

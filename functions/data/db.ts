@@ -87,7 +87,7 @@ export function clientLimits(config: Pick<Config, 'dynamodbEndpoint'>): ClientLi
  * credentials are used as they are, and only when the chain finds none does the
  * client sign with placeholders, which DynamoDB Local accepts.
  */
-function credentialsOrPlaceholders(): AwsCredentialIdentityProvider {
+export function credentialsOrPlaceholders(): AwsCredentialIdentityProvider {
   const chain = defaultProvider();
   return async () => {
     try {
