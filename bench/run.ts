@@ -226,6 +226,9 @@ try {
     }
   }
 
+  // Metering counts one request at a time and needs the store to itself: the consumer's work would slow every call.
+  await events.drain();
+  await events.stop();
   await quiesce();
   progress('DynamoDB round trips and capacity per request, cold and warm');
   const metered: Record<string, { cold: Meter; warm: Meter }> = {};
@@ -279,7 +282,6 @@ try {
   }
 
   await server.close();
-  await events.stop();
   progress('bundles and the SDK reference handler: build, then fresh-process import and one request against the store, interleaved');
   const measured = await measureBundles(root, { endpoint: store.endpoint, tableName: config.tableName }, plan.bundleRuns, progress);
 
