@@ -9,6 +9,8 @@ import { hashPassword, verifyPassword } from '#core/passwords';
 import { createDynamoClient } from '#data/db';
 import * as owners from '../functions/admin/owners';
 import { meterDynamo } from '../local/ddb-meter';
+import { localSink } from '../functions/events/sinks';
+import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
 import { ensureTable, startLocalStore } from '../local/store';
 import { baselineRequests, startBaselineServer } from './baseline';
@@ -162,6 +164,18 @@ try {
   await warmUp(baselineServer.url, baselineRequests);
   await warmUp(server.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
   await warmUp(server.url, scenarios.auth_license_hwid!.bodies().map((text) => ({ path: '/auth', body: text })));
+  // The events consumer runs through every measured load, as npm start runs it, on a client of its own so the meter sees
+  // only the requests' calls. Started after the seeding (which is not measured), it first consumes what the seeding wrote.
+  progress('events consumer: consuming the seeding and warm-up records before any measured load');
+  const events = await startLocalEventStream({
+    client: store.client,
+    endpoint: store.endpoint,
+    region: config.region,
+    tableName: config.tableName,
+    pollMs: 100,
+    deps: { ...createDeps(config, { client: createDynamoClient(config), logger }), sink: localSink({ webhookUrl: undefined, logger }) },
+  });
+  await events.drain();
 
   // A load run ends with requests still in the server (a client gone does not stop a create-bulk): wait them out.
   const quiesce = async () => {
@@ -172,6 +186,7 @@ try {
     }
   };
   const load: Record<string, Record<string, LoadResult>> = {};
+  let consumer: { records: number; seconds: number; rps: number; lag_s: number } | undefined;
   for (const connections of concurrencies) {
     progress(`baseline_store at concurrency ${connections}`);
     (load.baseline_store ??= {})[`c${connections}`] = await runLoad({
@@ -188,6 +203,10 @@ try {
       progress(`${name} at concurrency ${connections}`);
       const requests = scenario.bodies().map((text) => ({ path: scenario.path, body: text }));
       await quiesce();
+      // The consumer's throughput is measured over the /auth load at concurrency 32 and what remains to consume after it.
+      const measuresConsumer = name === 'auth_license' && connections === 32;
+      if (measuresConsumer) await events.drain();
+      const [recordsBefore, startedAt] = [events.recordsRead, performance.now()];
       (load[name] ??= {})[`c${connections}`] = await runLoad({
         url: server.url,
         requests,
@@ -196,9 +215,20 @@ try {
         amount: Math.min(scenario.amount, requests.length * (name === 'register' ? 1 : Infinity)),
         maxSeconds: slow.has(name) && connections > 1 ? plan.slowSeconds : plan.seconds,
       });
+      if (measuresConsumer) {
+        const loadEndedAt = performance.now();
+        await events.drain();
+        const seconds = (performance.now() - startedAt) / 1000;
+        const records = events.recordsRead - recordsBefore;
+        consumer = { records, seconds: round(seconds), rps: Math.round(records / seconds), lag_s: round((performance.now() - loadEndedAt) / 1000) };
+        progress(`events consumer: ${records} stream records in ${round(seconds)} s, ${round((performance.now() - loadEndedAt) / 1000)} s behind at the end of the load`);
+      }
     }
   }
 
+  // Metering counts one request at a time and needs the store to itself: the consumer's work would slow every call.
+  await events.drain();
+  await events.stop();
   await quiesce();
   progress('DynamoDB round trips and capacity per request, cold and warm');
   const metered: Record<string, { cold: Meter; warm: Meter }> = {};
@@ -289,6 +319,8 @@ try {
     create_bulk: operation('create_bulk'),
     get_bulk: operation('get_bulk'),
     extend_bulk: operation('extend_bulk'),
+    events_consumer_rps: consumer!.rps,
+    events_consumer: consumer!,
     baseline_store: { rps: load.baseline_store!.c32!.rps, p50_ms: load.baseline_store!.c32!.p50_ms, p99_ms: load.baseline_store!.c32!.p99_ms, by_concurrency: load.baseline_store! },
     bundles: measured.bundles,
     bundles_reference: measured.reference,
@@ -331,6 +363,11 @@ function checkBudgets(results: Results) {
       value: round(auth.rps / results.baseline_store.rps),
       pass: auth.rps >= results.baseline_store.rps / 2,
     },
+    {
+      budget: 'events consumer keeps up with /auth at concurrency 32: seconds behind at the end of the load, at most 5',
+      value: results.events_consumer.lag_s,
+      pass: results.events_consumer.lag_s <= 5,
+    },
     ...Object.entries(results.bundles).map(([name, bundle]) => ({
       budget: `${name} bundle: import + first request at most ${initBudgetRatio} × the SDK reference handler's`,
       value: ratio(bundle.init_ms, results.bundles_reference.init_ms),
@@ -369,6 +406,8 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
   const baseline = results.baseline_store.by_concurrency as Record<'c1' | 'c32', LoadResult>;
   lines.push(
     `| Store floor: GetItem + UpdateItem | ${baseline.c1.p50_ms} | ${baseline.c1.p99_ms} | ${baseline.c1.rps} | ${baseline.c32.p50_ms} | ${baseline.c32.p99_ms} | ${baseline.c32.rps} | 2 / 2 | |`,
+    '',
+    `Events consumer (DynamoDB Local's stream, running through every load above; the records include those of its own marks, audit items and counters, which the stack's filter keeps from the Lambda): ${results.events_consumer.records} stream records in ${results.events_consumer.seconds} s over the \`/auth\` by key run at concurrency 32, ${results.events_consumer_rps} records/s, ${results.events_consumer.lag_s} s behind when the load ended.`,
     '',
     `| Lambda bundle (samples on Node ${results.bundles_reference.node.replace(/^v/, '')}) | Minified bytes | Import + first request, ms (median, fresh process) | × reference |`,
     '|---|---:|---:|---:|',

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { readConfig, readLocalConfig } from '#core/config';
-import { createDeps, type Deps } from '#core/deps';
+import { createDeps, forRequest, type Deps } from '#core/deps';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createDynamoClient } from '#data/db';
 import * as owners from '../functions/admin/owners';
@@ -145,7 +145,8 @@ async function main(): Promise<number> {
     onAws && createsKey ? usageKeyRegistrar(new APIGatewayClient({ region: values.region ?? readConfig().region }), required('usage-plan')) : undefined;
   const { deps, store } = onAws ? { deps: awsDeps(), store: undefined } : await localDeps();
   try {
-    print(await run(deps, registerUsageKey));
+    // Changes made here show in events and the audit log as the operator's.
+    print(await run(forRequest(deps, undefined, 'admin'), registerUsageKey));
     return 0;
   } finally {
     await store?.stop();

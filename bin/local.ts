@@ -5,6 +5,8 @@ import { createDeps, type Deps } from '#core/deps';
 import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
 import { buildDashboard } from '../dashboard/build';
+import { localSink } from '../functions/events/sinks';
+import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
 import { ensureTable, externalStore, startLocalStore } from '../local/store';
 
@@ -54,6 +56,15 @@ async function main() {
     // Built at every start (esbuild, well under a second), so the dashboard always matches the checkout.
     dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')) },
   });
+  // The events consumer over the store's stream, as the event source mapping runs it on AWS.
+  const events = await startLocalEventStream({
+    client: store.client,
+    endpoint: store.endpoint,
+    region: config.region,
+    tableName: config.tableName,
+    pollMs: 500,
+    deps: { ...deps, sink: localSink({ webhookUrl: local.eventsWebhookUrl, logger: deps.logger }) },
+  });
   const storeLine = external
     ? `DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${config.tableName} ${created ? 'created now' : 'already there'}`
     : `embedded DynamoDB Local on ${store.endpoint}, table ${config.tableName}, data in ${local.dataDir}/`;
@@ -66,6 +77,7 @@ async function main() {
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
       `  dashboard:  ${server.url}/dashboard/#key=${owner.api_key}`,
+      `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
       '',
       'Try it:',
       `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,
@@ -83,6 +95,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     await server.close();
+    await events.stop();
     await store.stop();
     process.exit(0);
   };

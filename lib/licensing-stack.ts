@@ -5,11 +5,14 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
@@ -30,7 +33,10 @@ export interface LicensingStackProps extends StackProps {
   settings: Settings;
 }
 
-type FunctionName = Group | 'authorizer';
+type FunctionName = Group | 'authorizer' | 'events';
+
+/** The events consumer has no route: the table's stream invokes it. */
+export const eventsEntry = 'functions/events/handler.ts';
 
 /** The header the authorizer reads, and the identity source API Gateway checks and caches on. */
 export const apiKeyHeader = 'x-api-key';
@@ -48,6 +54,10 @@ export class LicensingStack extends Stack {
   readonly usagePlan: apigateway.UsagePlan;
   readonly alarmTopic: sns.Topic;
   readonly dashboard: DashboardSite | undefined;
+  /** Every event of section 4 of extensions.md; owners add their own rules and targets. */
+  readonly eventBus: events.EventBus;
+  /** Stream records the consumer kept failing on, and events EventBridge kept refusing. */
+  readonly eventsDeadLetterQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: LicensingStackProps) {
     super(scope, id, props);
@@ -63,7 +73,15 @@ export class LicensingStack extends Stack {
       blacklist: this.createFunction('blacklist', handlerEntry('blacklist'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       app: this.createFunction('app', handlerEntry('app'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       authorizer: this.createFunction('authorizer', authorizerEntry, settings, Duration.seconds(10), settings.authorizerReservedConcurrency),
+      events: this.createFunction('events', eventsEntry, settings, Duration.minutes(1), 0),
     };
+    this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `licensing-${settings.stage}` });
+    this.eventsDeadLetterQueue = new sqs.Queue(this, 'EventsDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.connectEventsConsumer(settings);
 
     this.authorizer = new apigateway.RequestAuthorizer(this, 'ApiKeyAuthorizer', {
       handler: this.functions.authorizer,
@@ -91,7 +109,46 @@ export class LicensingStack extends Stack {
       : undefined;
     if (this.dashboard) new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url, description: 'The owners\' dashboard (sign in with an API key)' });
 
-    acknowledgeNagFindings(this, settings, Object.values(this.functions).map((fn) => fn.role!));
+    acknowledgeNagFindings(
+      this,
+      settings,
+      Object.values(this.functions).map((fn) => fn.role!),
+      { consumerRole: this.functions.events.role!, deadLetterQueue: this.eventsDeadLetterQueue },
+    );
+  }
+
+  /**
+   * Stream → events function: batches in shard order, a failed record retried
+   * (ReportBatchItemFailures, bisected on error), given up after the retry
+   * limit to the dead-letter queue, whose alarm tells the owner. Only changes
+   * of items events are made of reach the function (the consumer's own audit
+   * items, counters and marks are filtered out before any invocation).
+   */
+  private connectEventsConsumer(settings: Settings): void {
+    const fn = this.functions.events;
+    fn.addEnvironment('EVENT_BUS_NAME', this.eventBus.eventBusName);
+    fn.addEnvironment('EVENTS_DLQ_URL', this.eventsDeadLetterQueue.queueUrl);
+    fn.addEnvironment('AUDIT_RETENTION_DAYS', String(settings.auditRetentionDays));
+    this.eventBus.grantPutEventsTo(fn);
+    this.eventsDeadLetterQueue.grantSendMessages(fn);
+    fn.addEventSource(
+      new DynamoEventSource(this.table, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        reportBatchItemFailures: true,
+        onFailure: new SqsDlq(this.eventsDeadLetterQueue),
+        filters: [
+          lambda.FilterCriteria.filter({
+            dynamodb: { Keys: { sk: { S: ['LIC', 'SUB', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
+          }),
+        ],
+      }),
+    );
+    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName, description: 'EventBridge bus of license, subscription and blacklist events' });
+    new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.eventsDeadLetterQueue.queueUrl, description: 'Events and stream records that could not be delivered' });
   }
 
   private createTable(): dynamodb.Table {
@@ -102,6 +159,7 @@ export class LicensingStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      stream: dynamodb.StreamViewType[tableDefinition.streamViewType],
       // Licenses and owners outlive any one deployment: deleting the stack leaves the table behind.
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -422,6 +480,16 @@ export class LicensingStack extends Stack {
           label: 'Throttle events',
           period,
         }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    alarms.push(
+      new cloudwatch.Alarm(this, 'EventsDeadLetterAlarm', {
+        alarmDescription: 'Events or stream records were dead-lettered: see the events dead-letter queue and the events function logs',
+        metric: this.eventsDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period }),
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

@@ -7,7 +7,12 @@ import type { Settings } from './settings';
  * Every cdk-nag AwsSolutions finding this stack accepts, each with its reason.
  * Findings not acknowledged here fail `cdk synth`.
  */
-export function acknowledgeNagFindings(stack: Stack, settings: Settings, functionRoles: IConstruct[]): void {
+export function acknowledgeNagFindings(
+  stack: Stack,
+  settings: Settings,
+  functionRoles: IConstruct[],
+  events: { consumerRole: IConstruct; deadLetterQueue: IConstruct },
+): void {
   const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
   acknowledge(
@@ -45,6 +50,16 @@ export function acknowledgeNagFindings(stack: Stack, settings: Settings, functio
       );
     }
   }
+  acknowledge(
+    events.consumerRole,
+    'AwsSolutions-IAM5[Resource::*]',
+    'The stream event source grants dynamodb:ListStreams, which supports no resource-level permission; reading the stream itself is granted on the table\'s stream only.',
+  );
+  acknowledge(
+    events.deadLetterQueue,
+    'AwsSolutions-SQS3',
+    'This queue is the dead-letter queue of the events consumer (stream records it gave up on, events EventBridge refused); it has an alarm, not a dead-letter queue of its own.',
+  );
   if (!settings.enableWaf && settings.cloudFrontOriginSecret === undefined) {
     acknowledge(
       stack,

@@ -9,7 +9,7 @@ import type { Group } from '../functions/routes';
  * transaction. A change in what a group's code sends to DynamoDB is a change
  * here (and in test/cdk/permissions.test.ts, which spells the grants out).
  */
-export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request';
+export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord';
 
 /** `LIC#x` → `LIC#`: what every partition key of that entity begins with. */
 function prefixOf(partitionKey: string): string {
@@ -27,11 +27,24 @@ export const partitionPrefixes: Record<Partition, string> = {
   subscription: prefixOf(keys.subscription('-').pk),
   license: prefixOf(keys.license('-').pk),
   request: prefixOf(keys.bulkMarker('-', '-', { gatewayRequestId: '-' }, '-').pk),
+  audit: prefixOf(keys.auditOfApp('-')),
+  dailyStats: prefixOf(keys.dailyStatsOfApp('-')),
+  streamRecord: prefixOf(keys.streamRecord('-').pk),
+};
+
+/**
+ * Partitions under an app's prefix that one function may write without
+ * reaching the app's other items: the app id becomes a wildcard, the rest of
+ * the key stays (`APP#*#AUDIT*` also covers one license's audit index partition).
+ */
+const appScoped: Partial<Record<Partition, string>> = {
+  audit: `${keys.auditOfApp('*')}*`,
+  dailyStats: keys.dailyStatsOfApp('*'),
 };
 
 /** `dynamodb:LeadingKeys` patterns (ForAllValues:StringLike) for these partitions. */
 export function leadingKeyPatterns(partitions: readonly Partition[]): string[] {
-  return partitions.map((partition) => `${partitionPrefixes[partition]}*`);
+  return partitions.map((partition) => appScoped[partition] ?? `${partitionPrefixes[partition]}*`);
 }
 
 export interface TableGrant {
@@ -46,9 +59,10 @@ export interface TableAccess {
   queriesIndexes: readonly Partition[];
 }
 
-export const tableAccess: Record<Group | 'authorizer', TableAccess> = {
+export const tableAccess: Record<Group | 'authorizer' | 'events', TableAccess> = {
   // /auth reads app, team, subscription, blacklist, username index and license in one BatchGetItem, then activates
-  // (license update, HWID index put); /register swaps the username index in a transaction. Never API keys or teams.
+  // (license update, HWID index put); /register swaps the username index in a transaction; failed /auth counts are
+  // added to the app's daily counters. Never API keys or teams.
   client: {
     grants: [
       { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], partitions: ['app', 'team', 'subscription', 'license'] },
@@ -88,13 +102,20 @@ export const tableAccess: Record<Group | 'authorizer', TableAccess> = {
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'], partitions: ['app'] }],
     queriesIndexes: [],
   },
-  // Applications are listed per team through the index (`TEAM#<id>#APPS`).
-  app: {
-    grants: [],
-    queriesIndexes: ['team'],
-  },
   authorizer: {
     grants: [{ actions: ['dynamodb:GetItem'], partitions: ['apiKey'] }],
+    queriesIndexes: [],
+  },
+  // Ownership reads the app; /app/list lists the team's applications through the index (`TEAM#<id>#APPS`);
+  // /app/stats counts the app's licenses in the index and reads its daily counters;
+  // /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
+  app: {
+    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query'], partitions: ['app'] }],
+    queriesIndexes: ['app', 'team'],
+  },
+  // The stream consumer only writes, in transactions: the marks of records done, audit items, daily counters.
+  events: {
+    grants: [{ actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['streamRecord', 'audit', 'dailyStats'] }],
     queriesIndexes: [],
   },
 };

@@ -50,6 +50,8 @@ export interface Settings {
   tracing: boolean;
   /** The owners' dashboard: a private S3 bucket behind CloudFront, output as DashboardUrl. */
   dashboard: boolean;
+  /** Days audit items are kept (their TTL). */
+  auditRetentionDays: number;
 }
 
 export type ContextReader = (key: string) => unknown;
@@ -143,6 +145,7 @@ export function readSettings(get: ContextReader): Settings {
     alarmEmail,
     tracing: flag(get, 'tracing', true),
     dashboard: flag(get, 'dashboard', true),
+    auditRetentionDays: integer(get, 'auditRetentionDays', 90, 1, 3650),
   };
 }
 

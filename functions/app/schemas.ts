@@ -1,5 +1,20 @@
 import * as z from 'zod/mini';
+import { appIdField, licenseKeyField } from '#core/fields';
+import { eventTypes } from '../events/derive';
 
 /** Strict: a field sent here was meant for another route, and silently ignoring it would hide the mistake. */
 export const listAppsSchema = z.strictObject({});
 export type ListAppsInput = z.infer<typeof listAppsSchema>;
+
+export const statsSchema = z.object({
+  app_id: appIdField,
+  days: z._default(z.int().check(z.minimum(1), z.maximum(90)), 30),
+});
+
+export const auditListSchema = z.object({
+  app_id: appIdField,
+  license_key: z.optional(licenseKeyField),
+  type: z.optional(z.enum(eventTypes)),
+  per_page: z._default(z.int().check(z.minimum(1), z.maximum(100)), 25),
+  cursor: z.nullish(z.string().check(z.maxLength(512))),
+});

@@ -38,7 +38,7 @@ export async function authorize(deps: Pick<Deps, 'repos' | 'logger'>, event: API
     const owner = await authenticateApiKey(deps, headerValue(event.headers, 'x-api-key'));
     return {
       ...policy('Allow', owner.teamId, event.methodArn),
-      context: { team_id: owner.teamId },
+      context: { team_id: owner.teamId, actor: owner.actor },
       ...(owner.usageIdentifierKey ? { usageIdentifierKey: owner.usageIdentifierKey } : {}),
     };
   } catch (error) {

@@ -6,7 +6,11 @@ export interface Owner {
   teamId: string;
   /** The API Gateway key to meter this owner under, when the stack created one. */
   usageIdentifierKey: string | undefined;
+  /** Who this key's changes are recorded as (events' `actor`): never the key, nor enough of its hash to find it. */
+  actor: string;
 }
+
+export const apiKeyActor = (keyHash: string): string => `api_key:${keyHash.slice(0, 8)}`;
 
 export const missingApiKey = () => new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
 export const invalidApiKey = () => new ManagementError(401, 'INVALID_API_KEY', 'Invalid or inactive API key');
@@ -22,5 +26,5 @@ export async function authenticateApiKey(deps: Pick<Deps, 'repos'>, apiKey: stri
   const hash = sha256Hex(apiKey);
   const record = await deps.repos.apiKeys.get(hash);
   if (!record || !constantTimeEqual(record.key_hash, hash) || record.status !== 'active') throw invalidApiKey();
-  return { teamId: record.team_id, usageIdentifierKey: record.usage_identifier_key };
+  return { teamId: record.team_id, usageIdentifierKey: record.usage_identifier_key, actor: apiKeyActor(hash) };
 }

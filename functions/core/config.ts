@@ -27,6 +27,12 @@ export interface Config {
    * stack lists them only then. Headers not listed are ignored.
    */
   trustedViewerHeaders: readonly ViewerHeader[];
+  /** Days an audit item is kept (its TTL) after its event. */
+  auditRetentionDays: number;
+  /** The EventBridge bus events go to (the events function, on AWS). */
+  eventBusName: string | undefined;
+  /** The SQS queue events EventBridge kept refusing are sent to (the events function, on AWS). */
+  eventsDeadLetterQueueUrl: string | undefined;
 }
 
 export interface LocalConfig {
@@ -37,6 +43,8 @@ export interface LocalConfig {
   rateLimit: { enabled: boolean; ratePerSecond: number; burst: number };
   /** Per-application throttle of /auth and /register on the local server (same on/off switch). */
   clientRateLimit: { ratePerSecond: number; burst: number };
+  /** Locally, each event is also POSTed as JSON to this URL (development webhooks). */
+  eventsWebhookUrl: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -71,6 +79,13 @@ function viewerHeaderList(env: Env, name: string): ViewerHeader[] {
   return viewerHeaders.filter((header) => listed.includes(header));
 }
 
+function webhookUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw;
+}
+
 export function readConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
   if (!logLevels.includes(logLevel)) {
@@ -86,6 +101,9 @@ export function readConfig(env: Env = process.env): Config {
     cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 5, 0, 300),
     tracing: flag(env, 'TRACING', false),
     trustedViewerHeaders: viewerHeaderList(env, 'TRUSTED_VIEWER_HEADERS'),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 90, 1, 3650),
+    eventBusName: env.EVENT_BUS_NAME || undefined,
+    eventsDeadLetterQueueUrl: env.EVENTS_DLQ_URL || undefined,
   };
 }
 
@@ -104,5 +122,6 @@ export function readLocalConfig(env: Env = process.env): LocalConfig {
       ratePerSecond: integer(env, 'CLIENT_RATE_LIMIT_RPS', 50, 1, 100000),
       burst: integer(env, 'CLIENT_RATE_LIMIT_BURST', 100, 1, 100000),
     },
+    eventsWebhookUrl: webhookUrl(env, 'EVENTS_WEBHOOK_URL'),
   };
 }

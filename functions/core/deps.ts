@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
 import { createRepos, type Repos } from '#data/repos';
+import { AuthFailureCounter } from './auth-failures';
 import { createItemCache, type ItemCache } from './cache';
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from './clock';
@@ -16,6 +17,8 @@ export interface Deps {
   repos: Repos;
   /** Items a warm Lambda may reuse for `config.cacheTtlSeconds` (the /auth hot path). */
   cache: ItemCache;
+  /** Failed /auth attempts of this container, written to the daily counters by a timer at most once a minute. */
+  authFailures: AuthFailureCounter;
 }
 
 export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock } = {}): Deps {
@@ -23,13 +26,16 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
   const table = createTable(client, config.tableName);
   const clock = overrides.clock ?? systemClock;
   const cache = createItemCache(config.cacheTtlSeconds, clock);
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const repos = createRepos(table, cache);
   return {
     config,
-    logger: overrides.logger ?? createLogger(config.logLevel),
+    logger,
     clock,
     table,
-    repos: createRepos(table, cache),
+    repos,
     cache,
+    authFailures: new AuthFailureCounter(clock, (entry) => repos.events.addAuthFailures(entry.appId, entry.day, entry.count), logger),
   };
 }
 
@@ -37,9 +43,9 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
  * The deps one API request works with: the same client and caches, with a
  * table whose transactions carry tokens derived from the request's id.
  */
-export function forRequest(deps: Deps, requestId: string | undefined): Deps {
-  if (!requestId) return deps;
-  const table = { ...deps.table, requestId };
+export function forRequest(deps: Deps, requestId: string | undefined, actor?: string): Deps {
+  if (!requestId && actor === undefined) return deps;
+  const table = { ...deps.table, ...(requestId ? { requestId } : {}), ...(actor === undefined ? {} : { actor }) };
   return { ...deps, table, repos: createRepos(table, deps.cache) };
 }
 

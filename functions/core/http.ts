@@ -18,6 +18,8 @@ export interface RequestInfo {
   header(name: string): string | undefined;
   /** The owner, as the API-key authorizer resolved it; absent on client routes. */
   teamId: string | undefined;
+  /** Who the request's writes are recorded as: the authorizer's `actor` on management routes, `client` on client routes. */
+  actor: string | undefined;
 }
 
 export interface Reply {
@@ -33,12 +35,14 @@ function requestInfo(event: HttpEvent): RequestInfo {
   const headers = event.headers ?? {};
   const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
   const teamId = authorizer?.team_id;
+  const actor = authorizer?.actor;
   return {
     requestId: event.requestContext?.requestId ?? '',
     path: event.resource,
     sourceIp: event.requestContext?.identity?.sourceIp ?? '',
     header: (name) => headers[name.toLowerCase()],
     teamId: typeof teamId === 'string' ? teamId : undefined,
+    actor: typeof actor === 'string' ? actor : undefined,
   };
 }
 
@@ -102,7 +106,8 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       // http-json-body-parser replaced the text with the value it holds.
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
-      const reply = await endpoint(forRequest(await deps(), request.requestId), parsedBody, request);
+      const actor = side === 'client' ? 'client' : request.actor;
+      const reply = await endpoint(forRequest(await deps(), request.requestId, actor), parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
 }

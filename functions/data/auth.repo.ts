@@ -3,7 +3,7 @@ import type { ItemCache } from '#core/cache';
 import { addSeconds } from '#core/clock';
 import { appSchema, type App } from './app.repo';
 import { batchGetItems, itemId } from './batch-get';
-import { transactWrite, type Table, type TransactItem } from './db';
+import { stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { cancellationCodes, isConditionFailure } from './retry';
 import { hwidIndexItem } from './hwid.repo';
 import { keys, type BlacklistType, type ItemKey } from './keys';
@@ -200,7 +200,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       // attempt succeed. That costs one extra write unit once per license.
       if (!firstUse && bindHwid === undefined) {
         try {
-          await table.doc.send(new UpdateCommand(update));
+          await table.doc.send(new UpdateCommand(stampUpdate(table, update)));
           return { kind: 'activated', license: updated };
         } catch (error) {
           // A running transaction on the license (a management change) refuses the update: decide again on a fresh read.

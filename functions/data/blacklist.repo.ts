@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { deleteExisting, type Table } from './db';
+import { deleteExisting, stampItem, stampUpdate, type Table } from './db';
 import { keys, type BlacklistType } from './keys';
 
 export const blacklistTypes = ['country', 'asn', 'ip', 'hwid'] as const satisfies readonly BlacklistType[];
@@ -28,7 +28,7 @@ export function createBlacklistRepo(table: Table) {
   return {
     /** Adds or replaces (a new reason) an entry. */
     async put(entry: BlacklistEntry): Promise<void> {
-      await table.doc.send(new PutCommand({ TableName: table.name, Item: blacklistItem(entry) }));
+      await table.doc.send(new PutCommand({ TableName: table.name, Item: stampItem(table, blacklistItem(entry)) }));
     },
 
     /** False when there was no such entry. */
@@ -55,7 +55,7 @@ export function createBlacklistRepo(table: Table) {
      */
     async add(entry: BlacklistEntry): Promise<BlacklistEntry> {
       const { Attributes } = await table.doc.send(
-        new UpdateCommand({
+        new UpdateCommand(stampUpdate(table, {
           TableName: table.name,
           Key: keys.blacklist(entry.app_id, entry.type, entry.value),
           UpdateExpression:
@@ -69,7 +69,7 @@ export function createBlacklistRepo(table: Table) {
             ':created_at': entry.created_at,
           },
           ReturnValues: 'ALL_NEW',
-        }),
+        })),
       );
       return blacklistEntrySchema.parse(Attributes);
     },

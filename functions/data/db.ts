@@ -1,4 +1,4 @@
-import type { ItemKey } from './keys';
+import { keys, type ItemKey } from './keys';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
@@ -27,6 +27,39 @@ export interface Table {
    * same request is applied once. Unset outside requests (admin CLI, tests).
    */
   requestId?: string;
+  /**
+   * Who the writes are made for (`api_key:<8 hex>`, `client`, `admin`). Every
+   * item written carries it as `actor`, so the table's stream tells the events
+   * consumer who made each change. Unset: items are written as they are.
+   */
+  actor?: string;
+}
+
+/** The attribute the writer's `actor` is stored in; answers never show it (their schemas leave it out). */
+export const actorAttribute = 'actor';
+
+/** An item as `table` writes it: with the writer's actor. */
+export function stampItem<T extends Record<string, unknown>>(table: Table, item: T): T {
+  return table.actor === undefined ? item : { ...item, [actorAttribute]: table.actor };
+}
+
+interface UpdateInput {
+  UpdateExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/** An update as `table` sends it: it also sets the writer's actor. Stamping twice changes nothing. */
+export function stampUpdate<T extends UpdateInput>(table: Table, update: T): T {
+  if (table.actor === undefined || update.ExpressionAttributeNames?.['#actor'] !== undefined) return update;
+  const expression = update.UpdateExpression ?? '';
+  const withActor = /^SET\s/i.test(expression) ? `SET #actor = :actor, ${expression.slice(4)}` : `SET #actor = :actor ${expression}`.trimEnd();
+  return {
+    ...update,
+    UpdateExpression: withActor,
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#actor': actorAttribute },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':actor': table.actor },
+  };
 }
 
 /** How the client gives up on DynamoDB: per attempt, and attempts in all (the SDK retries throttling, 5xx and timeouts). */
@@ -54,7 +87,7 @@ export function clientLimits(config: Pick<Config, 'dynamodbEndpoint'>): ClientLi
  * credentials are used as they are, and only when the chain finds none does the
  * client sign with placeholders, which DynamoDB Local accepts.
  */
-function credentialsOrPlaceholders(): AwsCredentialIdentityProvider {
+export function credentialsOrPlaceholders(): AwsCredentialIdentityProvider {
   const chain = defaultProvider();
   return async () => {
     try {
@@ -108,14 +141,16 @@ export function updateExisting(
 ): Promise<boolean> {
   return conditionHeld(
     table.doc.send(
-      new UpdateCommand({
-        TableName: table.name,
-        Key: key,
-        UpdateExpression: updateExpression,
-        ExpressionAttributeValues: values,
-        ...(names ? { ExpressionAttributeNames: names } : {}),
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
+      new UpdateCommand(
+        stampUpdate(table, {
+          TableName: table.name,
+          Key: key,
+          UpdateExpression: updateExpression,
+          ExpressionAttributeValues: values,
+          ...(names ? { ExpressionAttributeNames: names } : {}),
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      ),
     ),
   );
 }
@@ -127,7 +162,8 @@ export function updateExisting(
  * then exactly the one this put wrote (new items carry fresh random ids and
  * timestamps), which counts as written, not as taken.
  */
-export async function putNew(table: Table, item: Record<string, unknown>): Promise<boolean> {
+export async function putNew(table: Table, unstamped: Record<string, unknown>): Promise<boolean> {
+  const item = stampItem(table, unstamped);
   try {
     await table.doc.send(
       new PutCommand({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
@@ -182,11 +218,44 @@ function transactionToken(requestId: string, items: TransactItem[]): string {
  * backoff unless `retryCancellations` is false: the /auth hot path would
  * rather read the license again than wait.
  */
-export function transactWrite(table: Table, items: TransactItem[], options: { retryCancellations?: boolean } = {}): Promise<void> {
+export async function transactWrite(table: Table, unstamped: TransactItem[], options: { retryCancellations?: boolean } = {}): Promise<void> {
+  const items = unstamped.map((item) => stampTransactItem(table, item));
+  await stampDeletedEntities(table, items);
   const token = transactionToken(table.requestId ?? randomUUID(), items);
   const send = async () => {
     await table.doc.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
   };
   if (options.retryCancellations !== false) return withBackoff(send);
   return withBackoff(send, { ...backoffDefaults, retryable: (error) => error instanceof Error && error.name === 'TransactionInProgressException' });
+}
+
+function stampTransactItem(table: Table, item: TransactItem): TransactItem {
+  if (item.Put) return { ...item, Put: { ...item.Put, Item: stampItem(table, item.Put.Item ?? {}) } };
+  if (item.Update) return { ...item, Update: stampUpdate(table, item.Update) };
+  return item;
+}
+
+/**
+ * A deleted item leaves only its old image in the stream, which names whoever
+ * wrote it last. So that a license, subscription or blacklist entry's
+ * deletion names who deleted it, the item is first stamped with the deleter
+ * (an update of the actor alone, which the consumer reads as no change).
+ */
+async function stampDeletedEntities(table: Table, items: TransactItem[]): Promise<void> {
+  if (table.actor === undefined) return;
+  for (const item of items) {
+    const key = item.Delete?.Key;
+    const entity = key && keys.entityOf(key);
+    if (!key || !entity || entity.kind === 'username') continue;
+    try {
+      await withBackoff(() =>
+        table.doc.send(
+          new UpdateCommand(stampUpdate(table, { TableName: table.name, Key: key, UpdateExpression: '', ConditionExpression: 'attribute_exists(pk)' })),
+        ),
+      );
+    } catch (error) {
+      // Nothing to stamp: the delete's own condition decides what that means.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
 }

@@ -99,4 +99,49 @@ export const keys = {
     const requestId = scope.ownerRequestId ?? `gateway:${scope.gatewayRequestId}`;
     return { pk: `REQ#${teamId}#${route}#${requestId}#${licenseKey}`, sk: 'REQ' };
   },
+
+  /** An audit item: under its app, in `auditPosition` order; the index entry lists one license's audit items the same way. */
+  audit: (appId: string, position: string): ItemKey => ({ pk: `APP#${appId}#AUDIT`, sk: position }),
+  auditOfApp: (appId: string): string => `APP#${appId}#AUDIT`,
+  auditByLicense: (appId: string, licenseKey: string, position: string): Gsi1Key => ({
+    gsi1pk: `APP#${appId}#AUDIT#LIC#${licenseKey}`,
+    gsi1sk: position,
+  }),
+  /**
+   * Where an event sorts in the audit log: by time, then by the stream's
+   * sequence number (time has only seconds on the stream), then by the event's
+   * place among its record's events.
+   */
+  auditPosition: (at: string, sequenceNumber: string, eventId: string): string => `${at}#${sequenceNumber.padStart(40, '0')}#${eventId}`,
+  auditOfLicense: (appId: string, licenseKey: string): string => `APP#${appId}#AUDIT#LIC#${licenseKey}`,
+
+  /** The daily counters of /app/stats: one item per app and UTC day (`YYYY-MM-DD`). */
+  dailyStats: (appId: string, day: string): ItemKey => ({ pk: `APP#${appId}#STATS`, sk: `DAY#${day}` }),
+  dailyStatsOfApp: (appId: string): string => `APP#${appId}#STATS`,
+  dailyStatsSortKey: (day: string): string => `DAY#${day}`,
+
+  /** Marks a stream record as counted and audited, so a redelivered record changes nothing twice. */
+  streamRecord: (eventId: string): ItemKey => ({ pk: `STREAM#${eventId}`, sk: 'STREAM' }),
+
+  /**
+   * What a changed item is, read from its keys, for the events consumer.
+   * Items that are no entity of an event (index items, audit, counters,
+   * markers) are `undefined`.
+   */
+  entityOf: (key: Record<string, unknown>): EntityRef | undefined => {
+    const { pk, sk } = key;
+    if (typeof pk !== 'string' || typeof sk !== 'string') return undefined;
+    if (sk === 'LIC' && pk.startsWith('LIC#')) return { kind: 'license' };
+    if (sk === 'SUB' && pk.startsWith('SUB#')) return { kind: 'subscription', id: pk.slice('SUB#'.length) };
+    const app = /^APP#([^#]+)$/.exec(pk);
+    if (app && sk.startsWith('BL#')) return { kind: 'blacklist', appId: app[1]! };
+    if (app && sk.startsWith('USER#')) return { kind: 'username', appId: app[1]! };
+    return undefined;
+  },
 } as const;
+
+export type EntityRef =
+  | { kind: 'license' }
+  | { kind: 'subscription'; id: string }
+  | { kind: 'blacklist'; appId: string }
+  | { kind: 'username'; appId: string };

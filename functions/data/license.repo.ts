@@ -1,7 +1,7 @@
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems, itemId } from './batch-get';
-import { putNew, transactWrite, type Table, type TransactItem } from './db';
+import { putNew, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { keys, type ItemKey } from './keys';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
@@ -340,15 +340,17 @@ function createLicenseWrites(table: Table) {
           // A write that meets a running transaction on the license is refused (TransactionConflictException): wait and send it again.
           const { Attributes } = await withBackoff(() =>
             table.doc.send(
-              new UpdateCommand({
-                TableName: table.name,
-                Key: key,
-                UpdateExpression: `SET ${sets.join(', ')}`,
-                ConditionExpression: conditions.join(' AND '),
-                ExpressionAttributeNames: names,
-                ExpressionAttributeValues: values,
-                ReturnValues: 'ALL_NEW',
-              }),
+              new UpdateCommand(
+                stampUpdate(table, {
+                  TableName: table.name,
+                  Key: key,
+                  UpdateExpression: `SET ${sets.join(', ')}`,
+                  ConditionExpression: conditions.join(' AND '),
+                  ExpressionAttributeNames: names,
+                  ExpressionAttributeValues: values,
+                  ReturnValues: 'ALL_NEW',
+                }),
+              ),
             ),
           );
           return parseLicense(Attributes!);

@@ -4,6 +4,7 @@ import { createAppRepo } from './app.repo';
 import { createAuthRepo } from './auth.repo';
 import { createBlacklistRepo } from './blacklist.repo';
 import { createCredentialsRepo } from './credentials.repo';
+import { createEventsRepo } from './events.repo';
 import type { Table } from './db';
 import { createHwidRepo } from './hwid.repo';
 import { createLicenseRepo } from './license.repo';
@@ -23,6 +24,7 @@ export function createRepos(table: Table, cache: ItemCache) {
     blacklist: createBlacklistRepo(table),
     credentials: createCredentialsRepo(table),
     auth: createAuthRepo(table, cache),
+    events: createEventsRepo(table),
   };
 }
 

@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems } from './batch-get';
-import { deleteExisting, getItem, putNew, type Table } from './db';
+import { deleteExisting, getItem, putNew, stampUpdate, type Table } from './db';
 import { isConditionFailure } from './retry';
 import { keys } from './keys';
 
@@ -68,15 +68,17 @@ export function createSubscriptionRepo(table: Table) {
       const entries = Object.entries(fields);
       try {
         const { Attributes } = await table.doc.send(
-          new UpdateCommand({
-            TableName: table.name,
-            Key: keys.subscription(subscriptionId),
-            UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: Object.fromEntries(entries.map(([field]) => [`#${field}`, field])),
-            ExpressionAttributeValues: Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
-            ReturnValues: 'ALL_NEW',
-          }),
+          new UpdateCommand(
+            stampUpdate(table, {
+              TableName: table.name,
+              Key: keys.subscription(subscriptionId),
+              UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: Object.fromEntries(entries.map(([field]) => [`#${field}`, field])),
+              ExpressionAttributeValues: Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
+              ReturnValues: 'ALL_NEW',
+            }),
+          ),
         );
         return subscriptionSchema.parse(Attributes);
       } catch (error) {

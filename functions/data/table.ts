@@ -12,6 +12,8 @@ export const tableDefinition = {
   ],
   /** Epoch seconds; items carrying it (idempotency records) expire by themselves. */
   timeToLiveAttribute: 'ttl',
+  /** The events consumer reads every change with the item before and after it. */
+  streamViewType: 'NEW_AND_OLD_IMAGES',
 } as const;
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
@@ -27,6 +29,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType },
     AttributeDefinitions: keyAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
     KeySchema: [
       { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },

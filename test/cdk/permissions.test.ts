@@ -21,8 +21,9 @@ describe('table access per function', () => {
       { actions: ['DeleteItem', 'PutItem', 'UpdateItem'], keys: ['SUB#*'] },
     ],
     blacklist: [{ actions: ['DeleteItem', 'GetItem', 'Query', 'UpdateItem'], keys: ['APP#*'] }],
-    app: [],
     authorizer: [{ actions: ['GetItem'], keys: ['APIKEY#*'] }],
+    app: [{ actions: ['GetItem', 'Query'], keys: ['APP#*'] }],
+    events: [{ actions: ['PutItem', 'UpdateItem'], keys: ['APP#*#AUDIT*', 'APP#*#STATS', 'STREAM#*'] }],
   };
 
   it.each(Object.entries(expected))('allows the %s function exactly its actions, on its partitions only', (name, grants) => {
@@ -53,7 +54,7 @@ describe('table access per function', () => {
     expect(indexed.map(([name]) => name).sort()).toEqual(['app', 'license', 'subscription']);
     expect(leadingKeyPatterns(tableAccess.license.queriesIndexes)).toEqual(['APP#*']);
     expect(leadingKeyPatterns(tableAccess.subscription.queriesIndexes)).toEqual(['APP#*']);
-    expect(leadingKeyPatterns(tableAccess.app.queriesIndexes)).toEqual(['TEAM#*']);
+    expect(leadingKeyPatterns(tableAccess.app.queriesIndexes)).toEqual(['APP#*', 'TEAM#*']);
     expect(keys.licensesOfApp('a')).toMatch(/^APP#/);
     expect(keys.subscriptionsOfApp('a')).toMatch(/^APP#/);
     expect(keys.appsOfTeam('t')).toMatch(/^TEAM#/);
@@ -77,10 +78,19 @@ describe('table access per function', () => {
       keys.username('a', 'u').pk,
       keys.blacklist('a', 'ip', '1.2.3.4').pk,
       keys.bulkMarker('t', '/r', { gatewayRequestId: 'id' }, 'l').pk,
+      keys.audit('a', 'p').pk,
+      keys.auditByLicense('a', 'l', 'p').gsi1pk,
+      keys.dailyStats('a', '2026-01-01').pk,
+      keys.streamRecord('e').pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
-      ['apiKey', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp', 'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username'].sort(),
+      [
+        'apiKey', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid',
+        'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp',
+        'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username',
+        'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'streamRecord', 'entityOf',
+      ].sort(),
     );
   });
 });

@@ -34,6 +34,7 @@ beforeAll(() => {
       managementReservedConcurrency: '10',
       alarmEmail: 'ops@example.com',
       tracing: 'false',
+      auditRetentionDays: '30',
     },
     { bundle: false },
   );
@@ -62,7 +63,7 @@ describe('a stack synthesized with every context key set', () => {
 
   it('passes the runtime settings to every function', () => {
     const functions = Object.values(serviceResources(synth.template, 'AWS::Lambda::Function'));
-    expect(functions).toHaveLength(7);
+    expect(functions).toHaveLength(8);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         MemorySize: 1024,
@@ -73,6 +74,8 @@ describe('a stack synthesized with every context key set', () => {
     for (const group of Object.values(synth.template.findResources('AWS::Logs::LogGroup'))) {
       expect(group.Properties.RetentionInDays).toBe(90);
     }
+    const consumer = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions.events)];
+    expect(consumer!.Properties.Environment.Variables.AUDIT_RETENTION_DAYS).toBe('30');
   });
 
   it('leaves X-Ray off on the functions and the stage, and grants no X-Ray writes', () => {
@@ -90,7 +93,8 @@ describe('a stack synthesized with every context key set', () => {
         synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, fn)]!.Properties.ReservedConcurrentExecutions,
       ]),
     );
-    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, authorizer: 20 });
+    // The events consumer's concurrency is one per stream shard, set by the event source mapping, not reserved.
+    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, authorizer: 20, events: undefined });
   });
 
   it('puts a web ACL with a per-IP rate rule and a tighter one on the client routes, both answering RATE_LIMITED, in front of the stage', () => {

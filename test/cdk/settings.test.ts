@@ -29,6 +29,7 @@ describe('readSettings', () => {
       alarmEmail: undefined,
       tracing: true,
       dashboard: true,
+      auditRetentionDays: 90,
     });
   });
 

@@ -268,7 +268,8 @@ describe('functions', () => {
       });
       expect(fn!.Properties.ReservedConcurrentExecutions).toBeUndefined();
     }
-    expect(Object.keys(serviceResources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(groups.length + 1);
+    // And the events consumer, which has no route (test/cdk/events.test.ts).
+    expect(Object.keys(serviceResources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(groups.length + 2);
   });
 
   it('bundles each function locally as an ES module with a source map, and the X-Ray SDK as a file of its own beside it', () => {
@@ -462,13 +463,13 @@ describe('operations', () => {
 
   it('keeps every log group for the configured retention', () => {
     const groupsFound = synth.template.findResources('AWS::Logs::LogGroup');
-    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 2);
+    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 3);
     for (const group of Object.values(groupsFound)) expect(group.Properties.RetentionInDays).toBe(30);
   });
 
   it('outputs what the admin CLI and the deploy guide name', () => {
     const outputs = synth.template.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DashboardUrl', 'RestApiId', 'TableName', 'UsagePlanId']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DashboardUrl', 'EventBusName', 'EventsDeadLetterQueueUrl', 'RestApiId', 'TableName', 'UsagePlanId']);
     expect(outputs.TableName!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.table) });
     expect(outputs.UsagePlanId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.usagePlan) });
     expect(outputs.RestApiId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.api) });

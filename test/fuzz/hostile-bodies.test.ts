@@ -54,6 +54,8 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/blacklist/delete': { app_id: 'uuid', type: 'string', value: 'string' },
   '/blacklist/get-bulk': { app_id: 'uuid', type: 'string', cursor: 'string' },
   '/app/list': {},
+  '/app/stats': { app_id: 'uuid', days: 'integer' },
+  '/audit/get-bulk': { app_id: 'uuid', license_key: 'string', type: 'string', per_page: 'integer', cursor: 'string' },
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];

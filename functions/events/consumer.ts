@@ -1,0 +1,73 @@
+import type { Config } from '#core/config';
+import type { Clock } from '#core/clock';
+import type { Logger } from '#core/logger';
+import type { Repos } from '#data/repos';
+import { effectsOf, type ServiceEvent, type StreamChange } from './derive';
+
+/** Where events go: EventBridge on AWS; the log and an optional webhook locally. */
+export interface EventSink {
+  /** Delivers the events; what it could not deliver after its own retries it dead-letters. Throws only when even that failed. */
+  deliver(events: ServiceEvent[]): Promise<void>;
+}
+
+export interface ConsumerDeps {
+  config: Pick<Config, 'auditRetentionDays'>;
+  clock: Clock;
+  logger: Logger;
+  repos: Pick<Repos, 'events'>;
+  sink: EventSink;
+}
+
+export interface BatchOutcome {
+  /** Records whose work was done by this call (the others were done before, or not reached). */
+  recorded: number;
+  events: number;
+  /** The first record not fully processed: it and every later record of the shard must come again. */
+  failedSequenceNumber?: string;
+}
+
+/** Records handled per step: the audit/counter write and the delivery of their events. */
+const stepSize = 50;
+
+/**
+ * One batch of stream records, in order. Each step first writes audit items
+ * and counters (once per record: see `repos.events.record`), then delivers the
+ * step's events; a redelivered record skips the writes but delivers its events
+ * again, with the same ids. At the first failure the rest is left for the
+ * stream to deliver again (ReportBatchItemFailures with that record).
+ */
+export async function consumeBatch(deps: ConsumerDeps, changes: StreamChange[]): Promise<BatchOutcome> {
+  let recorded = 0;
+  let delivered = 0;
+  for (let start = 0; start < changes.length; start += stepSize) {
+    const step = changes.slice(start, start + stepSize);
+    const effects = step.map((change) => ({ change, ...effectsOf(change) }));
+    try {
+      recorded += await deps.repos.events.record(
+        effects
+          .filter((effect) => effect.events.length > 0 || effect.counts.length > 0)
+          .map((effect) => ({
+            recordId: effect.change.eventId,
+            sequenceNumber: effect.change.sequenceNumber,
+            events: effect.events,
+            counts: effect.counts,
+            licenseKeyOf: (event) => (event.type.startsWith('license.') ? event.subject : undefined),
+          })),
+        deps.clock.now(),
+        deps.config.auditRetentionDays,
+      );
+      const events = effects.flatMap((effect) => effect.events);
+      for (const event of events) deps.logger.debug('event', { event });
+      if (events.length > 0) await deps.sink.deliver(events);
+      delivered += events.length;
+    } catch (error) {
+      deps.logger.error('stream records not processed', {
+        first_sequence_number: step[0]!.sequenceNumber,
+        error_name: error instanceof Error ? error.name : typeof error,
+        error_message: error instanceof Error ? error.message : String(error),
+      });
+      return { recorded, events: delivered, failedSequenceNumber: step[0]!.sequenceNumber };
+    }
+  }
+  return { recorded, events: delivered };
+}

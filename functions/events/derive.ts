@@ -1,0 +1,221 @@
+import { isDeepStrictEqual } from 'node:util';
+import { actorAttribute } from '#data/db';
+import { keys } from '#data/keys';
+import { tableDefinition } from '#data/table';
+
+export const eventTypes = [
+  'license.created',
+  'license.activated',
+  'license.extended',
+  'license.status_changed',
+  'license.deleted',
+  'license.hwid_bound',
+  'license.hwid_reset',
+  'license.credentials_changed',
+  'license.metadata_changed',
+  'subscription.created',
+  'subscription.changed',
+  'subscription.deleted',
+  'blacklist.added',
+  'blacklist.deleted',
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+/** What the bus carries and the audit log keeps (extensions.md section 4). */
+export interface ServiceEvent {
+  id: string;
+  type: EventType;
+  app_id: string;
+  /** The license key, subscription id, or `<type>:<value>` of a blacklist entry. */
+  subject: string;
+  at: string;
+  /** `api_key:<first 8 hex of its hash>`, `client` or `admin`. */
+  actor: string;
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+}
+
+/** One stream record, unmarshalled: the Lambda's event and DynamoDB Local's Streams API both become this. */
+export interface StreamChange {
+  /** The stream's id of the record: the same on every redelivery. */
+  eventId: string;
+  sequenceNumber: string;
+  kind: 'INSERT' | 'MODIFY' | 'REMOVE';
+  /** When DynamoDB made the change (epoch milliseconds). */
+  at: number;
+  keys: Record<string, unknown>;
+  oldImage?: Record<string, unknown>;
+  newImage?: Record<string, unknown>;
+}
+
+export type DailyCounter = 'created' | 'activated' | 'logins';
+
+/** What a change adds to the daily counters of /app/stats. */
+export interface CountedChange {
+  appId: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+  counter: DailyCounter;
+}
+
+export interface Effects {
+  events: ServiceEvent[];
+  counts: CountedChange[];
+}
+
+const none: Effects = { events: [], counts: [] };
+
+export const dayOf = (isoTime: string): string => isoTime.slice(0, 10);
+
+/** Attributes that are the table's bookkeeping, not the entity's data. */
+const bookkeeping = new Set<string>([
+  tableDefinition.partitionKey,
+  tableDefinition.sortKey,
+  tableDefinition.timeToLiveAttribute,
+  ...tableDefinition.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  actorAttribute,
+  'key_scope',
+]);
+
+/** Secrets never leave the table: no password, hash, private key or other secret, whatever the entity. */
+const secret = /password|hash|private|secret/i;
+
+/** An image as events show it: the entity's own fields, without bookkeeping or secrets. */
+export function publicImage(image: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!image) return undefined;
+  return Object.fromEntries(Object.entries(image).filter(([name]) => !bookkeeping.has(name) && !secret.test(name)));
+}
+
+/** The fields that differ, bookkeeping left out: a write that only stamped the actor changed nothing. */
+function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): Set<string> {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return new Set([...names].filter((name) => !bookkeeping.has(name) && !isDeepStrictEqual(before[name], after[name])));
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** Bound devices: `hwids` where the license has it, else its one `hwid`. */
+function devices(license: Record<string, unknown>): string[] {
+  if (Array.isArray(license.hwids)) return license.hwids.filter((hwid): hwid is string => typeof hwid === 'string');
+  const hwid = text(license.hwid);
+  return hwid === undefined ? [] : [hwid];
+}
+
+/** Fields whose changes have an event type of their own, or none (last_login is counted, not announced). */
+const announcedLicenseFields = new Set([
+  'first_used_at',
+  'expires_at',
+  'initial_duration',
+  'status',
+  'hwid',
+  'hwids',
+  'last_hwid_reset_at',
+  'username',
+  'last_login',
+]);
+
+function licenseEffects(change: StreamChange, event: (type: EventType, appId: string, subject: string) => ServiceEvent): Effects {
+  const before = change.oldImage;
+  const after = change.newImage;
+  const image = after ?? before;
+  const appId = text(image?.app_id);
+  const licenseKey = text(image?.key);
+  if (!image || appId === undefined || licenseKey === undefined) return none;
+  const emit = (type: EventType) => event(type, appId, licenseKey);
+
+  if (change.kind === 'INSERT' && after) {
+    const createdAt = text(after.created_at);
+    return { events: [emit('license.created')], counts: createdAt ? [{ appId, day: dayOf(createdAt), counter: 'created' }] : [] };
+  }
+  if (change.kind === 'REMOVE') return { events: [emit('license.deleted')], counts: [] };
+  if (!before || !after) return none;
+
+  const changed = changedFields(before, after);
+  const events: ServiceEvent[] = [];
+  const counts: CountedChange[] = [];
+  const activated = before.first_used_at == null && after.first_used_at != null;
+  if (activated) {
+    events.push(emit('license.activated'));
+    counts.push({ appId, day: dayOf(String(after.first_used_at)), counter: 'activated' });
+  }
+  const lastLogin = text(after.last_login);
+  if (changed.has('last_login') && lastLogin !== undefined) counts.push({ appId, day: dayOf(lastLogin), counter: 'logins' });
+  // A first use sets expires_at from the duration: that is the activation, not an extension.
+  if (changed.has('initial_duration') || (changed.has('expires_at') && !activated)) events.push(emit('license.extended'));
+  if (changed.has('status')) events.push(emit('license.status_changed'));
+  const [had, has] = [devices(before), devices(after)];
+  if (has.some((hwid) => !had.includes(hwid))) events.push(emit('license.hwid_bound'));
+  else if (had.some((hwid) => !has.includes(hwid)) || changed.has('last_hwid_reset_at')) events.push(emit('license.hwid_reset'));
+  if (changed.has('username')) events.push(emit('license.credentials_changed'));
+  // The list of types is binding and names no other change: settings (subscription, tags, HWID rules, seats) go with metadata.
+  if ([...changed].some((field) => !announcedLicenseFields.has(field))) events.push(emit('license.metadata_changed'));
+  return { events, counts };
+}
+
+/**
+ * A password set for the same username changes only the username index item:
+ * that is the license's credentials changing. Renames show on the license
+ * itself, so index items that come and go are no event of their own.
+ */
+function usernameEffects(change: StreamChange, appId: string, event: (type: EventType, appId: string, subject: string) => ServiceEvent): Effects {
+  const { oldImage: before, newImage: after } = change;
+  if (change.kind !== 'MODIFY' || !before || !after) return none;
+  const licenseKey = text(after.license_key);
+  if (licenseKey === undefined || before.license_key !== licenseKey || before.username !== after.username) return none;
+  if (isDeepStrictEqual(before.password_hash, after.password_hash)) return none;
+  return { events: [event('license.credentials_changed', appId, licenseKey)], counts: [] };
+}
+
+function subscriptionEffects(change: StreamChange, subscriptionId: string, event: (type: EventType, appId: string, subject: string) => ServiceEvent): Effects {
+  const appId = text((change.newImage ?? change.oldImage)?.app_id);
+  if (appId === undefined) return none;
+  if (change.kind === 'INSERT') return { events: [event('subscription.created', appId, subscriptionId)], counts: [] };
+  if (change.kind === 'REMOVE') return { events: [event('subscription.deleted', appId, subscriptionId)], counts: [] };
+  if (changedFields(change.oldImage ?? {}, change.newImage ?? {}).size === 0) return none;
+  return { events: [event('subscription.changed', appId, subscriptionId)], counts: [] };
+}
+
+function blacklistEffects(change: StreamChange, appId: string, event: (type: EventType, appId: string, subject: string) => ServiceEvent): Effects {
+  const image = change.newImage ?? change.oldImage;
+  const subject = `${String(image?.type)}:${String(image?.value)}`;
+  if (change.kind === 'REMOVE') return { events: [event('blacklist.deleted', appId, subject)], counts: [] };
+  // Adding an entry again (a new reason) is announced as an addition; a write that changed nothing is not.
+  if (change.kind === 'MODIFY' && changedFields(change.oldImage ?? {}, change.newImage ?? {}).size === 0) return none;
+  return { events: [event('blacklist.added', appId, subject)], counts: [] };
+}
+
+/**
+ * The events a change announces and what it adds to the daily counters.
+ * Ids derive from the stream record's id, so a redelivered record yields the
+ * same events (subscribers can drop repeats by `id`). Days come from the
+ * item's own times, not from when the stream delivered the change.
+ */
+export function effectsOf(change: StreamChange): Effects {
+  const entity = keys.entityOf(change.keys);
+  if (!entity) return none;
+  const at = new Date(change.at).toISOString();
+  const before = publicImage(change.oldImage);
+  const after = publicImage(change.newImage);
+  const actor = text((change.kind === 'REMOVE' ? change.oldImage : change.newImage)?.[actorAttribute]) ?? 'admin';
+  let index = 0;
+  const event = (type: EventType, appId: string, subject: string): ServiceEvent => ({
+    id: `${change.eventId}-${index++}`,
+    type,
+    app_id: appId,
+    subject,
+    at,
+    actor,
+    ...(before ? { before } : {}),
+    ...(after ? { after } : {}),
+  });
+  switch (entity.kind) {
+    case 'license':
+      return licenseEffects(change, event);
+    case 'username':
+      return usernameEffects(change, entity.appId, event);
+    case 'subscription':
+      return subscriptionEffects(change, entity.id, event);
+    case 'blacklist':
+      return blacklistEffects(change, entity.appId, event);
+  }
+}

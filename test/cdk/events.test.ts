@@ -1,0 +1,99 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { logicalId, synthesize, type Synthesized } from './stack-fixture';
+
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize({}, { bundle: false });
+});
+
+const ref = (construct: Parameters<typeof logicalId>[1]) => ({ Ref: logicalId(synth.stack, construct) });
+const arnOf = (construct: Parameters<typeof logicalId>[1]) => ({ 'Fn::GetAtt': [logicalId(synth.stack, construct), 'Arn'] });
+
+/** Every statement of the policies attached to a role. */
+function statementsOf(role: Parameters<typeof logicalId>[1]) {
+  const policies = Object.values(synth.template.findResources('AWS::IAM::Policy')).filter((policy) =>
+    (policy.Properties.Roles as unknown[]).some((attached) => JSON.stringify(attached) === JSON.stringify(ref(role))),
+  );
+  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
+}
+
+describe('events', () => {
+  it('streams the table with new and old images', () => {
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
+  });
+
+  it('feeds the consumer from the stream, reporting failed records, bisecting, retrying a bounded number of times, then dead-lettering', () => {
+    synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: ref(synth.stack.functions.events),
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.table), 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: { OnFailure: { Destination: arnOf(synth.stack.eventsDeadLetterQueue) } },
+      // Only entities' own items: the consumer's audit items, counters and marks never invoke it.
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['LIC', 'SUB', { prefix: 'BL#' }, { prefix: 'USER#' }] } } } }) }] },
+    });
+    expect(Object.keys(synth.template.findResources('AWS::Lambda::EventSourceMapping'))).toHaveLength(1);
+  });
+
+  it('creates the bus and tells the consumer where it and the dead-letter queue are, with the audit retention', () => {
+    synth.template.hasResourceProperties('AWS::Events::EventBus', { Name: 'licensing-prod' });
+    const consumer = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions.events)];
+    expect(consumer!.Properties.Environment.Variables).toMatchObject({
+      EVENT_BUS_NAME: ref(synth.stack.eventBus),
+      EVENTS_DLQ_URL: ref(synth.stack.eventsDeadLetterQueue),
+      AUDIT_RETENTION_DAYS: '90',
+    });
+  });
+
+  it('alarms as soon as anything reaches the dead-letter queue', () => {
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.eventsDeadLetterQueue), 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [ref(synth.stack.alarmTopic)],
+    });
+  });
+
+  it('grants the consumer nothing beyond what it uses: its stream, its three partitions, the bus, the queue', () => {
+    const statements = statementsOf(synth.stack.functions.events.role);
+    const actions = statements.flatMap((statement) => [statement.Action].flat()).sort();
+    expect(actions).toEqual(
+      [
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+        'dynamodb:ListStreams',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'events:PutEvents',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+    const writes = statements.find((statement) => [statement.Action].flat().includes('dynamodb:PutItem'))!;
+    expect(writes.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['STREAM#*', 'APP#*#AUDIT*', 'APP#*#STATS'] } });
+    const puts = statements.find((statement) => [statement.Action].flat().includes('events:PutEvents'))!;
+    expect(puts.Resource).toEqual(arnOf(synth.stack.eventBus));
+    expect(JSON.stringify(statements)).not.toMatch(/dynamodb:(GetItem|Query|Scan|DeleteItem|BatchWriteItem)/);
+  });
+
+  it('lets no other function publish events or write audit items', () => {
+    for (const [name, fn] of Object.entries(synth.stack.functions)) {
+      if (name === 'events') continue;
+      const text = JSON.stringify(statementsOf(fn.role));
+      expect(text).not.toContain('events:PutEvents');
+      expect(text).not.toMatch(/AUDIT|STREAM#/);
+    }
+    synth.template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 86400, SqsManagedSseEnabled: true });
+    synth.template.hasResourceProperties('AWS::SQS::QueuePolicy', Match.objectLike({}));
+  });
+});

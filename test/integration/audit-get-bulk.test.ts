@@ -1,0 +1,82 @@
+import { startTestEvents, type TestEvents } from '../support/events';
+import { startTestServer, type TestServer } from '../support/env';
+import { seedSubscription } from '../support/fixtures';
+import { createOwner, type Owner } from '../support/owners';
+
+let env: TestServer;
+let events: TestEvents;
+let owner: Owner;
+let keys: string[];
+
+beforeAll(async () => {
+  env = await startTestServer();
+  events = await startTestEvents(env);
+  owner = await createOwner(env.deps);
+  const subscription = await seedSubscription(env.deps, owner);
+  const created = await env.post(
+    '/license/create-bulk',
+    { key_amount: 4, app_id: owner.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 1, hwid_lock: false, tags: [] },
+    owner.auth,
+  );
+  keys = created.body.data.map((license: { key: string }) => license.key);
+  for (const key of keys.slice(0, 2)) await env.post('/auth', { app_id: owner.app_id, license: key });
+  await env.post('/license/update-status', { license_key: keys[0], status: 'paused' }, owner.auth);
+  await env.post('/license/update-status', { license_key: keys[0], status: 'active' }, owner.auth);
+  await events.drain();
+});
+afterAll(async () => {
+  await events.stop();
+  await env.close();
+});
+
+const list = (body: Record<string, unknown>, auth = owner.auth) => env.post('/audit/get-bulk', { app_id: owner.app_id, ...body }, auth);
+
+async function everyPage(body: Record<string, unknown>) {
+  const pages: any[][] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await list({ ...body, ...(cursor ? { cursor } : {}) });
+    expect(page.status).toBe(200);
+    pages.push(page.body.data);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return pages;
+}
+
+describe('POST /audit/get-bulk', () => {
+  it('pages newest first with next_cursor until null, every event once', async () => {
+    const pages = await everyPage({ per_page: 3 });
+    const all = pages.flat();
+    // The subscription, 4 licenses created, 2 activated, 2 status changes.
+    expect(all).toHaveLength(9);
+    expect(pages.slice(0, -1).every((page) => page.length === 3)).toBe(true);
+    expect(new Set(all.map((event) => event.id)).size).toBe(9);
+    expect(all[0]).toMatchObject({ type: 'license.status_changed', subject: keys[0], after: { status: 'active' } });
+    expect(all.at(-1)).toMatchObject({ type: 'subscription.created' });
+    const times = all.map((event) => event.at);
+    expect([...times].sort().reverse()).toEqual(times);
+    expect(Object.keys(all[0]).sort()).toEqual(['actor', 'after', 'app_id', 'at', 'before', 'id', 'subject', 'type']);
+  });
+
+  it('filters by license and by type, alone and together', async () => {
+    const ofLicense = (await everyPage({ license_key: keys[0], per_page: 2 })).flat();
+    expect(ofLicense.map((event) => event.type)).toEqual(['license.status_changed', 'license.status_changed', 'license.activated', 'license.created']);
+    const created = (await everyPage({ type: 'license.created' })).flat();
+    expect(created.map((event) => event.subject).sort()).toEqual([...keys].sort());
+    const both = (await everyPage({ license_key: keys[1], type: 'license.activated' })).flat();
+    expect(both).toMatchObject([{ type: 'license.activated', subject: keys[1], actor: 'client' }]);
+    expect((await list({ license_key: 'NO-SUCH-LICENSE' })).body).toEqual({ success: true, data: [], next_cursor: null });
+  });
+
+  it('answers ACCESS_DENIED for another owner\'s app, and INVALID_INPUT for an unknown type or a foreign cursor', async () => {
+    const other = await createOwner(env.deps);
+    const denied = await env.post('/audit/get-bulk', { app_id: owner.app_id }, other.auth);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error_code).toBe('ACCESS_DENIED');
+    expect((await list({ type: 'license.exploded' })).body.error_code).toBe('INVALID_INPUT');
+    const page = await list({ per_page: 1 });
+    const replayed = await env.post('/audit/get-bulk', { app_id: other.app_id, cursor: page.body.next_cursor }, other.auth);
+    expect(replayed.status).toBe(400);
+    expect(replayed.body.error_code).toBe('INVALID_INPUT');
+  });
+});

@@ -1,0 +1,94 @@
+import type { EventSink } from '../../functions/events/consumer';
+import { loseAnswers } from '../support/dynamo-faults';
+import { startTestEvents, type TestEvents } from '../support/events';
+import { startTestServer, type TestServer } from '../support/env';
+import { seedSubscription } from '../support/fixtures';
+import { createOwner, type Owner } from '../support/owners';
+
+let env: TestServer;
+let owner: Owner;
+const running: TestEvents[] = [];
+
+beforeAll(async () => {
+  env = await startTestServer();
+  owner = await createOwner(env.deps);
+});
+afterAll(async () => {
+  for (const consumer of running) await consumer.stop();
+  await env.close();
+});
+
+async function consumer(sink?: EventSink): Promise<TestEvents> {
+  const started = await startTestEvents(env, sink);
+  running.push(started);
+  return started;
+}
+
+/** Creates licenses through the API and activates each once: `count` created, activated and logins. */
+async function scriptedChanges(count: number): Promise<string[]> {
+  const subscription = await seedSubscription(env.deps, owner);
+  const created = await env.post(
+    '/license/create-bulk',
+    { key_amount: count, app_id: owner.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 1, hwid_lock: false, tags: [] },
+    owner.auth,
+  );
+  const keys: string[] = created.body.data.map((license: { key: string }) => license.key);
+  for (const key of keys) expect((await env.post('/auth', { app_id: owner.app_id, license: key })).status).toBe(200);
+  return keys;
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+async function stored() {
+  const days = await env.deps.repos.events.days(owner.app_id, today(), today());
+  const audit = await env.deps.repos.events.listAudit(owner.app_id, { limit: 100 });
+  return { counters: days.get(today()), auditIds: audit.events.map((event) => event.id).sort() };
+}
+
+describe('a redelivered stream batch', () => {
+  it('changes no counter twice and writes no audit item twice, whether the batch failed late or is read again whole', async () => {
+    let failures = 0;
+    const flaky: EventSink = {
+      deliver: async () => {
+        // The audit items and counters of the step are written by now: delivery fails after them, as a refused PutEvents would.
+        if (failures++ === 0) throw new Error('bus unavailable');
+      },
+    };
+    const first = await consumer(flaky);
+    await scriptedChanges(3);
+    await first.drain();
+    expect(failures).toBe(2);
+
+    const once = await stored();
+    expect(once.counters).toMatchObject({ created: 3, activated: 3, logins: 3 });
+    // The subscription, then each license created and activated.
+    expect(once.auditIds).toHaveLength(7);
+    // The failed step's events were delivered again, with the same ids.
+    expect(new Set(first.delivered.map((event) => event.id))).toEqual(new Set(once.auditIds));
+
+    // A second consumer reads the whole stream again from its start: every record is a redelivery.
+    const again = await consumer();
+    await again.drain();
+    expect(again.delivered.map((event) => event.id).sort()).toEqual(once.auditIds);
+    expect(await stored()).toEqual(once);
+  });
+
+  it('applies a transaction once when its answer was lost and the SDK sent it again', async () => {
+    const before = await stored();
+    const lossy = await consumer();
+    await lossy.drain();
+    // Every transaction's first attempt (the API's and the consumer's alike) loses its answer; the SDK's second attempt gets one.
+    const lost = loseAnswers(env.client, 'TransactWriteItemsCommand', (attempt) => attempt % 2 === 1);
+    await scriptedChanges(2);
+    await lossy.drain();
+    env.client.middlewareStack.remove('loseAnswers:TransactWriteItemsCommand');
+    expect(lost.lost()).toBeGreaterThan(3);
+    const after = await stored();
+    expect(after.counters).toMatchObject({
+      created: before.counters!.created + 2,
+      activated: before.counters!.activated + 2,
+      logins: before.counters!.logins + 2,
+    });
+    expect(after.auditIds).toHaveLength(before.auditIds.length + 5);
+  });
+});

@@ -1,0 +1,121 @@
+import { sha256Hex } from '#core/ids';
+import type { EventType } from '../../functions/events/derive';
+import { startTestEvents, type TestEvents } from '../support/events';
+import { startTestServer, type TestServer } from '../support/env';
+import { createOwner, type Owner } from '../support/owners';
+
+let env: TestServer;
+let events: TestEvents;
+let owner: Owner;
+let actor: string;
+
+beforeAll(async () => {
+  env = await startTestServer();
+  events = await startTestEvents(env);
+  owner = await createOwner(env.deps);
+  actor = `api_key:${sha256Hex(owner.api_key).slice(0, 8)}`;
+});
+afterAll(async () => {
+  await events.stop();
+  await env.close();
+});
+
+/** Runs an operation, consumes the stream, and returns the events it produced. */
+async function eventsOf(operation: () => Promise<{ status: number; body: any }>) {
+  const seen = events.delivered.length;
+  const response = await operation();
+  expect(response.status).toBe(200);
+  await events.drain();
+  return events.delivered.slice(seen);
+}
+
+const types = (produced: { type: EventType }[]) => produced.map((event) => event.type);
+
+/** Nothing secret, whatever the entity: no password, hash or private key, at any depth. */
+function expectNoSecrets(value: unknown) {
+  expect(JSON.stringify(value)).not.toMatch(/password|hash|private|\$2[aby]\$/i);
+}
+
+describe('events of license, subscription and blacklist changes', () => {
+  it('produces each event type once, from the operation that makes the change, with who made it', async () => {
+    const manage = (path: string, body: Record<string, unknown>) => () => env.post(path, body, owner.auth);
+
+    const subscriptionCreated = await eventsOf(manage('/subscription/create', { app_id: owner.app_id, name: 'Pro', level: 1, single_key_per_hwid: false }));
+    expect(types(subscriptionCreated)).toEqual(['subscription.created']);
+    const subscriptionId = subscriptionCreated[0]!.subject;
+    expect(types(await eventsOf(manage('/subscription/edit', { subscription_id: subscriptionId, level: 2 })))).toEqual(['subscription.changed']);
+
+    const created = await eventsOf(
+      manage('/license/create', {
+        app_id: owner.app_id,
+        subscription_id: subscriptionId,
+        duration_unit: 'days',
+        duration_value: 30,
+        hwid_lock: true,
+        username: 'alice',
+        password: 'password-1',
+      }),
+    );
+    expect(types(created)).toEqual(['license.created']);
+    const key = created[0]!.subject;
+    expect(created[0]).toMatchObject({ app_id: owner.app_id, actor, after: { key, status: 'active', username: 'alice' } });
+    expect(created[0]!.before).toBeUndefined();
+
+    const activated = await eventsOf(() => env.post('/auth', { app_id: owner.app_id, license: key, hwid: 'device-1' }));
+    expect(types(activated)).toEqual(['license.activated', 'license.hwid_bound']);
+    expect(activated.every((event) => event.actor === 'client')).toBe(true);
+    // A later use is counted as a login, not announced.
+    expect(await eventsOf(() => env.post('/auth', { app_id: owner.app_id, license: key, hwid: 'device-1' }))).toEqual([]);
+
+    expect(types(await eventsOf(manage('/license/extend', { license_key: key, extend_seconds: 3600 })))).toEqual(['license.extended']);
+    const paused = await eventsOf(manage('/license/update-status', { license_key: key, status: 'paused' }));
+    expect(types(paused)).toEqual(['license.status_changed']);
+    expect(paused[0]).toMatchObject({ before: { status: 'active' }, after: { status: 'paused' } });
+    expect(types(await eventsOf(manage('/hwid/edit', { license_key: key, hwid: null })))).toEqual(['license.hwid_reset']);
+    expect(types(await eventsOf(manage('/license/update-user-credentials', { license_key: key, username: 'alice2' })))).toEqual([
+      'license.credentials_changed',
+    ]);
+    const newPassword = await eventsOf(manage('/license/update-user-credentials', { license_key: key, username: 'alice2', password: 'password-2' }));
+    expect(types(newPassword)).toEqual(['license.credentials_changed']);
+    expectNoSecrets(newPassword);
+    expect(types(await eventsOf(manage('/license/update-metadata', { license_key: key, metadata: { customer: 42 } })))).toEqual([
+      'license.metadata_changed',
+    ]);
+
+    const deleted = await eventsOf(manage('/license/delete', { license_key: key }));
+    expect(types(deleted)).toEqual(['license.deleted']);
+    expect(deleted[0]).toMatchObject({ actor, before: { key } });
+    expect(deleted[0]!.after).toBeUndefined();
+
+    expect(types(await eventsOf(manage('/blacklist/add', { app_id: owner.app_id, type: 'ip', value: '203.0.113.9', reason: 'abuse' })))).toEqual([
+      'blacklist.added',
+    ]);
+    const unlisted = await eventsOf(manage('/blacklist/delete', { app_id: owner.app_id, type: 'ip', value: '203.0.113.9' }));
+    expect(unlisted).toMatchObject([{ type: 'blacklist.deleted', subject: 'ip:203.0.113.9', actor }]);
+    expect(types(await eventsOf(manage('/subscription/delete', { subscription_id: subscriptionId })))).toEqual(['subscription.deleted']);
+
+    expectNoSecrets(events.delivered);
+    expect(new Set(events.delivered.map((event) => event.id)).size).toBe(events.delivered.length);
+  });
+
+  it('keeps the actor out of every answer', async () => {
+    const subscription = await env.post('/subscription/create', { app_id: owner.app_id, name: 'Basic', level: 1, single_key_per_hwid: false }, owner.auth);
+    const license = await env.post(
+      '/license/create',
+      { app_id: owner.app_id, subscription_id: subscription.body.data.subscription_id, duration_unit: 'days', duration_value: 1 },
+      owner.auth,
+    );
+    const auth = await env.post('/auth', { app_id: owner.app_id, license: license.body.data.key });
+    const listed = await env.post('/license/get-bulk', { app_id: owner.app_id }, owner.auth);
+    const blacklisted = await env.post('/blacklist/add', { app_id: owner.app_id, type: 'country', value: 'ZZ' }, owner.auth);
+    for (const answer of [subscription, license, auth, listed, blacklisted]) expect(JSON.stringify(answer.body)).not.toContain('actor');
+  });
+
+  it('names the admin CLI, and anything written outside the API, admin', async () => {
+    await events.drain();
+    const seen = events.delivered.length;
+    await env.deps.repos.blacklist.add({ app_id: owner.app_id, type: 'hwid', value: 'cli-device', reason: null, created_at: new Date().toISOString() });
+    await events.drain();
+    expect(events.delivered.slice(seen)).toMatchObject([{ type: 'blacklist.added', actor: 'admin' }]);
+  });
+});
