@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
 import { startLocalServer } from '../local/server';
@@ -40,7 +41,7 @@ async function main() {
     ? externalStore({ ...config, dynamodbEndpoint: external })
     : await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
   const created = await ensureTable(store.client, config.tableName);
-  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
+  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client, keyVault: localKeyVault(loadMasterKey(local.dataDir)) });
   const owner = await demoOwner(deps, local.dataDir);
   const server = await startLocalServer({
     deps,

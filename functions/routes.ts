@@ -2,7 +2,7 @@
  * The route table: plain data read by the CDK stack, the local server and each
  * group's dispatch, so the three can never disagree about which paths exist.
  */
-export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist';
+export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist' | 'app';
 
 /** Client routes answer `{success, message}`; management routes answer `{error, error_code}` and need an API key. */
 export type Side = 'client' | 'management';
@@ -39,13 +39,16 @@ export const routes = [
   { path: '/blacklist/add', group: 'blacklist' },
   { path: '/blacklist/delete', group: 'blacklist' },
   { path: '/blacklist/get-bulk', group: 'blacklist' },
+
+  { path: '/app/settings', group: 'app' },
+  { path: '/app/signing-key', group: 'app' },
 ] as const satisfies readonly { path: string; group: Group }[];
 
 export type Route = (typeof routes)[number];
 export type RoutePath = Route['path'];
 export type PathOf<G extends Group> = Extract<Route, { group: G }>['path'];
 
-export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist'];
+export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist', 'app'];
 
 export function sideOf(group: Group): Side {
   return group === 'client' ? 'client' : 'management';

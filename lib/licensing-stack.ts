@@ -6,6 +6,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -37,10 +38,15 @@ export const apiKeyHeader = 'x-api-key';
 /** The header the owner's CloudFront adds with `cloudFrontOriginSecret` as its value. */
 export const cloudFrontOriginHeader = 'x-origin-verify';
 
+/** The groups that sign answers (client) or make signing keys (app, and client for applications made before signing). */
+const signingGroups: ReadonlySet<FunctionName> = new Set<FunctionName>(['client', 'app']);
+
 const clientRoutes = routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path);
 
 export class LicensingStack extends Stack {
   readonly table: dynamodb.Table;
+  /** Encrypts applications' private signing keys (extensions.md section 1). */
+  readonly signingKey: kms.Key;
   readonly api: apigateway.RestApi;
   readonly functions: Record<FunctionName, NodejsFunction>;
   readonly authorizer: apigateway.RequestAuthorizer;
@@ -52,6 +58,7 @@ export class LicensingStack extends Stack {
     const { settings } = props;
 
     this.table = this.createTable();
+    this.signingKey = this.createSigningKey();
     // Management timeouts stay under API Gateway's 29-second integration limit; bulk operations need most of it.
     this.functions = {
       client: this.createFunction('client', handlerEntry('client'), settings, Duration.seconds(10), settings.clientReservedConcurrency),
@@ -59,6 +66,7 @@ export class LicensingStack extends Stack {
       hwid: this.createFunction('hwid', handlerEntry('hwid'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       subscription: this.createFunction('subscription', handlerEntry('subscription'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       blacklist: this.createFunction('blacklist', handlerEntry('blacklist'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
+      app: this.createFunction('app', handlerEntry('app'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       authorizer: this.createFunction('authorizer', authorizerEntry, settings, Duration.seconds(10), settings.authorizerReservedConcurrency),
     };
 
@@ -82,6 +90,7 @@ export class LicensingStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table; pass it to the admin CLI' });
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'Usage plan every owner API key joins' });
     new CfnOutput(this, 'RestApiId', { value: this.api.restApiId });
+    new CfnOutput(this, 'SigningKmsKeyArn', { value: this.signingKey.keyArn, description: 'KMS key of signing keys; the admin CLI needs it as SIGNING_KMS_KEY_ID' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
 
     acknowledgeNagFindings(this, settings, Object.values(this.functions).map((fn) => fn.role!));
@@ -145,6 +154,7 @@ export class LicensingStack extends Stack {
         CACHE_TTL_SECONDS: String(settings.cacheTtlSeconds),
         DEBUG: String(settings.debug),
         TRACING: String(settings.tracing),
+        ...(signingGroups.has(name) ? { SIGNING_KMS_KEY_ID: this.signingKey.keyArn } : {}),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
@@ -165,7 +175,32 @@ export class LicensingStack extends Stack {
       },
     });
     this.grantTableAccess(role, name);
+    if (signingGroups.has(name)) this.grantSigningKeyUse(role);
     return fn;
+  }
+
+  /** The admin CLI encrypts with it through its operator's IAM rights, which the default key policy lets IAM grant. */
+  private createSigningKey(): kms.Key {
+    return new kms.Key(this, 'SigningKeyEncryption', {
+      description: 'Encrypts applications\' private Ed25519 signing keys; encryption context {app_id}',
+      enableKeyRotation: true,
+      // Ciphertexts in the retained table would be unreadable without it.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /** Encrypt and Decrypt only, and only with an encryption context that names an application and nothing else. */
+  private grantSigningKeyUse(role: iam.Role): void {
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['kms:Encrypt', 'kms:Decrypt'],
+        resources: [this.signingKey.keyArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['app_id'] },
+          Null: { 'kms:EncryptionContext:app_id': 'false' },
+        },
+      }),
+    );
   }
 
   private grantTableAccess(role: iam.Role, name: FunctionName): void {

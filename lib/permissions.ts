@@ -88,6 +88,11 @@ export const tableAccess: Record<Group | 'authorizer', TableAccess> = {
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'], partitions: ['app'] }],
     queriesIndexes: [],
   },
+  // Application settings and signing keys live on the app's item.
+  app: {
+    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], partitions: ['app'] }],
+    queriesIndexes: [],
+  },
   authorizer: {
     grants: [{ actions: ['dynamodb:GetItem'], partitions: ['apiKey'] }],
     queriesIndexes: [],

@@ -1,6 +1,7 @@
 import type { Deps } from '#core/deps';
 import type { GroupHandler } from '#core/http';
 import type { Group } from '../functions/routes';
+import { createHandler as app } from '../functions/app/handler';
 import { createHandler as blacklist } from '../functions/blacklist/handler';
 import { createHandler as client } from '../functions/client/handler';
 import { createHandler as hwid } from '../functions/hwid/handler';
@@ -16,5 +17,6 @@ export function createGroupHandlers(deps: Deps): Record<Group, GroupHandler> {
     hwid: hwid(source),
     subscription: subscription(source),
     blacklist: blacklist(source),
+    app: app(source),
   };
 }

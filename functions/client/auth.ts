@@ -5,7 +5,9 @@ import { authView } from '#core/license-view';
 import { licenseFingerprint } from '#core/logger';
 import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords';
 import type { BlacklistProbe } from '#data/auth.repo';
+import type { App } from '#data/app.repo';
 import type { License } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
 import { sleep } from '#data/backoff';
 import type { UsernameIndex } from '#data/username.repo';
 import {
@@ -24,6 +26,10 @@ import type { AuthInput } from './schemas';
 export interface AuthSuccess {
   message: SuccessCode;
   data: ReturnType<typeof authView>;
+  /** What the checks passed on, as written: for an offline token. */
+  app: App;
+  license: License;
+  subscription: Subscription;
 }
 
 /** Lost races re-read the license and decide again; this many in a row means something else is wrong. */
@@ -72,7 +78,13 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
       claimDevice: bindHwid !== undefined && subscription.single_key_per_hwid,
     });
     if (outcome.kind === 'activated') {
-      return { message: successCode(firstUse, license.hwid_lock), data: authView(outcome.license, subscription, now) };
+      return {
+        message: successCode(firstUse, license.hwid_lock),
+        data: authView(outcome.license, subscription, now),
+        app: context.app,
+        license: outcome.license,
+        subscription,
+      };
     }
     if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
     if (attempt === maxActivationAttempts) {

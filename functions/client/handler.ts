@@ -1,23 +1,33 @@
-import { lambdaDepsFromEnv } from '#core/deps';
-import { createGroupHandler, type DepsSource, type Endpoints } from '#core/http';
+import type * as z from 'zod/mini';
+import { checkedNonce } from '#core/answer-signing';
+import { createGroupHandler, type DepsSource, type Endpoints, type RequestInfo } from '#core/http';
+import { signingDepsFromEnv } from '#core/signing-deps';
 import { validate } from '#core/validation';
 import { authenticate } from './auth';
 import { blacklistProbes } from './auth-checks';
+import { offlineToken } from './offline-token';
 import { registerCredentials, registeredMessage } from './register';
 import { authSchema, registerSchema } from './schemas';
 
+/** A client route's body after the spec's 400 checks, then the nonce's (extensions.md section 1). */
+function clientInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): { input: z.infer<S>; nonce: string | undefined } {
+  const input = validate('client', schema, body);
+  return { input, nonce: checkedNonce(body, request.header) };
+}
+
 export const endpoints: Endpoints<'client'> = {
   '/auth': async (deps, body, request) => {
-    const input = validate('client', authSchema, body);
-    const { message, data } = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
-    return { body: { success: true, message, data } };
+    const { input, nonce } = clientInput(authSchema, body, request);
+    const success = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
+    const data = input.offlineToken ? { ...success.data, offline_token: await offlineToken(deps, { ...success, nonce }) } : success.data;
+    return { body: { success: true, message: success.message, data } };
   },
-  '/register': async (deps, body) => {
-    await registerCredentials(deps, validate('client', registerSchema, body));
+  '/register': async (deps, body, request) => {
+    await registerCredentials(deps, clientInput(registerSchema, body, request).input);
     return { body: { success: true, message: registeredMessage } };
   },
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('client', endpoints, deps);
 
-export const handler = createHandler(lambdaDepsFromEnv);
+export const handler = createHandler(signingDepsFromEnv);

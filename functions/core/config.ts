@@ -27,6 +27,10 @@ export interface Config {
    * stack lists them only then. Headers not listed are ignored.
    */
   trustedViewerHeaders: readonly ViewerHeader[];
+  /** The stack's KMS key that encrypts applications' private signing keys; unset locally. */
+  signingKmsKeyId: string | undefined;
+  /** Signature headers on client answers. Only the benchmark turns it off, to measure what signing costs. */
+  signAnswers: boolean;
 }
 
 export interface LocalConfig {
@@ -86,6 +90,8 @@ export function readConfig(env: Env = process.env): Config {
     cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 5, 0, 300),
     tracing: flag(env, 'TRACING', false),
     trustedViewerHeaders: viewerHeaderList(env, 'TRUSTED_VIEWER_HEADERS'),
+    signingKmsKeyId: env.SIGNING_KMS_KEY_ID || undefined,
+    signAnswers: flag(env, 'SIGN_ANSWERS', true),
   };
 }
 

@@ -4,7 +4,9 @@ import { createRepos, type Repos } from '#data/repos';
 import { createItemCache, type ItemCache } from './cache';
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from './clock';
+import type { KeyVault } from './key-vault';
 import { createLogger, type Logger } from './logger';
+import { createSignerCache, type SignerCache } from './signing-keys';
 import { traceDynamoClient } from './tracing';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */
@@ -16,9 +18,13 @@ export interface Deps {
   repos: Repos;
   /** Items a warm Lambda may reuse for `config.cacheTtlSeconds` (the /auth hot path). */
   cache: ItemCache;
+  /** Encrypts applications' private signing keys; only the groups that sign or make keys have one. */
+  keyVault: KeyVault | undefined;
+  /** Applications' decrypted signing keys, kept for the container's life. */
+  signers: SignerCache;
 }
 
-export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock } = {}): Deps {
+export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock; keyVault?: KeyVault } = {}): Deps {
   const client = overrides.client ?? createDynamoClient(config);
   const table = createTable(client, config.tableName);
   const clock = overrides.clock ?? systemClock;
@@ -30,6 +36,8 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
     table,
     repos: createRepos(table, cache),
     cache,
+    keyVault: overrides.keyVault,
+    signers: createSignerCache(),
   };
 }
 
@@ -51,7 +59,7 @@ export function lambdaDepsFromEnv(): Promise<Deps> {
   return lambdaDeps;
 }
 
-async function createLambdaDeps(config: Config): Promise<Deps> {
+export async function createLambdaDeps(config: Config, keyVault?: KeyVault): Promise<Deps> {
   const client = createDynamoClient(config);
-  return createDeps(config, { client: config.tracing ? await traceDynamoClient(client) : client });
+  return createDeps(config, { client: config.tracing ? await traceDynamoClient(client) : client, keyVault });
 }

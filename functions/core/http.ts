@@ -3,6 +3,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { sideOf, type Group, type PathOf, type Side } from '../routes';
 import { missingApiKey } from './api-key-auth';
+import { noteAppReads, signAnswers } from './answer-signing';
 import { forRequest, type Deps } from './deps';
 import { edgeErrors } from './errors';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, type HttpEvent } from './middleware';
@@ -89,9 +90,13 @@ export type DepsSource = () => Deps | Promise<Deps>;
  */
 export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource) {
   const side: Side = sideOf(group);
-  // Before: preflight, headers, body checks, parsing. onError runs in reverse: the renderer, then CORS on its answer.
+  // Before: preflight, headers, body checks, parsing. After and onError run in
+  // reverse: the renderer, then (client routes) the signature over the final
+  // body, then CORS on the answer.
+  const signs = side === 'client';
   return middy<HttpEvent, APIGatewayProxyResult>()
     .use(cors(side))
+    .use(signs ? [signAnswers(deps)] : [])
     .use(errorRenderer(side, deps))
     .use(normalizeHeaders())
     .use(bodyGuard(side))
@@ -102,7 +107,8 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       // http-json-body-parser replaced the text with the value it holds.
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
-      const reply = await endpoint(forRequest(await deps(), request.requestId), parsedBody, request);
+      const requestDeps = forRequest(await deps(), request.requestId);
+      const reply = await endpoint(signs ? noteAppReads(event, requestDeps) : requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
 }

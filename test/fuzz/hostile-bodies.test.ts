@@ -14,8 +14,8 @@ type FieldType = 'uuid' | 'string' | 'integer' | 'boolean' | 'strings' | 'object
 
 /** The fields each route reads (api-decisions.md), so hostile values land where the code looks. */
 const fields: Record<RoutePath, Record<string, FieldType>> = {
-  '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string' },
-  '/register': { app_id: 'uuid', license: 'string', username: 'string', password: 'string' },
+  '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string', offline_token: 'boolean' },
+  '/register': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', nonce: 'string' },
   '/license/create': {
     app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer', hwid_lock: 'boolean',
     tags: 'strings', metadata: 'object', username: 'string', password: 'string', license_key: 'string',
@@ -50,6 +50,8 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/blacklist/add': { app_id: 'uuid', type: 'string', value: 'string', reason: 'string' },
   '/blacklist/delete': { app_id: 'uuid', type: 'string', value: 'string' },
   '/blacklist/get-bulk': { app_id: 'uuid', type: 'string', cursor: 'string' },
+  '/app/settings': { app_id: 'uuid', offline_token_ttl: 'integer' },
+  '/app/signing-key': { app_id: 'uuid' },
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
