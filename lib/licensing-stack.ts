@@ -41,6 +41,18 @@ export const cloudFrontOriginHeader = 'x-origin-verify';
 /** The groups that sign answers (client) or make signing keys (app, and client for applications made before signing). */
 const signingGroups: ReadonlySet<FunctionName> = new Set<FunctionName>(['client', 'app']);
 
+/** Decrypting and encrypting require `{app_id}` as the whole encryption context. */
+const appContextOnly = {
+  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['app_id'] },
+  Null: { 'kms:EncryptionContext:app_id': 'false' },
+};
+
+/** What the account may do to the signing key without ever reading what it protects. */
+const keyAdministration = [
+  'kms:Create*', 'kms:Describe*', 'kms:Enable*', 'kms:List*', 'kms:Put*', 'kms:Update*', 'kms:Revoke*', 'kms:Disable*',
+  'kms:Get*', 'kms:Delete*', 'kms:TagResource', 'kms:UntagResource', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion',
+];
+
 const clientRoutes = routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path);
 
 export class LicensingStack extends Stack {
@@ -179,28 +191,39 @@ export class LicensingStack extends Stack {
     return fn;
   }
 
-  /** The admin CLI encrypts with it through its operator's IAM rights, which the default key policy lets IAM grant. */
+  /**
+   * Least privilege in the key policy itself: the account administers the key
+   * but may not decrypt with it; operators (the admin CLI, through their IAM
+   * rights) may only encrypt, for one application at a time; decrypting is left
+   * to the roles `grantSigningKeyUse` names.
+   */
   private createSigningKey(): kms.Key {
+    const account = new iam.AccountRootPrincipal();
     return new kms.Key(this, 'SigningKeyEncryption', {
-      description: 'Encrypts applications\' private Ed25519 signing keys; encryption context {app_id}',
+      description: "Encrypts applications' private Ed25519 signing keys; encryption context {app_id}",
       enableKeyRotation: true,
       // Ciphertexts in the retained table would be unreadable without it.
       removalPolicy: RemovalPolicy.RETAIN,
+      policy: new iam.PolicyDocument({
+        statements: [
+          new iam.PolicyStatement({ sid: 'Administer', principals: [account], actions: keyAdministration, resources: ['*'] }),
+          new iam.PolicyStatement({
+            sid: 'OperatorsEncryptPerApplication',
+            principals: [account],
+            actions: ['kms:Encrypt'],
+            resources: ['*'],
+            conditions: appContextOnly,
+          }),
+        ],
+      }),
     });
   }
 
   /** Encrypt and Decrypt only, and only with an encryption context that names an application and nothing else. */
   private grantSigningKeyUse(role: iam.Role): void {
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['kms:Encrypt', 'kms:Decrypt'],
-        resources: [this.signingKey.keyArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['app_id'] },
-          Null: { 'kms:EncryptionContext:app_id': 'false' },
-        },
-      }),
-    );
+    const statement = { actions: ['kms:Encrypt', 'kms:Decrypt'], conditions: appContextOnly };
+    role.addToPolicy(new iam.PolicyStatement({ ...statement, resources: [this.signingKey.keyArn] }));
+    this.signingKey.addToResourcePolicy(new iam.PolicyStatement({ ...statement, principals: [role], resources: ['*'] }));
   }
 
   private grantTableAccess(role: iam.Role, name: FunctionName): void {

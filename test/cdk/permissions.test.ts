@@ -21,6 +21,7 @@ describe('table access per function', () => {
       { actions: ['DeleteItem', 'PutItem', 'UpdateItem'], keys: ['SUB#*'] },
     ],
     blacklist: [{ actions: ['DeleteItem', 'GetItem', 'Query', 'UpdateItem'], keys: ['APP#*'] }],
+    app: [{ actions: ['GetItem', 'UpdateItem'], keys: ['APP#*'] }],
     authorizer: [{ actions: ['GetItem'], keys: ['APIKEY#*'] }],
   };
 

@@ -157,7 +157,7 @@ describe('signed client answers', () => {
   });
 
   it('gives Keycrate SDK requests (no nonce, no flag) the very bytes of an unsigned server', async () => {
-    const unsigned = await startLocalServer({ deps: createDeps({ ...env.config, signAnswers: false }, { client: env.client, keyVault: env.deps.keyVault }) });
+    const unsigned = await startLocalServer({ deps: createDeps({ ...env.config, signAnswers: false }, { client: env.client, keyVault: env.deps.keyVault }), port: 0 });
     servers.push(unsigned);
     const requests: [string, unknown][] = [
       ['/auth', { app_id: owner.app_id, license: 'NOPE-NOPE' }],
