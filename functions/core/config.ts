@@ -29,6 +29,8 @@ export interface Config {
   trustedViewerHeaders: readonly ViewerHeader[];
   /** The stack's KMS key that encrypts applications' private signing keys; unset locally. */
   signingKmsKeyId: string | undefined;
+  /** A KMS other than the region's: the benchmark's local stub. Unset on AWS. */
+  kmsEndpoint: string | undefined;
   /** Signature headers on client answers. Only the benchmark turns it off, to measure what signing costs. */
   signAnswers: boolean;
 }
@@ -91,6 +93,7 @@ export function readConfig(env: Env = process.env): Config {
     tracing: flag(env, 'TRACING', false),
     trustedViewerHeaders: viewerHeaderList(env, 'TRUSTED_VIEWER_HEADERS'),
     signingKmsKeyId: env.SIGNING_KMS_KEY_ID || undefined,
+    kmsEndpoint: env.KMS_ENDPOINT || undefined,
     signAnswers: flag(env, 'SIGN_ANSWERS', true),
   };
 }

@@ -9,7 +9,7 @@ export function signingDepsFromEnv(): Promise<Deps> {
   signingDeps ??= (() => {
     const config = readConfig();
     if (!config.signingKmsKeyId) throw new Error('SIGNING_KMS_KEY_ID is not set');
-    return createLambdaDeps(config, kmsKeyVault(createKmsClient(config.region), config.signingKmsKeyId));
+    return createLambdaDeps(config, kmsKeyVault(createKmsClient(config.region, config.kmsEndpoint), config.signingKmsKeyId));
   })();
   return signingDeps;
 }

@@ -52,10 +52,10 @@ async function example(command: string, file: string, key: PublicJwk) {
   return { license, result: JSON.parse(stdout) as { verified: boolean; status: number; message: string; claims: Record<string, unknown> } };
 }
 
-const examples = [
+const examples: [name: string, command: string, file: string][] = [
   ['Node', process.execPath, 'verify-answer.mjs'],
-  ...(python ? [['Python', python, 'verify_answer.py']] : []),
-] as const;
+  ...(python ? [['Python', python, 'verify_answer.py'] as [string, string, string]] : []),
+];
 
 describe('the "Verifying answers" page', () => {
   it('shows the very example files the tests run', () => {
