@@ -12,14 +12,24 @@ import { signerOf, type Signer } from './signing-keys';
 type Request = middy.Request<HttpEvent, APIGatewayProxyResult>;
 type Middleware = middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
 
-/** The application each request's own reads found, so signing its answer costs no read of its own. */
-const appsRead = new WeakMap<HttpEvent, App>();
+/**
+ * The application each request's own reads found, so signing its answer costs
+ * no read of its own; `failed` when the request's read failed, so the store
+ * that just failed (after the SDK's retries) is not asked again for the answer.
+ */
+const appsRead = new WeakMap<HttpEvent, App | 'failed'>();
 
 /** The request's deps, noting the application its client-route reads return. */
 export function noteAppReads(event: HttpEvent, deps: Deps): Deps {
   const auth = deps.repos.auth;
   const read: typeof auth.read = async (wanted) => {
-    const items = await auth.read(wanted);
+    let items;
+    try {
+      items = await auth.read(wanted);
+    } catch (error) {
+      appsRead.set(event, 'failed');
+      throw error;
+    }
     if (items.app) appsRead.set(event, items.app);
     return items;
   };
@@ -44,7 +54,9 @@ function bodyField(body: unknown, name: string): unknown {
  * holds still signs.
  */
 async function signerFor(deps: Deps, event: HttpEvent, appId: string): Promise<Signer | undefined> {
-  let app = appsRead.get(event);
+  const seen = appsRead.get(event);
+  if (seen === 'failed') return deps.signers.get(appId);
+  let app = seen;
   if (app?.app_id !== appId) {
     try {
       app = (await deps.repos.auth.read({ app: appId })).app;

@@ -85,12 +85,13 @@ describe('routes', () => {
     }
   });
 
-  it('gives client preflights exactly the header values of spec 4.3', () => {
+  it('gives client preflights exactly the header values of spec 4.3, plus the signature headers exposed (extensions.md)', () => {
     expect(corsHeaders('client')).toEqual({
       'Access-Control-Allow-Origin': '*',
       'Access-Control-Allow-Methods': 'POST, OPTIONS',
       'Access-Control-Allow-Headers': 'Content-Type, Authorization',
       'Access-Control-Max-Age': '86400',
+      'Access-Control-Expose-Headers': 'Signature, Signature-Input, Content-Digest',
     });
   });
 
@@ -300,7 +301,7 @@ describe('functions', () => {
     const posts = Object.fromEntries(groups.map((group) => [group, routes.find((route) => route.group === group)!.path]));
     for (const tracing of ['false', 'true']) {
       const run = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
-        env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), POSTS: JSON.stringify(posts), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1', TRACING: tracing },
+        env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), POSTS: JSON.stringify(posts), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1', TRACING: tracing, SIGNING_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/smoke' },
         encoding: 'utf8',
       });
       expect(run.stderr).toBe('');
@@ -310,6 +311,7 @@ describe('functions', () => {
         hwid: [204, 400],
         subscription: [204, 400],
         blacklist: [204, 400],
+        app: [204, 400],
         // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
         authorizer: ['Unauthorized', 'Unauthorized'],
       });
@@ -466,7 +468,7 @@ describe('operations', () => {
 
   it('outputs what the admin CLI and the deploy guide name', () => {
     const outputs = synth.template.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'RestApiId', 'TableName', 'UsagePlanId']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'RestApiId', 'SigningKmsKeyArn', 'TableName', 'UsagePlanId']);
     expect(outputs.TableName!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.table) });
     expect(outputs.UsagePlanId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.usagePlan) });
     expect(outputs.RestApiId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.api) });
