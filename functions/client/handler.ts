@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { checkedNonce } from '#core/answer-signing';
+import { answerSigning, checkedNonce } from '#core/answer-signing';
 import { createGroupHandler, type DepsSource, type Endpoints, type RequestInfo } from '#core/http';
 import { signingDepsFromEnv } from '#core/signing-deps';
 import { validate } from '#core/validation';
@@ -28,6 +28,6 @@ export const endpoints: Endpoints<'client'> = {
   },
 };
 
-export const createHandler = (deps: DepsSource) => createGroupHandler('client', endpoints, deps);
+export const createHandler = (deps: DepsSource) => createGroupHandler('client', endpoints, deps, answerSigning);
 
 export const handler = createHandler(signingDepsFromEnv);

@@ -2,12 +2,14 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { App } from '#data/app.repo';
 import type { Deps } from './deps';
+import type { AnswerLayer } from './http';
 import { badClientRequest, clientMessages } from './errors';
 import { isUuid } from './ids';
 import { describeError } from './logger';
 import type { HttpEvent } from './middleware';
 import { answerSignatureHeaders, requestNonce } from './signatures';
-import { signerOf, type Signer } from './signing-keys';
+import type { Signer } from './signer-cache';
+import { signerOf } from './signing-keys';
 
 type Request = middy.Request<HttpEvent, APIGatewayProxyResult>;
 type Middleware = middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
@@ -73,7 +75,7 @@ async function signerFor(deps: Deps, event: HttpEvent, appId: string): Promise<S
  * a request without a known application stay unsigned: there is no key. A
  * nonce that fails its check is left out of the answer (which is then that 400).
  */
-export function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
+function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
   const sign = async (request: Request) => {
     const { event, response } = request;
     if (!response || typeof response.body !== 'string') return;
@@ -101,3 +103,6 @@ export function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
   };
   return { after: sign, onError: sign };
 }
+
+/** The client group's answer layer: every client route, present and future, is signed through it. */
+export const answerSigning: AnswerLayer = { middleware: signAnswers, requestDeps: noteAppReads };

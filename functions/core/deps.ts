@@ -6,7 +6,7 @@ import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from './clock';
 import type { KeyVault } from './key-vault';
 import { createLogger, type Logger } from './logger';
-import { createSignerCache, type SignerCache } from './signing-keys';
+import { createSignerCache, type SignerCache } from './signer-cache';
 import { traceDynamoClient } from './tracing';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */

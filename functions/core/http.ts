@@ -3,7 +3,6 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { sideOf, type Group, type PathOf, type Side } from '../routes';
 import { missingApiKey } from './api-key-auth';
-import { noteAppReads, signAnswers } from './answer-signing';
 import { forRequest, type Deps } from './deps';
 import { edgeErrors } from './errors';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, type HttpEvent } from './middleware';
@@ -85,18 +84,27 @@ export function managementListEndpoint<S extends z.ZodMiniType, T>(
 export type DepsSource = () => Deps | Promise<Deps>;
 
 /**
+ * A group's own layer around every answer and around the deps each request
+ * works with: the client group signs its answers with it (answer-signing.ts).
+ * Passed in by the group, so groups without it do not bundle its code.
+ */
+export interface AnswerLayer {
+  middleware(deps: DepsSource): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
+  requestDeps(event: HttpEvent, deps: Deps): Deps;
+}
+
+/**
  * One Lambda per group: Middy wiring and dispatch by API Gateway resource path.
  * A path of the group without an endpoint yet answers 501 in the side's shape.
  */
-export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource) {
+export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource, layer?: AnswerLayer) {
   const side: Side = sideOf(group);
   // Before: preflight, headers, body checks, parsing. After and onError run in
-  // reverse: the renderer, then (client routes) the signature over the final
-  // body, then CORS on the answer.
-  const signs = side === 'client';
+  // reverse: the renderer, then the group's layer (the client routes' signature
+  // over the final body), then CORS on the answer.
   return middy<HttpEvent, APIGatewayProxyResult>()
     .use(cors(side))
-    .use(signs ? [signAnswers(deps)] : [])
+    .use(layer ? [layer.middleware(deps)] : [])
     .use(errorRenderer(side, deps))
     .use(normalizeHeaders())
     .use(bodyGuard(side))
@@ -108,7 +116,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
       const requestDeps = forRequest(await deps(), request.requestId);
-      const reply = await endpoint(signs ? noteAppReads(event, requestDeps) : requestDeps, parsedBody, request);
+      const reply = await endpoint(layer ? layer.requestDeps(event, requestDeps) : requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
 }

@@ -4,24 +4,14 @@ import type { App, StoredSigningKey } from '#data/app.repo';
 import { iso } from './clock';
 import type { Deps } from './deps';
 import type { KeyVault } from './key-vault';
+import type { Signer } from './signer-cache';
 
-/**
+/*
  * Applications' Ed25519 signing keys (extensions.md section 1): made with the
  * application, or on first need for applications made before; `key_id` is the
  * RFC 7638 thumbprint of the public JWK. The private key leaves this module
  * only as a KeyObject to sign with, or as the vault's ciphertext.
  */
-export interface Signer {
-  appId: string;
-  keyId: string;
-  privateKey: KeyObject;
-}
-
-/** Per container: each application's key decrypted at most once (again only after a rotation). */
-export type SignerCache = Map<string, Promise<Signer>>;
-
-export const createSignerCache = (): SignerCache => new Map();
-
 type KeyDeps = Pick<Deps, 'clock' | 'repos' | 'signers'> & { keyVault: KeyVault | undefined };
 
 function vaultOf(deps: { keyVault: KeyVault | undefined }): KeyVault {

@@ -60,3 +60,10 @@ describe('the signing keys’ KMS key', () => {
     expect(statements.flatMap(actionsOf)).not.toContain('kms:*');
   });
 });
+
+describe('signed answers through the gateway', () => {
+  it('leave the gateway exactly as signed: no compression', () => {
+    const [api] = Object.values(synth.template.findResources('AWS::ApiGateway::RestApi'));
+    expect(api!.Properties).not.toHaveProperty('MinimumCompressionSize');
+  });
+});
