@@ -41,11 +41,17 @@ async function decryptSigner(deps: KeyDeps, appId: string, stored: StoredSigning
   return { appId, keyId: stored.key_id, privateKey: createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' }) };
 }
 
-/** An application made before signing existed gets its key now; of racing containers, the first stored key is everyone's. */
+/** Stores a first key; of racing writers (containers, the CLI) the key stored first is everyone's. */
+async function storeFirstKey(deps: KeyDeps, appId: string, key: StoredSigningKey): Promise<StoredSigningKey> {
+  const stored = await deps.repos.apps.setSigningKeyIfAbsent(appId, key);
+  if (!stored) throw new Error(`application ${appId} disappeared while its signing key was made`);
+  return stored;
+}
+
+/** An application made before signing existed gets its key now. */
 async function firstSigner(deps: KeyDeps, appId: string): Promise<Signer> {
   const made = await newSigningKey(deps, appId);
-  const stored = await deps.repos.apps.setSigningKeyIfAbsent(appId, made.stored);
-  if (!stored) throw new Error(`application ${appId} disappeared while its signing key was made`);
+  const stored = await storeFirstKey(deps, appId, made.stored);
   return stored.key_id === made.stored.key_id ? made.signer : decryptSigner(deps, appId, stored);
 }
 
@@ -100,10 +106,7 @@ export function publicSigningKey(stored: StoredSigningKey): PublicSigningKey {
 /** The application's current key, made now if it has none yet. */
 export async function currentSigningKey(deps: KeyDeps, app: App): Promise<StoredSigningKey> {
   if (app.signing_key) return app.signing_key;
-  const made = await newSigningKey(deps, app.app_id);
-  const stored = await deps.repos.apps.setSigningKeyIfAbsent(app.app_id, made.stored);
-  if (!stored) throw new Error(`application ${app.app_id} disappeared while its signing key was made`);
-  return stored;
+  return storeFirstKey(deps, app.app_id, (await newSigningKey(deps, app.app_id)).stored);
 }
 
 /** Rotation: a new key pair replaces the current one; containers switch when they next read the application. */
