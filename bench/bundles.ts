@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { newLicenseKey } from '#core/ids';
 import { authorizerEntry, groups, handlerEntry, type Group } from '../functions/routes';
 import { esbuildOptions } from '../lib/bundling';
+import { startKmsStub } from './kms-stub';
 import { median, round } from './stats';
 
 const run = promisify(execFile);
@@ -14,12 +15,16 @@ const run = promisify(execFile);
 export interface BundleResult {
   bytes: number;
   init_ms: number;
+  /** Set on bundles that carry the KMS client: they are judged against `bundles_reference_kms`. */
+  reference?: 'kms';
 }
 
 export interface BundleMeasurement {
   bundles: Record<string, BundleResult>;
   /** The SDK reference handler, measured in the same loop; `node` is the version every sample ran on. */
   reference: BundleResult & { node: string };
+  /** The reference plus a KMS client sending one Decrypt to a local stub, measured in the same loop. */
+  referenceKms: BundleResult;
 }
 
 /** Lambda's runtime is nodejs22.x; this build of it comes from the npm registry, no root needed. */
@@ -111,9 +116,11 @@ export async function measureBundles(
   const probes: Record<string, { event: unknown; expect: number | string }> = {
     ...probeEvents(),
     reference: { event: {}, expect: 404 },
+    reference_kms: { event: {}, expect: 404 },
   };
   const entries = [
     ['reference', join('bench', 'reference-handler.ts')] as const,
+    ['reference_kms', join('bench', 'reference-kms-handler.ts')] as const,
     ...groups.map((group) => [group, handlerEntry(group)] as const),
     ['authorizer', authorizerEntry] as const,
   ];
@@ -123,6 +130,7 @@ export async function measureBundles(
     await build({ ...esbuildOptions(root), entryPoints: [join(root, entry)], outfile, logLevel: 'silent' });
     outfiles.set(name, outfile);
   }
+  const kms = await startKmsStub();
   const sample = async (name: string): Promise<number> => {
     const { stdout } = await run(node.path, [join(root, 'bench', 'probe.mjs'), outfiles.get(name)!, JSON.stringify(probes[name]!.event)], {
       cwd: root,
@@ -138,6 +146,8 @@ export async function measureBundles(
         TABLE_NAME: store.tableName,
         DYNAMODB_ENDPOINT: store.endpoint,
         LOG_LEVEL: 'warn',
+        SIGNING_KMS_KEY_ID: kms.keyId,
+        KMS_ENDPOINT: kms.endpoint,
       },
     });
     const answer = JSON.parse(stdout) as { ms: number; status: number | string };
@@ -146,15 +156,26 @@ export async function measureBundles(
   };
   const names = entries.map(([name]) => name);
   const times = new Map<string, number[]>(names.map((name) => [name, []]));
-  for (let pass = 0; pass < runs; pass++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(pass + i) % names.length]!;
-      times.get(name)!.push(await sample(name));
+  try {
+    for (let pass = 0; pass < runs; pass++) {
+      for (let i = 0; i < names.length; i++) {
+        const name = names[(pass + i) % names.length]!;
+        times.get(name)!.push(await sample(name));
+      }
     }
+  } finally {
+    await kms.close();
   }
-  const result = (name: string): BundleResult => ({ bytes: statSync(outfiles.get(name)!).size, init_ms: round(median(times.get(name)!)) });
+  // The KMS client's protocol name is in a bundle exactly when the bundle carries the client.
+  const carriesKms = (name: string) => readFileSync(outfiles.get(name)!, 'utf8').includes('TrentService');
+  const result = (name: string): BundleResult => ({
+    bytes: statSync(outfiles.get(name)!).size,
+    init_ms: round(median(times.get(name)!)),
+    ...(!name.startsWith('reference') && carriesKms(name) ? { reference: 'kms' as const } : {}),
+  });
   return {
-    bundles: Object.fromEntries(names.filter((name) => name !== 'reference').map((name) => [name, result(name)])),
+    bundles: Object.fromEntries(names.filter((name) => !name.startsWith('reference')).map((name) => [name, result(name)])),
     reference: { ...result('reference'), node: node.version },
+    referenceKms: result('reference_kms'),
   };
 }

@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '#core/clock';
 import { readConfig, type Config } from '#core/config';
 import { createDeps } from '#core/deps';
+import { localKeyVault } from '#core/key-vault';
 import { createLogger } from '#core/logger';
 import { hashPassword, verifyPassword } from '#core/passwords';
 import { createDynamoClient } from '#data/db';
@@ -39,6 +41,8 @@ const bulkWrites = new Set(['create_bulk', 'extend_bulk']);
 const concurrenciesOf = (name: string) => (quick && bulkWrites.has(name) ? [1, 4] : concurrencies);
 /** How much slower than the SDK reference handler a bundle's cold start may be: a ratio measured in one run means the same on any machine, milliseconds do not. */
 const initBudgetRatio = 1.25;
+/** Signing may cost /auth at most a tenth of its throughput. */
+const signedBudgetRatio = 0.9;
 
 /** Two decimals: a ratio is read against 1.25. */
 const ratio = (value: number, reference: number) => Math.round((value / reference) * 100) / 100;
@@ -70,8 +74,12 @@ try {
   const clock = steppableClock();
   // Lines are formatted as on Lambda, then dropped: the table on stdout is the output.
   const logger = createLogger(config.logLevel, {}, () => undefined);
-  const deps = createDeps(config, { client, clock, logger });
+  const keyVault = localKeyVault(randomBytes(32));
+  const deps = createDeps(config, { client, clock, logger, keyVault });
   const server = await startLocalServer({ deps, port: 0 });
+  // The same stack with signing off (SIGN_ANSWERS=false), only to measure what signing costs /auth in this run.
+  const unsignedServer = await startLocalServer({ deps: createDeps({ ...config, signAnswers: false }, { client, clock, logger, keyVault }), port: 0 });
+  const urlOf = (scenario: { unsigned?: boolean }) => (scenario.unsigned ? unsignedServer.url : server.url);
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as any };
@@ -129,8 +137,10 @@ try {
 
   const body = (value: Record<string, unknown>) => JSON.stringify(value);
   let registerNext = 0;
-  const scenarios: Record<string, { path: string; headers?: Record<string, string>; bodies: () => string[]; amount: number }> = {
-    auth_license: { path: '/auth', bodies: () => warmKeys.map((license) => body({ app_id: owner.app_id, license })), amount: plan.amount },
+  const scenarios: Record<string, { path: string; headers?: Record<string, string>; bodies: () => string[]; amount: number; unsigned?: boolean }> = {
+    auth_license: { path: '/auth', bodies: () => warmKeys.map((license) => body({ app_id: owner.app_id, license })), amount: plan.amount, unsigned: true },
+    // The same requests with signing on, as deployed; no nonce, as the Keycrate SDKs send them.
+    auth_license_signed: { path: '/auth', bodies: () => warmKeys.map((license) => body({ app_id: owner.app_id, license })), amount: plan.amount },
     auth_license_hwid: {
       path: '/auth',
       bodies: () => lockedKeys.map((license, i) => body({ app_id: owner.app_id, license, hwid: `device-${i}` })),
@@ -163,6 +173,7 @@ try {
     runLoad({ url, requests, headers, connections: 32, amount: requests.length, maxSeconds: quick ? 15 : 30 });
   await warmUp(baselineServer.url, baselineRequests);
   await warmUp(server.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
+  await warmUp(unsignedServer.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
   await warmUp(server.url, scenarios.auth_license_hwid!.bodies().map((text) => ({ path: '/auth', body: text })));
   // The events consumer runs through every measured load, as npm start runs it, on a client of its own so the meter sees
   // only the requests' calls. Started after the seeding (which is not measured), it first consumes what the seeding wrote.
@@ -208,7 +219,7 @@ try {
       if (measuresConsumer) await events.drain();
       const [recordsBefore, startedAt] = [events.recordsRead, performance.now()];
       (load[name] ??= {})[`c${connections}`] = await runLoad({
-        url: server.url,
+        url: urlOf(scenario),
         requests,
         headers: scenario.headers,
         connections,
@@ -238,7 +249,7 @@ try {
     const bodies = scenario.bodies();
     let next = 0;
     const send = async () => {
-      const answer = await fetch(`${server.url}${scenario.path}`, {
+      const answer = await fetch(`${urlOf(scenario)}${scenario.path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...scenario.headers },
         body: bodies[next++ % bodies.length],
@@ -282,6 +293,7 @@ try {
   }
 
   await server.close();
+  await unsignedServer.close();
   progress('bundles and the SDK reference handler: build, then fresh-process import and one request against the store, interleaved');
   const measured = await measureBundles(root, { endpoint: store.endpoint, tableName: config.tableName }, plan.bundleRuns, progress);
 
@@ -313,6 +325,7 @@ try {
     },
     settings: { cache_ttl_seconds: config.cacheTtlSeconds, bcrypt_cost: config.bcryptCost, log_level: config.logLevel, seconds_per_run: plan.seconds },
     auth_license: operation('auth_license'),
+    auth_license_signed: operation('auth_license_signed'),
     auth_license_hwid: operation('auth_license_hwid'),
     auth_credentials: operation('auth_credentials'),
     register: operation('register'),
@@ -324,6 +337,7 @@ try {
     baseline_store: { rps: load.baseline_store!.c32!.rps, p50_ms: load.baseline_store!.c32!.p50_ms, p99_ms: load.baseline_store!.c32!.p99_ms, by_concurrency: load.baseline_store! },
     bundles: measured.bundles,
     bundles_reference: measured.reference,
+    bundles_reference_kms: measured.referenceKms,
     bcrypt,
   };
   const budgets = checkBudgets(results);
@@ -345,8 +359,12 @@ interface Meter {
   write_units: number;
 }
 
+type AuthResult = { rps: number; cold: Meter; warm: Meter; ddb_round_trips_cold: number; ddb_round_trips_warm: number };
+
 type Results = {
-  auth_license: { rps: number; cold: Meter; warm: Meter; ddb_round_trips_cold: number; ddb_round_trips_warm: number };
+  auth_license: AuthResult;
+  auth_license_signed: AuthResult;
+  bundles_reference_kms: BundleResult;
   baseline_store: { rps: number; by_concurrency: Record<string, LoadResult> };
   bundles: Record<string, BundleResult>;
   bundles_reference: BundleMeasurement['reference'];
@@ -354,6 +372,7 @@ type Results = {
 
 function checkBudgets(results: Results) {
   const auth = results.auth_license;
+  const signed = results.auth_license_signed;
   const checks = [
     { budget: '/auth by key: at most 3 DynamoDB round trips cold', value: auth.ddb_round_trips_cold, pass: auth.ddb_round_trips_cold <= 3 },
     { budget: '/auth by key: at most 2 DynamoDB round trips warm', value: auth.ddb_round_trips_warm, pass: auth.ddb_round_trips_warm <= 2 },
@@ -368,11 +387,24 @@ function checkBudgets(results: Results) {
       value: results.events_consumer.lag_s,
       pass: results.events_consumer.lag_s <= 5,
     },
-    ...Object.entries(results.bundles).map(([name, bundle]) => ({
-      budget: `${name} bundle: import + first request at most ${initBudgetRatio} × the SDK reference handler's`,
-      value: ratio(bundle.init_ms, results.bundles_reference.init_ms),
-      pass: bundle.init_ms <= initBudgetRatio * results.bundles_reference.init_ms,
-    })),
+    {
+      budget: `signed /auth by key: at least ${signedBudgetRatio} × the requests/s of /auth with signing off (concurrency 32)`,
+      value: ratio(signed.rps, auth.rps),
+      pass: signed.rps >= signedBudgetRatio * auth.rps,
+    },
+    {
+      budget: 'signed /auth by key: no DynamoDB round trip more than unsigned, warm',
+      value: signed.ddb_round_trips_warm - auth.ddb_round_trips_warm,
+      pass: signed.ddb_round_trips_warm <= auth.ddb_round_trips_warm,
+    },
+    ...Object.entries(results.bundles).map(([name, bundle]) => {
+      const reference = bundle.reference === 'kms' ? results.bundles_reference_kms : results.bundles_reference;
+      return {
+        budget: `${name} bundle: import + first request at most ${initBudgetRatio} × the ${bundle.reference === 'kms' ? 'SDK + KMS' : 'SDK'} reference handler's`,
+        value: ratio(bundle.init_ms, reference.init_ms),
+        pass: bundle.init_ms <= initBudgetRatio * reference.init_ms,
+      };
+    }),
   ];
   return { all_met: checks.every((check) => check.pass), checks };
 }
@@ -386,7 +418,8 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const labels: Record<string, string> = {
-    auth_license: '`/auth` by key, unlocked',
+    auth_license: '`/auth` by key, unlocked, signing off',
+    auth_license_signed: '`/auth` by key, unlocked, signed',
     auth_license_hwid: '`/auth` by key, HWID-locked',
     auth_credentials: '`/auth` by username/password',
     register: '`/register`',
@@ -412,9 +445,11 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     `| Lambda bundle (samples on Node ${results.bundles_reference.node.replace(/^v/, '')}) | Minified bytes | Import + first request, ms (median, fresh process) | × reference |`,
     '|---|---:|---:|---:|',
     `| SDK reference: DynamoDBDocumentClient + one GetCommand | ${results.bundles_reference.bytes} | ${results.bundles_reference.init_ms} | 1 |`,
-    ...Object.entries(results.bundles).map(
-      ([name, bundle]) => `| ${name} | ${bundle.bytes} | ${bundle.init_ms} | ${ratio(bundle.init_ms, results.bundles_reference.init_ms)} |`,
-    ),
+    `| SDK + KMS reference: the same plus one KMS Decrypt (local stub) | ${results.bundles_reference_kms.bytes} | ${results.bundles_reference_kms.init_ms} | 1 (for bundles marked KMS) |`,
+    ...Object.entries(results.bundles).map(([name, bundle]) => {
+      const reference = bundle.reference === 'kms' ? results.bundles_reference_kms : results.bundles_reference;
+      return `| ${name}${bundle.reference === 'kms' ? ' (KMS)' : ''} | ${bundle.bytes} | ${bundle.init_ms} | ${ratio(bundle.init_ms, reference.init_ms)} |`;
+    }),
     '',
     '| bcrypt cost | hash ms | compare ms (one login) |',
     '|---:|---:|---:|',

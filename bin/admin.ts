@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, forRequest, type Deps } from '#core/deps';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
+import { createKmsClient, kmsKeyVault } from '#core/kms-vault';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createDynamoClient } from '#data/db';
 import * as owners from '../functions/admin/owners';
@@ -15,6 +17,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   app create --team ID [--name N] [--json]
   app set-status --app ID --status active|inactive
   app index                                          list apps made before /app/list (once per table)
+  app signing-key --app ID [--json]                  the app's public signing key
+  app rotate-signing-key --app ID [--json]           new key pair; prints the new public key
   apikey create --team ID [--json]
   apikey revoke --key KEY
 
@@ -23,7 +27,10 @@ npm start is not running), the store at DYNAMODB_ENDPOINT when it is set (table
 TABLE_NAME, created when missing), or a deployed stack with --table NAME [--region R]
 (or TABLE_NAME / AWS_REGION with --aws). On a deployed stack, bootstrap and
 apikey create also need --usage-plan ID (the stack output UsagePlanId): the
-owner's API Gateway key is created and attached to the usage plan.`;
+owner's API Gateway key is created and attached to the usage plan; commands that
+make signing keys (bootstrap, app create, app signing-key, app rotate-signing-key)
+need SIGNING_KMS_KEY_ID (the stack output SigningKmsKeyArn). Locally, private
+keys are encrypted with DATA_DIR/master.key.`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -79,6 +86,10 @@ async function run(deps: Deps, registerUsageKey: UsageKeys): Promise<Record<stri
     }
     case 'app index':
       return { indexed: await deps.repos.apps.indexUnlisted() };
+    case 'app signing-key':
+      return owners.showSigningKey(deps, { appId: required('app') });
+    case 'app rotate-signing-key':
+      return owners.rotateAppSigningKey(deps, { appId: required('app') });
     case 'apikey create':
       return owners.createApiKey(deps, { teamId: required('team'), registerUsageKey });
     case 'apikey revoke':
@@ -93,7 +104,9 @@ function print(result: Record<string, unknown>) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  for (const [name, value] of Object.entries(result)) process.stdout.write(`${name}: ${String(value)}\n`);
+  for (const [name, value] of Object.entries(result)) {
+    process.stdout.write(`${name}: ${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}\n`);
+  }
   if ('api_key' in result) process.stdout.write('The API key is shown only this once; only its SHA-256 is stored.\n');
 }
 
@@ -103,35 +116,42 @@ function print(result: Record<string, unknown>) {
  */
 async function localDeps(): Promise<{ deps: Deps; store?: Store }> {
   const config = readConfig();
+  const keyVault = localKeyVault(loadMasterKey(readLocalConfig().dataDir));
   if (config.dynamodbEndpoint) {
     const store = externalStore({ ...config, dynamodbEndpoint: config.dynamodbEndpoint });
     await ensureTable(store.client, config.tableName);
-    return { deps: createDeps({ ...config, logLevel: 'silent' }, { client: store.client }), store };
+    return { deps: createDeps({ ...config, logLevel: 'silent' }, { client: store.client, keyVault }), store };
   }
   const local = readLocalConfig();
   const endpoint = `http://127.0.0.1:${local.dynamodbPort}`;
   const probe = createDynamoClient({ region: config.region, dynamodbEndpoint: endpoint });
   try {
     await ensureTable(probe, config.tableName);
-    return { deps: createDeps({ ...config, dynamodbEndpoint: endpoint, logLevel: 'silent' }, { client: probe }) };
+    return { deps: createDeps({ ...config, dynamodbEndpoint: endpoint, logLevel: 'silent' }, { client: probe, keyVault }) };
   } catch (error) {
     probe.destroy();
     if (!(error instanceof Error) || !/ECONNREFUSED|connect/i.test(`${error.name} ${error.message}`)) throw error;
   }
   const store = await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
   await ensureTable(store.client, config.tableName);
-  return { deps: createDeps({ ...config, dynamodbEndpoint: store.endpoint, logLevel: 'silent' }, { client: store.client }), store };
+  return { deps: createDeps({ ...config, dynamodbEndpoint: store.endpoint, logLevel: 'silent' }, { client: store.client, keyVault }), store };
 }
 
 function awsDeps(): Deps {
   const config = readConfig();
-  return createDeps({
-    ...config,
-    tableName: values.table ?? config.tableName,
-    region: values.region ?? config.region,
-    dynamodbEndpoint: undefined,
-    logLevel: 'silent',
-  });
+  const region = values.region ?? config.region;
+  // Made only when a command encrypts: commands that make no key need no KMS key id.
+  const keyVault = config.signingKmsKeyId ? kmsKeyVault(createKmsClient(region), config.signingKmsKeyId) : undefined;
+  return createDeps(
+    {
+      ...config,
+      tableName: values.table ?? config.tableName,
+      region,
+      dynamodbEndpoint: undefined,
+      logLevel: 'silent',
+    },
+    { keyVault },
+  );
 }
 
 async function main(): Promise<number> {

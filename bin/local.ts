@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
 import { buildDashboard } from '../dashboard/build';
@@ -43,7 +44,7 @@ async function main() {
     ? externalStore({ ...config, dynamodbEndpoint: external })
     : await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
   const created = await ensureTable(store.client, config.tableName);
-  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client });
+  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client, keyVault: localKeyVault(loadMasterKey(local.dataDir)) });
   // Applications a data directory kept from before they were listed per team get their index entry. Not on
   // another store: that may be a large table, where a scan at every start costs real money (`admin app index`).
   if (!external) await deps.repos.apps.indexUnlisted();

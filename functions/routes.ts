@@ -44,6 +44,8 @@ export const routes = [
   { path: '/blacklist/get-bulk', group: 'blacklist' },
 
   { path: '/app/list', group: 'app' },
+  { path: '/app/settings', group: 'app' },
+  { path: '/app/signing-key', group: 'app' },
   { path: '/app/stats', group: 'app' },
   { path: '/audit/get-bulk', group: 'app' },
 ] as const satisfies readonly { path: string; group: Group }[];

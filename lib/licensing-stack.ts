@@ -7,6 +7,7 @@ import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -44,10 +45,27 @@ export const apiKeyHeader = 'x-api-key';
 /** The header the owner's CloudFront adds with `cloudFrontOriginSecret` as its value. */
 export const cloudFrontOriginHeader = 'x-origin-verify';
 
+/** The groups that sign answers (client) or make signing keys (app, and client for applications made before signing). */
+const signingGroups: ReadonlySet<FunctionName> = new Set<FunctionName>(['client', 'app']);
+
+/** Decrypting and encrypting require `{app_id}` as the whole encryption context. */
+const appContextOnly = {
+  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['app_id'] },
+  Null: { 'kms:EncryptionContext:app_id': 'false' },
+};
+
+/** What the account may do to the signing key without ever reading what it protects. */
+const keyAdministration = [
+  'kms:Create*', 'kms:Describe*', 'kms:Enable*', 'kms:List*', 'kms:Put*', 'kms:Update*', 'kms:Revoke*', 'kms:Disable*',
+  'kms:Get*', 'kms:Delete*', 'kms:TagResource', 'kms:UntagResource', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion',
+];
+
 const clientRoutes = routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path);
 
 export class LicensingStack extends Stack {
   readonly table: dynamodb.Table;
+  /** Encrypts applications' private signing keys (extensions.md section 1). */
+  readonly signingKey: kms.Key;
   readonly api: apigateway.RestApi;
   readonly functions: Record<FunctionName, NodejsFunction>;
   readonly authorizer: apigateway.RequestAuthorizer;
@@ -64,6 +82,7 @@ export class LicensingStack extends Stack {
     const { settings } = props;
 
     this.table = this.createTable();
+    this.signingKey = this.createSigningKey();
     // Management timeouts stay under API Gateway's 29-second integration limit; bulk operations need most of it.
     this.functions = {
       client: this.createFunction('client', handlerEntry('client'), settings, Duration.seconds(10), settings.clientReservedConcurrency),
@@ -103,6 +122,7 @@ export class LicensingStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table; pass it to the admin CLI' });
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'Usage plan every owner API key joins' });
     new CfnOutput(this, 'RestApiId', { value: this.api.restApiId });
+    new CfnOutput(this, 'SigningKmsKeyArn', { value: this.signingKey.keyArn, description: 'KMS key of signing keys; the admin CLI needs it as SIGNING_KMS_KEY_ID' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
     this.dashboard = settings.dashboard
       ? new DashboardSite(this, 'Dashboard', { apiUrl: this.api.url, apiOrigin: `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}` })
@@ -210,6 +230,7 @@ export class LicensingStack extends Stack {
         CACHE_TTL_SECONDS: String(settings.cacheTtlSeconds),
         DEBUG: String(settings.debug),
         TRACING: String(settings.tracing),
+        ...(signingGroups.has(name) ? { SIGNING_KMS_KEY_ID: this.signingKey.keyArn } : {}),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
@@ -230,7 +251,43 @@ export class LicensingStack extends Stack {
       },
     });
     this.grantTableAccess(role, name);
+    if (signingGroups.has(name)) this.grantSigningKeyUse(role);
     return fn;
+  }
+
+  /**
+   * Least privilege in the key policy itself: the account administers the key
+   * but may not decrypt with it; operators (the admin CLI, through their IAM
+   * rights) may only encrypt, for one application at a time; decrypting is left
+   * to the roles `grantSigningKeyUse` names.
+   */
+  private createSigningKey(): kms.Key {
+    const account = new iam.AccountRootPrincipal();
+    return new kms.Key(this, 'SigningKeyEncryption', {
+      description: "Encrypts applications' private Ed25519 signing keys; encryption context {app_id}",
+      enableKeyRotation: true,
+      // Ciphertexts in the retained table would be unreadable without it.
+      removalPolicy: RemovalPolicy.RETAIN,
+      policy: new iam.PolicyDocument({
+        statements: [
+          new iam.PolicyStatement({ sid: 'Administer', principals: [account], actions: keyAdministration, resources: ['*'] }),
+          new iam.PolicyStatement({
+            sid: 'OperatorsEncryptPerApplication',
+            principals: [account],
+            actions: ['kms:Encrypt'],
+            resources: ['*'],
+            conditions: appContextOnly,
+          }),
+        ],
+      }),
+    });
+  }
+
+  /** Encrypt and Decrypt only, and only with an encryption context that names an application and nothing else. */
+  private grantSigningKeyUse(role: iam.Role): void {
+    const statement = { actions: ['kms:Encrypt', 'kms:Decrypt'], conditions: appContextOnly };
+    role.addToPolicy(new iam.PolicyStatement({ ...statement, resources: [this.signingKey.keyArn] }));
+    this.signingKey.addToResourcePolicy(new iam.PolicyStatement({ ...statement, principals: [role], resources: ['*'] }));
   }
 
   private grantTableAccess(role: iam.Role, name: FunctionName): void {

@@ -106,11 +106,11 @@ export const tableAccess: Record<Group | 'authorizer' | 'events', TableAccess> =
     grants: [{ actions: ['dynamodb:GetItem'], partitions: ['apiKey'] }],
     queriesIndexes: [],
   },
-  // Ownership reads the app; /app/list lists the team's applications through the index (`TEAM#<id>#APPS`);
-  // /app/stats counts the app's licenses in the index and reads its daily counters;
-  // /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
+  // Ownership reads the app; settings and signing keys live on the app's item; /app/list lists the team's
+  // applications through the index (`TEAM#<id>#APPS`); /app/stats counts the app's licenses in the index and
+  // reads its daily counters; /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
   app: {
-    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query'], partitions: ['app'] }],
+    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] }],
     queriesIndexes: ['app', 'team'],
   },
   // The stream consumer only writes, in transactions: the marks of records done, audit items, daily counters.

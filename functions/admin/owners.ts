@@ -1,13 +1,14 @@
 import { iso } from '#core/clock';
 import type { Deps } from '#core/deps';
 import { newApiKey, newId, sha256Hex } from '#core/ids';
+import { newSigningKey, publicSigningKey, rotateSigningKey, currentSigningKey } from '#core/signing-keys';
 import type { App } from '#data/app.repo';
 
 /**
  * Owner set-up, the dashboard's job in the hosted services: teams, apps, API
  * keys. Used by the admin CLI and by `npm start`'s demo owner.
  */
-type AdminDeps = Pick<Deps, 'repos' | 'clock'>;
+type AdminDeps = Pick<Deps, 'repos' | 'clock' | 'keyVault' | 'signers'>;
 
 export class AdminError extends Error {}
 
@@ -31,12 +32,14 @@ export async function setTeamPlan(deps: AdminDeps, input: { teamId: string; plan
 
 export async function createApp(deps: AdminDeps, input: { teamId: string; name?: string }) {
   if (!(await deps.repos.teams.get(input.teamId))) throw new AdminError(`No team ${input.teamId}`);
+  const appId = newId();
   const app: App = {
-    app_id: newId(),
+    app_id: appId,
     team_id: input.teamId,
     name: input.name ?? 'My app',
     status: 'active',
     created_at: iso(deps.clock.now()),
+    signing_key: (await newSigningKey(deps, appId)).stored,
   };
   await deps.repos.apps.create(app);
   return { app_id: app.app_id };
@@ -45,6 +48,20 @@ export async function createApp(deps: AdminDeps, input: { teamId: string; name?:
 export async function setAppStatus(deps: AdminDeps, input: { appId: string; status: App['status'] }) {
   if (!(await deps.repos.apps.setStatus(input.appId, input.status))) throw new AdminError(`No app ${input.appId}`);
   return { app_id: input.appId, status: input.status };
+}
+
+/** The application's public signing key; made now for an application from before signing. */
+export async function showSigningKey(deps: AdminDeps, input: { appId: string }) {
+  const app = await deps.repos.apps.get(input.appId);
+  if (!app) throw new AdminError(`No app ${input.appId}`);
+  return { app_id: app.app_id, ...publicSigningKey(await currentSigningKey(deps, app)) };
+}
+
+/** A new key pair replaces the application's key; only the new one signs from then on. */
+export async function rotateAppSigningKey(deps: AdminDeps, input: { appId: string }) {
+  const stored = await rotateSigningKey(deps, input.appId);
+  if (!stored) throw new AdminError(`No app ${input.appId}`);
+  return { app_id: input.appId, ...publicSigningKey(stored) };
 }
 
 /**

@@ -1,16 +1,20 @@
-import { lambdaDepsFromEnv } from '#core/deps';
 import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http';
+import { signingDepsFromEnv } from '#core/signing-deps';
 import { listAudit } from './audit';
 import { listApps } from './list';
 import * as schemas from './schemas';
+import { appSettings } from './settings';
+import { getSigningKey } from './signing-key';
 import { appStats } from './stats';
 
 export const endpoints: Endpoints<'app'> = {
   '/app/list': managementEndpoint(schemas.listAppsSchema, listApps),
+  '/app/settings': managementEndpoint(schemas.settingsSchema, appSettings),
+  '/app/signing-key': managementEndpoint(schemas.appIdSchema, getSigningKey),
   '/app/stats': managementEndpoint(schemas.statsSchema, appStats),
   '/audit/get-bulk': managementListEndpoint(schemas.auditListSchema, listAudit),
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('app', endpoints, deps);
 
-export const handler = createHandler(lambdaDepsFromEnv);
+export const handler = createHandler(signingDepsFromEnv);

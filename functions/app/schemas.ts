@@ -1,10 +1,18 @@
 import * as z from 'zod/mini';
 import { appIdField, licenseKeyField } from '#core/fields';
+import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 
 /** Strict: a field sent here was meant for another route, and silently ignoring it would hide the mistake. */
 export const listAppsSchema = z.strictObject({});
 export type ListAppsInput = z.infer<typeof listAppsSchema>;
+
+export const appIdSchema = z.object({ app_id: appIdField });
+
+export const settingsSchema = z.object({
+  app_id: appIdField,
+  offline_token_ttl: z.optional(z.int().check(z.gte(offlineTokenTtl.minSeconds), z.lte(offlineTokenTtl.maxSeconds))),
+});
 
 export const statsSchema = z.object({
   app_id: appIdField,

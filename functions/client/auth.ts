@@ -26,6 +26,10 @@ import type { AuthInput } from './schemas';
 export interface AuthSuccess {
   message: SuccessCode;
   data: ReturnType<typeof authView>;
+  /** What the checks passed on, as written: for an offline token. */
+  app: App;
+  license: License;
+  subscription: Subscription;
 }
 
 /** Lost races re-read the license and decide again; this many in a row means something else is wrong. */
@@ -56,7 +60,13 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
       claimDevice: bindHwid !== undefined && subscription.single_key_per_hwid,
     });
     if (outcome.kind === 'activated') {
-      return { message: successCode(firstUse, license.hwid_lock), data: authView(outcome.license, subscription, now) };
+      return {
+        message: successCode(firstUse, license.hwid_lock),
+        data: authView(outcome.license, subscription, now),
+        app: checked.app,
+        license: outcome.license,
+        subscription,
+      };
     }
     if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
     license = await afterLostRace(deps, license, input.appId, now, attempt);
@@ -73,7 +83,7 @@ export async function checkedLicense(
   deps: Deps,
   input: Pick<AuthInput, 'appId' | 'credential'>,
   probes: BlacklistProbe[],
-): Promise<{ license: License; subscription: Subscription; now: Date }> {
+): Promise<{ app: App; license: License; subscription: Subscription; now: Date }> {
   const { repos } = deps;
   const now = deps.clock.now();
   const entry = await repos.auth.read({
@@ -95,7 +105,7 @@ export async function checkedLicense(
   checkApplication(context.app);
   checkTeam(context.team, now);
   checkSubscription(context.subscription, license);
-  return { license, subscription: context.subscription, now };
+  return { app: context.app, license, subscription: context.subscription, now };
 }
 
 /**

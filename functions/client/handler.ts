@@ -1,35 +1,46 @@
-import { lambdaDepsFromEnv } from '#core/deps';
-import { createGroupHandler, type DepsSource, type Endpoints } from '#core/http';
+import type * as z from 'zod/mini';
+import { answerSigning, checkedNonce } from '#core/answer-signing';
+import { createGroupHandler, type DepsSource, type Endpoints, type RequestInfo } from '#core/http';
+import { signingDepsFromEnv } from '#core/signing-deps';
 import { validate } from '#core/validation';
 import { authenticate } from './auth';
-import { countsAsAuthFailure } from './failure-count';
 import { blacklistProbes } from './auth-checks';
+import { countsAsAuthFailure } from './failure-count';
+import { offlineToken } from './offline-token';
 import { registerCredentials, registeredMessage } from './register';
 import { resetHwid } from './reset-hwid';
 import { authSchema, registerSchema, resetHwidSchema } from './schemas';
 
+/** A client route's body after the spec's 400 checks, then the nonce's (extensions.md section 1). */
+function clientInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): { input: z.infer<S>; nonce: string | undefined } {
+  const input = validate('client', schema, body);
+  return { input, nonce: checkedNonce(body, request.header) };
+}
+
 export const endpoints: Endpoints<'client'> = {
   '/auth': async (deps, body, request) => {
-    const input = validate('client', authSchema, body);
+    const { input, nonce } = clientInput(authSchema, body, request);
+    let success;
     try {
-      const { message, data } = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
-      return { body: { success: true, message, data } };
+      success = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
     } catch (error) {
       if (countsAsAuthFailure(error)) deps.authFailures.note(input.appId);
       throw error;
     }
+    const data = input.offlineToken ? { ...success.data, offline_token: await offlineToken(deps, { ...success, nonce }) } : success.data;
+    return { body: { success: true, message: success.message, data } };
   },
   '/reset-hwid': async (deps, body, request) => {
-    const input = validate('client', resetHwidSchema, body);
+    const { input } = clientInput(resetHwidSchema, body, request);
     const { message, data } = await resetHwid(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
     return { body: { success: true, message, data } };
   },
-  '/register': async (deps, body) => {
-    await registerCredentials(deps, validate('client', registerSchema, body));
+  '/register': async (deps, body, request) => {
+    await registerCredentials(deps, clientInput(registerSchema, body, request).input);
     return { body: { success: true, message: registeredMessage } };
   },
 };
 
-export const createHandler = (deps: DepsSource) => createGroupHandler('client', endpoints, deps);
+export const createHandler = (deps: DepsSource) => createGroupHandler('client', endpoints, deps, answerSigning);
 
-export const handler = createHandler(lambdaDepsFromEnv);
+export const handler = createHandler(signingDepsFromEnv);

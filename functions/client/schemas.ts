@@ -45,6 +45,8 @@ export interface AuthInput {
   appId: string;
   credential: AuthCredential;
   hwid: string | undefined;
+  /** extensions.md section 1: only `true` asks for one; anything else is the spec's answer. */
+  offlineToken: boolean;
 }
 
 export const authSchema = z.pipe(
@@ -67,7 +69,7 @@ export const authSchema = z.pipe(
       ctx.issues.push({ code: 'custom', message: failure, input: body });
       return z.NEVER;
     }
-    return { appId: appId as string, credential: credential!, hwid: present(hwid) ? hwid : undefined };
+    return { appId: appId as string, credential: credential!, hwid: present(hwid) ? hwid : undefined, offlineToken: body.offline_token === true };
   }),
 );
 

@@ -33,6 +33,12 @@ export interface Config {
   eventBusName: string | undefined;
   /** The SQS queue events EventBridge kept refusing are sent to (the events function, on AWS). */
   eventsDeadLetterQueueUrl: string | undefined;
+  /** The stack's KMS key that encrypts applications' private signing keys; unset locally. */
+  signingKmsKeyId: string | undefined;
+  /** A KMS other than the region's: the benchmark's local stub. Unset on AWS. */
+  kmsEndpoint: string | undefined;
+  /** Signature headers on client answers. Only the benchmark turns it off, to measure what signing costs. */
+  signAnswers: boolean;
 }
 
 export interface LocalConfig {
@@ -104,6 +110,9 @@ export function readConfig(env: Env = process.env): Config {
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 90, 1, 3650),
     eventBusName: env.EVENT_BUS_NAME || undefined,
     eventsDeadLetterQueueUrl: env.EVENTS_DLQ_URL || undefined,
+    signingKmsKeyId: env.SIGNING_KMS_KEY_ID || undefined,
+    kmsEndpoint: env.KMS_ENDPOINT || undefined,
+    signAnswers: flag(env, 'SIGN_ANSWERS', true),
   };
 }
 

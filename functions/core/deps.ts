@@ -5,7 +5,9 @@ import { AuthFailureCounter } from './auth-failures';
 import { createItemCache, type ItemCache } from './cache';
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from './clock';
+import type { KeyVault } from './key-vault';
 import { createLogger, type Logger } from './logger';
+import { createSignerCache, type SignerCache } from './signer-cache';
 import { traceDynamoClient } from './tracing';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */
@@ -19,9 +21,13 @@ export interface Deps {
   cache: ItemCache;
   /** Failed /auth attempts of this container, written to the daily counters by a timer at most once a minute. */
   authFailures: AuthFailureCounter;
+  /** Encrypts applications' private signing keys; only the groups that sign or make keys have one. */
+  keyVault: KeyVault | undefined;
+  /** Applications' decrypted signing keys, kept for the container's life. */
+  signers: SignerCache;
 }
 
-export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock } = {}): Deps {
+export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock; keyVault?: KeyVault } = {}): Deps {
   const client = overrides.client ?? createDynamoClient(config);
   const table = createTable(client, config.tableName);
   const clock = overrides.clock ?? systemClock;
@@ -36,6 +42,8 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
     repos,
     cache,
     authFailures: new AuthFailureCounter(clock, (entry) => repos.events.addAuthFailures(entry.appId, entry.day, entry.count), logger),
+    keyVault: overrides.keyVault,
+    signers: createSignerCache(),
   };
 }
 
@@ -57,7 +65,7 @@ export function lambdaDepsFromEnv(): Promise<Deps> {
   return lambdaDeps;
 }
 
-async function createLambdaDeps(config: Config): Promise<Deps> {
+export async function createLambdaDeps(config: Config, keyVault?: KeyVault): Promise<Deps> {
   const client = createDynamoClient(config);
-  return createDeps(config, { client: config.tracing ? await traceDynamoClient(client) : client });
+  return createDeps(config, { client: config.tracing ? await traceDynamoClient(client) : client, keyVault });
 }

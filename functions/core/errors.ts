@@ -84,6 +84,7 @@ export const clientMessages = {
   bodyTooLarge: 'Request body too large',
   serverError: 'Internal server error',
   hwidFormat: 'HWID must be a string of at most 256 characters',
+  invalidNonce: 'Invalid nonce',
 } as const;
 
 /** The 403 codes of spec 7.1, USERNAME_TAKEN (api-decisions.md) and those of /reset-hwid (extensions.md section 2). */

@@ -88,14 +88,27 @@ export function managementListEndpoint<S extends z.ZodMiniType, T>(
 export type DepsSource = () => Deps | Promise<Deps>;
 
 /**
+ * A group's own layer around every answer and around the deps each request
+ * works with: the client group signs its answers with it (answer-signing.ts).
+ * Passed in by the group, so groups without it do not bundle its code.
+ */
+export interface AnswerLayer {
+  middleware(deps: DepsSource): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
+  requestDeps(event: HttpEvent, deps: Deps): Deps;
+}
+
+/**
  * One Lambda per group: Middy wiring and dispatch by API Gateway resource path.
  * A path of the group without an endpoint yet answers 501 in the side's shape.
  */
-export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource) {
+export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource, layer?: AnswerLayer) {
   const side: Side = sideOf(group);
-  // Before: preflight, headers, body checks, parsing. onError runs in reverse: the renderer, then CORS on its answer.
+  // Before: preflight, headers, body checks, parsing. After and onError run in
+  // reverse: the renderer, then the group's layer (the client routes' signature
+  // over the final body), then CORS on the answer.
   return middy<HttpEvent, APIGatewayProxyResult>()
     .use(cors(side))
+    .use(layer ? [layer.middleware(deps)] : [])
     .use(errorRenderer(side, deps))
     .use(normalizeHeaders())
     .use(bodyGuard(side))
@@ -107,7 +120,8 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
       const actor = side === 'client' ? 'client' : request.actor;
-      const reply = await endpoint(forRequest(await deps(), request.requestId, actor), parsedBody, request);
+      const requestDeps = forRequest(await deps(), request.requestId, actor);
+      const reply = await endpoint(layer ? layer.requestDeps(event, requestDeps) : requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
 }

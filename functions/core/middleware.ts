@@ -21,7 +21,7 @@ interface CorsPolicy {
   methods: string;
   headers: string;
   maxAgeSeconds: number;
-  /** Response headers a browser script may read; none yet. */
+  /** Response headers a browser script may read. */
   exposeHeaders?: string;
 }
 
@@ -31,7 +31,14 @@ interface CorsPolicy {
  * API Gateway's preflight mocks and its gateway responses all read this one policy.
  */
 const corsPolicies: Record<Side, CorsPolicy> = {
-  client: { origin: '*', methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization', maxAgeSeconds: 86400 },
+  // Plus the signature headers (extensions.md section 1), so browser clients can verify answers.
+  client: {
+    origin: '*',
+    methods: 'POST, OPTIONS',
+    headers: 'Content-Type, Authorization',
+    maxAgeSeconds: 86400,
+    exposeHeaders: 'Signature, Signature-Input, Content-Digest',
+  },
   management: { origin: '*', methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization, x-api-key', maxAgeSeconds: 86400 },
 };
 

@@ -1,8 +1,18 @@
-import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { getItem, putNew, updateExisting, type Table } from './db';
-import { isConditionFailure } from './retry';
 import { keys } from './keys';
+import { isConditionFailure } from './retry';
+
+/** An application's current Ed25519 key pair; the private half only as the key vault's ciphertext. */
+export const storedSigningKeySchema = z.object({
+  key_id: z.string(),
+  /** The raw 32-byte public key, base64url. */
+  public_key: z.string(),
+  private_key_ciphertext: z.string(),
+  created_at: z.string(),
+});
+export type StoredSigningKey = z.infer<typeof storedSigningKeySchema>;
 
 export const appSchema = z.object({
   app_id: z.string(),
@@ -10,6 +20,10 @@ export const appSchema = z.object({
   name: z.string(),
   status: z.enum(['active', 'inactive']),
   created_at: z.string(),
+  /** Absent on applications made before signing existed, until their first need. */
+  signing_key: z.optional(storedSigningKeySchema),
+  /** Seconds an offline token lives at most; absent: the default. */
+  offline_token_ttl: z.optional(z.number()),
 });
 export type App = z.infer<typeof appSchema>;
 
@@ -22,6 +36,39 @@ export function createAppRepo(table: Table) {
 
     create(app: App): Promise<boolean> {
       return putNew(table, { ...keys.app(app.app_id), ...keys.appByTeam(app.team_id, app.created_at, app.app_id), ...app });
+    },
+
+    /**
+     * Stores the first key of an application that has none. Of two racing
+     * writers (or a write whose answer was lost and is resent) the stored key
+     * wins: the loser gets the winner's key back from a consistent read.
+     */
+    async setSigningKeyIfAbsent(appId: string, key: StoredSigningKey): Promise<StoredSigningKey | undefined> {
+      try {
+        await table.doc.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: keys.app(appId),
+            UpdateExpression: 'SET signing_key = :key',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(signing_key)',
+            ExpressionAttributeValues: { ':key': key },
+          }),
+        );
+        return key;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: keys.app(appId), ConsistentRead: true }));
+      return Item ? appSchema.parse(Item).signing_key : undefined;
+    },
+
+    /** Rotation: the new key replaces the current one; resending the same key sets the same value. */
+    replaceSigningKey(appId: string, key: StoredSigningKey): Promise<boolean> {
+      return updateExisting(table, keys.app(appId), 'SET signing_key = :key', { ':key': key });
+    },
+
+    setOfflineTokenTtl(appId: string, seconds: number): Promise<boolean> {
+      return updateExisting(table, keys.app(appId), 'SET offline_token_ttl = :ttl', { ':ttl': seconds });
     },
 
     setStatus(appId: string, status: App['status']): Promise<boolean> {

@@ -22,7 +22,7 @@ describe('table access per function', () => {
     ],
     blacklist: [{ actions: ['DeleteItem', 'GetItem', 'Query', 'UpdateItem'], keys: ['APP#*'] }],
     authorizer: [{ actions: ['GetItem'], keys: ['APIKEY#*'] }],
-    app: [{ actions: ['GetItem', 'Query'], keys: ['APP#*'] }],
+    app: [{ actions: ['GetItem', 'Query', 'UpdateItem'], keys: ['APP#*'] }],
     events: [{ actions: ['PutItem', 'UpdateItem'], keys: ['APP#*#AUDIT*', 'APP#*#STATS', 'STREAM#*'] }],
   };
 

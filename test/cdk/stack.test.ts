@@ -85,12 +85,13 @@ describe('routes', () => {
     }
   });
 
-  it('gives client preflights exactly the header values of spec 4.3', () => {
+  it('gives client preflights exactly the header values of spec 4.3, plus the signature headers exposed (extensions.md)', () => {
     expect(corsHeaders('client')).toEqual({
       'Access-Control-Allow-Origin': '*',
       'Access-Control-Allow-Methods': 'POST, OPTIONS',
       'Access-Control-Allow-Headers': 'Content-Type, Authorization',
       'Access-Control-Max-Age': '86400',
+      'Access-Control-Expose-Headers': 'Signature, Signature-Input, Content-Digest',
     });
   });
 
@@ -302,7 +303,7 @@ describe('functions', () => {
     const posts = Object.fromEntries(groups.map((group) => [group, routes.find((route) => route.group === group)!.path]));
     for (const tracing of ['false', 'true']) {
       const run = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
-        env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), POSTS: JSON.stringify(posts), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1', TRACING: tracing },
+        env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), POSTS: JSON.stringify(posts), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1', TRACING: tracing, SIGNING_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/smoke' },
         encoding: 'utf8',
       });
       expect(run.stderr).toBe('');
@@ -469,7 +470,7 @@ describe('operations', () => {
 
   it('outputs what the admin CLI and the deploy guide name', () => {
     const outputs = synth.template.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DashboardUrl', 'EventBusName', 'EventsDeadLetterQueueUrl', 'RestApiId', 'TableName', 'UsagePlanId']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DashboardUrl', 'EventBusName', 'EventsDeadLetterQueueUrl', 'RestApiId', 'SigningKmsKeyArn', 'TableName', 'UsagePlanId']);
     expect(outputs.TableName!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.table) });
     expect(outputs.UsagePlanId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.usagePlan) });
     expect(outputs.RestApiId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.api) });

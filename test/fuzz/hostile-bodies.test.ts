@@ -14,9 +14,9 @@ type FieldType = 'uuid' | 'string' | 'integer' | 'boolean' | 'strings' | 'object
 
 /** The fields each route reads (api-decisions.md), so hostile values land where the code looks. */
 const fields: Record<RoutePath, Record<string, FieldType>> = {
-  '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string' },
-  '/register': { app_id: 'uuid', license: 'string', username: 'string', password: 'string' },
-  '/reset-hwid': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string' },
+  '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string', offline_token: 'boolean' },
+  '/register': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', nonce: 'string' },
+  '/reset-hwid': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string' },
   '/license/create': {
     app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer', hwid_lock: 'boolean',
     tags: 'strings', metadata: 'object', username: 'string', password: 'string', license_key: 'string', max_devices: 'integer',
@@ -54,6 +54,8 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/blacklist/delete': { app_id: 'uuid', type: 'string', value: 'string' },
   '/blacklist/get-bulk': { app_id: 'uuid', type: 'string', cursor: 'string' },
   '/app/list': {},
+  '/app/settings': { app_id: 'uuid', offline_token_ttl: 'integer' },
+  '/app/signing-key': { app_id: 'uuid' },
   '/app/stats': { app_id: 'uuid', days: 'integer' },
   '/audit/get-bulk': { app_id: 'uuid', license_key: 'string', type: 'string', per_page: 'integer', cursor: 'string' },
 };

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { readConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
+import { localKeyVault } from '#core/key-vault';
 import { createTableInput } from '#data/table';
 import { freePort, startLocalStore, type LocalStore } from '../../local/store';
 import { seedLicense, seedSubscription } from '../support/fixtures';
@@ -32,7 +33,7 @@ afterAll(async () => {
 });
 
 function storeDeps(tableName: string): Deps {
-  return createDeps({ ...readConfig({}), tableName, dynamodbEndpoint: store.endpoint, logLevel: 'silent' }, { client: store.client });
+  return createDeps({ ...readConfig({}), tableName, dynamodbEndpoint: store.endpoint, logLevel: 'silent' }, { client: store.client, keyVault: localKeyVault(randomBytes(32)) });
 }
 
 /**
@@ -187,6 +188,7 @@ describe('npm run admin with DYNAMODB_ENDPOINT', () => {
     const deps = storeDeps(tableName);
     expect(await deps.repos.teams.get(owner.team_id)).toMatchObject({ team_id: owner.team_id });
     expect(await deps.repos.apps.get(owner.app_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
-    expect(existsSync(env.DATA_DIR)).toBe(false);
+    // Only the master key of signing keys is kept there: no embedded store's files.
+    expect(readdirSync(env.DATA_DIR)).toEqual(['master.key']);
   }, 90_000);
 });

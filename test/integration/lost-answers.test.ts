@@ -43,7 +43,7 @@ async function serverLosing(commandName: string, lose: (attempt: number) => bool
   // Refused before the request reaches the store; the SDK retries this error as throttling, under the same token.
   if (inProgress) injectFault(client, commandName, (attempt) => (inProgress(attempt) ? awsError('TransactionInProgressException') : undefined));
   const loss = loseAnswers(client, commandName, lose);
-  const deps = createDeps(env.config, { client, logger: createLogger('silent') });
+  const deps = createDeps(env.config, { client, keyVault: env.deps.keyVault, logger: createLogger('silent') });
   const server = await startLocalServer({ deps, port: 0 });
   servers.push(server);
   return {
@@ -141,7 +141,7 @@ describe('a write whose answer is lost after the store applied it', () => {
     const client = createDynamoClient(env.config);
     injectFault(client, 'BatchWriteItemCommand', () => awsError('ValidationException'));
     injectFault(client, 'TransactWriteItemsCommand', (attempt) => (attempt === 2 ? awsError('ValidationException') : undefined));
-    const server = await startLocalServer({ deps: createDeps(env.config, { client, logger: createLogger('silent') }), port: 0 });
+    const server = await startLocalServer({ deps: createDeps(env.config, { client, keyVault: env.deps.keyVault, logger: createLogger('silent') }), port: 0 });
     servers.push(server);
 
     const response = await request(server.url, '/license/create-bulk', 'POST', createBulkBody(fresh, 200), fresh.owner.auth);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from '#core/config';
 import { createDeps } from '#core/deps';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { bootstrap } from '../../functions/admin/owners';
 import { ensureTable, startLocalStore } from '../../local/store';
 
@@ -15,7 +16,8 @@ describe('the local store on disk', () => {
 
     const first = await startLocalStore({ port: 0, dataDir });
     expect(await ensureTable(first.client, config.tableName)).toBe(true);
-    const owner = await bootstrap(createDeps({ ...config, dynamodbEndpoint: first.endpoint }, { client: first.client }));
+    const keyVault = localKeyVault(loadMasterKey(dataDir));
+    const owner = await bootstrap(createDeps({ ...config, dynamodbEndpoint: first.endpoint }, { client: first.client, keyVault }));
     await first.stop();
 
     const second = await startLocalStore({ port: 0, dataDir });

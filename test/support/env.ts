@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig, type Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import type { Clock } from '#core/clock';
+import { localKeyVault } from '#core/key-vault';
 import { createLogger, type Logger } from '#core/logger';
 import { createDynamoClient } from '#data/db';
 import type { RateLimit } from '../../local/rate-limit';
@@ -31,7 +32,8 @@ export async function createTestEnv(options: { config?: Partial<Config>; clock?:
   await ensureTable(client, config.tableName);
   const logs: CapturedLogs = { lines: [] };
   const logger: Logger = createLogger(config.logLevel, {}, (line) => logs.lines.push(line));
-  return { deps: createDeps(config, { client, logger, clock: options.clock }), config, logs, client };
+  const keyVault = localKeyVault(randomBytes(32));
+  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault }), config, logs, client };
 }
 
 export interface TestServer extends TestEnv {

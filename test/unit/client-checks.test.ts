@@ -165,7 +165,7 @@ describe('the /auth pipeline', () => {
       repos: { auth: { read: async () => reads.shift()!, activate: async (activation: unknown) => writes.push(activation) } },
     } as unknown as Deps;
 
-    await expect(authenticate(deps, { appId: 'app-1', credential: { license: license.key }, hwid: undefined }, [])).rejects.toMatchObject({
+    await expect(authenticate(deps, { appId: 'app-1', credential: { license: license.key }, hwid: undefined, offlineToken: false }, [])).rejects.toMatchObject({
       message: 'APPLICATION_NOT_FOUND',
     });
     expect(writes).toEqual([]);

@@ -29,6 +29,7 @@ describe('the /auth body', () => {
       appId,
       credential: { license: 'K' },
       hwid: undefined,
+      offlineToken: false,
     });
   });
 
@@ -37,6 +38,7 @@ describe('the /auth body', () => {
       appId,
       credential: { username: 'u', password: 'p' },
       hwid: 'h',
+      offlineToken: false,
     });
   });
 });

@@ -59,15 +59,17 @@ const specCors = {
   'Access-Control-Max-Age': '86400',
 };
 const managementCors = { ...specCors, 'Access-Control-Allow-Headers': 'Content-Type, Authorization, x-api-key' };
+/** extensions.md section 1: browser clients may read the signature headers. */
+const clientCors = { ...specCors, 'Access-Control-Expose-Headers': 'Signature, Signature-Input, Content-Digest' };
 const json = { 'Content-Type': 'application/json' };
 
 describe('the shared Middy stack', () => {
   beforeEach(() => logged.splice(0));
 
-  it('answers a preflight with 204 and exactly the spec’s four CORS headers', async () => {
+  it('answers a preflight with 204, the spec’s four CORS headers and the exposed signature headers', async () => {
     const response = await client()(event('/auth', null, 'OPTIONS'), context);
     expect(response.statusCode).toBe(204);
-    expect(response.headers).toEqual(specCors);
+    expect(response.headers).toEqual(clientCors);
   });
 
   it('answers a management preflight with 204 and the API key header allowed, before the body is looked at', async () => {
@@ -82,8 +84,8 @@ describe('the shared Middy stack', () => {
     const managementSuccess = await management()(event('/license/update-metadata', '{}'), context);
     const managementFailure = await management()(event('/license/get', '{}'), context);
 
-    expect(clientSuccess.headers).toEqual({ ...json, ...specCors });
-    expect(clientFault.headers).toEqual({ ...json, ...specCors });
+    expect(clientSuccess.headers).toEqual({ ...json, ...clientCors });
+    expect(clientFault.headers).toEqual({ ...json, ...clientCors });
     expect(managementSuccess.headers).toEqual({ ...json, ...managementCors });
     expect(managementFailure.headers).toEqual({ ...json, ...managementCors });
   });
@@ -154,7 +156,7 @@ describe('the shared Middy stack', () => {
     const response = await client()(event('/auth', JSON.stringify({ pad: 'x'.repeat(64 * 1024) })), context);
     expect(response.statusCode).toBe(413);
     expect(JSON.parse(response.body)).toEqual({ success: false, message: 'Request body too large' });
-    expect(response.headers).toEqual({ ...json, ...specCors });
+    expect(response.headers).toEqual({ ...json, ...clientCors });
   });
 
   it('answers 413 for a management body over 256 KiB, and takes one of 100 KiB', async () => {

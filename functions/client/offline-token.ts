@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Deps } from '#core/deps';
+import type { App } from '#data/app.repo';
+import type { License } from '#data/license.repo';
+import type { Subscription } from '#data/subscription.repo';
+import { signerOf } from '#core/signing-keys';
+
+/** extensions.md section 1: 7 days unless the application's settings say otherwise (60 s to 365 days). */
+export const offlineTokenTtl = { defaultSeconds: 7 * 86400, minSeconds: 60, maxSeconds: 365 * 86400 } as const;
+
+/**
+ * The devices a token names. Licenses bind one HWID today; when they bind
+ * several (extensions.md section 2) this is the one place that changes.
+ */
+export function boundHwids(license: Pick<License, 'hwid'>): string[] {
+  return license.hwid === null ? [] : [license.hwid];
+}
+
+export interface OfflineTokenInput {
+  app: App;
+  license: License;
+  subscription: Subscription;
+  nonce: string | undefined;
+}
+
+/** A compact JWS signed with the application's key: what a program may trust while offline, until `exp`. */
+export async function offlineToken(deps: Deps, input: OfflineTokenInput): Promise<string> {
+  const { app, license, subscription } = input;
+  const signer = await signerOf(deps, app);
+  const iat = Math.floor(deps.clock.now().getTime() / 1000);
+  const ttl = app.offline_token_ttl ?? offlineTokenTtl.defaultSeconds;
+  const licenseExpiry = license.expires_at === null ? Infinity : Math.floor(Date.parse(license.expires_at) / 1000);
+  const claims = {
+    hwid: license.hwid,
+    hwids: boundHwids(license),
+    subscription_name: subscription.name,
+    subscription_level: subscription.level,
+    expires_at: license.expires_at,
+    ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
+  };
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'EdDSA', kid: signer.keyId, typ: 'JWT' })
+    .setIssuer(app.app_id)
+    .setSubject(license.key)
+    .setIssuedAt(iat)
+    .setNotBefore(iat)
+    .setExpirationTime(Math.min(licenseExpiry, iat + ttl))
+    .setJti(randomUUID())
+    .sign(signer.privateKey);
+}

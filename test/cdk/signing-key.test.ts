@@ -1,0 +1,69 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { groups } from '../../functions/routes';
+import { logicalId, synthesize, type Synthesized } from './stack-fixture';
+
+let synth: Synthesized;
+
+beforeAll(() => {
+  synth = synthesize({}, { bundle: false });
+});
+
+type Statement = { Action: string | string[]; Principal?: unknown; Condition?: Record<string, Record<string, unknown>> };
+
+const actionsOf = (statement: Statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
+const usesKey = (statement: Statement) => actionsOf(statement).some((action) => ['kms:Encrypt', 'kms:Decrypt'].includes(action));
+
+const appContextOnly = {
+  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['app_id'] },
+  Null: { 'kms:EncryptionContext:app_id': 'false' },
+};
+
+function roleStatements(roleId: string): Statement[] {
+  const policies = synth.template.findResources('AWS::IAM::Policy', { Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) } });
+  return Object.values(policies).flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+describe('the signing keys’ KMS key', () => {
+  it('exists once, with rotation, and is kept when the stack goes', () => {
+    synth.template.resourceCountIs('AWS::KMS::Key', 1);
+    synth.template.hasResource('AWS::KMS::Key', { Properties: { EnableKeyRotation: true }, DeletionPolicy: 'Retain' });
+  });
+
+  it('may be used (kms:Encrypt, kms:Decrypt) only by the client and app functions, only with an {app_id} encryption context', () => {
+    for (const name of [...groups, 'authorizer'] as const) {
+      const roleId = logicalId(synth.stack, synth.stack.functions[name].role!);
+      const kmsStatements = roleStatements(roleId).filter(usesKey);
+      if (name === 'client' || name === 'app') {
+        expect(kmsStatements).toEqual([
+          expect.objectContaining({
+            Action: ['kms:Encrypt', 'kms:Decrypt'],
+            Resource: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.signingKey), 'Arn'] },
+            Condition: appContextOnly,
+          }),
+        ]);
+      } else {
+        expect(kmsStatements).toEqual([]);
+      }
+      const environment = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])]!.Properties
+        .Environment.Variables as Record<string, unknown>;
+      expect('SIGNING_KMS_KEY_ID' in environment).toBe(name === 'client' || name === 'app');
+    }
+  });
+
+  it('has a key policy that lets only those two roles decrypt, and the account only encrypt per application', () => {
+    const [key] = Object.values(synth.template.findResources('AWS::KMS::Key'));
+    const statements = key!.Properties.KeyPolicy.Statement as Statement[];
+    const decrypting = statements.filter((statement) => actionsOf(statement).includes('kms:Decrypt'));
+    const roleIds = ['client', 'app'].map((name) => logicalId(synth.stack, synth.stack.functions[name as 'client' | 'app'].role!));
+    expect(decrypting.map((statement) => statement.Principal)).toEqual(roleIds.map((id) => ({ AWS: { 'Fn::GetAtt': [id, 'Arn'] } })));
+    for (const statement of statements.filter(usesKey)) expect(statement.Condition).toEqual(appContextOnly);
+    expect(statements.flatMap(actionsOf)).not.toContain('kms:*');
+  });
+});
+
+describe('signed answers through the gateway', () => {
+  it('leave the gateway exactly as signed: no compression', () => {
+    const [api] = Object.values(synth.template.findResources('AWS::ApiGateway::RestApi'));
+    expect(api!.Properties).not.toHaveProperty('MinimumCompressionSize');
+  });
+});
