@@ -9,14 +9,6 @@ import { signerOf } from '#core/signing-keys';
 /** extensions.md section 1: 7 days unless the application's settings say otherwise (60 s to 365 days). */
 export const offlineTokenTtl = { defaultSeconds: 7 * 86400, minSeconds: 60, maxSeconds: 365 * 86400 } as const;
 
-/**
- * The devices a token names. Licenses bind one HWID today; when they bind
- * several (extensions.md section 2) this is the one place that changes.
- */
-export function boundHwids(license: Pick<License, 'hwid'>): string[] {
-  return license.hwid === null ? [] : [license.hwid];
-}
-
 export interface OfflineTokenInput {
   app: App;
   license: License;
@@ -33,7 +25,7 @@ export async function offlineToken(deps: Deps, input: OfflineTokenInput): Promis
   const licenseExpiry = license.expires_at === null ? Infinity : Math.floor(Date.parse(license.expires_at) / 1000);
   const claims = {
     hwid: license.hwid,
-    hwids: boundHwids(license),
+    hwids: license.hwids,
     subscription_name: subscription.name,
     subscription_level: subscription.level,
     expires_at: license.expires_at,
