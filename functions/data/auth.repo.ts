@@ -6,6 +6,7 @@ import { batchGetItems, itemId } from './batch-get';
 import { stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { cancellationCodes, isConditionFailure } from './retry';
 import { hwidIndexItem } from './hwid.repo';
+import { releaseStaleIndexItem } from './hwid-overflow';
 import { keys, type BlacklistType, type ItemKey } from './keys';
 import { parseLicense, type License } from './license.repo';
 import { subscriptionSchema, type Subscription } from './subscription.repo';
@@ -228,7 +229,10 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         if (!codes) throw error;
         // The license first: if it changed, the device question may not arise any more.
         if (lostRace(codes[0])) return { kind: 'license_changed' };
-        if (codes[1] === 'ConditionalCheckFailed') return { kind: 'device_taken' };
+        if (codes[1] === 'ConditionalCheckFailed') {
+          // An item a release had no room for names a license that gave the device up: once removed, decide again.
+          return bindHwid !== undefined && (await releaseStaleIndexItem(table, license, bindHwid)) ? { kind: 'license_changed' } : { kind: 'device_taken' };
+        }
         if (lostRace(codes[1])) return { kind: 'license_changed' };
         throw error;
       }

@@ -207,6 +207,9 @@ function transactionToken(requestId: string, items: TransactItem[]): string {
   return createHash('sha256').update(requestId).update('\n').update(JSON.stringify(items)).digest('hex').slice(0, 36);
 }
 
+/** DynamoDB's limit of items in one transaction. */
+export const maxTransactItems = 100;
+
 /**
  * TransactWriteItems under a ClientRequestToken. DynamoDB applies a token's
  * transaction once and answers success to a repeat within 10 minutes, so the

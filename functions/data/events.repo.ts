@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { transactWrite, type Table, type TransactItem } from './db';
+import { maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
 import { keys } from './keys';
 import { cancelledByCondition } from './retry';
 
@@ -47,8 +47,6 @@ export interface RecordWork {
 
 export type DayCounts = Record<DayCounter, number>;
 
-/** DynamoDB's limit of items in one transaction. */
-const maxTransactItems = 100;
 /** Streams keep records 24 hours: a mark only has to outlive any redelivery. */
 const markSeconds = 2 * 86400;
 

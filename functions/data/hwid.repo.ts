@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { batchGetItems } from './batch-get';
-import { getItem, transactWrite, type Table, type TransactItem } from './db';
+import { getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
+import { releaseOverflow, releaseStaleIndexItem } from './hwid-overflow';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 import { keys } from './keys';
 import { boundAsRead, type License } from './license.repo';
@@ -56,6 +57,8 @@ export function createHwidRepo(table: Table) {
         license.hwids.filter((hwid) => !hwids.includes(hwid) || change.releaseKept),
       );
       const heldByThisLicense = { ':license_key': license.key };
+      const roomForReleases = Math.max(0, maxTransactItems - 1 - claimed.length);
+      const releasedNow = released.slice(0, roomForReleases);
       const bound = boundAsRead(license);
       const sets = ['hwids = :hwids', 'hwid = :hwid'];
       const values: Record<string, unknown> = { ':hwids': hwids, ':hwid': hwids[0] ?? null, ...bound.values };
@@ -93,7 +96,7 @@ export function createHwidRepo(table: Table) {
             ExpressionAttributeValues: heldByThisLicense,
           },
         })),
-        ...released.map((hwid) => ({
+        ...releasedNow.map((hwid) => ({
           Delete: {
             TableName: table.name,
             Key: keys.hwid(license.app_id, hwid),
@@ -104,12 +107,16 @@ export function createHwidRepo(table: Table) {
       ];
       try {
         await transactWrite(table, items);
+        await releaseOverflow(table, license, released.slice(roomForReleases));
         return 'changed';
       } catch (error) {
         const reasons = cancelledByCondition(error);
         if (reasons) {
-          const claimRefused = reasons.slice(1, 1 + claimed.length).includes('ConditionalCheckFailed');
-          return reasons[0] !== 'ConditionalCheckFailed' && claimRefused ? 'hwid-in-use' : 'stale';
+          const refused = claimed.filter((_, index) => reasons[1 + index] === 'ConditionalCheckFailed');
+          if (reasons[0] === 'ConditionalCheckFailed' || refused.length === 0) return 'stale';
+          // An item left by a release that ran out of room is no claim: once removed, the change is tried again.
+          const freed = await Promise.all(refused.map((hwid) => releaseStaleIndexItem(table, license, hwid)));
+          return freed.some(Boolean) ? 'stale' : 'hwid-in-use';
         }
         if (cancelledByConflict(error)) return 'stale';
         throw error;

@@ -1,7 +1,8 @@
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems, itemId } from './batch-get';
-import { putNew, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
+import { maxTransactItems, putNew, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
+import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
@@ -280,9 +281,16 @@ function createLicenseWrites(table: Table) {
           },
         },
       ];
-      for (const hwid of license.hwids) items.push(indexItem(keys.hwid(license.app_id, hwid), holds.hwidIndex.includes(hwid)));
       if (license.username !== null) items.push(indexItem(keys.username(license.app_id, license.username), holds.usernameIndex));
-      return !(await transact(items));
+      // A license with nearly 100 devices has more index items than the transaction has room for: the ones it
+      // holds beyond that are deleted right after, and a check on one it does not hold is left out.
+      const room = maxTransactItems - items.length;
+      const deviceItems = license.hwids.map((hwid) => ({ hwid, held: holds.hwidIndex.includes(hwid) }));
+      items.push(...deviceItems.slice(0, room).map(({ hwid, held }) => indexItem(keys.hwid(license.app_id, hwid), held)));
+      if (await transact(items)) return false;
+      const overflow = deviceItems.slice(room).filter(({ held }) => held);
+      await releaseOverflow(table, license, overflow.map(({ hwid }) => hwid));
+      return true;
     },
 
     /**

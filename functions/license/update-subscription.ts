@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { concurrentChange } from '#core/errors';
+import { concurrentChange, invalidInput } from '#core/errors';
+import { maxTransactItems } from '#data/db';
 import { managementView } from '#core/license-view';
 import { notFound, ownedLicense } from '#core/ownership';
 import { hwidInUse } from '../hwid/edit';
@@ -19,6 +20,10 @@ export async function updateSubscription(deps: Deps, input: z.infer<typeof updat
     const license = await ownedLicense(deps, input.teamId, input.license_key);
     const subscription = await subscriptionForApp(deps, input.teamId, license.app_id, input.subscription_id);
     const claim = subscription.single_key_per_hwid;
+    // The move and its claims are one transaction, which holds the license and at most 99 index items.
+    if (claim && license.hwids.length >= maxTransactItems) {
+      throw invalidInput(`subscription_id: a license with ${license.hwids.length} bound devices cannot move onto a single_key_per_hwid subscription; release one with /hwid/remove first`);
+    }
     const outcome = await deps.repos.hwids.replaceHwids({
       license,
       hwids: license.hwids,
