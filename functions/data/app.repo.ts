@@ -1,6 +1,6 @@
-import { GetCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { getItem, putNew, updateExisting, type Table } from './db';
+import { getItem, putNew, queryIndexPartition, updateExisting, type Table } from './db';
 import { keys } from './keys';
 import { isConditionFailure } from './retry';
 
@@ -77,22 +77,7 @@ export function createAppRepo(table: Table) {
 
     /** A team has a handful of applications: all of them, oldest first. */
     async listByTeam(teamId: string): Promise<App[]> {
-      const found: App[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.appsOfTeam(teamId) },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        found.push(...(page.Items ?? []).map((item) => appSchema.parse(item)));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return found;
+      return (await queryIndexPartition(table, keys.appsOfTeam(teamId))).map((item) => appSchema.parse(item));
     },
 
     /**

@@ -7,6 +7,7 @@ import {
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
   type TransactWriteCommandInput,
@@ -174,6 +175,26 @@ export async function putNew(table: Table, unstamped: Record<string, unknown>): 
     const existing = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
     return existing !== undefined && isDeepStrictEqual(unmarshall(existing), item);
   }
+}
+
+/** Every item of one partition of the `gsi1` index, in its sort order: for partitions known to stay small. */
+export async function queryIndexPartition(table: Table, gsi1pk: string): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new QueryCommand({
+        TableName: table.name,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1pk },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    found.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return found;
 }
 
 export async function getItem(table: Table, key: ItemKey): Promise<Record<string, unknown> | undefined> {

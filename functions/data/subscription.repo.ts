@@ -1,7 +1,7 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems } from './batch-get';
-import { deleteExisting, getItem, putNew, stampUpdate, type Table } from './db';
+import { deleteExisting, getItem, putNew, queryIndexPartition, stampUpdate, type Table } from './db';
 import { isConditionFailure } from './retry';
 import { keys } from './keys';
 
@@ -45,22 +45,7 @@ export function createSubscriptionRepo(table: Table) {
 
     /** An app has a handful of tiers: one query reads them all, oldest first. */
     async listByApp(appId: string): Promise<Subscription[]> {
-      const found: Subscription[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.subscriptionsOfApp(appId) },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        found.push(...(page.Items ?? []).map((item) => subscriptionSchema.parse(item)));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return found;
+      return (await queryIndexPartition(table, keys.subscriptionsOfApp(appId))).map((item) => subscriptionSchema.parse(item));
     },
 
     /** Undefined when the subscription is gone; never recreates a deleted one. */

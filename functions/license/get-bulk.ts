@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { invalidInput } from '#core/errors';
+import { decodeCursor, encodeCursor, notACursor } from '#core/cursor';
 import type { Page } from '#core/http';
 import { managementView, type LicenseRecord } from '#core/license-view';
 import { ownedApp } from '#core/ownership';
@@ -17,22 +17,13 @@ const cursorSchema = z.tuple([z.string(), z.iso.datetime(), z.string().check(z.r
  * or the last item read when the read bound cut the page short. It carries the
  * app so that it cannot be replayed against another app's listing.
  */
-export function encodeCursor(appId: string, position: ListPosition): string {
-  const scope = position.key_scope === 'team' ? [1] : [];
-  return Buffer.from(JSON.stringify([appId, position.created_at, position.key, ...scope]), 'utf8').toString('base64url');
+export function encodeLicenseCursor(appId: string, position: ListPosition): string {
+  return encodeCursor(appId, [position.created_at, position.key, ...(position.key_scope === 'team' ? [1] : [])]);
 }
 
-export function decodeCursor(cursor: string, appId: string): ListPosition {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    decoded = undefined;
-  }
-  const parsed = cursorSchema.safeParse(decoded);
-  if (!parsed.success || parsed.data[0] !== appId) throw invalidInput('cursor: is not a cursor this API returned for this app');
-  const [, created_at, key, ...scope] = parsed.data;
-  if (scope.length > 1) throw invalidInput('cursor: is not a cursor this API returned for this app');
+export function decodeLicenseCursor(cursor: string, appId: string): ListPosition {
+  const [, created_at, key, ...scope] = decodeCursor(cursor, appId, cursorSchema);
+  if (scope.length > 1) throw notACursor();
   return { created_at, key, ...(scope.length === 1 ? { key_scope: 'team' as const } : {}) };
 }
 
@@ -46,7 +37,7 @@ async function subscriptionsOf(deps: Deps, licenses: License[], known: Subscript
 }
 
 export async function listLicenses(deps: Deps, input: z.infer<typeof getBulkSchema> & { teamId: string }): Promise<Page<LicenseRecord>> {
-  const after = input.cursor ? decodeCursor(input.cursor, input.app_id) : undefined;
+  const after = input.cursor ? decodeLicenseCursor(input.cursor, input.app_id) : undefined;
   await ownedApp(deps, input.teamId, input.app_id);
   const filtered = input.subscription_id === undefined ? undefined : await subscriptionForApp(deps, input.teamId, input.app_id, input.subscription_id);
 
@@ -59,6 +50,6 @@ export async function listLicenses(deps: Deps, input: z.infer<typeof getBulkSche
   const byId = await subscriptionsOf(deps, page.licenses, filtered);
   return {
     items: page.licenses.map((license) => managementView(license, byId.get(license.subscription_id))),
-    nextCursor: page.next ? encodeCursor(input.app_id, page.next) : null,
+    nextCursor: page.next ? encodeLicenseCursor(input.app_id, page.next) : null,
   };
 }
