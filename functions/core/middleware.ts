@@ -39,11 +39,17 @@ const corsPolicies: Record<Side, CorsPolicy> = {
     maxAgeSeconds: 86400,
     exposeHeaders: 'Signature, Signature-Input, Content-Digest',
   },
+  // The origin is the deployment's (Config.managementCorsOrigin); this is where it goes.
   management: { origin: '*', methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization, x-api-key', maxAgeSeconds: 86400 },
 };
 
-export function corsHeaders(side: Side): Record<string, string> {
-  const policy = corsPolicies[side];
+/** The side's policy; management routes allow `managementOrigin` (`*` or one origin), client routes always `*`. */
+function corsPolicy(side: Side, managementOrigin: string): CorsPolicy {
+  return side === 'management' ? { ...corsPolicies.management, origin: managementOrigin } : corsPolicies[side];
+}
+
+export function corsHeaders(side: Side, managementOrigin: string): Record<string, string> {
+  const policy = corsPolicy(side, managementOrigin);
   return {
     'Access-Control-Allow-Origin': policy.origin,
     'Access-Control-Allow-Methods': policy.methods,
@@ -63,17 +69,28 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
  * preflight answered 204 before any parsing (http-cors does that only with
  * `disableBeforePreflightResponse: false`; its default leaves preflight to the handler).
  */
-export function cors(side: Side): Middleware {
-  const policy = corsPolicies[side];
-  const options: CorsOptions = {
-    origin: policy.origin,
-    methods: policy.methods,
-    headers: policy.headers,
-    maxAge: policy.maxAgeSeconds,
-    exposeHeaders: policy.exposeHeaders,
-    disableBeforePreflightResponse: false,
+export function cors(side: Side, managementOrigin: () => string | Promise<string>): Middleware {
+  let middleware: Middleware | undefined;
+  // The origin is in the config, which the handler's deps resolve on the first request.
+  const resolved = async (): Promise<Middleware> => {
+    if (middleware) return middleware;
+    const policy = corsPolicy(side, await managementOrigin());
+    const options: CorsOptions = {
+      origin: policy.origin,
+      methods: policy.methods,
+      headers: policy.headers,
+      maxAge: policy.maxAgeSeconds,
+      exposeHeaders: policy.exposeHeaders,
+      disableBeforePreflightResponse: false,
+    };
+    middleware = httpCors(options) as Middleware;
+    return middleware;
   };
-  return httpCors(options) as Middleware;
+  return {
+    before: async (request) => (await resolved()).before?.(request),
+    after: async (request) => (await resolved()).after?.(request),
+    onError: async (request) => (await resolved()).onError?.(request),
+  };
 }
 
 /** Header names lower-cased, so `RequestInfo.header` is a plain property lookup. */

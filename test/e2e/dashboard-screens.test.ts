@@ -79,7 +79,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
       expect(await page.locator(`[data-total="${name}"]`).textContent()).toBe(String(value));
     }
     expect(stats.totals).toMatchObject({ licenses: 3, paused: 1 });
-    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((cell) => cell.textContent)));
     expect(rows).toEqual(stats.days.map((day) => [day.date, String(day.created), String(day.activated), String(day.logins), String(day.auth_failures)]));
     expect(await page.locator('.chart canvas').count()).toBe(1);
 
