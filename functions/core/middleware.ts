@@ -30,22 +30,20 @@ interface CorsPolicy {
  * API key header so browsers may call them. The Lambdas (through @middy/http-cors),
  * API Gateway's preflight mocks and its gateway responses all read this one policy.
  */
-const corsPolicies: Record<Side, CorsPolicy> = {
+const corsPolicies: Record<Side, Omit<CorsPolicy, 'origin'>> = {
   // Plus the signature headers (extensions.md section 1), so browser clients can verify answers.
   client: {
-    origin: '*',
     methods: 'POST, OPTIONS',
     headers: 'Content-Type, Authorization',
     maxAgeSeconds: 86400,
     exposeHeaders: 'Signature, Signature-Input, Content-Digest',
   },
-  // The origin is the deployment's (Config.managementCorsOrigin); this is where it goes.
-  management: { origin: '*', methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization, x-api-key', maxAgeSeconds: 86400 },
+  management: { methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization, x-api-key', maxAgeSeconds: 86400 },
 };
 
-/** The side's policy; management routes allow `managementOrigin` (`*` or one origin), client routes always `*`. */
+/** Client routes allow every origin (spec 4.3); management routes the deployment's (Config.managementCorsOrigin). */
 function corsPolicy(side: Side, managementOrigin: string): CorsPolicy {
-  return side === 'management' ? { ...corsPolicies.management, origin: managementOrigin } : corsPolicies[side];
+  return { ...corsPolicies[side], origin: side === 'management' ? managementOrigin : '*' };
 }
 
 export function corsHeaders(side: Side, managementOrigin: string): Record<string, string> {
