@@ -108,7 +108,8 @@ function DailyChart({ days }: { days: Stats['days'] }) {
         height: 260,
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
         scales: { y: { range: (_chart, _min, max) => [0, Math.max(max, 1)] } },
-        axes: [axis, axis],
+        // Whole-number steps: these are counts.
+        axes: [axis, { ...axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 1_000_000] }],
         series: [{ label: 'Date' }, ...counters.map((counter) => ({ label: counter.label, stroke: counter.stroke, width: 2, ...(counter.dash ? { dash: [...counter.dash] } : {}) }))],
       },
       data,
