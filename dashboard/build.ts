@@ -1,12 +1,13 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 /** The files the dashboard is made of, besides config.json, which whoever serves it writes. */
-export const dashboardFiles = ['index.html', 'app.js', 'app.css'] as const;
+export const dashboardFiles = ['index.html', 'app.js', 'app.css', 'uplot.css'] as const;
 
 /**
  * Builds the dashboard's static files into `outDir`. Synchronous and offline, so
@@ -29,6 +30,8 @@ export function buildDashboard(outDir: string): string {
   });
   copyFileSync(join(here, 'index.html'), join(outDir, 'index.html'));
   copyFileSync(join(here, 'app.css'), join(outDir, 'app.css'));
+  // The chart library's stylesheet as a file of its own: the CSP allows no inline style.
+  copyFileSync(createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css'), join(outDir, 'uplot.css'));
   return outDir;
 }
 

@@ -27,6 +27,8 @@ export class DashboardSite extends Construct {
   readonly distribution: cloudfront.Distribution;
   readonly headers: cloudfront.ResponseHeadersPolicy;
   readonly url: string;
+  /** `https://<distribution domain>`: what browsers send as `Origin` from the dashboard. */
+  readonly origin: string;
   readonly deployment: s3deploy.BucketDeployment;
 
   constructor(scope: Construct, id: string, props: DashboardSiteProps) {
@@ -68,7 +70,8 @@ export class DashboardSite extends Construct {
       distributionPaths: ['/*'],
       memoryLimit: 256,
     });
-    this.url = `https://${this.distribution.distributionDomainName}/`;
+    this.origin = `https://${this.distribution.distributionDomainName}`;
+    this.url = `${this.origin}/`;
     acknowledgeDashboardFindings(this);
   }
 }

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -76,6 +76,12 @@ export class LicensingStack extends Stack {
   readonly eventBus: events.EventBus;
   /** Stream records the consumer kept failing on, and events EventBridge kept refusing. */
   readonly eventsDeadLetterQueue: sqs.Queue;
+  /**
+   * `Access-Control-Allow-Origin` of the management routes (setting managementCorsOrigin). By
+   * default the dashboard's origin, a token resolved when the dashboard exists: the functions and
+   * preflights refer to the distribution, which refers only to the API's id, so there is no cycle.
+   */
+  readonly managementCorsOrigin: string;
 
   constructor(scope: Construct, id: string, props: LicensingStackProps) {
     super(scope, id, props);
@@ -101,6 +107,11 @@ export class LicensingStack extends Stack {
       enforceSSL: true,
     });
     this.connectEventsConsumer(settings);
+    this.managementCorsOrigin =
+      settings.managementCorsOrigin ?? (settings.dashboard ? Lazy.string({ produce: () => this.dashboard!.origin }) : '*');
+    for (const group of groups) {
+      if (sideOf(group) === 'management') this.functions[group].addEnvironment('MANAGEMENT_CORS_ORIGIN', this.managementCorsOrigin);
+    }
 
     this.authorizer = new apigateway.RequestAuthorizer(this, 'ApiKeyAuthorizer', {
       handler: this.functions.authorizer,
@@ -368,12 +379,13 @@ export class LicensingStack extends Stack {
         integrations.get(route.group)!,
         side === 'management' ? { authorizer: this.authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true } : {},
       );
-      addPreflight(resource, side);
+      addPreflight(resource, side, this.managementCorsOrigin);
     }
 
     // Gateway responses are API-wide, so one header set serves both sides: the client routes' exact spec 4.3 values.
     // Browsers read Access-Control-Allow-Headers only on preflights, which answer per side (addPreflight).
-    const gatewayCors = quoteHeaders(corsHeaders('client'));
+    // `*` also lets the dashboard read a gateway's 401, 403 or 429 on a management route.
+    const gatewayCors = quoteHeaders(corsHeaders('client', '*'));
     for (const response of gatewayResponses) {
       api.addGatewayResponse(`Gateway${response.type}`, {
         type: apigateway.ResponseType.of(response.type),
@@ -577,8 +589,8 @@ function quoteHeaders(headers: Record<string, string>, prefix = ''): Record<stri
 }
 
 /** OPTIONS answered by API Gateway itself (no Lambda, no API key), with the spec's exact header values. */
-function addPreflight(resource: apigateway.Resource, side: Side): void {
-  const headers = quoteHeaders(corsHeaders(side), 'method.response.header.');
+function addPreflight(resource: apigateway.Resource, side: Side, managementOrigin: string): void {
+  const headers = quoteHeaders(corsHeaders(side, managementOrigin), 'method.response.header.');
   resource.addMethod(
     'OPTIONS',
     new apigateway.MockIntegration({

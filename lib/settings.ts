@@ -50,6 +50,11 @@ export interface Settings {
   tracing: boolean;
   /** The owners' dashboard: a private S3 bucket behind CloudFront, output as DashboardUrl. */
   dashboard: boolean;
+  /**
+   * `Access-Control-Allow-Origin` of the management routes: `*` or one origin. Unset: the
+   * dashboard's CloudFront origin when the dashboard is deployed, else `*`.
+   */
+  managementCorsOrigin: string | undefined;
   /** Days audit items are kept (their TTL). */
   auditRetentionDays: number;
 }
@@ -96,6 +101,15 @@ function oneOf<T extends string>(get: ContextReader, key: string, allowed: reado
   return raw as T;
 }
 
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return ['http:', 'https:'].includes(url.protocol) && url.origin === text;
+  } catch {
+    return false;
+  }
+}
+
 export function readSettings(get: ContextReader): Settings {
   const stage = text(get, 'stage') ?? 'prod';
   // The stage names the stack too (Licensing-<stage>), and CloudFormation stack names allow no "_".
@@ -115,6 +129,10 @@ export function readSettings(get: ContextReader): Settings {
   const logRetentionDays = integer(get, 'logRetentionDays', 30, 1, 3653);
   if (!retentionDays.includes(logRetentionDays)) {
     throw new SettingsError(`context logRetentionDays must be one of ${retentionDays.join(', ')}, got "${logRetentionDays}"`);
+  }
+  const managementCorsOrigin = text(get, 'managementCorsOrigin');
+  if (managementCorsOrigin !== undefined && managementCorsOrigin !== '*' && !isOrigin(managementCorsOrigin)) {
+    throw new SettingsError(`context managementCorsOrigin must be * or an origin such as https://admin.example.com (no path, no trailing slash), got "${managementCorsOrigin}"`);
   }
   const alarmEmail = text(get, 'alarmEmail');
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {
@@ -145,6 +163,7 @@ export function readSettings(get: ContextReader): Settings {
     alarmEmail,
     tracing: flag(get, 'tracing', true),
     dashboard: flag(get, 'dashboard', true),
+    managementCorsOrigin,
     auditRetentionDays: integer(get, 'auditRetentionDays', 90, 1, 3650),
   };
 }

@@ -14,6 +14,7 @@ const types: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'uplot.css': 'text/css; charset=utf-8',
   'config.json': 'application/json',
 };
 

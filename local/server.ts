@@ -150,7 +150,7 @@ function throttleApp(body: string, limiter: RateLimiter | undefined): APIGateway
   if (typeof appId !== 'string' || appId === '') return undefined;
   const verdict = limiter.take(appId);
   if (verdict.allowed) return undefined;
-  return jsonResponse(429, new ClientError(429, 'RATE_LIMITED').body(), { ...corsHeaders('client'), 'Retry-After': String(verdict.retryAfterSeconds) });
+  return jsonResponse(429, new ClientError(429, 'RATE_LIMITED').body(), { ...corsHeaders('client', '*'), 'Retry-After': String(verdict.retryAfterSeconds) });
 }
 
 function send(response: ServerResponse, result: APIGatewayProxyResult) {
@@ -158,8 +158,8 @@ function send(response: ServerResponse, result: APIGatewayProxyResult) {
   response.end(result.body);
 }
 
-function sendError(response: ServerResponse, side: Side, error: ServiceError) {
-  send(response, jsonResponse(error.status, error.body(), { ...corsHeaders(side), ...error.headers() }));
+function sendError(response: ServerResponse, side: Side, error: ServiceError, managementOrigin: string) {
+  send(response, jsonResponse(error.status, error.body(), { ...corsHeaders(side, managementOrigin), ...error.headers() }));
 }
 
 export async function startLocalServer(options: ServerOptions): Promise<LocalServer> {
@@ -177,26 +177,26 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
     }
     const route = findRoute(url.pathname);
     if (!route) {
-      sendError(response, 'management', new ManagementError(404, 'NOT_FOUND', `No route ${url.pathname}`));
+      sendError(response, 'management', new ManagementError(404, 'NOT_FOUND', `No route ${url.pathname}`), deps.config.managementCorsOrigin);
       return;
     }
     const side = sideOf(route.group);
     if (request.method !== 'POST' && request.method !== 'OPTIONS') {
-      sendError(response, side, edgeErrors.methodNotAllowed(side));
+      sendError(response, side, edgeErrors.methodNotAllowed(side), deps.config.managementCorsOrigin);
       return;
     }
     let body: string;
     try {
       body = await readBody(request);
     } catch (error) {
-      if (error instanceof BodyTooLarge) sendError(response, side, edgeErrors.bodyTooLarge(side));
+      if (error instanceof BodyTooLarge) sendError(response, side, edgeErrors.bodyTooLarge(side), deps.config.managementCorsOrigin);
       return;
     }
     const event = proxyEvent(route, request, body, request.socket.remoteAddress ?? '');
     if (side === 'management' && request.method === 'POST') {
       const denied = await runGateway(deps, event, limiter);
       if (denied) {
-        sendError(response, side, denied);
+        sendError(response, side, denied, deps.config.managementCorsOrigin);
         return;
       }
     }
@@ -214,7 +214,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
   const server: Server = createServer((request, response) => {
     serve(request, response).catch((error: unknown) => {
       deps.logger.error('local server fault', { error_message: error instanceof Error ? error.message : String(error) });
-      if (!response.headersSent) sendError(response, 'management', edgeErrors.serverError('management'));
+      if (!response.headersSent) sendError(response, 'management', edgeErrors.serverError('management'), deps.config.managementCorsOrigin);
       else response.end();
     });
   });

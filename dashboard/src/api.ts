@@ -43,6 +43,7 @@ const words: Record<string, string> = {
   PAYLOAD_TOO_LARGE: 'The request is too large.',
   USERNAME_TAKEN: 'Another license of this application already uses this username.',
   LICENSE_KEY_TAKEN: 'A license with this key already exists.',
+  HWID_NOT_FOUND: 'This device is not bound to the license.',
   HWID_IN_USE: 'This HWID is bound to another license of a one-key-per-device subscription.',
   BLACKLIST_ENTRY_NOT_FOUND: 'This blacklist entry does not exist.',
   NOT_IMPLEMENTED: 'The service does not offer this yet.',
@@ -129,6 +130,9 @@ export interface License {
   first_used_at: string | null;
   last_login: string | null;
   hwid: string | null;
+  /** Present only when the license has more than one seat (max_devices > 1). */
+  hwids?: string[];
+  max_devices?: number;
   hwid_lock: boolean;
   hwid_reset_allowed: boolean;
   hwid_reset_interval: number;

@@ -41,6 +41,8 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
     );
   }
 
+  const seats = license.max_devices ?? 1;
+  const devices = license.hwids ?? (license.hwid ? [license.hwid] : []);
   const facts: [string, string][] = [
     ['Status', license.status],
     ['Subscription', `${license.subscription_name} (level ${license.subscription_level})`],
@@ -50,6 +52,7 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
     ['Expires', shortTime(license.expires_at)],
     ['Last login', shortTime(license.last_login)],
     ['HWID', license.hwid ?? '—'],
+    ['Seats', String(seats)],
     ['HWID lock', license.hwid_lock ? 'on' : 'off'],
     ['HWID reset allowed', license.hwid_reset_allowed ? 'yes' : 'no'],
     ['HWID reset interval', `${license.hwid_reset_interval} s`],
@@ -163,6 +166,52 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
               {license.hwid_reset_allowed ? 'Disallow HWID resets' : 'Allow HWID resets'}
             </button>
           </div>
+        </form>
+
+        <form
+          class="card"
+          aria-label="Seats"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const maxDevices = Number(new FormData(event.currentTarget).get('max_devices'));
+            void act('/hwid/set-max-devices', { max_devices: maxDevices }, `Seats set to ${maxDevices}.`);
+          }}
+        >
+          <h2>Seats</h2>
+          <p>
+            {devices.length} of {seats} {seats === 1 ? 'device' : 'devices'} bound.
+          </p>
+          {devices.length > 0 && (
+            <ul class="devices" aria-label="Bound devices">
+              {devices.map((hwid) => (
+                <li key={hwid}>
+                  <code>{hwid}</code>
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={busy}
+                    aria-label={`Remove device ${hwid}`}
+                    onClick={() =>
+                      setConfirm({
+                        title: 'Remove this device?',
+                        text: `${hwid} is unbound from this license; its seat is free for the next device that authenticates.`,
+                        action: 'Remove device',
+                        onConfirm: () => void act('/hwid/remove', { hwid }, `Device ${hwid} removed.`),
+                      })
+                    }
+                  >
+                    Remove…
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <Field label="Seats (devices at once)">
+            <input name="max_devices" type="number" min={Math.max(1, devices.length)} required defaultValue={String(seats)} key={seats} />
+          </Field>
+          <button type="submit" disabled={busy}>
+            Set seats
+          </button>
         </form>
 
         <form

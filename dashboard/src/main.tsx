@@ -3,10 +3,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, loadConfig, session, takeKeyFromFragment, type App } from './api';
 import { Blacklist } from './blacklist';
 import { Licenses } from './licenses';
+import { Settings } from './settings';
+import { StatsView } from './stats';
 import { Subscriptions } from './subscriptions';
 import { ErrorNote, Field, useAction } from './ui';
 
-type Tab = 'licenses' | 'subscriptions' | 'blacklist';
+type Tab = 'licenses' | 'subscriptions' | 'blacklist' | 'stats' | 'settings';
+
+const tabNames: Record<Tab, string> = { licenses: 'Licenses', subscriptions: 'Subscriptions', blacklist: 'Blacklists', stats: 'Statistics', settings: 'Signing key & settings' };
 
 function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown }) {
   const [key, setKey] = useState('');
@@ -88,9 +92,9 @@ function Dashboard() {
       <header>
         <strong>{app.name}</strong>
         <nav aria-label="Sections">
-          {(['licenses', 'subscriptions', 'blacklist'] as const).map((name) => (
+          {(Object.keys(tabNames) as Tab[]).map((name) => (
             <button type="button" key={name} aria-current={tab === name ? 'page' : undefined} onClick={() => setTab(name)}>
-              {name === 'blacklist' ? 'Blacklists' : name.charAt(0).toUpperCase() + name.slice(1)}
+              {tabNames[name]}
             </button>
           ))}
         </nav>
@@ -108,6 +112,8 @@ function Dashboard() {
         {tab === 'licenses' && <Licenses app={app} />}
         {tab === 'subscriptions' && <Subscriptions app={app} />}
         {tab === 'blacklist' && <Blacklist app={app} />}
+        {tab === 'stats' && <StatsView app={app} />}
+        {tab === 'settings' && <Settings app={app} />}
       </main>
     </>
   );

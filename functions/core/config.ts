@@ -39,6 +39,11 @@ export interface Config {
   kmsEndpoint: string | undefined;
   /** Signature headers on client answers. Only the benchmark turns it off, to measure what signing costs. */
   signAnswers: boolean;
+  /**
+   * `Access-Control-Allow-Origin` of the management routes: `*` or one origin (the deployed
+   * dashboard's, set by the stack). Client routes always answer `*` (spec 4.3).
+   */
+  managementCorsOrigin: string;
 }
 
 export interface LocalConfig {
@@ -92,6 +97,22 @@ function webhookUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
+/** `*`, or one origin exactly as a browser sends it in `Origin`: scheme, host and port, no path. */
+function corsOrigin(env: Env, name: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '*') return '*';
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== raw) {
+    throw new ConfigError(`${name} must be * or an origin such as https://d111111abcdef8.cloudfront.net (no path, no trailing slash), got "${raw}"`);
+  }
+  return raw;
+}
+
 export function readConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
   if (!logLevels.includes(logLevel)) {
@@ -113,6 +134,7 @@ export function readConfig(env: Env = process.env): Config {
     signingKmsKeyId: env.SIGNING_KMS_KEY_ID || undefined,
     kmsEndpoint: env.KMS_ENDPOINT || undefined,
     signAnswers: flag(env, 'SIGN_ANSWERS', true),
+    managementCorsOrigin: corsOrigin(env, 'MANAGEMENT_CORS_ORIGIN'),
   };
 }
 

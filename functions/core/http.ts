@@ -107,7 +107,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
   // reverse: the renderer, then the group's layer (the client routes' signature
   // over the final body), then CORS on the answer.
   return middy<HttpEvent, APIGatewayProxyResult>()
-    .use(cors(side))
+    .use(cors(side, async () => (await deps()).config.managementCorsOrigin))
     .use(layer ? [layer.middleware(deps)] : [])
     .use(errorRenderer(side, deps))
     .use(normalizeHeaders())

@@ -30,20 +30,24 @@ interface CorsPolicy {
  * API key header so browsers may call them. The Lambdas (through @middy/http-cors),
  * API Gateway's preflight mocks and its gateway responses all read this one policy.
  */
-const corsPolicies: Record<Side, CorsPolicy> = {
+const corsPolicies: Record<Side, Omit<CorsPolicy, 'origin'>> = {
   // Plus the signature headers (extensions.md section 1), so browser clients can verify answers.
   client: {
-    origin: '*',
     methods: 'POST, OPTIONS',
     headers: 'Content-Type, Authorization',
     maxAgeSeconds: 86400,
     exposeHeaders: 'Signature, Signature-Input, Content-Digest',
   },
-  management: { origin: '*', methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization, x-api-key', maxAgeSeconds: 86400 },
+  management: { methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization, x-api-key', maxAgeSeconds: 86400 },
 };
 
-export function corsHeaders(side: Side): Record<string, string> {
-  const policy = corsPolicies[side];
+/** Client routes allow every origin (spec 4.3); management routes the deployment's (Config.managementCorsOrigin). */
+function corsPolicy(side: Side, managementOrigin: string): CorsPolicy {
+  return { ...corsPolicies[side], origin: side === 'management' ? managementOrigin : '*' };
+}
+
+export function corsHeaders(side: Side, managementOrigin: string): Record<string, string> {
+  const policy = corsPolicy(side, managementOrigin);
   return {
     'Access-Control-Allow-Origin': policy.origin,
     'Access-Control-Allow-Methods': policy.methods,
@@ -63,17 +67,28 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
  * preflight answered 204 before any parsing (http-cors does that only with
  * `disableBeforePreflightResponse: false`; its default leaves preflight to the handler).
  */
-export function cors(side: Side): Middleware {
-  const policy = corsPolicies[side];
-  const options: CorsOptions = {
-    origin: policy.origin,
-    methods: policy.methods,
-    headers: policy.headers,
-    maxAge: policy.maxAgeSeconds,
-    exposeHeaders: policy.exposeHeaders,
-    disableBeforePreflightResponse: false,
+export function cors(side: Side, managementOrigin: () => string | Promise<string>): Middleware {
+  let middleware: Middleware | undefined;
+  // The origin is in the config, which the handler's deps resolve on the first request.
+  const resolved = async (): Promise<Middleware> => {
+    if (middleware) return middleware;
+    const policy = corsPolicy(side, await managementOrigin());
+    const options: CorsOptions = {
+      origin: policy.origin,
+      methods: policy.methods,
+      headers: policy.headers,
+      maxAge: policy.maxAgeSeconds,
+      exposeHeaders: policy.exposeHeaders,
+      disableBeforePreflightResponse: false,
+    };
+    middleware = httpCors(options) as Middleware;
+    return middleware;
   };
-  return httpCors(options) as Middleware;
+  return {
+    before: async (request) => (await resolved()).before?.(request),
+    after: async (request) => (await resolved()).after?.(request),
+    onError: async (request) => (await resolved()).onError?.(request),
+  };
 }
 
 /** Header names lower-cased, so `RequestInfo.header` is a plain property lookup. */

@@ -29,6 +29,7 @@ describe('readSettings', () => {
       alarmEmail: undefined,
       tracing: true,
       dashboard: true,
+      managementCorsOrigin: undefined,
       auditRetentionDays: 90,
     });
   });
@@ -55,9 +56,16 @@ describe('readSettings', () => {
     [{ endpointType: 'private' }, /endpointType must be one of edge, regional/],
     [{ alarmEmail: 'ops' }, /alarmEmail must be an email address/],
     [{ managementRateLimit: { rate: 1 } }, /managementRateLimit must be a string, number or boolean/],
+    [{ managementCorsOrigin: 'https://admin.example.com/' }, /managementCorsOrigin must be \* or an origin/],
+    [{ managementCorsOrigin: 'admin.example.com' }, /managementCorsOrigin must be \* or an origin/],
   ])('rejects %o naming the key', (context, message) => {
     expect(() => from(context)).toThrow(SettingsError);
     expect(() => from(context)).toThrow(message);
+  });
+
+  it('takes * or one origin as managementCorsOrigin', () => {
+    expect(from({ managementCorsOrigin: '*' }).managementCorsOrigin).toBe('*');
+    expect(from({ managementCorsOrigin: 'https://admin.example.com:8443' }).managementCorsOrigin).toBe('https://admin.example.com:8443');
   });
 
   it('takes every stage name it accepts into a valid CloudFormation stack name', () => {

@@ -79,14 +79,14 @@ describe('routes', () => {
       };
       expect(integration.Type).toBe('MOCK');
       const expected = Object.fromEntries(
-        Object.entries(corsHeaders(sideOf(route.group))).map(([name, value]) => [`method.response.header.${name}`, `'${value}'`]),
+        Object.entries(corsHeaders(sideOf(route.group), synth.stack.managementCorsOrigin)).map(([name, value]) => [`method.response.header.${name}`, synth.stack.resolve(`'${value}'`)]),
       );
       expect(integration.IntegrationResponses).toEqual([{ StatusCode: '204', ResponseParameters: expected }]);
     }
   });
 
   it('gives client preflights exactly the header values of spec 4.3, plus the signature headers exposed (extensions.md)', () => {
-    expect(corsHeaders('client')).toEqual({
+    expect(corsHeaders('client', 'https://dashboard.example.com')).toEqual({
       'Access-Control-Allow-Origin': '*',
       'Access-Control-Allow-Methods': 'POST, OPTIONS',
       'Access-Control-Allow-Headers': 'Content-Type, Authorization',

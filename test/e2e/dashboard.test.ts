@@ -119,7 +119,7 @@ describe('the dashboard in Chromium', () => {
       return { domContentLoaded: navigation.domContentLoadedEventEnd, licensesShown: performance.now() };
     });
     process.stdout.write(`dashboard first screen: DOMContentLoaded ${firstScreen.domContentLoaded.toFixed(0)} ms, licenses table shown ${firstScreen.licensesShown.toFixed(0)} ms after navigation start\n`);
-    for (const tab of ['Subscriptions', 'Blacklists', 'Licenses']) {
+    for (const tab of ['Subscriptions', 'Blacklists', 'Statistics', 'Signing key & settings', 'Licenses']) {
       await page.getByRole('button', { name: tab }).click();
       await page.getByRole('heading', { name: tab }).waitFor();
     }

@@ -1,0 +1,121 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, type App } from './api';
+import { ErrorNote, Field, Notice, duration, shortTime, useAction } from './ui';
+
+export interface SigningKey {
+  key_id: string;
+  algorithm: string;
+  public_key: string;
+  public_key_pem: string;
+  jwk: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface AppSettings {
+  app_id: string;
+  offline_token_ttl: number;
+}
+
+/** The limits `/app/settings` accepts for offline_token_ttl (functions/client/offline-token.ts). */
+const ttlLimits = { min: 60, max: 365 * 86400 };
+
+/** The application's signing public key, for programs to pin, and its settings. */
+export function Settings({ app }: { app: App }) {
+  const [key, setKey] = useState<SigningKey | null>(null);
+  const [settings, setSettings] = useState<AppSettings | null>(null);
+  const [notice, setNotice] = useState('');
+  const { busy, error, run, setError } = useAction();
+
+  useEffect(() => {
+    void run(async () => {
+      const [signing, current] = await Promise.all([call<SigningKey>('/app/signing-key', { app_id: app.app_id }), call<AppSettings>('/app/settings', { app_id: app.app_id })]);
+      setKey(signing.data);
+      setSettings(current.data);
+    });
+  }, [app.app_id]);
+
+  const copy = async (what: string, text: string) => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setNotice(`${what} copied.`);
+    } catch {
+      setError(new Error(`The browser did not allow copying; select the ${what} and copy it by hand.`));
+    }
+  };
+
+  const jwk = key ? JSON.stringify(key.jwk, null, 2) : '';
+  return (
+    <section aria-labelledby="settings-title">
+      <h1 id="settings-title">Signing key &amp; settings</h1>
+      <Notice text={notice} />
+      <ErrorNote error={error} />
+      {key && (
+        <div class="card wide" role="region" aria-label="Signing public key">
+          <h2>Signing public key</h2>
+          <p class="hint">
+            Client answers and offline tokens are signed with this application's private key ({key.algorithm}); programs verify them with this public key. Created {shortTime(key.created_at)}.
+          </p>
+          <div class="key-block">
+            <span>Key ID</span>
+            <div class="row">
+              <code data-field="key_id">{key.key_id}</code>
+              <button type="button" onClick={() => void copy('Key ID', key.key_id)}>
+                Copy key ID
+              </button>
+            </div>
+          </div>
+          <div class="key-block">
+            <div class="row">
+              <span>PEM (SPKI)</span>
+              <button type="button" onClick={() => void copy('PEM', key.public_key_pem)}>
+                Copy PEM
+              </button>
+            </div>
+            <pre data-field="public_key_pem">{key.public_key_pem}</pre>
+          </div>
+          <div class="key-block">
+            <div class="row">
+              <span>JWK</span>
+              <button type="button" onClick={() => void copy('JWK', jwk)}>
+                Copy JWK
+              </button>
+            </div>
+            <pre data-field="jwk">{jwk}</pre>
+          </div>
+        </div>
+      )}
+      {settings && (
+        <form
+          class="card stack"
+          aria-label="Offline tokens"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const seconds = Number(new FormData(event.currentTarget).get('offline_token_ttl'));
+            void run(async () => {
+              const saved = (await call<AppSettings>('/app/settings', { app_id: app.app_id, offline_token_ttl: seconds })).data;
+              setSettings(saved);
+              setNotice(`Offline token lifetime set to ${duration(String(saved.offline_token_ttl))}.`);
+            });
+          }}
+        >
+          <h2>Offline tokens</h2>
+          <p>Tokens issued from now on are valid for {duration(String(settings.offline_token_ttl))}; tokens already issued keep their expiry.</p>
+          <Field label="Offline token lifetime (seconds)">
+            <input
+              name="offline_token_ttl"
+              type="number"
+              min={ttlLimits.min}
+              max={ttlLimits.max}
+              required
+              defaultValue={String(settings.offline_token_ttl)}
+              key={settings.offline_token_ttl}
+            />
+          </Field>
+          <button type="submit" disabled={busy}>
+            Save lifetime
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
