@@ -177,9 +177,15 @@ export async function putNew(table: Table, unstamped: Record<string, unknown>): 
   }
 }
 
-/** Every item of one partition of the `gsi1` index, in its sort order: for partitions known to stay small. */
-export async function queryIndexPartition(table: Table, gsi1pk: string): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
+/**
+ * The pages of one partition of the `gsi1` index, in its sort order, read
+ * until the end; `projection` narrows what each item brings back.
+ */
+export async function* indexPartitionPages(
+  table: Table,
+  gsi1pk: string,
+  projection?: { expression: string; names: Record<string, string> },
+): AsyncGenerator<Record<string, unknown>[]> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await table.doc.send(
@@ -188,12 +194,19 @@ export async function queryIndexPartition(table: Table, gsi1pk: string): Promise
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': gsi1pk },
+        ...(projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {}),
         ExclusiveStartKey: startKey,
       }),
     );
-    found.push(...(page.Items ?? []));
+    yield page.Items ?? [];
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+}
+
+/** Every item of one partition of the `gsi1` index, in its sort order: for partitions known to stay small. */
+export async function queryIndexPartition(table: Table, gsi1pk: string): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  for await (const items of indexPartitionPages(table, gsi1pk)) found.push(...items);
   return found;
 }
 

@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
+import { indexPartitionPages, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
 import { keys } from './keys';
 import { cancelledByCondition } from './retry';
 
@@ -225,28 +225,16 @@ export function createEventsRepo(table: Table) {
     async licenseTotals(appId: string, now: Date): Promise<{ licenses: number; active: number; paused: number; expired: number; unused: number }> {
       const totals = { licenses: 0, active: 0, paused: 0, expired: 0, unused: 0 };
       const nowIso = now.toISOString();
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :pk',
-            ProjectionExpression: '#status, expires_at, first_used_at',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pk': keys.licensesOfApp(appId) },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
+      const projection = { expression: '#status, expires_at, first_used_at', names: { '#status': 'status' } };
+      for await (const items of indexPartitionPages(table, keys.licensesOfApp(appId), projection)) {
+        for (const item of items) {
           totals.licenses += 1;
           if (item.first_used_at == null) totals.unused += 1;
           if (item.status === 'paused') totals.paused += 1;
           else if (typeof item.expires_at === 'string' && item.expires_at <= nowIso) totals.expired += 1;
           else totals.active += 1;
         }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      }
       return totals;
     },
   };
