@@ -1,0 +1,151 @@
+import * as z from 'zod/mini';
+import { blacklistTypes } from '#data/blacklist.repo';
+import { eventTypes } from '../events/derive';
+
+/**
+ * The answers' shapes, for the OpenAPI document only (no handler imports this
+ * file, so no Lambda bundles it). The actions build their answers as plain
+ * objects; the contract test (test/integration/openapi-contract.test.ts) sends
+ * real requests to every route and holds each answer to these schemas, with
+ * unknown fields refused, so a field added to an answer and not here fails it.
+ */
+
+const timestamp = z.string().check(z.iso.datetime({ offset: true }));
+const nullableTimestamp = z.nullable(timestamp);
+const uuid = z.string().check(z.uuid());
+
+const seats = {
+  /** Present only on a license with more than one seat (extensions.md section 2). */
+  hwids: z.optional(z.array(z.string())),
+  max_devices: z.optional(z.int()),
+};
+
+export const licenseRecord = z.strictObject({
+  key: z.string(),
+  app_id: uuid,
+  subscription_id: uuid,
+  subscription_name: z.nullable(z.string()),
+  subscription_level: z.nullable(z.int()),
+  status: z.enum(['active', 'paused']),
+  created_at: timestamp,
+  expires_at: nullableTimestamp,
+  initial_duration: z.int(),
+  first_used_at: nullableTimestamp,
+  last_login: nullableTimestamp,
+  hwid: z.nullable(z.string()),
+  hwid_lock: z.boolean(),
+  hwid_reset_allowed: z.boolean(),
+  hwid_reset_interval: z.int(),
+  last_hwid_reset_at: nullableTimestamp,
+  username: z.nullable(z.string()),
+  tags: z.array(z.string()),
+  metadata: z.record(z.string(), z.unknown()),
+  ...seats,
+});
+
+export const bulkResult = z.strictObject({
+  succeeded: z.array(z.string()),
+  failed: z.array(z.strictObject({ license_key: z.string(), error_code: z.string() })),
+});
+
+export const deletedLicense = z.strictObject({ key: z.string(), deleted: z.literal(true) });
+
+export const subscriptionRecord = z.strictObject({
+  subscription_id: uuid,
+  app_id: uuid,
+  name: z.string(),
+  level: z.int(),
+  single_key_per_hwid: z.boolean(),
+  status: z.enum(['active', 'inactive']),
+  created_at: timestamp,
+});
+
+export const deletedSubscription = z.strictObject({ subscription_id: uuid, deleted: z.literal(true) });
+
+export const blacklistEntry = z.strictObject({
+  app_id: uuid,
+  type: z.enum(blacklistTypes),
+  value: z.string(),
+  reason: z.nullable(z.string()),
+  created_at: timestamp,
+});
+
+export const deletedBlacklistEntry = z.strictObject({ type: z.enum(blacklistTypes), value: z.string(), deleted: z.literal(true) });
+
+export const appSummary = z.strictObject({ app_id: uuid, name: z.string(), status: z.enum(['active', 'inactive']), created_at: timestamp });
+
+export const appSettings = z.strictObject({ app_id: uuid, offline_token_ttl: z.int() });
+
+export const signingKey = z.strictObject({
+  key_id: z.string(),
+  algorithm: z.literal('ed25519'),
+  public_key: z.string(),
+  public_key_pem: z.string(),
+  jwk: z.strictObject({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string(),
+    kid: z.string(),
+    alg: z.literal('EdDSA'),
+    use: z.literal('sig'),
+  }),
+  created_at: timestamp,
+});
+
+export const appStats = z.strictObject({
+  totals: z.strictObject({ licenses: z.int(), active: z.int(), paused: z.int(), expired: z.int(), unused: z.int() }),
+  days: z.array(
+    z.strictObject({
+      date: z.string().check(z.iso.date()),
+      created: z.int(),
+      activated: z.int(),
+      logins: z.int(),
+      auth_failures: z.int(),
+    }),
+  ),
+});
+
+export const auditEvent = z.strictObject({
+  id: z.string(),
+  type: z.enum(eventTypes),
+  app_id: uuid,
+  subject: z.string(),
+  at: timestamp,
+  actor: z.string(),
+  before: z.optional(z.record(z.string(), z.unknown())),
+  after: z.optional(z.record(z.string(), z.unknown())),
+});
+
+/** The 13 fields of spec 2.1: `initial_duration` is a string there, unlike in the management record. */
+export const authData = z.strictObject({
+  key: z.string(),
+  created_at: timestamp,
+  expires_at: nullableTimestamp,
+  initial_duration: z.string(),
+  first_used_at: nullableTimestamp,
+  hwid_lock: z.boolean(),
+  last_hwid_reset_at: nullableTimestamp,
+  hwid_reset_cooldown: z.int(),
+  hwid_reset_allowed: z.boolean(),
+  username: z.nullable(z.string()),
+  last_login: nullableTimestamp,
+  subscription_level: z.int(),
+  subscription_name: z.string(),
+  ...seats,
+  /** Only when the request asked for one with `"offline_token": true` (extensions.md section 1). */
+  offline_token: z.optional(z.string()),
+});
+
+export const hwidMismatchData = z.strictObject({
+  hwid_reset_allowed: z.boolean(),
+  last_hwid_reset_at: nullableTimestamp,
+  hwid_reset_cooldown: z.int(),
+});
+
+export const licenseExpiredData = z.strictObject({ expires_at: timestamp });
+
+export const hwidResetCooldownData = z.strictObject({
+  last_hwid_reset_at: timestamp,
+  hwid_reset_cooldown: z.int(),
+  next_reset_at: timestamp,
+});

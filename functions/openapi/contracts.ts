@@ -1,0 +1,591 @@
+import * as z from 'zod/mini';
+import * as appSchemas from '../app/schemas';
+import * as blacklistSchemas from '../blacklist/schemas';
+import type { ClientFailureCode, ManagementErrorCode } from '#core/errors';
+import * as hwidSchemas from '../hwid/schemas';
+import * as licenseSchemas from '../license/schemas';
+import type { RoutePath } from '../routes';
+import * as subscriptionSchemas from '../subscription/schemas';
+import * as answers from './answers';
+
+/**
+ * What the OpenAPI document says about each route beyond its path: the body
+ * schema the handler validates with (imported from the group's own schemas),
+ * the answer's shape, and the route's own errors. Keyed by RoutePath, so a route
+ * added to the table without a contract does not compile.
+ */
+export interface ManagementContract {
+  summary: string;
+  description?: string;
+  tag: string;
+  request: z.ZodMiniType;
+  requestExample: Record<string, unknown>;
+  /** `data` of the success body. */
+  answer: z.ZodMiniType;
+  answerExample: unknown;
+  /** `{success, data, next_cursor}` instead of `{success, data}`. */
+  list?: boolean;
+  /** This route's own errors; every management route also has those of `commonManagementErrors`. */
+  errors: ManagementErrorCode[];
+}
+
+export interface ClientContract {
+  summary: string;
+  description: string;
+  tag: 'Client';
+  /** The accepted body as clients should send it (the handler reads it leniently, field by field). */
+  request: z.ZodMiniType;
+  requestExample: Record<string, unknown>;
+  successMessages: readonly string[];
+  answer?: z.ZodMiniType;
+  answerExample: Record<string, unknown>;
+  /** 400 messages, in the order the checks run. */
+  badRequest: readonly string[];
+  /** 403 codes, in the order the checks run. */
+  failures: readonly ClientFailureCode[];
+}
+
+export type Contract = ManagementContract | ClientContract;
+
+export const isClientContract = (contract: Contract): contract is ClientContract => contract.tag === 'Client';
+
+/** Errors any management route can answer: the gateway's and the renderer's. */
+export const commonManagementErrors: ManagementErrorCode[] = ['INVALID_INPUT', 'MISSING_AUTH', 'INVALID_API_KEY', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SERVER_ERROR'];
+
+export const managementErrorStatus: Record<ManagementErrorCode, number> = {
+  INVALID_INPUT: 400,
+  MISSING_AUTH: 401,
+  INVALID_API_KEY: 401,
+  ACCESS_DENIED: 403,
+  APP_NOT_FOUND: 404,
+  LICENSE_NOT_FOUND: 404,
+  SUBSCRIPTION_NOT_FOUND: 404,
+  HWID_NOT_FOUND: 404,
+  BLACKLIST_ENTRY_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  HWID_IN_USE: 409,
+  LICENSE_KEY_TAKEN: 409,
+  USERNAME_TAKEN: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  SERVER_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+};
+
+const example = {
+  appId: '3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f',
+  subscriptionId: '9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c',
+  key: '7K2QX-M4TZP-9W3RD-HV8NB-C6YJE',
+  otherKey: 'ABCDE-FGHJK-MNPQR-STVWX-YZ012',
+  createdAt: '2026-03-01T12:00:00.000Z',
+};
+
+const licenseExample = {
+  key: example.key,
+  app_id: example.appId,
+  subscription_id: example.subscriptionId,
+  subscription_name: 'Pro',
+  subscription_level: 2,
+  status: 'active',
+  created_at: example.createdAt,
+  expires_at: '2026-03-31T12:00:00.000Z',
+  initial_duration: 2592000,
+  first_used_at: null,
+  last_login: null,
+  hwid: null,
+  hwid_lock: true,
+  hwid_reset_allowed: true,
+  hwid_reset_interval: 604800,
+  last_hwid_reset_at: null,
+  username: null,
+  tags: ['reseller-a'],
+  metadata: { order: 1042 },
+};
+
+const bulkExample = { succeeded: [example.key], failed: [{ license_key: example.otherKey, error_code: 'LICENSE_NOT_FOUND' }] };
+
+const subscriptionExample = {
+  subscription_id: example.subscriptionId,
+  app_id: example.appId,
+  name: 'Pro',
+  level: 2,
+  single_key_per_hwid: true,
+  status: 'active',
+  created_at: example.createdAt,
+};
+
+const blacklistExample = { app_id: example.appId, type: 'asn', value: '13335', reason: 'datacenter traffic', created_at: example.createdAt };
+
+const authExample = {
+  key: example.key,
+  created_at: example.createdAt,
+  expires_at: '2026-03-31T12:00:00.000Z',
+  initial_duration: '2592000',
+  first_used_at: '2026-03-02T08:30:00.000Z',
+  hwid_lock: true,
+  last_hwid_reset_at: null,
+  hwid_reset_cooldown: 0,
+  hwid_reset_allowed: true,
+  username: null,
+  last_login: '2026-03-02T08:30:00.000Z',
+  subscription_level: 2,
+  subscription_name: 'Pro',
+};
+
+/**
+ * The client body as documented: `/auth` reads `license`, or `username` with
+ * `password` when no license is sent; `""` and `null` count as absent.
+ */
+const clientBody = {
+  app_id: z.string().check(z.uuid()),
+  license: z.optional(z.nullable(z.string())),
+  username: z.optional(z.nullable(z.string())),
+  password: z.optional(z.nullable(z.string())),
+};
+const hwid = z.optional(z.nullable(z.string().check(z.maxLength(256))));
+const nonce = z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~+/=-]{8,128}$/)));
+
+const authBody = z.object({ ...clientBody, hwid, offline_token: z.optional(z.boolean()), nonce });
+const registerBody = z.object({
+  app_id: clientBody.app_id,
+  license: z.string(),
+  username: z.string().check(z.minLength(3), z.maxLength(50)),
+  password: z.string().check(z.minLength(8)),
+  nonce,
+});
+const resetHwidBody = z.object({ ...clientBody, hwid, nonce });
+
+const appIdFailures = ['INVALID_APP_ID', 'APPLICATION_NOT_FOUND', 'APPLICATION_NOT_ACTIVE', 'TEAM_ERROR'] as const;
+const blacklistFailures = ['COUNTRY_BLACKLISTED', 'ASN_BLACKLISTED', 'IP_BLACKLISTED', 'HWID_BLACKLISTED'] as const;
+
+export const contracts: Record<RoutePath, Contract> = {
+  '/auth': {
+    tag: 'Client',
+    summary: 'Authenticate an end user by license key or username and password',
+    description:
+      'The order of the checks is binding (spec 7.1). With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`.',
+    request: authBody,
+    requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a' },
+    successMessages: [
+      'LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY',
+      'LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY',
+      'LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY',
+      'LICENSE_VERIFIED_USED_AND_LOCKED_KEY',
+    ],
+    answer: answers.authData,
+    answerExample: { success: true, message: 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY', data: authExample },
+    badRequest: [
+      'Invalid JSON in request body',
+      'App ID is required',
+      'Invalid App ID format (must be a valid UUID)',
+      'No valid authentication method provided (missing license key or username/password)',
+      'HWID must be a string of at most 256 characters',
+      'Invalid nonce',
+    ],
+    failures: [
+      ...appIdFailures,
+      ...blacklistFailures,
+      'LICENSE_NOT_FOUND',
+      'INVALID_USERNAME_OR_PASSWORD',
+      'LICENSE_NOT_ACTIVE',
+      'LICENSE_EXPIRED',
+      'SUBSCRIPTION_ERROR',
+      'SUBSCRIPTION_NOT_ACTIVE',
+      'HWID_NOT_PROVIDED',
+      'HWID_MISMATCH',
+      'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE',
+    ],
+  },
+  '/register': {
+    tag: 'Client',
+    summary: 'Set the username and password of a license',
+    description: 'Binds credentials to an existing license so the end user can sign in with them instead of the key.',
+    request: registerBody,
+    requestExample: { app_id: example.appId, license: example.key, username: 'ana', password: 'correct horse' },
+    successMessages: ['License credentials updated successfully'],
+    answerExample: { success: true, message: 'License credentials updated successfully' },
+    badRequest: [
+      'Invalid JSON in request body',
+      'App ID is required',
+      'Invalid App ID format (must be a valid UUID)',
+      'License key is required',
+      'Username is required',
+      'Password is required',
+      'Username must be 3 to 50 characters',
+      'Password must be at least 8 characters',
+      'Password must be at most 72 bytes',
+      'Invalid nonce',
+    ],
+    failures: ['INVALID_APP_ID', 'LICENSE_NOT_FOUND', 'USERNAME_TAKEN'],
+  },
+  '/reset-hwid': {
+    tag: 'Client',
+    summary: 'Release the device bound to a license (self-service)',
+    description:
+      'Authenticates like `/auth`, then releases `hwid` (or every device without it) when the owner allows resets and the cooldown has passed (extensions.md section 2).',
+    request: resetHwidBody,
+    requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a' },
+    successMessages: ['HWID_RESET'],
+    answer: answers.authData,
+    answerExample: {
+      success: true,
+      message: 'HWID_RESET',
+      data: { ...authExample, last_hwid_reset_at: '2026-03-05T09:00:00.000Z', hwid_reset_cooldown: 604800, hwid_reset_allowed: false },
+    },
+    badRequest: [
+      'Invalid JSON in request body',
+      'App ID is required',
+      'Invalid App ID format (must be a valid UUID)',
+      'No valid authentication method provided (missing license key or username/password)',
+      'HWID must be a string of at most 256 characters',
+      'Invalid nonce',
+    ],
+    failures: [
+      ...appIdFailures,
+      ...blacklistFailures,
+      'LICENSE_NOT_FOUND',
+      'INVALID_USERNAME_OR_PASSWORD',
+      'LICENSE_NOT_ACTIVE',
+      'LICENSE_EXPIRED',
+      'SUBSCRIPTION_ERROR',
+      'SUBSCRIPTION_NOT_ACTIVE',
+      'HWID_RESET_NOT_ALLOWED',
+      'HWID_NOT_BOUND',
+      'HWID_RESET_COOLDOWN',
+    ],
+  },
+
+  '/license/create': {
+    tag: 'Licenses',
+    summary: 'Create a license',
+    description: 'A generated key, or your own `license_key` (8 to 64 characters, unique within your team).',
+    request: licenseSchemas.createSchema,
+    requestExample: { app_id: example.appId, subscription_id: example.subscriptionId, duration_unit: 'days', duration_value: 30, hwid_lock: true },
+    answer: answers.licenseRecord,
+    answerExample: licenseExample,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND', 'LICENSE_KEY_TAKEN', 'USERNAME_TAKEN'],
+  },
+  '/license/create-bulk': {
+    tag: 'Licenses',
+    summary: 'Create up to 1000 licenses at once',
+    description: 'All or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`.',
+    request: licenseSchemas.createBulkSchema,
+    requestExample: { key_amount: 2, app_id: example.appId, subscription_id: example.subscriptionId, duration_unit: 'days', duration_value: 30 },
+    answer: z.array(answers.licenseRecord),
+    answerExample: [licenseExample, { ...licenseExample, key: example.otherKey }],
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND'],
+  },
+  '/license/extend': {
+    tag: 'Licenses',
+    summary: 'Extend a license',
+    description: 'Adds `extend_seconds` to the expiry (or to the initial duration of a license not yet used).',
+    request: licenseSchemas.extendSchema,
+    requestExample: { license_key: example.key, extend_seconds: 604800 },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, expires_at: '2026-04-07T12:00:00.000Z' },
+    errors: ['LICENSE_NOT_FOUND', 'CONFLICT'],
+  },
+  '/license/extend-bulk': {
+    tag: 'Licenses',
+    summary: 'Extend up to 1000 licenses, each exactly once',
+    description: 'A `request_id` makes a retried request extend no key twice, for seven days.',
+    request: licenseSchemas.extendBulkSchema,
+    requestExample: { license_keys: [example.key, example.otherKey], extend_seconds: 604800, request_id: 'renewals-2026-03' },
+    answer: answers.bulkResult,
+    answerExample: bulkExample,
+    errors: [],
+  },
+  '/license/delete': {
+    tag: 'Licenses',
+    summary: 'Delete a license',
+    request: licenseSchemas.licenseKeySchema,
+    requestExample: { license_key: example.key },
+    answer: answers.deletedLicense,
+    answerExample: { key: example.key, deleted: true },
+    errors: ['LICENSE_NOT_FOUND', 'CONFLICT'],
+  },
+  '/license/delete-bulk': {
+    tag: 'Licenses',
+    summary: 'Delete up to 1000 licenses',
+    request: licenseSchemas.licenseKeysSchema,
+    requestExample: { license_keys: [example.key, example.otherKey] },
+    answer: answers.bulkResult,
+    answerExample: bulkExample,
+    errors: [],
+  },
+  '/license/get': {
+    tag: 'Licenses',
+    summary: 'Read a license',
+    request: licenseSchemas.licenseKeySchema,
+    requestExample: { license_key: example.key },
+    answer: answers.licenseRecord,
+    answerExample: licenseExample,
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+  '/license/get-bulk': {
+    tag: 'Licenses',
+    summary: "List an application's licenses, newest first",
+    description: 'Filters by status, subscription or tag; pages with `next_cursor`.',
+    request: licenseSchemas.getBulkSchema,
+    requestExample: { app_id: example.appId, status: 'active', per_page: 25 },
+    answer: z.array(answers.licenseRecord),
+    answerExample: [licenseExample],
+    list: true,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/license/update-status': {
+    tag: 'Licenses',
+    summary: 'Pause or resume a license',
+    request: licenseSchemas.updateStatusSchema,
+    requestExample: { license_key: example.key, status: 'paused' },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, status: 'paused' },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+  '/license/update-status-bulk': {
+    tag: 'Licenses',
+    summary: 'Pause or resume up to 1000 licenses',
+    request: licenseSchemas.updateStatusBulkSchema,
+    requestExample: { license_keys: [example.key, example.otherKey], status: 'paused' },
+    answer: answers.bulkResult,
+    answerExample: bulkExample,
+    errors: [],
+  },
+  '/license/update-subscription': {
+    tag: 'Licenses',
+    summary: 'Move a license to another subscription of its application',
+    request: licenseSchemas.updateSubscriptionSchema,
+    requestExample: { license_key: example.key, subscription_id: example.subscriptionId },
+    answer: answers.licenseRecord,
+    answerExample: licenseExample,
+    errors: ['ACCESS_DENIED', 'LICENSE_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND', 'CONFLICT'],
+  },
+  '/license/update-user-credentials': {
+    tag: 'Licenses',
+    summary: 'Set the username (and password) of a license',
+    request: licenseSchemas.updateCredentialsSchema,
+    requestExample: { license_key: example.key, username: 'ana', password: 'correct horse' },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, username: 'ana' },
+    errors: ['LICENSE_NOT_FOUND', 'USERNAME_TAKEN', 'CONFLICT'],
+  },
+  '/license/update-metadata': {
+    tag: 'Licenses',
+    summary: "Replace a license's metadata",
+    request: licenseSchemas.updateMetadataSchema,
+    requestExample: { license_key: example.key, metadata: { order: 1042, seats_paid: 3 } },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, metadata: { order: 1042, seats_paid: 3 } },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+
+  '/hwid/edit': {
+    tag: 'Devices',
+    summary: "Set or clear a license's device",
+    request: hwidSchemas.editHwidSchema,
+    requestExample: { license_key: example.key, hwid: 'desktop-7f3a' },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, hwid: 'desktop-7f3a' },
+    errors: ['LICENSE_NOT_FOUND', 'HWID_IN_USE', 'CONFLICT'],
+  },
+  '/hwid/toggle-lock': {
+    tag: 'Devices',
+    summary: 'Turn the device lock on or off',
+    description: 'Without `hwid_lock` the lock is flipped.',
+    request: hwidSchemas.toggleLockSchema,
+    requestExample: { license_key: example.key, hwid_lock: false },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, hwid_lock: false },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+  '/hwid/toggle-lock-bulk': {
+    tag: 'Devices',
+    summary: 'Turn the device lock on or off for up to 1000 licenses',
+    request: hwidSchemas.toggleLockBulkSchema,
+    requestExample: { license_keys: [example.key, example.otherKey], hwid_lock: true },
+    answer: answers.bulkResult,
+    answerExample: bulkExample,
+    errors: [],
+  },
+  '/hwid/toggle-reset-allowed': {
+    tag: 'Devices',
+    summary: 'Allow or forbid self-service device resets',
+    description: 'Without `hwid_reset_allowed` the setting is flipped.',
+    request: hwidSchemas.toggleResetAllowedSchema,
+    requestExample: { license_key: example.key, hwid_reset_allowed: false },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, hwid_reset_allowed: false },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+  '/hwid/update-reset-interval': {
+    tag: 'Devices',
+    summary: 'Set the cooldown between self-service resets',
+    request: hwidSchemas.updateResetIntervalSchema,
+    requestExample: { license_key: example.key, hwid_reset_interval: 86400 },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, hwid_reset_interval: 86400 },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+  '/hwid/set-max-devices': {
+    tag: 'Devices',
+    summary: 'Set how many devices a license may bind (1 to 100)',
+    request: hwidSchemas.setMaxDevicesSchema,
+    requestExample: { license_key: example.key, max_devices: 3 },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, hwids: [], max_devices: 3 },
+    errors: ['LICENSE_NOT_FOUND', 'CONFLICT'],
+  },
+  '/hwid/remove': {
+    tag: 'Devices',
+    summary: 'Release one device of a license',
+    description: "Leaves the end user's reset cooldown untouched.",
+    request: hwidSchemas.removeHwidSchema,
+    requestExample: { license_key: example.key, hwid: 'desktop-7f3a' },
+    answer: answers.licenseRecord,
+    answerExample: licenseExample,
+    errors: ['LICENSE_NOT_FOUND', 'HWID_NOT_FOUND', 'CONFLICT'],
+  },
+
+  '/subscription/create': {
+    tag: 'Subscriptions',
+    summary: 'Create a subscription tier',
+    request: subscriptionSchemas.createSubscriptionSchema,
+    requestExample: { app_id: example.appId, name: 'Pro', level: 2, single_key_per_hwid: true },
+    answer: answers.subscriptionRecord,
+    answerExample: subscriptionExample,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/subscription/edit': {
+    tag: 'Subscriptions',
+    summary: 'Change a subscription tier',
+    request: subscriptionSchemas.editSubscriptionSchema,
+    requestExample: { subscription_id: example.subscriptionId, status: 'inactive' },
+    answer: answers.subscriptionRecord,
+    answerExample: { ...subscriptionExample, status: 'inactive' },
+    errors: ['ACCESS_DENIED', 'SUBSCRIPTION_NOT_FOUND'],
+  },
+  '/subscription/delete': {
+    tag: 'Subscriptions',
+    summary: 'Delete a subscription tier',
+    description: 'Its licenses stay; `/auth` answers them `SUBSCRIPTION_ERROR` until they move to another tier.',
+    request: subscriptionSchemas.deleteSubscriptionSchema,
+    requestExample: { subscription_id: example.subscriptionId },
+    answer: answers.deletedSubscription,
+    answerExample: { subscription_id: example.subscriptionId, deleted: true },
+    errors: ['ACCESS_DENIED', 'SUBSCRIPTION_NOT_FOUND'],
+  },
+  '/subscription/get-bulk': {
+    tag: 'Subscriptions',
+    summary: "List an application's subscription tiers",
+    request: subscriptionSchemas.listSubscriptionsSchema,
+    requestExample: { app_id: example.appId },
+    answer: z.array(answers.subscriptionRecord),
+    answerExample: [subscriptionExample],
+    list: true,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+
+  '/blacklist/add': {
+    tag: 'Blacklists',
+    summary: 'Block a country, ASN, IP address or network, or HWID',
+    request: blacklistSchemas.addBlacklistSchema,
+    requestExample: { app_id: example.appId, type: 'asn', value: '13335', reason: 'datacenter traffic' },
+    answer: answers.blacklistEntry,
+    answerExample: blacklistExample,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/blacklist/delete': {
+    tag: 'Blacklists',
+    summary: 'Remove a blacklist entry',
+    request: blacklistSchemas.deleteBlacklistSchema,
+    requestExample: { app_id: example.appId, type: 'asn', value: '13335' },
+    answer: answers.deletedBlacklistEntry,
+    answerExample: { type: 'asn', value: '13335', deleted: true },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'BLACKLIST_ENTRY_NOT_FOUND'],
+  },
+  '/blacklist/get-bulk': {
+    tag: 'Blacklists',
+    summary: "List an application's blacklist",
+    request: blacklistSchemas.listBlacklistSchema,
+    requestExample: { app_id: example.appId, type: 'asn' },
+    answer: z.array(answers.blacklistEntry),
+    answerExample: [blacklistExample],
+    list: true,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+
+  '/app/list': {
+    tag: 'Applications',
+    summary: "List your team's applications",
+    request: appSchemas.listAppsSchema,
+    requestExample: {},
+    answer: z.array(answers.appSummary),
+    answerExample: [{ app_id: example.appId, name: 'My app', status: 'active', created_at: example.createdAt }],
+    errors: [],
+  },
+  '/app/settings': {
+    tag: 'Applications',
+    summary: "Read or change an application's settings",
+    description: 'Without `offline_token_ttl` the settings are only read.',
+    request: appSchemas.settingsSchema,
+    requestExample: { app_id: example.appId, offline_token_ttl: 86400 },
+    answer: answers.appSettings,
+    answerExample: { app_id: example.appId, offline_token_ttl: 86400 },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/app/signing-key': {
+    tag: 'Applications',
+    summary: "The public half of the application's signing key",
+    description: 'Verifies signed client answers and offline tokens (docs/verifying-answers.md).',
+    request: appSchemas.appIdSchema,
+    requestExample: { app_id: example.appId },
+    answer: answers.signingKey,
+    answerExample: {
+      key_id: 'kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE',
+      algorithm: 'ed25519',
+      public_key: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+      public_key_pem: '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n',
+      jwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE', alg: 'EdDSA', use: 'sig' },
+      created_at: example.createdAt,
+    },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/app/stats': {
+    tag: 'Applications',
+    summary: 'License totals and daily counts',
+    request: appSchemas.statsSchema,
+    requestExample: { app_id: example.appId, days: 2 },
+    answer: answers.appStats,
+    answerExample: {
+      totals: { licenses: 120, active: 97, paused: 3, expired: 20, unused: 41 },
+      days: [
+        { date: '2026-03-04', created: 10, activated: 4, logins: 310, auth_failures: 12 },
+        { date: '2026-03-05', created: 0, activated: 2, logins: 295, auth_failures: 7 },
+      ],
+    },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/audit/get-bulk': {
+    tag: 'Applications',
+    summary: "An application's audit log, newest first",
+    request: appSchemas.auditListSchema,
+    requestExample: { app_id: example.appId, license_key: example.key },
+    answer: z.array(answers.auditEvent),
+    answerExample: [
+      {
+        id: '01JNRX4T6ZK3Q8V9W2Y5B7C1D0',
+        type: 'license.status_changed',
+        app_id: example.appId,
+        subject: example.key,
+        at: example.createdAt,
+        actor: 'api_key:3f9c2a1b',
+        before: { status: 'active' },
+        after: { status: 'paused' },
+      },
+    ],
+    list: true,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+};

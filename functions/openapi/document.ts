@@ -1,0 +1,274 @@
+import * as z from 'zod/mini';
+import { clientMessages } from '#core/errors';
+import { groups, routes, sideOf, type RoutePath } from '../routes';
+import * as answers from './answers';
+import { commonManagementErrors, contracts, isClientContract, managementErrorStatus, type ClientContract, type ManagementContract } from './contracts';
+
+type Json = Record<string, unknown>;
+
+export const documentInfo = {
+  title: 'Licensing service',
+  version: '0.1.0',
+};
+
+const componentRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** `/license/create-bulk` → `licenseCreateBulk`, the operationId and the stem of its schema names. */
+export function operationId(path: string): string {
+  return path
+    .slice(1)
+    .split(/[/-]/)
+    .map((part, index) => (index === 0 ? part : part[0]!.toUpperCase() + part.slice(1)))
+    .join('');
+}
+
+const schemaName = (path: string, suffix: string) => {
+  const id = operationId(path);
+  return `${id[0]!.toUpperCase()}${id.slice(1)}${suffix}`;
+};
+
+/** Named answer parts: they become components and are referenced where a route's answer holds them. */
+const sharedAnswers = {
+  LicenseRecord: answers.licenseRecord,
+  BulkResult: answers.bulkResult,
+  SubscriptionRecord: answers.subscriptionRecord,
+  BlacklistEntry: answers.blacklistEntry,
+  AuthData: answers.authData,
+};
+
+/**
+ * zod's JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1), one registry per
+ * direction: request bodies as accepted (defaults make a field optional),
+ * answers as sent. `uri` turns cross references into component references.
+ */
+function componentSchemas(entries: [string, z.ZodMiniType][], io: 'input' | 'output'): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of entries) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io,
+    uri: (id) => `#/components/schemas/${id}`,
+    // Refinements (a UUID check written as a function, a metadata size rule) have no JSON form; their 400s are documented in words.
+    unrepresentable: 'any',
+  });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => {
+      const { $schema: _dialect, $id: _id, ...rest } = schema as Json;
+      return [id, rest];
+    }),
+  );
+}
+
+function successBody(contract: ManagementContract): z.ZodMiniType {
+  return z.strictObject({
+    success: z.literal(true),
+    data: contract.answer,
+    ...(contract.list ? { next_cursor: z.nullable(z.string()) } : {}),
+  });
+}
+
+function clientSuccessBody(contract: ClientContract): z.ZodMiniType {
+  return z.strictObject({
+    success: z.literal(true),
+    message: z.enum(contract.successMessages as [string, ...string[]]),
+    ...(contract.answer ? { data: contract.answer } : {}),
+  });
+}
+
+const signatureHeaders = {
+  'Content-Digest': { $ref: '#/components/headers/Content-Digest' },
+  'Signature-Input': { $ref: '#/components/headers/Signature-Input' },
+  Signature: { $ref: '#/components/headers/Signature' },
+};
+const retryAfter = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
+
+const json = (schema: Json, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
+
+function managementErrorResponses(contract: ManagementContract): Record<string, Json> {
+  const byStatus = new Map<number, string[]>();
+  for (const code of [...commonManagementErrors, ...contract.errors]) {
+    const status = managementErrorStatus[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, Json> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: codes.join(', '),
+      ...(status === 429 ? { headers: retryAfter } : {}),
+      content: json({
+        allOf: [componentRef('ManagementError'), { type: 'object', properties: { error_code: { enum: codes } } }],
+      }),
+    };
+  }
+  return responses;
+}
+
+/** 403 bodies: the codes with `data` get their own shape, the rest share one. */
+function clientFailureSchema(failures: readonly string[]): Json {
+  const withData: Record<string, string> = {
+    LICENSE_EXPIRED: 'LicenseExpiredData',
+    HWID_MISMATCH: 'HwidMismatchData',
+    HWID_RESET_COOLDOWN: 'HwidResetCooldownData',
+  };
+  const plain = failures.filter((code) => !(code in withData));
+  const variants: Json[] = failures
+    .filter((code) => code in withData)
+    .map((code) => ({
+      type: 'object',
+      properties: { success: { const: false }, message: { const: code }, data: componentRef(withData[code]!) },
+      required: ['success', 'message', 'data'],
+      additionalProperties: false,
+    }));
+  if (plain.length > 0) {
+    variants.push({
+      type: 'object',
+      properties: { success: { const: false }, message: { enum: plain } },
+      required: ['success', 'message'],
+      additionalProperties: false,
+    });
+  }
+  return { oneOf: variants };
+}
+
+function clientOperation(path: RoutePath, contract: ClientContract): Json {
+  const failure = (messages: readonly string[]) => ({
+    allOf: [componentRef('ClientError'), { type: 'object', properties: { message: { enum: messages } } }],
+  });
+  return {
+    operationId: operationId(path),
+    tags: [contract.tag],
+    summary: contract.summary,
+    description: contract.description,
+    security: [],
+    parameters: [{ $ref: '#/components/parameters/Accept-Signature' }],
+    requestBody: { required: true, content: json(componentRef(schemaName(path, 'Request')), contract.requestExample) },
+    responses: {
+      '200': { description: contract.successMessages.join(', '), headers: signatureHeaders, content: json(componentRef(schemaName(path, 'Answer')), contract.answerExample) },
+      '400': { description: contract.badRequest.join('; '), headers: signatureHeaders, content: json(failure(contract.badRequest)) },
+      '403': {
+        description: contract.failures.join(', '),
+        headers: signatureHeaders,
+        content: json(clientFailureSchema(contract.failures), { success: false, message: contract.failures[0] }),
+      },
+      '413': { description: clientMessages.bodyTooLarge, headers: signatureHeaders, content: json(failure([clientMessages.bodyTooLarge])) },
+      '429': { description: 'RATE_LIMITED: the application sent too many requests', headers: retryAfter, content: json(failure(['RATE_LIMITED'])) },
+      '500': { description: clientMessages.serverError, headers: signatureHeaders, content: json(failure([clientMessages.serverError])) },
+    },
+  };
+}
+
+function managementOperation(path: RoutePath, contract: ManagementContract): Json {
+  return {
+    operationId: operationId(path),
+    tags: [contract.tag],
+    summary: contract.summary,
+    ...(contract.description ? { description: contract.description } : {}),
+    security: [{ ApiKey: [] }],
+    requestBody: { required: true, content: json(componentRef(schemaName(path, 'Request')), contract.requestExample) },
+    responses: {
+      '200': {
+        description: 'Done',
+        content: json(componentRef(schemaName(path, 'Answer')), {
+          success: true,
+          data: contract.answerExample,
+          ...(contract.list ? { next_cursor: null } : {}),
+        }),
+      },
+      ...managementErrorResponses(contract),
+    },
+  };
+}
+
+const description = [
+  'Licensing for desktop and mobile software: client applications authenticate end users by license key (or username and password) and may bind a license to a device; owners manage licenses, subscription tiers, device rules, metadata and blacklists with an API key.',
+  '',
+  'Every route is `POST` with a JSON body. Client routes (`/auth`, `/register`, `/reset-hwid`) answer `{success, message, data?}` and need no key; management routes answer `{success: true, data}` (lists add `next_cursor`) or `{error, error_code}`, and need the `x-api-key` header.',
+  '',
+  'A `429` carries `Retry-After` in seconds: wait that long (or back off 1 s, 4 s, 10 s) and send the request again; every write is safe to repeat.',
+].join('\n');
+
+/** The whole document; `serverUrl` is where this deployment answers. */
+export function openApiDocument(serverUrl?: string): Json {
+  const requestSchemas = componentSchemas(
+    routes.map((route) => [schemaName(route.path, 'Request'), contracts[route.path].request]),
+    'input',
+  );
+  const answerSchemas = componentSchemas(
+    [
+      ...Object.entries(sharedAnswers),
+      ['LicenseExpiredData', answers.licenseExpiredData],
+      ['HwidMismatchData', answers.hwidMismatchData],
+      ['HwidResetCooldownData', answers.hwidResetCooldownData],
+      ...routes.map((route): [string, z.ZodMiniType] => {
+        const contract = contracts[route.path];
+        return [schemaName(route.path, 'Answer'), isClientContract(contract) ? clientSuccessBody(contract) : successBody(contract)];
+      }),
+    ],
+    'output',
+  );
+
+  const paths: Record<string, Json> = {};
+  for (const group of groups) {
+    for (const route of routes.filter((candidate) => candidate.group === group)) {
+      const contract = contracts[route.path];
+      paths[route.path] = {
+        post: sideOf(route.group) === 'client' && isClientContract(contract) ? clientOperation(route.path, contract) : managementOperation(route.path, contract as ManagementContract),
+      };
+    }
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: { ...documentInfo, description, license: { name: 'MIT' } },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    tags: [
+      { name: 'Client', description: 'Called by your application on the end user’s machine; no API key.' },
+      { name: 'Licenses', description: 'Create, extend, pause, delete and query licenses.' },
+      { name: 'Devices', description: 'HWID binding, seats and reset rules.' },
+      { name: 'Subscriptions', description: 'Subscription tiers of an application.' },
+      { name: 'Blacklists', description: 'Countries, ASNs, IP addresses and networks, HWIDs refused by /auth.' },
+      { name: 'Applications', description: 'Applications, their signing keys, settings, statistics and audit log.' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The API key the admin CLI printed for your team.' },
+      },
+      parameters: {
+        'Accept-Signature': {
+          name: 'Accept-Signature',
+          in: 'header',
+          required: false,
+          description: 'RFC 9421 Accept-Signature with a `nonce` parameter: the answer\'s `Signature-Input` carries it (the body\'s `nonce` does the same).',
+          schema: { type: 'string' },
+          example: 'sig1=("@status" "content-digest");nonce="4f1c9a7e2b"',
+        },
+      },
+      headers: {
+        'Retry-After': { description: 'Seconds to wait before sending the request again.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+        'Content-Digest': { description: 'RFC 9530 `sha-256` digest of the body; present on answers the service signed.', schema: { type: 'string' } },
+        'Signature-Input': { description: 'RFC 9421 signature parameters: covered components, `created`, `keyid`, `alg`, and the request\'s `nonce`.', schema: { type: 'string' } },
+        Signature: { description: 'RFC 9421 Ed25519 signature by the application key (see `/app/signing-key`).', schema: { type: 'string' } },
+      },
+      schemas: {
+        ManagementError: {
+          type: 'object',
+          properties: { error: { type: 'string' }, error_code: { type: 'string' } },
+          required: ['error', 'error_code'],
+        },
+        ClientError: {
+          type: 'object',
+          properties: { success: { const: false }, message: { type: 'string' } },
+          required: ['success', 'message'],
+        },
+        ...requestSchemas,
+        ...answerSchemas,
+      },
+    },
+  };
+}
+
+/** The committed form (docs/openapi.json): no server, so it is the same wherever it is generated. */
+export function openApiDocumentText(): string {
+  return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+}
