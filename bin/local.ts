@@ -78,6 +78,7 @@ async function main() {
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
       `  dashboard:  ${server.url}/dashboard/#key=${owner.api_key}`,
+      `  API docs:   ${server.url}/docs/ (OpenAPI document: ${server.url}/openapi.json)`,
       `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
       '',
       'Try it:',

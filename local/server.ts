@@ -8,6 +8,7 @@ import { ClientError, edgeErrors, ManagementError, type ServiceError } from '#co
 import { corsHeaders, jsonResponse, type HttpEvent } from '#core/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
+import { serveApiReference } from './api-reference';
 import { serveDashboard } from './dashboard';
 import { createGroupHandlers } from './handlers';
 import { RateLimiter, type RateLimit } from './rate-limit';
@@ -175,6 +176,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
       const site = { dir: options.dashboard.dir, apiUrl: options.dashboard.apiUrl ?? baseUrl };
       if (await serveDashboard(site, url.pathname, response)) return;
     }
+    if ((request.method === 'GET' || request.method === 'HEAD') && (await serveApiReference(baseUrl, url.pathname, response))) return;
     const route = findRoute(url.pathname);
     if (!route) {
       sendError(response, 'management', new ManagementError(404, 'NOT_FOUND', `No route ${url.pathname}`), deps.config.managementCorsOrigin);

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { openApiDocument, openApiDocumentText } from '../../functions/openapi/document';
+import { routes } from '../../functions/routes';
+import { committedDocument, documentPath, documentValidator } from '../support/openapi';
+
+describe('the OpenAPI document', () => {
+  it('committed as docs/openapi.json is what the code generates (run `npm run openapi` after changing a route or schema)', () => {
+    expect(readFileSync(documentPath, 'utf8')).toBe(openApiDocumentText());
+  });
+
+  it('has every route of the route table, and no path the table lacks, each as POST only', () => {
+    const document = committedDocument();
+    expect(Object.keys(document.paths).sort()).toEqual(routes.map((route) => route.path).sort());
+    for (const item of Object.values(document.paths) as Record<string, unknown>[]) expect(Object.keys(item)).toEqual(['post']);
+  });
+
+  it('needs the API key on management routes and none on client routes', () => {
+    const document = committedDocument();
+    for (const route of routes) {
+      const security = document.paths[route.path].post.security;
+      expect([route.path, security]).toEqual([route.path, route.group === 'client' ? [] : [{ ApiKey: [] }]]);
+    }
+    expect(document.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }));
+  });
+
+  it('documents 429 with Retry-After on every route, and the signature headers on the client routes', () => {
+    const document = committedDocument();
+    for (const route of routes) {
+      const responses = document.paths[route.path].post.responses;
+      expect([route.path, Object.keys(responses['429'].headers)]).toEqual([route.path, ['Retry-After']]);
+      if (route.group === 'client') {
+        expect(Object.keys(responses['200'].headers)).toEqual(['Content-Digest', 'Signature-Input', 'Signature']);
+      }
+    }
+  });
+
+  it('compiles under strict Ajv, and each example matches the schema beside it', () => {
+    expect(documentValidator(committedDocument()).exampleProblems()).toEqual([]);
+  });
+
+  it('names the server it is served from', () => {
+    expect(openApiDocument('https://api.example.com/prod').servers).toEqual([{ url: 'https://api.example.com/prod' }]);
+  });
+});
