@@ -72,3 +72,10 @@ export function handlerEntry(group: Group): string {
 }
 
 export const authorizerEntry = 'functions/authorizer/handler.ts';
+
+/**
+ * The OpenAPI document (functions/openapi/), answered to GET without an API key
+ * by the local server and the deployed API. Not in `routes`: it is no POST
+ * route of a group, and the document describes the routes, not itself.
+ */
+export const openApiPath = '/openapi.json';

@@ -17,7 +17,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { authorizerEntry, groups, handlerEntry, routes, sideOf, type Group, type Side } from '../functions/routes';
+import { authorizerEntry, groups, handlerEntry, openApiPath, routes, sideOf, type Group, type Side } from '../functions/routes';
 import { tableDefinition } from '../functions/data/table';
 import { corsHeaders } from '../functions/core/middleware';
 import { DashboardSite } from './dashboard';
@@ -34,10 +34,11 @@ export interface LicensingStackProps extends StackProps {
   settings: Settings;
 }
 
-type FunctionName = Group | 'authorizer' | 'events';
+type FunctionName = Group | 'authorizer' | 'events' | 'openapi';
 
 /** The events consumer has no route: the table's stream invokes it. */
 export const eventsEntry = 'functions/events/handler.ts';
+export const openApiEntry = 'functions/openapi/handler.ts';
 
 /** The header the authorizer reads, and the identity source API Gateway checks and caches on. */
 export const apiKeyHeader = 'x-api-key';
@@ -99,6 +100,7 @@ export class LicensingStack extends Stack {
       app: this.createFunction('app', handlerEntry('app'), settings, Duration.seconds(28), settings.managementReservedConcurrency),
       authorizer: this.createFunction('authorizer', authorizerEntry, settings, Duration.seconds(10), settings.authorizerReservedConcurrency),
       events: this.createFunction('events', eventsEntry, settings, Duration.minutes(1), 0),
+      openapi: this.createFunction('openapi', openApiEntry, settings, Duration.seconds(10), 0),
     };
     this.eventBus = new events.EventBus(this, 'EventBus', { eventBusName: `licensing-${settings.stage}` });
     this.eventsDeadLetterQueue = new sqs.Queue(this, 'EventsDeadLetterQueue', {
@@ -381,6 +383,10 @@ export class LicensingStack extends Stack {
       );
       addPreflight(resource, side, this.managementCorsOrigin);
     }
+    // Public like the route list itself: no authorizer, no API key; the stage's throttle still applies.
+    api.root
+      .resourceForPath(openApiPath)
+      .addMethod('GET', new apigateway.LambdaIntegration(this.functions.openapi, { allowTestInvoke: false }), { authorizationType: apigateway.AuthorizationType.NONE });
 
     // Gateway responses are API-wide, so one header set serves both sides: the client routes' exact spec 4.3 values.
     // Browsers read Access-Control-Allow-Headers only on preflights, which answer per side (addPreflight).

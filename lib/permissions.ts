@@ -59,7 +59,7 @@ export interface TableAccess {
   queriesIndexes: readonly Partition[];
 }
 
-export const tableAccess: Record<Group | 'authorizer' | 'events', TableAccess> = {
+export const tableAccess: Record<Group | 'authorizer' | 'events' | 'openapi', TableAccess> = {
   // /auth reads app, team, subscription, blacklist, username index and license in one BatchGetItem, then activates
   // (license update, HWID index put); /register swaps the username index in a transaction; failed /auth counts are
   // added to the app's daily counters. Never API keys or teams.
@@ -112,6 +112,11 @@ export const tableAccess: Record<Group | 'authorizer' | 'events', TableAccess> =
   app: {
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] }],
     queriesIndexes: ['app', 'team'],
+  },
+  // Renders the OpenAPI document from code alone.
+  openapi: {
+    grants: [],
+    queriesIndexes: [],
   },
   // The stream consumer only writes, in transactions: the marks of records done, audit items, daily counters.
   events: {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { openApiDocument } from '../functions/openapi/document';
+import { openApiPath } from '../functions/routes';
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -45,7 +46,7 @@ const headers = {
  * Swagger UI's prebuilt bundle. Answers false for any other path.
  */
 export async function serveApiReference(baseUrl: string, pathname: string, response: ServerResponse): Promise<boolean> {
-  if (pathname === '/openapi.json') {
+  if (pathname === openApiPath) {
     response
       .writeHead(200, { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-cache' })
       .end(JSON.stringify(openApiDocument(baseUrl)));

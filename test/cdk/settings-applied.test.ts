@@ -63,7 +63,7 @@ describe('a stack synthesized with every context key set', () => {
 
   it('passes the runtime settings to every function', () => {
     const functions = Object.values(serviceResources(synth.template, 'AWS::Lambda::Function'));
-    expect(functions).toHaveLength(8);
+    expect(functions).toHaveLength(9);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         MemorySize: 1024,

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { routes, sideOf, groups } from '../../functions/routes';
+import { groups, openApiPath, routes, sideOf } from '../../functions/routes';
 import { tableDefinition } from '../../functions/data/table';
 import { corsHeaders } from '../../functions/core/middleware';
 import { gatewayResponses } from '../../lib/gateway-responses';
@@ -95,8 +95,17 @@ describe('routes', () => {
     });
   });
 
-  it('defines no method besides POST and OPTIONS on the routes', () => {
-    expect(methods(synth.template)).toHaveLength(routes.length * 2);
+  it('answers GET /openapi.json from its own function, without the authorizer or an API key', () => {
+    const gets = methods(synth.template).filter((method) => method.httpMethod === 'GET');
+    expect(gets.map((method) => method.path)).toEqual([openApiPath]);
+    const method = gets[0]!.properties;
+    expect(method.AuthorizationType).toBe('NONE');
+    expect(method.ApiKeyRequired).not.toBe(true);
+    expect(JSON.stringify((method.Integration as { Uri: unknown }).Uri)).toContain(`"${logicalId(synth.stack, synth.stack.functions.openapi)}"`);
+  });
+
+  it('defines no method besides POST and OPTIONS on the routes, and GET on the document', () => {
+    expect(methods(synth.template)).toHaveLength(routes.length * 2 + 1);
   });
 });
 
@@ -269,8 +278,8 @@ describe('functions', () => {
       });
       expect(fn!.Properties.ReservedConcurrentExecutions).toBeUndefined();
     }
-    // And the events consumer, which has no route (test/cdk/events.test.ts).
-    expect(Object.keys(serviceResources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(groups.length + 2);
+    // And the events consumer, which has no route (test/cdk/events.test.ts), and the OpenAPI document's.
+    expect(Object.keys(serviceResources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(groups.length + 3);
   });
 
   it('bundles each function locally as an ES module with a source map, and the X-Ray SDK as a file of its own beside it', () => {
@@ -464,7 +473,7 @@ describe('operations', () => {
 
   it('keeps every log group for the configured retention', () => {
     const groupsFound = synth.template.findResources('AWS::Logs::LogGroup');
-    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 3);
+    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 4);
     for (const group of Object.values(groupsFound)) expect(group.Properties.RetentionInDays).toBe(30);
   });
 

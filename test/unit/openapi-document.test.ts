@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openApiDocument, openApiDocumentText } from '../../functions/openapi/document';
+import { handler } from '../../functions/openapi/handler';
 import { routes } from '../../functions/routes';
 import { committedDocument, documentPath, documentValidator } from '../support/openapi';
 
@@ -40,5 +42,17 @@ describe('the OpenAPI document', () => {
 
   it('names the server it is served from', () => {
     expect(openApiDocument('https://api.example.com/prod').servers).toEqual([{ url: 'https://api.example.com/prod' }]);
+  });
+
+  it('is answered by the deployed function with the stage or custom domain it was asked at as its server', async () => {
+    const asked = (domainName: string, path: string) => ({ requestContext: { domainName, path } }) as unknown as APIGatewayProxyEvent;
+    const staged = await handler(asked('abc123.execute-api.eu-west-1.amazonaws.com', '/prod/openapi.json'));
+    expect(staged.statusCode).toBe(200);
+    expect(staged.headers).toEqual(expect.objectContaining({ 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' }));
+    const document = JSON.parse(staged.body);
+    expect(document.servers).toEqual([{ url: 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod' }]);
+    expect(Object.keys(document.paths)).toHaveLength(routes.length);
+    const custom = JSON.parse((await handler(asked('licensing.example.com', '/openapi.json'))).body);
+    expect(custom.servers).toEqual([{ url: 'https://licensing.example.com' }]);
   });
 });

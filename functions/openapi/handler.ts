@@ -1,0 +1,26 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { openApiPath } from '../routes';
+import { openApiDocument } from './document';
+
+/** Per container: a deployment answers on one or two names (execute-api, a custom domain), each rendered once. */
+const rendered = new Map<string, string>();
+
+/**
+ * `GET /openapi.json` on the deployed API: the document, with the address it
+ * was requested at as its server (the stage, or a custom domain's base path).
+ */
+export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const { domainName, path } = event.requestContext;
+  const serverUrl = domainName && path?.endsWith(openApiPath) ? `https://${domainName}${path.slice(0, -openApiPath.length)}` : undefined;
+  const key = serverUrl ?? '';
+  let body = rendered.get(key);
+  if (body === undefined) {
+    body = JSON.stringify(openApiDocument(serverUrl));
+    rendered.set(key, body);
+  }
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'max-age=300' },
+    body,
+  };
+}
