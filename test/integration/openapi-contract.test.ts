@@ -1,0 +1,341 @@
+import { newId } from '#core/ids';
+import type { Subscription } from '#data/subscription.repo';
+import { routes, type RoutePath } from '../../functions/routes';
+import { blacklist } from '../support/client';
+import { createFakeClock } from '../support/clock';
+import { request, startTestServer, type HttpResult, type TestServer } from '../support/env';
+import { seedLicense, seedSubscription } from '../support/fixtures';
+import { committedDocument, documentValidator } from '../support/openapi';
+import { createOwner, type Owner } from '../support/owners';
+
+/**
+ * Real requests to every route of the route table, for its success and each
+ * error the document lists, every answer held to docs/openapi.json (status,
+ * headers, body) by Ajv. The last test checks that every outcome the document
+ * promises was produced here, except the two no single request can cause.
+ */
+const document = committedDocument();
+const validator = documentValidator(document);
+
+/** Outcomes only a fault or a race produces; their own tests force them. */
+const elsewhere: Record<string, string> = {
+  SERVER_ERROR: 'store faults: test/integration/faults.test.ts, client-faults.test.ts',
+  'Internal server error': 'store faults: test/integration/client-faults.test.ts',
+  CONFLICT: 'concurrent changes: test/integration/races.test.ts, devices-races.test.ts',
+  // Spec 7.1 step 6: the application vanished between the request's first read (INVALID_APP_ID) and its second.
+  APPLICATION_NOT_FOUND: 'an application deleted mid-request: test/unit/client-checks.test.ts',
+};
+
+const clock = createFakeClock();
+let env: TestServer;
+let throttled: TestServer;
+let owner: Owner;
+let other: Owner;
+let pro: Subscription;
+let exclusive: Subscription;
+let foreignSubscription: Subscription;
+
+/** `status:code` (management) or `status:message` (client) per route, as produced. */
+const produced = new Map<RoutePath, Set<string>>();
+const problems: string[] = [];
+
+function outcome(result: HttpResult): string {
+  const body = result.body as { error_code?: string; message?: string };
+  return `${result.status}:${body?.error_code ?? (result.status === 200 && body?.message === undefined ? '' : (body?.message ?? ''))}`;
+}
+
+/** Sends, checks the answer against the document, records what it produced. */
+async function send(server: TestServer, path: RoutePath, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const result = await request(server.server.url, path, 'POST', body, headers);
+  problems.push(...validator.answerProblems(path, result.status, result.headers, result.body));
+  const seen = produced.get(path) ?? new Set<string>();
+  seen.add(outcome(result));
+  produced.set(path, seen);
+  return result;
+}
+
+const manage = (path: RoutePath, body: unknown) => send(env, path, body, owner.auth);
+
+async function expectOutcome(result: Promise<HttpResult>, expected: string) {
+  const answer = await result;
+  expect(`${outcome(answer)} ${JSON.stringify(answer.body).slice(0, 300)}`).toMatch(new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
+  return answer;
+}
+
+beforeAll(async () => {
+  [env, throttled] = await Promise.all([
+    startTestServer({ clock, config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } }),
+    // One token and almost no refill: the first request of an owner or app passes, the next is throttled.
+    startTestServer({ rateLimit: { ratePerSecond: 0.001, burst: 1 }, clientRateLimit: { ratePerSecond: 0.001, burst: 1 } }),
+  ]);
+  [owner, other] = await Promise.all([createOwner(env.deps), createOwner(env.deps)]);
+  pro = await seedSubscription(env.deps, owner, { name: 'Pro', level: 2 });
+  exclusive = await seedSubscription(env.deps, owner, { name: 'Exclusive', level: 3, single_key_per_hwid: true });
+  foreignSubscription = await seedSubscription(env.deps, other);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([env?.close(), throttled?.close()]);
+});
+
+const license = (overrides: Parameters<typeof seedLicense>[2] = {}) => seedLicense(env.deps, pro, overrides);
+
+describe('every management route, against the document', () => {
+  /** A valid body for each route, made against fresh data. */
+  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid'>, () => Promise<Record<string, unknown>>> = {
+    '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2 }),
+    '/license/create-bulk': async () => ({ key_amount: 2, app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30 }),
+    '/license/extend': async () => ({ license_key: (await license()).key, extend_seconds: 3600 }),
+    '/license/extend-bulk': async () => ({ license_keys: [(await license()).key, 'NO-SUCH-KEY'], extend_seconds: 3600, request_id: newId() }),
+    '/license/delete': async () => ({ license_key: (await license()).key }),
+    '/license/delete-bulk': async () => ({ license_keys: [(await license()).key, 'NO-SUCH-KEY'] }),
+    '/license/get': async () => ({ license_key: (await license({ hwid: 'desk', hwid_lock: true, username: 'getter', metadata: { order: 7 } })).key }),
+    '/license/get-bulk': async () => ({ app_id: owner.app_id, per_page: 2 }),
+    '/license/update-status': async () => ({ license_key: (await license()).key, status: 'paused' }),
+    '/license/update-status-bulk': async () => ({ license_keys: [(await license()).key], status: 'paused' }),
+    '/license/update-subscription': async () => ({ license_key: (await license()).key, subscription_id: exclusive.subscription_id }),
+    '/license/update-user-credentials': async () => ({ license_key: (await license()).key, username: `user-${newId().slice(0, 8)}`, password: 'correct horse' }),
+    '/license/update-metadata': async () => ({ license_key: (await license()).key, metadata: { order: 1042 } }),
+    '/hwid/edit': async () => ({ license_key: (await license()).key, hwid: `pc-${newId()}` }),
+    '/hwid/toggle-lock': async () => ({ license_key: (await license()).key }),
+    '/hwid/toggle-lock-bulk': async () => ({ license_keys: [(await license()).key], hwid_lock: true }),
+    '/hwid/toggle-reset-allowed': async () => ({ license_key: (await license()).key, hwid_reset_allowed: false }),
+    '/hwid/update-reset-interval': async () => ({ license_key: (await license()).key, hwid_reset_interval: 86400 }),
+    '/hwid/set-max-devices': async () => ({ license_key: (await license({ hwids: ['a'], hwid: 'a' })).key, max_devices: 3 }),
+    '/hwid/remove': async () => ({ license_key: (await license({ hwid: 'old-pc', hwid_lock: true })).key, hwid: 'old-pc' }),
+    '/subscription/create': async () => ({ app_id: owner.app_id, name: 'Team', level: 5 }),
+    '/subscription/edit': async () => ({ subscription_id: (await seedSubscription(env.deps, owner)).subscription_id, name: 'Renamed' }),
+    '/subscription/delete': async () => ({ subscription_id: (await seedSubscription(env.deps, owner)).subscription_id }),
+    '/subscription/get-bulk': async () => ({ app_id: owner.app_id }),
+    '/blacklist/add': async () => ({ app_id: owner.app_id, type: 'asn', value: '13335', reason: 'datacenter traffic' }),
+    '/blacklist/delete': async () => {
+      await blacklist(env, owner.app_id, 'country', 'KP');
+      return { app_id: owner.app_id, type: 'country', value: 'KP' };
+    },
+    '/blacklist/get-bulk': async () => ({ app_id: owner.app_id }),
+    '/app/list': async () => ({}),
+    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600 }),
+    '/app/signing-key': async () => ({ app_id: owner.app_id }),
+    '/app/stats': async () => ({ app_id: owner.app_id, days: 3 }),
+    '/audit/get-bulk': async () => ({ app_id: owner.app_id, per_page: 5 }),
+  };
+  const managementPaths = Object.keys(valid) as (keyof typeof valid)[];
+
+  it('covers exactly the management routes of the route table', () => {
+    expect([...managementPaths].sort()).toEqual(routes.filter((route) => route.group !== 'client').map((route) => route.path).sort());
+  });
+
+  it.each(managementPaths)('%s: success, and the errors every management route shares', async (path) => {
+    const body = await valid[path]();
+    expect(validator.requestProblems(path, body)).toEqual([]);
+    await expectOutcome(manage(path, body), '200:');
+    await expectOutcome(manage(path, path === '/app/list' ? { unknown: 1 } : {}), '400:INVALID_INPUT');
+    await expectOutcome(send(env, path, body), '401:MISSING_AUTH');
+    await expectOutcome(send(env, path, body, { 'x-api-key': 'lsk_not-a-key' }), '401:INVALID_API_KEY');
+    await expectOutcome(manage(path, { padding: 'x'.repeat(300 * 1024) }), '413:PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After on every management route once the owner is over the limit', async () => {
+    const throttledOwner = await createOwner(throttled.deps);
+    await request(throttled.server.url, '/app/list', 'POST', {}, throttledOwner.auth);
+    for (const path of managementPaths) await expectOutcome(send(throttled, path, {}, throttledOwner.auth), '429:RATE_LIMITED');
+  });
+
+  it('answers each route its own documented errors', async () => {
+    const unknownApp = { app_id: newId() };
+    const foreignApp = { app_id: other.app_id };
+    const missingKey = { license_key: 'NO-SUCH-KEY' };
+    const foreignKey = { license_key: (await seedLicense(env.deps, foreignSubscription)).key };
+    const create = { subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 1 };
+
+    for (const path of ['/license/get-bulk', '/subscription/get-bulk', '/blacklist/get-bulk', '/app/settings', '/app/signing-key', '/app/stats', '/audit/get-bulk', '/subscription/create', '/blacklist/add', '/blacklist/delete', '/license/create', '/license/create-bulk'] as const) {
+      const extra: Record<string, unknown> = {
+        '/subscription/create': { name: 'X', level: 1 },
+        '/blacklist/add': { type: 'asn', value: '1' },
+        '/blacklist/delete': { type: 'asn', value: '1' },
+        '/license/create': create,
+        '/license/create-bulk': { ...create, key_amount: 1 },
+      }[path as string] as Record<string, unknown> ?? {};
+      await expectOutcome(manage(path, { ...extra, ...unknownApp }), '404:APP_NOT_FOUND');
+      await expectOutcome(manage(path, { ...extra, ...foreignApp }), '403:ACCESS_DENIED');
+    }
+
+    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove'] as const) {
+      const extra = {
+        '/license/extend': { extend_seconds: 60 },
+        '/license/update-status': { status: 'paused' },
+        '/license/update-subscription': { subscription_id: pro.subscription_id },
+        '/license/update-user-credentials': { username: 'nobody-here' },
+        '/license/update-metadata': { metadata: {} },
+        '/hwid/edit': { hwid: 'x' },
+        '/hwid/update-reset-interval': { hwid_reset_interval: 60 },
+        '/hwid/set-max-devices': { max_devices: 2 },
+        '/hwid/remove': { hwid: 'x' },
+      }[path as string] ?? {};
+      await expectOutcome(manage(path, { ...extra, ...missingKey }), '404:LICENSE_NOT_FOUND');
+      // Another owner's license is answered exactly like a missing one.
+      await expectOutcome(manage(path, { ...extra, ...foreignKey }), '404:LICENSE_NOT_FOUND');
+    }
+
+    await expectOutcome(manage('/license/create', { ...create, app_id: owner.app_id, subscription_id: newId() }), '404:SUBSCRIPTION_NOT_FOUND');
+    await expectOutcome(manage('/license/create', { ...create, app_id: owner.app_id, subscription_id: foreignSubscription.subscription_id }), '403:ACCESS_DENIED');
+    await expectOutcome(manage('/license/create-bulk', { ...create, key_amount: 1, app_id: owner.app_id, subscription_id: newId() }), '404:SUBSCRIPTION_NOT_FOUND');
+    const custom = { ...create, app_id: owner.app_id, license_key: `CUSTOM-${newId().slice(0, 8)}` };
+    await expectOutcome(manage('/license/create', custom), '200:');
+    await expectOutcome(manage('/license/create', custom), '409:LICENSE_KEY_TAKEN');
+    const named = { ...create, app_id: owner.app_id, username: `taken-${newId().slice(0, 8)}`, password: 'correct horse' };
+    await expectOutcome(manage('/license/create', named), '200:');
+    await expectOutcome(manage('/license/create', named), '409:USERNAME_TAKEN');
+    await expectOutcome(manage('/license/update-user-credentials', { license_key: (await license()).key, username: named.username, password: 'another horse' }), '409:USERNAME_TAKEN');
+
+    const move = { license_key: (await license()).key };
+    await expectOutcome(manage('/license/update-subscription', { ...move, subscription_id: newId() }), '404:SUBSCRIPTION_NOT_FOUND');
+    await expectOutcome(manage('/license/update-subscription', { ...move, subscription_id: foreignSubscription.subscription_id }), '403:ACCESS_DENIED');
+
+    const bound = await seedLicense(env.deps, exclusive, { hwid: 'shared-pc', hwid_lock: true });
+    await manage('/hwid/edit', { license_key: bound.key, hwid: 'shared-pc' });
+    await expectOutcome(manage('/hwid/edit', { license_key: (await seedLicense(env.deps, exclusive)).key, hwid: 'shared-pc' }), '409:HWID_IN_USE');
+    await expectOutcome(manage('/hwid/remove', { license_key: bound.key, hwid: 'never-bound' }), '404:HWID_NOT_FOUND');
+
+    for (const path of ['/subscription/edit', '/subscription/delete'] as const) {
+      const extra = path === '/subscription/edit' ? { level: 9 } : {};
+      await expectOutcome(manage(path, { ...extra, subscription_id: newId() }), '404:SUBSCRIPTION_NOT_FOUND');
+      await expectOutcome(manage(path, { ...extra, subscription_id: foreignSubscription.subscription_id }), '403:ACCESS_DENIED');
+    }
+    await expectOutcome(manage('/blacklist/delete', { app_id: owner.app_id, type: 'hwid', value: 'never-listed' }), '404:BLACKLIST_ENTRY_NOT_FOUND');
+  });
+});
+
+describe('the client routes, against the document', () => {
+  const client = (path: RoutePath, body: unknown, headers: Record<string, string> = {}) => send(env, path, body, headers);
+  const auth = (body: Record<string, unknown>, headers: Record<string, string> = {}) => client('/auth', { app_id: owner.app_id, ...body }, headers);
+  const reset = (body: Record<string, unknown>) => client('/reset-hwid', { app_id: owner.app_id, ...body });
+
+  it('/auth: the four success messages, signed, with and without an offline token', async () => {
+    await expectOutcome(auth({ license: (await license()).key }), '200:LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
+    const locked = await license({ hwid_lock: true });
+    const signed = await expectOutcome(auth({ license: locked.key, hwid: 'pc-1', nonce: 'contract-nonce-1', offline_token: true }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    expect(signed.headers.get('signature-input')).toContain('nonce="contract-nonce-1"');
+    expect(typeof signed.body.data.offline_token).toBe('string');
+    await expectOutcome(auth({ license: locked.key, hwid: 'pc-1' }), '200:LICENSE_VERIFIED_USED_AND_LOCKED_KEY');
+    const seats = await license({ max_devices: 2, first_used_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86400_000).toISOString() });
+    await expectOutcome(auth({ license: seats.key }), '200:LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY');
+  });
+
+  it.each(['/auth', '/reset-hwid'] as const)('%s: every 400 message, in the shape the document gives', async (path) => {
+    await expectOutcome(client(path, '{"app_id":'), '400:Invalid JSON in request body');
+    await expectOutcome(client(path, {}), '400:App ID is required');
+    await expectOutcome(client(path, { app_id: 'nope' }), '400:Invalid App ID format (must be a valid UUID)');
+    await expectOutcome(client(path, { app_id: owner.app_id }), '400:No valid authentication method provided (missing license key or username/password)');
+    await expectOutcome(client(path, { app_id: owner.app_id, license: 'K', hwid: 7 }), '400:HWID must be a string of at most 256 characters');
+    await expectOutcome(client(path, { app_id: owner.app_id, license: 'K', nonce: 'bad nonce!' }), '400:Invalid nonce');
+    await expectOutcome(client(path, { app_id: owner.app_id, license: 'x'.repeat(70 * 1024) }), '413:Request body too large');
+  });
+
+  it('/register: success, every 400 message and its 403s', async () => {
+    const base = { app_id: owner.app_id, license: (await license()).key };
+    const name = `reg-${newId().slice(0, 8)}`;
+    await expectOutcome(client('/register', { ...base, username: name, password: 'correct horse' }), '200:License credentials updated successfully');
+    await expectOutcome(client('/register', '{'), '400:Invalid JSON in request body');
+    await expectOutcome(client('/register', {}), '400:App ID is required');
+    await expectOutcome(client('/register', { app_id: 'nope' }), '400:Invalid App ID format (must be a valid UUID)');
+    await expectOutcome(client('/register', { app_id: owner.app_id }), '400:License key is required');
+    await expectOutcome(client('/register', { ...base }), '400:Username is required');
+    await expectOutcome(client('/register', { ...base, username: 'ana' }), '400:Password is required');
+    await expectOutcome(client('/register', { ...base, username: 'an', password: 'correct horse' }), '400:Username must be 3 to 50 characters');
+    await expectOutcome(client('/register', { ...base, username: 'ana', password: 'short' }), '400:Password must be at least 8 characters');
+    await expectOutcome(client('/register', { ...base, username: 'ana', password: 'é'.repeat(40) }), '400:Password must be at most 72 bytes');
+    await expectOutcome(client('/register', { ...base, username: 'ana', password: 'correct horse', nonce: '!' }), '400:Invalid nonce');
+    await expectOutcome(client('/register', { ...base, padding: 'x'.repeat(70 * 1024) }), '413:Request body too large');
+    await expectOutcome(client('/register', { ...base, app_id: newId(), username: 'ana', password: 'correct horse' }), '403:INVALID_APP_ID');
+    await expectOutcome(client('/register', { ...base, license: 'NO-SUCH-KEY', username: 'ana', password: 'correct horse' }), '403:LICENSE_NOT_FOUND');
+    await expectOutcome(client('/register', { app_id: owner.app_id, license: (await license()).key, username: name, password: 'correct horse' }), '403:USERNAME_TAKEN');
+  });
+
+  it.each(['/auth', '/reset-hwid'] as const)('%s: the 403s it shares with the other', async (path) => {
+    const call = path === '/auth' ? auth : reset;
+    await expectOutcome(client(path, { app_id: newId(), license: 'K' }), '403:INVALID_APP_ID');
+    await expectOutcome(call({ license: 'NO-SUCH-KEY' }), '403:LICENSE_NOT_FOUND');
+    await expectOutcome(call({ username: 'nobody-at-all', password: 'wrong password' }), '403:INVALID_USERNAME_OR_PASSWORD');
+    await expectOutcome(call({ license: (await license({ status: 'paused' })).key }), '403:LICENSE_NOT_ACTIVE');
+    const lapsed = await license({ first_used_at: '2020-01-01T00:00:00.000Z', expires_at: '2020-01-31T00:00:00.000Z' });
+    const expired = await expectOutcome(call({ license: lapsed.key }), '403:LICENSE_EXPIRED');
+    expect(expired.body.data).toEqual({ expires_at: lapsed.expires_at });
+    await expectOutcome(call({ license: (await license({ subscription_id: newId() })).key }), '403:SUBSCRIPTION_ERROR');
+    await expectOutcome(call({ license: (await seedLicense(env.deps, await seedSubscription(env.deps, owner, { status: 'inactive' }))).key }), '403:SUBSCRIPTION_NOT_ACTIVE');
+
+    const inactive = await createOwner(env.deps);
+    const inactiveKey = (await seedLicense(env.deps, await seedSubscription(env.deps, inactive))).key;
+    await env.deps.repos.apps.setStatus(inactive.app_id, 'inactive');
+    await expectOutcome(client(path, { app_id: inactive.app_id, license: inactiveKey }), '403:APPLICATION_NOT_ACTIVE');
+    const lapsedTeam = await createOwner(env.deps);
+    const lapsedKey = (await seedLicense(env.deps, await seedSubscription(env.deps, lapsedTeam))).key;
+    await env.deps.repos.teams.setPlanExpiry(lapsedTeam.team_id, '2020-01-01T00:00:00.000Z');
+    await expectOutcome(client(path, { app_id: lapsedTeam.app_id, license: lapsedKey }), '403:TEAM_ERROR');
+
+    const listed = await createOwner(env.deps);
+    const listedKey = (await seedLicense(env.deps, await seedSubscription(env.deps, listed), { hwid: 'banned-pc', hwid_lock: true })).key;
+    await blacklist(env, listed.app_id, 'country', 'KP');
+    await blacklist(env, listed.app_id, 'asn', '64500');
+    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey }, { 'CloudFront-Viewer-Country': 'KP' }), '403:COUNTRY_BLACKLISTED');
+    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey }, { 'CloudFront-Viewer-ASN': '64500' }), '403:ASN_BLACKLISTED');
+    await blacklist(env, listed.app_id, 'hwid', 'banned-pc');
+    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, hwid: 'banned-pc' }), '403:HWID_BLACKLISTED');
+    await blacklist(env, listed.app_id, 'ip', '127.0.0.1');
+    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey }), '403:IP_BLACKLISTED');
+  });
+
+  it('/auth: the device 403s', async () => {
+    const locked = await license({ hwid_lock: true, hwid: 'pc-a', first_used_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86400_000).toISOString() });
+    await expectOutcome(auth({ license: locked.key }), '403:HWID_NOT_PROVIDED');
+    const mismatch = await expectOutcome(auth({ license: locked.key, hwid: 'pc-b' }), '403:HWID_MISMATCH');
+    expect(Object.keys(mismatch.body.data).sort()).toEqual(['hwid_reset_allowed', 'hwid_reset_cooldown', 'last_hwid_reset_at']);
+    const first = await seedLicense(env.deps, exclusive, { hwid_lock: true });
+    const second = await seedLicense(env.deps, exclusive, { hwid_lock: true });
+    await expectOutcome(auth({ license: first.key, hwid: 'claimed-pc' }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    await expectOutcome(auth({ license: second.key, hwid: 'claimed-pc' }), '403:DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+  });
+
+  it('/reset-hwid: success and its own 403s', async () => {
+    const bound = await license({ hwid_lock: true, hwid: 'old-pc', hwid_reset_interval: 604800 });
+    await expectOutcome(reset({ license: bound.key, hwid: 'old-pc' }), '200:HWID_RESET');
+    await expectOutcome(reset({ license: bound.key }), '403:HWID_NOT_BOUND');
+    await auth({ license: bound.key, hwid: 'new-pc' });
+    const cooldown = await expectOutcome(reset({ license: bound.key, hwid: 'new-pc' }), '403:HWID_RESET_COOLDOWN');
+    expect(Object.keys(cooldown.body.data).sort()).toEqual(['hwid_reset_cooldown', 'last_hwid_reset_at', 'next_reset_at']);
+    await expectOutcome(reset({ license: (await license({ hwid: 'pc', hwid_lock: true, hwid_reset_allowed: false })).key, hwid: 'pc' }), '403:HWID_RESET_NOT_ALLOWED');
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After on every client route once the application is over the limit', async () => {
+    const throttledOwner = await createOwner(throttled.deps);
+    await request(throttled.server.url, '/auth', 'POST', { app_id: throttledOwner.app_id, license: 'K' });
+    for (const path of ['/auth', '/register', '/reset-hwid'] as const) {
+      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse' }), '429:RATE_LIMITED');
+    }
+  });
+});
+
+describe('the whole document', () => {
+  it('was met by every answer above', () => {
+    expect(problems).toEqual([]);
+  });
+
+  it('lists no outcome these requests did not produce, except those only faults and races cause', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(document.paths) as [RoutePath, any][]) {
+      const seen = produced.get(path) ?? new Set<string>();
+      for (const [status, response] of Object.entries(item.post.responses) as [string, any][]) {
+        const schema = response.content['application/json'].schema;
+        const documented: string[] =
+          status === '200'
+            ? (document.components.schemas[schema.$ref.split('/').pop()].properties.message?.enum ?? [''])
+            : status === '403' && schema.oneOf
+              ? schema.oneOf.flatMap((variant: any) => variant.properties.message.enum ?? [variant.properties.message.const])
+              : (schema.allOf[1].properties.error_code ?? schema.allOf[1].properties.message).enum;
+        for (const code of documented) {
+          if (!seen.has(`${status}:${code}`) && !(code in elsewhere)) missing.push(`${path} ${status}:${code}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
