@@ -23,10 +23,22 @@ import { median, round } from './stats';
 /**
  * `npm run bench [-- --quick]`: the cost of every /auth and of the bulk
  * management calls on a local stack (DynamoDB Local, the local server, loopback
- * only), written to bench/results.json and bench/results.md; `--update-readme`
- * also puts the tables into README.md's Performance section.
+ * only), written to bench/results.json and bench/results.md; `--update-docs`
+ * also puts the tables into docs/performance.md.
  */
-const quick = process.argv.includes('--quick');
+const usage = 'npm run bench [-- [--quick] [--update-docs]]\n  --quick        shorter runs\n  --update-docs  also write the tables between the bench markers of docs/performance.md\n';
+const options = process.argv.slice(2);
+if (options.includes('--help')) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+// A mistyped or retired flag (--update-readme) would otherwise cost a whole run that silently skips what was asked.
+const unknownOptions = options.filter((option) => option !== '--quick' && option !== '--update-docs');
+if (unknownOptions.length > 0) {
+  process.stderr.write(`unknown option ${unknownOptions.join(' ')}\nusage: ${usage}`);
+  process.exit(2);
+}
+const quick = options.includes('--quick');
 const plan = quick
   ? { seconds: 3, slowSeconds: 5, amount: 4000, bulkAmount: 32, meterSamples: 10, bulkMeterSamples: 1, bundleRuns: 25, bcryptRuns: 3, warmLicenses: 1000 }
   : { seconds: 10, slowSeconds: 20, amount: 30000, bulkAmount: 32, meterSamples: 100, bulkMeterSamples: 4, bundleRuns: 33, bcryptRuns: 10, warmLicenses: 4000 };
@@ -346,7 +358,7 @@ try {
   const markdown = renderMarkdown(results, budgets);
   writeFileSync(join(root, 'bench', 'results.md'), markdown);
   process.stdout.write(markdown);
-  if (process.argv.includes('--update-readme')) updateReadme(markdown);
+  if (options.includes('--update-docs')) updatePerformancePage(markdown);
   progress(`done: bench/results.json, bench/results.md`);
 } finally {
   await stopStore();
@@ -465,13 +477,13 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
   return lines.join('\n');
 }
 
-/** Replaces what lies between the README's bench markers, so its numbers always come from a run. */
-function updateReadme(markdown: string) {
-  const file = join(root, 'README.md');
-  const readme = readFileSync(file, 'utf8');
+/** Replaces what lies between the performance page's bench markers, so its numbers always come from a run. */
+function updatePerformancePage(markdown: string) {
+  const file = join(root, 'docs', 'performance.md');
+  const page = readFileSync(file, 'utf8');
   const [start, end] = ['<!-- bench:start -->', '<!-- bench:end -->'];
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} block`);
-  writeFileSync(file, `${readme.slice(0, from + start.length)}\n${markdown}${readme.slice(to)}`);
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`docs/performance.md has no ${start} … ${end} block`);
+  writeFileSync(file, `${page.slice(0, from + start.length)}\n${markdown}${page.slice(to)}`);
 }

@@ -5,7 +5,7 @@ export type EndpointType = 'edge' | 'regional';
 /**
  * Per-environment settings of a deployment, read from CDK context (`-c key=value`
  * on the command line, or the `context` block of cdk.json). This is the only
- * place the stack reads context, so the README's deploy guide can list every key.
+ * place the stack reads context, so docs/configuration.md (stack settings) can list every key.
  */
 export interface Settings {
   /** API Gateway stage name; also part of the stack name, so stages can share an account. */

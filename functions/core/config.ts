@@ -1,6 +1,6 @@
 /**
  * The one typed reader of the environment. Nothing else reads process.env, so
- * every setting the service honours is listed here (and in the README's table).
+ * every setting the service honours is listed here (and in docs/configuration.md's table).
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 

@@ -3,7 +3,7 @@ import { appIdField, maxDevicesField, licenseKeyField as licenseKey, licenseKeys
 import { maxPasswordBytes } from '#core/passwords';
 import { metadataProblem } from './metadata';
 
-/** Limits of api-decisions.md and the decisions recorded in the README's API reference. */
+/** Limits of api-decisions.md and the decisions recorded in docs/management-api.md. */
 export const limits = {
   bulkKeys: 1000,
   perPage: 100,
