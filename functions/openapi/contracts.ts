@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
 import * as appSchemas from '../app/schemas';
 import * as blacklistSchemas from '../blacklist/schemas';
-import type { ClientFailureCode, ManagementErrorCode } from '#core/errors';
+import { clientMessages, type ClientFailureCode, type ManagementErrorCode } from '#core/errors';
 import * as hwidSchemas from '../hwid/schemas';
 import * as licenseSchemas from '../license/schemas';
+import { registeredMessage } from '../client/register';
 import type { RoutePath } from '../routes';
 import * as subscriptionSchemas from '../subscription/schemas';
 import * as answers from './answers';
@@ -157,8 +158,31 @@ const registerBody = z.object({
 });
 const resetHwidBody = z.object({ ...clientBody, hwid, nonce });
 
-const appIdFailures = ['INVALID_APP_ID', 'APPLICATION_NOT_FOUND', 'APPLICATION_NOT_ACTIVE', 'TEAM_ERROR'] as const;
-const blacklistFailures = ['COUNTRY_BLACKLISTED', 'ASN_BLACKLISTED', 'IP_BLACKLISTED', 'HWID_BLACKLISTED'] as const;
+/** `/auth` and `/reset-hwid` authenticate alike (extensions.md section 2): their 400s and first 403s are the same. */
+const authBadRequest = [
+  clientMessages.invalidJson,
+  clientMessages.appIdRequired,
+  clientMessages.appIdFormat,
+  clientMessages.noAuthMethod,
+  clientMessages.hwidFormat,
+  clientMessages.invalidNonce,
+];
+const authenticationFailures: ClientFailureCode[] = [
+  'INVALID_APP_ID',
+  'APPLICATION_NOT_FOUND',
+  'APPLICATION_NOT_ACTIVE',
+  'TEAM_ERROR',
+  'COUNTRY_BLACKLISTED',
+  'ASN_BLACKLISTED',
+  'IP_BLACKLISTED',
+  'HWID_BLACKLISTED',
+  'LICENSE_NOT_FOUND',
+  'INVALID_USERNAME_OR_PASSWORD',
+  'LICENSE_NOT_ACTIVE',
+  'LICENSE_EXPIRED',
+  'SUBSCRIPTION_ERROR',
+  'SUBSCRIPTION_NOT_ACTIVE',
+];
 
 export const contracts: Record<RoutePath, Contract> = {
   '/auth': {
@@ -176,23 +200,9 @@ export const contracts: Record<RoutePath, Contract> = {
     ],
     answer: answers.authData,
     answerExample: { success: true, message: 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY', data: authExample },
-    badRequest: [
-      'Invalid JSON in request body',
-      'App ID is required',
-      'Invalid App ID format (must be a valid UUID)',
-      'No valid authentication method provided (missing license key or username/password)',
-      'HWID must be a string of at most 256 characters',
-      'Invalid nonce',
-    ],
+    badRequest: authBadRequest,
     failures: [
-      ...appIdFailures,
-      ...blacklistFailures,
-      'LICENSE_NOT_FOUND',
-      'INVALID_USERNAME_OR_PASSWORD',
-      'LICENSE_NOT_ACTIVE',
-      'LICENSE_EXPIRED',
-      'SUBSCRIPTION_ERROR',
-      'SUBSCRIPTION_NOT_ACTIVE',
+      ...authenticationFailures,
       'HWID_NOT_PROVIDED',
       'HWID_MISMATCH',
       'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE',
@@ -204,19 +214,19 @@ export const contracts: Record<RoutePath, Contract> = {
     description: 'Binds credentials to an existing license so the end user can sign in with them instead of the key.',
     request: registerBody,
     requestExample: { app_id: example.appId, license: example.key, username: 'ana', password: 'correct horse' },
-    successMessages: ['License credentials updated successfully'],
-    answerExample: { success: true, message: 'License credentials updated successfully' },
+    successMessages: [registeredMessage],
+    answerExample: { success: true, message: registeredMessage },
     badRequest: [
-      'Invalid JSON in request body',
-      'App ID is required',
-      'Invalid App ID format (must be a valid UUID)',
-      'License key is required',
-      'Username is required',
-      'Password is required',
-      'Username must be 3 to 50 characters',
-      'Password must be at least 8 characters',
-      'Password must be at most 72 bytes',
-      'Invalid nonce',
+      clientMessages.invalidJson,
+      clientMessages.appIdRequired,
+      clientMessages.appIdFormat,
+      clientMessages.licenseRequired,
+      clientMessages.usernameRequired,
+      clientMessages.passwordRequired,
+      clientMessages.usernameLength,
+      clientMessages.passwordMinLength,
+      clientMessages.passwordMaxBytes,
+      clientMessages.invalidNonce,
     ],
     failures: ['INVALID_APP_ID', 'LICENSE_NOT_FOUND', 'USERNAME_TAKEN'],
   },
@@ -234,23 +244,9 @@ export const contracts: Record<RoutePath, Contract> = {
       message: 'HWID_RESET',
       data: { ...authExample, last_hwid_reset_at: '2026-03-05T09:00:00.000Z', hwid_reset_cooldown: 604800, hwid_reset_allowed: false },
     },
-    badRequest: [
-      'Invalid JSON in request body',
-      'App ID is required',
-      'Invalid App ID format (must be a valid UUID)',
-      'No valid authentication method provided (missing license key or username/password)',
-      'HWID must be a string of at most 256 characters',
-      'Invalid nonce',
-    ],
+    badRequest: authBadRequest,
     failures: [
-      ...appIdFailures,
-      ...blacklistFailures,
-      'LICENSE_NOT_FOUND',
-      'INVALID_USERNAME_OR_PASSWORD',
-      'LICENSE_NOT_ACTIVE',
-      'LICENSE_EXPIRED',
-      'SUBSCRIPTION_ERROR',
-      'SUBSCRIPTION_NOT_ACTIVE',
+      ...authenticationFailures,
       'HWID_RESET_NOT_ALLOWED',
       'HWID_NOT_BOUND',
       'HWID_RESET_COOLDOWN',
