@@ -219,7 +219,7 @@ export function openApiDocument(serverUrl?: string): Json {
 
   return {
     openapi: '3.1.0',
-    info: { ...documentInfo, description, license: { name: 'MIT' } },
+    info: { ...documentInfo, description },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     tags: [
       { name: 'Client', description: 'Called by your application on the end user’s machine; no API key.' },
