@@ -38,6 +38,8 @@ let foreignSubscription: Subscription;
 /** `status:code` (management) or `status:message` (client) per route, as produced. */
 const produced = new Map<RoutePath, Set<string>>();
 const problems: string[] = [];
+/** The first success body of each route: the document's example must have its fields. */
+const successes = new Map<RoutePath, { data?: unknown }>();
 
 function outcome(result: HttpResult): string {
   const body = result.body as { error_code?: string; message?: string };
@@ -51,6 +53,7 @@ async function send(server: TestServer, path: RoutePath, body: unknown, headers:
   const seen = produced.get(path) ?? new Set<string>();
   seen.add(outcome(result));
   produced.set(path, seen);
+  if (result.status === 200 && !successes.has(path)) successes.set(path, result.body);
   return result;
 }
 
@@ -317,6 +320,23 @@ describe('the client routes, against the document', () => {
 describe('the whole document', () => {
   it('was met by every answer above', () => {
     expect(problems).toEqual([]);
+  });
+
+  it('gives examples with the fields of real answers', () => {
+    // Present only on some answers: seats on multi-seat licenses, the token when asked for, an audit entry's changes.
+    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after']);
+    const fields = (value: unknown): string[] => {
+      const item = Array.isArray(value) ? value[0] : value;
+      return item && typeof item === 'object' ? Object.keys(item).filter((key) => !conditional.has(key)).sort() : [];
+    };
+    const differing: string[] = [];
+    for (const [path, real] of successes) {
+      if (Array.isArray(real.data) && real.data.length === 0) continue;
+      const example = document.paths[path].post.responses['200'].content['application/json'].example;
+      if (JSON.stringify(fields(example.data)) !== JSON.stringify(fields(real.data))) differing.push(`${path}: example ${fields(example.data)} / answer ${fields(real.data)}`);
+    }
+    expect(successes.size).toBe(routes.length);
+    expect(differing).toEqual([]);
   });
 
   it('lists no outcome these requests did not produce, except those only faults and races cause', () => {
