@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { Clock } from '#core/clock';
 import { readConfig, type Config } from '#core/config';
 import { createDeps } from '#core/deps';
@@ -27,18 +28,19 @@ import { median, round } from './stats';
  * also puts the tables into docs/performance.md.
  */
 const usage = 'npm run bench [-- [--quick] [--update-docs]]\n  --quick        shorter runs\n  --update-docs  also write the tables between the bench markers of docs/performance.md\n';
-const options = process.argv.slice(2);
-if (options.includes('--help')) {
+let options: { quick?: boolean; 'update-docs'?: boolean; help?: boolean };
+try {
+  // Strict: a mistyped or retired flag (--update-readme) would otherwise cost a whole run that silently skips what was asked.
+  options = parseArgs({ options: { quick: { type: 'boolean' }, 'update-docs': { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }).values;
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\nusage: ${usage}`);
+  process.exit(2);
+}
+if (options.help) {
   process.stdout.write(usage);
   process.exit(0);
 }
-// A mistyped or retired flag (--update-readme) would otherwise cost a whole run that silently skips what was asked.
-const unknownOptions = options.filter((option) => option !== '--quick' && option !== '--update-docs');
-if (unknownOptions.length > 0) {
-  process.stderr.write(`unknown option ${unknownOptions.join(' ')}\nusage: ${usage}`);
-  process.exit(2);
-}
-const quick = options.includes('--quick');
+const quick = options.quick === true;
 const plan = quick
   ? { seconds: 3, slowSeconds: 5, amount: 4000, bulkAmount: 32, meterSamples: 10, bulkMeterSamples: 1, bundleRuns: 25, bcryptRuns: 3, warmLicenses: 1000 }
   : { seconds: 10, slowSeconds: 20, amount: 30000, bulkAmount: 32, meterSamples: 100, bulkMeterSamples: 4, bundleRuns: 33, bcryptRuns: 10, warmLicenses: 4000 };
@@ -358,7 +360,7 @@ try {
   const markdown = renderMarkdown(results, budgets);
   writeFileSync(join(root, 'bench', 'results.md'), markdown);
   process.stdout.write(markdown);
-  if (options.includes('--update-docs')) updatePerformancePage(markdown);
+  if (options['update-docs']) updatePerformancePage(markdown);
   progress(`done: bench/results.json, bench/results.md`);
 } finally {
   await stopStore();
