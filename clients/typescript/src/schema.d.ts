@@ -688,15 +688,15 @@ export interface components {
             duration_unit: "seconds" | "minutes" | "hours" | "days" | "weeks" | "months" | "years";
             duration_value: number;
             /** @default false */
-            hwid_lock: boolean;
+            hwid_lock?: boolean;
             /** @default [] */
-            tags: string[];
+            tags?: string[];
             metadata?: unknown;
             username?: string;
             password?: string;
             license_key?: string;
             /** @default 1 */
-            max_devices: number;
+            max_devices?: number;
         };
         LicenseCreateBulkRequest: {
             key_amount: number;
@@ -706,11 +706,11 @@ export interface components {
             duration_unit: "seconds" | "minutes" | "hours" | "days" | "weeks" | "months" | "years";
             duration_value: number;
             /** @default false */
-            hwid_lock: boolean;
+            hwid_lock?: boolean;
             /** @default [] */
-            tags: string[];
+            tags?: string[];
             /** @default 1 */
-            max_devices: number;
+            max_devices?: number;
         };
         LicenseExtendRequest: {
             license_key: string;
@@ -737,17 +737,17 @@ export interface components {
             subscription_id?: string;
             tag?: string;
             /** @default 25 */
-            per_page: number;
+            per_page?: number;
             /**
              * @default created_at
              * @constant
              */
-            sort_field: "created_at";
+            sort_field?: "created_at";
             /**
              * @default desc
              * @enum {string}
              */
-            sort_order: "asc" | "desc";
+            sort_order?: "asc" | "desc";
             cursor?: string | null;
         };
         LicenseUpdateStatusRequest: {
@@ -806,7 +806,7 @@ export interface components {
             name: string;
             level: number;
             /** @default false */
-            single_key_per_hwid: boolean;
+            single_key_per_hwid?: boolean;
         };
         SubscriptionEditRequest: {
             subscription_id: string;
@@ -841,7 +841,7 @@ export interface components {
             type?: "country" | "asn" | "ip" | "hwid";
             cursor?: string;
             /** @default 25 */
-            per_page: number;
+            per_page?: number;
         };
         AppListRequest: Record<string, never>;
         AppSettingsRequest: {
@@ -854,7 +854,7 @@ export interface components {
         AppStatsRequest: {
             app_id: string;
             /** @default 30 */
-            days: number;
+            days?: number;
         };
         AuditGetBulkRequest: {
             app_id: string;
@@ -862,7 +862,7 @@ export interface components {
             /** @enum {string} */
             type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted";
             /** @default 25 */
-            per_page: number;
+            per_page?: number;
             cursor?: string | null;
         };
         LicenseRecord: {
