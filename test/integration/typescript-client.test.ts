@@ -156,9 +156,9 @@ describe('verifying signed answers and offline tokens', () => {
 
   beforeAll(async () => {
     const { data: key } = await unwrap(client.POST('/app/signing-key', { body: { app_id: owner.app_id } }));
-    jwk = key.jwk as JWK;
+    jwk = key.jwk;
     pem = key.public_key_pem;
-    otherJwk = (await unwrap(createLicensingClient({ baseUrl: env.server.url, apiKey: other.api_key }).POST('/app/signing-key', { body: { app_id: other.app_id } }))).data.jwk as JWK;
+    otherJwk = (await unwrap(createLicensingClient({ baseUrl: env.server.url, apiKey: other.api_key }).POST('/app/signing-key', { body: { app_id: other.app_id } }))).data.jwk;
     licenseKey = (await newLicense()).license.key;
   });
 
