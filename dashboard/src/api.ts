@@ -1,6 +1,9 @@
+import { createLicensingClient, LicensingApiError, unwrap, type LicensingClient, type paths } from '../../clients/typescript/src/index';
+
 /**
  * The one way the dashboard talks to the service: the public management routes,
- * with the owner's API key in `x-api-key`, to the API origin of config.json only.
+ * with the owner's API key in `x-api-key`, to the API origin of config.json only,
+ * through the typed owner client (clients/typescript).
  */
 const keyItem = 'licensing.apiKey';
 
@@ -19,7 +22,7 @@ export function takeKeyFromFragment(): void {
   history.replaceState(null, '', location.pathname + location.search);
 }
 
-let apiBase: string | undefined;
+let client: LicensingClient | undefined;
 
 /** config.json is written where the dashboard is served: by the stack on deploy, by `npm start` locally. */
 export async function loadConfig(): Promise<void> {
@@ -27,7 +30,13 @@ export async function loadConfig(): Promise<void> {
   if (!response.ok) throw new Error(`config.json answered ${response.status}`);
   const config = (await response.json()) as { apiUrl?: unknown };
   if (typeof config.apiUrl !== 'string' || !/^https?:\/\//.test(config.apiUrl)) throw new Error('config.json has no apiUrl');
-  apiBase = config.apiUrl.replace(/\/+$/, '');
+  client = createLicensingClient({
+    baseUrl: config.apiUrl,
+    credentials: 'omit',
+    referrerPolicy: 'no-referrer',
+    // Someone is waiting at the screen: Retry-After when the gateway sends one, at most 10 s, else 1, 2, 4 s; then the error is shown.
+    retry: { delays: [1000, 2000, 4000], maxWaitMs: 10_000 },
+  });
 }
 
 const words: Record<string, string> = {
@@ -66,37 +75,22 @@ export interface Listed<T> {
   next_cursor?: string | null;
 }
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+/** The routes that take the owner's API key; the client routes are for the owners' programs. */
+export type ManagementPath = Exclude<keyof paths, '/auth' | '/register' | '/reset-hwid'>;
 
-/** Backoff for 429: Retry-After when the gateway sends one, else 1, 2, 4 s; then the error is shown. */
-const retryDelays = [1000, 2000, 4000];
-
-export async function call<T>(path: string, body: object): Promise<Listed<T>> {
+export async function call<T>(path: ManagementPath, body: object): Promise<Listed<T>> {
   const apiKey = session.key();
   if (!apiKey) throw new ApiError('MISSING_AUTH', '', 401);
-  if (!apiBase) throw new Error('configuration not loaded');
-  for (let attempt = 0; ; attempt += 1) {
-    let response: Response;
-    try {
-      response = await fetch(`${apiBase}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-        body: JSON.stringify(body),
-        credentials: 'omit',
-        referrerPolicy: 'no-referrer',
-      });
-    } catch {
-      throw new ApiError('NETWORK', '', 0);
-    }
-    const delay = retryDelays[attempt];
-    if (response.status === 429 && delay !== undefined) {
-      const retryAfter = Number(response.headers.get('retry-after'));
-      await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 10_000) : delay);
-      continue;
-    }
-    const parsed = (await response.json().catch(() => ({}))) as { success?: boolean; data?: T; next_cursor?: string | null; error?: string; error_code?: string };
-    if (response.ok && parsed.success) return { data: parsed.data as T, next_cursor: parsed.next_cursor };
-    throw new ApiError(parsed.error_code ?? 'SERVER_ERROR', parsed.error ?? '', response.status);
+  if (!client) throw new Error('configuration not loaded');
+  try {
+    // The screens choose paths at run time and keep their own answer types, so the body is passed as it is.
+    const answer: Listed<unknown> = await unwrap(client.POST(path, { body: body as never, headers: { 'x-api-key': apiKey } }));
+    return { data: answer.data as T, next_cursor: answer.next_cursor };
+  } catch (error) {
+    if (error instanceof LicensingApiError) throw new ApiError(error.errorCode ?? 'SERVER_ERROR', error.errorCode ? error.message : '', error.status);
+    // A success whose body is no JSON.
+    if (error instanceof SyntaxError) throw new ApiError('SERVER_ERROR', '', 0);
+    throw new ApiError('NETWORK', '', 0);
   }
 }
 

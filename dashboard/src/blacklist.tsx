@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type App, type BlacklistEntry } from './api';
+import { call, type ManagementPath, type App, type BlacklistEntry } from './api';
 import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, useAction, type ConfirmRequest } from './ui';
 
 const types = ['country', 'asn', 'ip', 'hwid'] as const;
@@ -22,7 +22,7 @@ export function Blacklist({ app }: { app: App }) {
     void load();
   }, [app.app_id, type, cursors]);
 
-  const act = async (path: string, body: object, done: string) => {
+  const act = async (path: ManagementPath, body: object, done: string) => {
     if ((await run(() => call(path, { app_id: app.app_id, ...body }))) === undefined) return;
     setNotice(done);
     await load();

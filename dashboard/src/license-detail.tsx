@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type License, type Subscription } from './api';
+import { call, type ManagementPath, type License, type Subscription } from './api';
 import { ConfirmDialog, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
@@ -15,7 +15,7 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
   }, [licenseKey]);
 
   /** Runs one action, then shows the license as the API now has it. */
-  const act = async (path: string, body: object, done: string) => {
+  const act = async (path: ManagementPath, body: object, done: string) => {
     const result = await run(() => call(path, { license_key: licenseKey, ...body }));
     if (result === undefined) return;
     setNotice(done);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type App, type BulkResult, type License, type Subscription } from './api';
+import { call, type ManagementPath, type App, type BulkResult, type License, type Subscription } from './api';
 import { LicenseDetail } from './license-detail';
 import { ConfirmDialog, csv, download, ErrorNote, Field, Notice, duration, shortTime, units, useAction, type ConfirmRequest } from './ui';
 
@@ -53,7 +53,7 @@ export function Licenses({ app }: { app: App }) {
     setCursors([undefined]);
   };
 
-  const bulk = async (path: string, extra: object, done: string) => {
+  const bulk = async (path: ManagementPath, extra: object, done: string) => {
     const keys = [...selected];
     const result = await run(() => call<BulkResult>(path, { license_keys: keys, ...extra }));
     if (!result) return;
@@ -225,7 +225,7 @@ export function Licenses({ app }: { app: App }) {
   );
 }
 
-function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boolean; onAction: (path: string, extra: object, done: string) => void; onDelete: () => void }) {
+function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boolean; onAction: (path: ManagementPath, extra: object, done: string) => void; onDelete: () => void }) {
   const [days, setDays] = useState(30);
   return (
     <div class="bulk row" role="region" aria-label="Bulk actions">

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type App, type Subscription } from './api';
+import { call, type ManagementPath, type App, type Subscription } from './api';
 import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, useAction, type ConfirmRequest } from './ui';
 
 export function Subscriptions({ app }: { app: App }) {
@@ -13,7 +13,7 @@ export function Subscriptions({ app }: { app: App }) {
     void load();
   }, [app.app_id]);
 
-  const act = async (path: string, body: object, done: string) => {
+  const act = async (path: ManagementPath, body: object, done: string) => {
     if ((await run(() => call(path, body))) === undefined) return;
     setNotice(done);
     await load();
