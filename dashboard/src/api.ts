@@ -1,4 +1,4 @@
-import { createLicensingClient, LicensingApiError, unwrap, type LicensingClient, type paths } from '../../clients/typescript/src/index';
+import { createLicensingClient, LicensingApiError, unwrap, type components, type LicensingClient, type paths } from '../../clients/typescript/src/index';
 
 /**
  * The one way the dashboard talks to the service: the public management routes,
@@ -70,22 +70,22 @@ export class ApiError extends Error {
   }
 }
 
-export interface Listed<T> {
-  data: T;
-  next_cursor?: string | null;
-}
-
 /** The routes that take the owner's API key; the client routes are for the owners' programs. */
 export type ManagementPath = Exclude<keyof paths, '/auth' | '/register' | '/reset-hwid'>;
 
-export async function call<T>(path: ManagementPath, body: object): Promise<Listed<T>> {
+type Operation<P extends ManagementPath> = paths[P]['post'];
+/** A route's request body, as the OpenAPI document gives it. */
+export type Body<P extends ManagementPath> = NonNullable<Operation<P>['requestBody']>['content']['application/json'];
+/** A route's success answer: `{success, data}`, lists with `next_cursor`. */
+export type Answer<P extends ManagementPath> = Operation<P>['responses'][200]['content']['application/json'];
+
+export async function call<P extends ManagementPath>(path: P, body: Body<P>): Promise<Answer<P>> {
   const apiKey = session.key();
   if (!apiKey) throw new ApiError('MISSING_AUTH', '', 401);
   if (!client) throw new Error('configuration not loaded');
   try {
-    // The screens choose paths at run time and keep their own answer types, so the body is passed as it is.
-    const answer: Listed<unknown> = await unwrap(client.POST(path, { body: body as never, headers: { 'x-api-key': apiKey } }));
-    return { data: answer.data as T, next_cursor: answer.next_cursor };
+    // openapi-fetch types a call by a literal path; a screen that picks the path at run time passes a union of them.
+    return (await unwrap(client.POST(path as ManagementPath, { body: body as never, headers: { 'x-api-key': apiKey } }))) as Answer<P>;
   } catch (error) {
     if (error instanceof LicensingApiError) throw new ApiError(error.errorCode ?? 'SERVER_ERROR', error.errorCode ? error.message : '', error.status);
     // A success whose body is no JSON.
@@ -94,56 +94,13 @@ export async function call<T>(path: ManagementPath, body: object): Promise<Liste
   }
 }
 
-export interface App {
-  app_id: string;
-  name: string;
-  status: string;
-  created_at: string;
-}
+/** The routes that answer a BulkResult for a list of license keys. */
+export type BulkPath = '/license/delete-bulk' | '/license/extend-bulk' | '/license/update-status-bulk' | '/hwid/toggle-lock-bulk';
 
-export interface Subscription {
-  subscription_id: string;
-  app_id: string;
-  name: string;
-  level: number;
-  single_key_per_hwid: boolean;
-  status: 'active' | 'inactive';
-  created_at: string;
-}
+type Schemas = components['schemas'];
+export type App = Schemas['AppListAnswer']['data'][number];
+export type Subscription = Schemas['SubscriptionRecord'];
+export type License = Schemas['LicenseRecord'];
+export type BlacklistEntry = Schemas['BlacklistEntry'];
+export type BulkResult = Schemas['BulkResult'];
 
-export interface License {
-  key: string;
-  app_id: string;
-  subscription_id: string;
-  subscription_name: string;
-  subscription_level: number;
-  status: 'active' | 'paused';
-  created_at: string;
-  expires_at: string | null;
-  initial_duration: string;
-  first_used_at: string | null;
-  last_login: string | null;
-  hwid: string | null;
-  /** Present only when the license has more than one seat (max_devices > 1). */
-  hwids?: string[];
-  max_devices?: number;
-  hwid_lock: boolean;
-  hwid_reset_allowed: boolean;
-  hwid_reset_interval: number;
-  last_hwid_reset_at: string | null;
-  username: string | null;
-  tags: string[];
-  metadata: Record<string, unknown>;
-}
-
-export interface BlacklistEntry {
-  type: 'country' | 'asn' | 'ip' | 'hwid';
-  value: string;
-  reason?: string | null;
-  created_at: string;
-}
-
-export interface BulkResult {
-  succeeded: string[];
-  failed: { license_key: string; error_code: string }[];
-}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type ManagementPath, type App, type BlacklistEntry } from './api';
+import { call, type Body, type ManagementPath, type App, type BlacklistEntry } from './api';
 import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, useAction, type ConfirmRequest } from './ui';
 
 const types = ['country', 'asn', 'ip', 'hwid'] as const;
@@ -15,15 +15,15 @@ export function Blacklist({ app }: { app: App }) {
   const cursor = cursors[cursors.length - 1];
   const load = () =>
     run(async () => {
-      const listed = await call<BlacklistEntry[]>('/blacklist/get-bulk', { app_id: app.app_id, ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) });
+      const listed = await call('/blacklist/get-bulk', { app_id: app.app_id, ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) });
       setPage({ entries: listed.data, next: listed.next_cursor ?? null });
     });
   useEffect(() => {
     void load();
   }, [app.app_id, type, cursors]);
 
-  const act = async (path: ManagementPath, body: object, done: string) => {
-    if ((await run(() => call(path, { app_id: app.app_id, ...body }))) === undefined) return;
+  const act = async <P extends ManagementPath>(path: P, body: Omit<Body<P>, 'app_id'>, done: string) => {
+    if ((await run(() => call(path, { app_id: app.app_id, ...body } as Body<P>))) === undefined) return;
     setNotice(done);
     await load();
   };
@@ -39,7 +39,7 @@ export function Blacklist({ app }: { app: App }) {
           const form = event.currentTarget;
           const data = new FormData(form);
           const reason = String(data.get('reason') ?? '').trim();
-          void act('/blacklist/add', { type: data.get('type'), value: String(data.get('value')).trim(), ...(reason ? { reason } : {}) }, 'Added.').then(() => form.reset());
+          void act('/blacklist/add', { type: String(data.get('type')) as BlacklistEntry['type'], value: String(data.get('value')).trim(), ...(reason ? { reason } : {}) }, 'Added.').then(() => form.reset());
         }}
       >
         <Field label="Type">

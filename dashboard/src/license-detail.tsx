@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type ManagementPath, type License, type Subscription } from './api';
+import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
 import { ConfirmDialog, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
@@ -9,14 +9,14 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const { busy, error, run } = useAction();
 
-  const reload = () => run(async () => setLicense((await call<License>('/license/get', { license_key: licenseKey })).data));
+  const reload = () => run(async () => setLicense((await call('/license/get', { license_key: licenseKey })).data));
   useEffect(() => {
     void reload();
   }, [licenseKey]);
 
   /** Runs one action, then shows the license as the API now has it. */
-  const act = async (path: ManagementPath, body: object, done: string) => {
-    const result = await run(() => call(path, { license_key: licenseKey, ...body }));
+  const act = async <P extends ManagementPath>(path: P, body: Omit<Body<P>, 'license_key'>, done: string) => {
+    const result = await run(() => call(path, { license_key: licenseKey, ...body } as Body<P>));
     if (result === undefined) return;
     setNotice(done);
     await reload();

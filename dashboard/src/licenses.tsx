@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type ManagementPath, type App, type BulkResult, type License, type Subscription } from './api';
+import { call, type Body, type BulkPath, type App, type License, type Subscription } from './api';
 import { LicenseDetail } from './license-detail';
 import { ConfirmDialog, csv, download, ErrorNote, Field, Notice, duration, shortTime, units, useAction, type ConfirmRequest } from './ui';
 
@@ -36,13 +36,13 @@ export function Licenses({ app }: { app: App }) {
         ...(filters.tag.trim() ? { tag: filters.tag.trim() } : {}),
         ...(cursor ? { cursor } : {}),
       };
-      const listed = await call<License[]>('/license/get-bulk', body);
+      const listed = await call('/license/get-bulk', body);
       setPage({ licenses: listed.data, next: listed.next_cursor ?? null });
       setSelected(new Set());
     });
 
   useEffect(() => {
-    void run(async () => setSubscriptions((await call<Subscription[]>('/subscription/get-bulk', { app_id: app.app_id })).data));
+    void run(async () => setSubscriptions((await call('/subscription/get-bulk', { app_id: app.app_id })).data));
   }, [app.app_id]);
   useEffect(() => {
     void load();
@@ -53,9 +53,9 @@ export function Licenses({ app }: { app: App }) {
     setCursors([undefined]);
   };
 
-  const bulk = async (path: ManagementPath, extra: object, done: string) => {
+  const bulk = async <P extends BulkPath>(path: P, extra: Omit<Body<P>, 'license_keys'>, done: string) => {
     const keys = [...selected];
-    const result = await run(() => call<BulkResult>(path, { license_keys: keys, ...extra }));
+    const result = await run(() => call(path, { license_keys: keys, ...extra } as Body<P>));
     if (!result) return;
     const { succeeded, failed } = result.data;
     setNotice(`${done}: ${succeeded.length} succeeded${failed.length ? `, ${failed.length} failed (${failed.map((f) => `${f.license_key}: ${f.error_code}`).join('; ')})` : ''}.`);
@@ -152,7 +152,7 @@ export function Licenses({ app }: { app: App }) {
         <BulkBar
           count={selected.size}
           busy={busy}
-          onAction={(path, extra, done) => void bulk(path, extra, done)}
+          onAction={bulk}
           onDelete={() =>
             setConfirm({
               title: `Delete ${selected.size} licenses?`,
@@ -225,7 +225,7 @@ export function Licenses({ app }: { app: App }) {
   );
 }
 
-function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boolean; onAction: (path: ManagementPath, extra: object, done: string) => void; onDelete: () => void }) {
+function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boolean; onAction: <P extends BulkPath>(path: P, extra: Omit<Body<P>, 'license_keys'>, done: string) => unknown; onDelete: () => void }) {
   const [days, setDays] = useState(30);
   return (
     <div class="bulk row" role="region" aria-label="Bulk actions">
@@ -273,7 +273,7 @@ function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscription
     const common = {
       app_id: app.app_id,
       subscription_id: String(data.get('subscription_id')),
-      duration_unit: String(data.get('duration_unit')),
+      duration_unit: String(data.get('duration_unit')) as Body<'/license/create'>['duration_unit'],
       duration_value: Number(data.get('duration_value')),
       hwid_lock: data.get('hwid_lock') === 'on',
       tags,
@@ -282,14 +282,14 @@ function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscription
     void run(async () => {
       const licenses =
         amount === 1
-          ? [(await call<License>('/license/create', { ...common, ...(customKey ? { license_key: customKey } : {}) })).data]
-          : (await call<License[]>('/license/create-bulk', { ...common, key_amount: amount })).data;
+          ? [(await call('/license/create', { ...common, ...(customKey ? { license_key: customKey } : {}) })).data]
+          : (await call('/license/create-bulk', { ...common, key_amount: amount })).data;
       setCreated(licenses);
     });
   };
 
   if (created) {
-    const rows = [['key', 'subscription', 'duration_seconds', 'tags'], ...created.map((license) => [license.key, license.subscription_name, license.initial_duration, license.tags.join(' ')])];
+    const rows = [['key', 'subscription', 'duration_seconds', 'tags'], ...created.map((license) => [license.key, license.subscription_name ?? '', String(license.initial_duration), license.tags.join(' ')])];
     return (
       <section aria-labelledby="created-title">
         <h1 id="created-title">{created.length} new licenses</h1>

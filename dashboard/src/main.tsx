@@ -65,7 +65,7 @@ function Dashboard() {
     if (!signedIn) return;
     void run(async () => {
       try {
-        const listed = (await call<App[]>('/app/list', {})).data;
+        const listed = (await call('/app/list', {})).data;
         setApps(listed);
         // A team with one application opens straight on its licenses.
         if (listed.length === 1 && listed[0]) setApp(listed[0]);

@@ -1,20 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type App } from './api';
+import { call, type Answer, type App } from './api';
 import { ErrorNote, Field, Notice, duration, shortTime, useAction } from './ui';
 
-export interface SigningKey {
-  key_id: string;
-  algorithm: string;
-  public_key: string;
-  public_key_pem: string;
-  jwk: Record<string, unknown>;
-  created_at: string;
-}
-
-export interface AppSettings {
-  app_id: string;
-  offline_token_ttl: number;
-}
+type SigningKey = Answer<'/app/signing-key'>['data'];
+type AppSettings = Answer<'/app/settings'>['data'];
 
 /** The limits `/app/settings` accepts for offline_token_ttl (functions/client/offline-token.ts). */
 const ttlLimits = { min: 60, max: 365 * 86400 };
@@ -28,7 +17,7 @@ export function Settings({ app }: { app: App }) {
 
   useEffect(() => {
     void run(async () => {
-      const [signing, current] = await Promise.all([call<SigningKey>('/app/signing-key', { app_id: app.app_id }), call<AppSettings>('/app/settings', { app_id: app.app_id })]);
+      const [signing, current] = await Promise.all([call('/app/signing-key', { app_id: app.app_id }), call('/app/settings', { app_id: app.app_id })]);
       setKey(signing.data);
       setSettings(current.data);
     });
@@ -92,14 +81,14 @@ export function Settings({ app }: { app: App }) {
             event.preventDefault();
             const seconds = Number(new FormData(event.currentTarget).get('offline_token_ttl'));
             void run(async () => {
-              const saved = (await call<AppSettings>('/app/settings', { app_id: app.app_id, offline_token_ttl: seconds })).data;
+              const saved = (await call('/app/settings', { app_id: app.app_id, offline_token_ttl: seconds })).data;
               setSettings(saved);
-              setNotice(`Offline token lifetime set to ${duration(String(saved.offline_token_ttl))}.`);
+              setNotice(`Offline token lifetime set to ${duration(saved.offline_token_ttl)}.`);
             });
           }}
         >
           <h2>Offline tokens</h2>
-          <p>Tokens issued from now on are valid for {duration(String(settings.offline_token_ttl))}; tokens already issued keep their expiry.</p>
+          <p>Tokens issued from now on are valid for {duration(settings.offline_token_ttl)}; tokens already issued keep their expiry.</p>
           <Field label="Offline token lifetime (seconds)">
             <input
               name="offline_token_ttl"

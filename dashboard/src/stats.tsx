@@ -1,12 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { call, type App } from './api';
+import { call, type Answer, type App } from './api';
 import { ErrorNote, Field, useAction } from './ui';
 
-export interface Stats {
-  totals: { licenses: number; active: number; paused: number; expired: number; unused: number };
-  days: { date: string; created: number; activated: number; logins: number; auth_failures: number }[];
-}
+type Stats = Answer<'/app/stats'>['data'];
 
 const ranges = [7, 30, 90] as const;
 const totalNames = ['licenses', 'active', 'paused', 'expired', 'unused'] as const;
@@ -24,7 +21,7 @@ export function StatsView({ app }: { app: App }) {
   const [stats, setStats] = useState<Stats | null>(null);
   const { busy, error, run } = useAction();
 
-  const load = () => run(async () => setStats((await call<Stats>('/app/stats', { app_id: app.app_id, days })).data));
+  const load = () => run(async () => setStats((await call('/app/stats', { app_id: app.app_id, days })).data));
   useEffect(() => {
     void load();
   }, [app.app_id, days]);

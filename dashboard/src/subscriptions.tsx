@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type ManagementPath, type App, type Subscription } from './api';
+import { call, type Body, type ManagementPath, type App, type Subscription } from './api';
 import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, useAction, type ConfirmRequest } from './ui';
 
 export function Subscriptions({ app }: { app: App }) {
@@ -8,12 +8,12 @@ export function Subscriptions({ app }: { app: App }) {
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const { busy, error, run } = useAction();
 
-  const load = () => run(async () => setSubscriptions((await call<Subscription[]>('/subscription/get-bulk', { app_id: app.app_id })).data));
+  const load = () => run(async () => setSubscriptions((await call('/subscription/get-bulk', { app_id: app.app_id })).data));
   useEffect(() => {
     void load();
   }, [app.app_id]);
 
-  const act = async (path: ManagementPath, body: object, done: string) => {
+  const act = async <P extends ManagementPath>(path: P, body: Body<P>, done: string) => {
     if ((await run(() => call(path, body))) === undefined) return;
     setNotice(done);
     await load();

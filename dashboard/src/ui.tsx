@@ -107,9 +107,8 @@ export function csv(rows: string[][]): string {
 export const units = ['hours', 'days', 'weeks', 'months', 'years'] as const;
 export const unitSeconds: Record<(typeof units)[number], number> = { hours: 3600, days: 86400, weeks: 604800, months: 2592000, years: 31536000 };
 
-/** A duration in seconds (the API's decimal string) in the largest whole unit that fits. */
-export function duration(secondsText: string): string {
-  const seconds = Number(secondsText);
+/** A duration in seconds in the largest whole unit that fits. */
+export function duration(seconds: number): string {
   const whole = (size: number, unit: string) => (seconds % size === 0 ? `${seconds / size} ${unit}` : undefined);
   return whole(86400, 'days') ?? whole(3600, 'hours') ?? whole(60, 'minutes') ?? `${seconds} seconds`;
 }

@@ -1,37 +1,28 @@
 /// <reference lib="dom" />
-import type { Browser } from 'playwright-core';
-import { launchChromium, startService, type StartedService } from '../support/browser';
+import { serviceAndBrowser } from '../support/browser';
 
 /**
  * `npm start`'s /docs/: Swagger UI renders the document the server generates, in
  * a real Chromium, without one request leaving the server.
  */
-let service: StartedService;
-let browser: Browser;
 
-beforeAll(async () => {
-  [service, browser] = await Promise.all([startService(), launchChromium()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-});
+const session = serviceAndBrowser();
 
 describe('the API reference at /docs/', () => {
   it('renders every route of the document from the local server alone', async () => {
-    const context = await browser.newContext();
+    const context = await session.browser.newContext();
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     const elsewhere: string[] = [];
     const errors: string[] = [];
     page.on('request', (request) => {
-      if (!request.url().startsWith(service.url) && !request.url().startsWith('data:')) elsewhere.push(request.url());
+      if (!request.url().startsWith(session.service.url) && !request.url().startsWith('data:')) elsewhere.push(request.url());
     });
     page.on('pageerror', (error) => errors.push(error.message));
 
-    await page.goto(`${service.url}/docs/`);
+    await page.goto(`${session.service.url}/docs/`);
     await page.getByRole('heading', { name: /Licensing service/ }).waitFor();
-    const document = (await (await fetch(`${service.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const document = (await (await fetch(`${session.service.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     const shown = await page.locator('.opblock-summary-path').allTextContents();
     expect(shown.map((path) => path.replace(/\u200b/g, '')).sort()).toEqual(Object.keys(document.paths).sort());
 

@@ -1,29 +1,21 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, launchChromium, startService, type StartedService } from '../support/browser';
+import type { BrowserContext, Page } from 'playwright-core';
+import { api, serviceAndBrowser } from '../support/browser';
 
 /**
  * The dashboard's screens for the routes added after its first version:
  * statistics, the signing key and settings, and seats. Each result on screen
  * is compared with what the management API answers.
  */
-let service: StartedService;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  [service, browser] = await Promise.all([startService(), launchChromium()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-});
+const session = serviceAndBrowser();
 beforeEach(async () => {
-  context = await browser.newContext();
+  context = await session.browser.newContext();
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  await page.goto(`${service.url.replace('127.0.0.1', 'localhost')}/dashboard/#key=${service.apiKey}`);
+  await page.goto(`${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/#key=${session.service.apiKey}`);
   await page.getByRole('heading', { name: 'Licenses' }).waitFor();
 });
 afterEach(async () => {
@@ -31,16 +23,16 @@ afterEach(async () => {
 });
 
 async function newLicenses(amount: number): Promise<string[]> {
-  const subscription = await api<{ subscription_id: string }>(service, '/subscription/create', { app_id: service.appId, name: `S${Date.now()}`, level: 1 });
-  const created = await api<{ license_key: string }[] | { license_keys: string[] }>(service, '/license/create-bulk', {
-    app_id: service.appId,
+  const subscription = await api<{ subscription_id: string }>(session.service, '/subscription/create', { app_id: session.service.appId, name: `S${Date.now()}`, level: 1 });
+  const created = await api<{ license_key: string }[] | { license_keys: string[] }>(session.service, '/license/create-bulk', {
+    app_id: session.service.appId,
     subscription_id: subscription.body.data.subscription_id,
     key_amount: amount,
     duration_unit: 'days',
     duration_value: 30,
   });
   expect(created.status).toBe(200);
-  const listed = await api<{ key: string }[]>(service, '/license/get-bulk', { app_id: service.appId, per_page: 100 });
+  const listed = await api<{ key: string }[]>(session.service, '/license/get-bulk', { app_id: session.service.appId, per_page: 100 });
   return listed.body.data.map((license) => license.key);
 }
 
@@ -60,11 +52,11 @@ interface Stats {
 describe('the dashboard screens for stats, signing key and seats', () => {
   it('shows the totals and daily numbers /app/stats answers, for 7, 30 and 90 days', async () => {
     const keys = await newLicenses(3);
-    await api(service, '/license/update-status', { license_key: keys[0], status: 'paused' });
+    await api(session.service, '/license/update-status', { license_key: keys[0], status: 'paused' });
     // The daily counters are written by the event consumer off the request path: wait until the API counts the 3 new licenses.
     let stats!: Stats;
     await until(async () => {
-      stats = (await api<Stats>(service, '/app/stats', { app_id: service.appId, days: 7 })).body.data;
+      stats = (await api<Stats>(session.service, '/app/stats', { app_id: session.service.appId, days: 7 })).body.data;
       return stats.days.reduce((sum, day) => sum + day.created, 0) === 3;
     }, '/app/stats to count the new licenses');
 
@@ -89,7 +81,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
 
   it('shows the signing key /app/signing-key answers, copies it, and edits the offline token lifetime', async () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    const signing = (await api<{ key_id: string; public_key_pem: string }>(service, '/app/signing-key', { app_id: service.appId })).body.data;
+    const signing = (await api<{ key_id: string; public_key_pem: string }>(session.service, '/app/signing-key', { app_id: session.service.appId })).body.data;
 
     await page.getByRole('button', { name: 'Signing key & settings' }).click();
     const key = page.getByRole('region', { name: 'Signing public key' });
@@ -104,12 +96,12 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await form.getByLabel('Offline token lifetime (seconds)').fill('172800');
     await form.getByRole('button', { name: 'Save lifetime' }).click();
     await page.getByText('Offline token lifetime set to 2 days.').waitFor();
-    expect((await api(service, '/app/settings', { app_id: service.appId })).body.data.offline_token_ttl).toBe(172800);
+    expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.offline_token_ttl).toBe(172800);
   }, 60_000);
 
   it('sets a license to 3 seats and removes a bound device after confirming', async () => {
     const [key] = await newLicenses(1);
-    await api(service, '/hwid/edit', { license_key: key, hwid: 'SEAT-DEVICE-1' });
+    await api(session.service, '/hwid/edit', { license_key: key, hwid: 'SEAT-DEVICE-1' });
 
     await page.getByLabel('Find by key').fill(key!);
     await page.getByRole('button', { name: 'Open' }).click();
@@ -119,13 +111,13 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await seats.getByLabel('Seats (devices at once)').fill('3');
     await seats.getByRole('button', { name: 'Set seats' }).click();
     await page.getByText('Seats set to 3.').waitFor();
-    const seated = (await api(service, '/license/get', { license_key: key })).body.data;
+    const seated = (await api(session.service, '/license/get', { license_key: key })).body.data;
     expect(seated).toMatchObject({ max_devices: 3, hwids: ['SEAT-DEVICE-1'] });
     await seats.getByText('1 of 3 devices bound.').waitFor();
 
     await seats.getByRole('button', { name: 'Remove device SEAT-DEVICE-1' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove device' }).click();
     await page.getByText('Device SEAT-DEVICE-1 removed.').waitFor();
-    expect((await api(service, '/license/get', { license_key: key })).body.data).toMatchObject({ max_devices: 3, hwids: [] });
+    expect((await api(session.service, '/license/get', { license_key: key })).body.data).toMatchObject({ max_devices: 3, hwids: [] });
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { api, findChromium, launchChromium, startService, type StartedService } from '../support/browser';
+import type { BrowserContext, Page, Request } from 'playwright-core';
+import { api, findChromium, serviceAndBrowser, startService } from '../support/browser';
 
 /**
  * The owners' dashboard in a real headless Chromium against `npm start` on a
@@ -9,18 +9,10 @@ import { api, findChromium, launchChromium, startService, type StartedService } 
  * management API too. The page is opened on `localhost` while its API calls go
  * to `127.0.0.1`: two origins, as on AWS (CloudFront and API Gateway).
  */
-let service: StartedService;
-let browser: Browser;
 
-beforeAll(async () => {
-  [service, browser] = await Promise.all([startService(), launchChromium()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-});
+const session = serviceAndBrowser();
 
-const dashboardUrl = () => `${service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
+const dashboardUrl = () => `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
 
 async function openPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
@@ -30,11 +22,11 @@ async function openPage(context: BrowserContext): Promise<Page> {
 
 describe('the dashboard in Chromium', () => {
   it('signs in, creates a subscription and 3 licenses, finds, pauses, extends, re-binds and deletes one', async () => {
-    const context = await browser.newContext({ acceptDownloads: true });
+    const context = await session.browser.newContext({ acceptDownloads: true });
     const page = await openPage(context);
     await page.goto(dashboardUrl());
 
-    await page.getByLabel('API key').fill(service.apiKey);
+    await page.getByLabel('API key').fill(session.service.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     // One application: straight on its licenses.
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
@@ -45,7 +37,7 @@ describe('the dashboard in Chromium', () => {
     await newSubscription.getByLabel('Level').fill('2');
     await newSubscription.getByRole('button', { name: 'Create subscription' }).click();
     await page.getByText('Subscription Pro created.').waitFor();
-    const subscriptions = await api(service, '/subscription/get-bulk', { app_id: service.appId });
+    const subscriptions = await api(session.service, '/subscription/get-bulk', { app_id: session.service.appId });
     expect(subscriptions.body.data).toEqual([expect.objectContaining({ name: 'Pro', level: 2, status: 'active' })]);
 
     await page.getByRole('button', { name: 'Licenses' }).click();
@@ -59,7 +51,7 @@ describe('the dashboard in Chromium', () => {
     const keys = csvRows.slice(1).map((row) => row.split(',')[0]!);
     expect(csvRows[0]).toBe('key,subscription,duration_seconds,tags');
     expect(keys).toHaveLength(3);
-    const listed = await api<{ key: string; tags: string[] }[]>(service, '/license/get-bulk', { app_id: service.appId });
+    const listed = await api<{ key: string; tags: string[] }[]>(session.service, '/license/get-bulk', { app_id: session.service.appId });
     expect(listed.body.data.map((license) => license.key).sort()).toEqual([...keys].sort());
     expect(listed.body.data.every((license) => license.tags.includes('e2e'))).toBe(true);
 
@@ -72,24 +64,24 @@ describe('the dashboard in Chromium', () => {
 
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByText('Paused.').waitFor();
-    expect((await api(service, '/license/get', { license_key: key })).body.data.status).toBe('paused');
+    expect((await api(session.service, '/license/get', { license_key: key })).body.data.status).toBe('paused');
 
-    const before = Number((await api(service, '/license/get', { license_key: key })).body.data.initial_duration);
+    const before = Number((await api(session.service, '/license/get', { license_key: key })).body.data.initial_duration);
     const extend = page.getByRole('form', { name: 'Extend' });
     await extend.getByLabel('By').fill('2');
     await extend.getByRole('button', { name: 'Extend' }).click();
     await page.getByText('Extended by 2 days.').waitFor();
-    expect(Number((await api(service, '/license/get', { license_key: key })).body.data.initial_duration)).toBe(before + 2 * 86400);
+    expect(Number((await api(session.service, '/license/get', { license_key: key })).body.data.initial_duration)).toBe(before + 2 * 86400);
 
     await page.getByRole('form', { name: 'HWID' }).getByLabel('HWID', { exact: true }).fill('E2E-DEVICE-1');
     await page.getByRole('button', { name: 'Save HWID' }).click();
     await page.getByText('HWID set.').waitFor();
-    expect((await api(service, '/license/get', { license_key: key })).body.data.hwid).toBe('E2E-DEVICE-1');
+    expect((await api(session.service, '/license/get', { license_key: key })).body.data.hwid).toBe('E2E-DEVICE-1');
 
     await page.getByRole('button', { name: 'Delete license…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete license' }).click();
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
-    const gone = await api(service, '/license/get', { license_key: key });
+    const gone = await api(session.service, '/license/get', { license_key: key });
     expect(gone.status).toBe(404);
     expect(gone.body.error_code).toBe('LICENSE_NOT_FOUND');
     await waitForCount(page.locator('tbody tr'), 2);
@@ -97,7 +89,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('Select all on this page').check();
     await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Pause' }).click();
     await page.getByText('Paused: 2 succeeded.').waitFor();
-    expect((await api(service, '/license/get', { license_key: other })).body.data.status).toBe('paused');
+    expect((await api(session.service, '/license/get', { license_key: other })).body.data.status).toBe('paused');
 
     await page.getByLabel('Find by key').fill('NO-SUCH-KEY');
     await page.getByRole('button', { name: 'Open' }).click();
@@ -107,12 +99,12 @@ describe('the dashboard in Chromium', () => {
   }, 60_000);
 
   it('sends the API key only to the API origin and keeps it out of localStorage, cookies and the address bar', async () => {
-    const context = await browser.newContext();
+    const context = await session.browser.newContext();
     const page = await openPage(context);
     const requests: Request[] = [];
     page.on('request', (request) => requests.push(request));
 
-    await page.goto(`${dashboardUrl()}#key=${service.apiKey}`);
+    await page.goto(`${dashboardUrl()}#key=${session.service.apiKey}`);
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
     const firstScreen = await page.evaluate(() => {
       const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
@@ -124,8 +116,8 @@ describe('the dashboard in Chromium', () => {
       await page.getByRole('heading', { name: tab }).waitFor();
     }
 
-    const apiOrigin = new URL(service.url).origin;
-    const carrying = requests.filter((request) => JSON.stringify(request.headers()).includes(service.apiKey) || request.url().includes(service.apiKey));
+    const apiOrigin = new URL(session.service.url).origin;
+    const carrying = requests.filter((request) => JSON.stringify(request.headers()).includes(session.service.apiKey) || request.url().includes(session.service.apiKey));
     expect(carrying.length).toBeGreaterThan(3);
     expect(carrying.filter((request) => new URL(request.url()).origin !== apiOrigin).map((request) => request.url())).toEqual([]);
     expect(requests.filter((request) => new URL(request.url()).origin !== apiOrigin && request.url().includes('key=')).map((request) => request.url())).toEqual([]);
@@ -136,21 +128,21 @@ describe('the dashboard in Chromium', () => {
       cookie: document.cookie,
       historyLength: history.length,
     }));
-    expect(stored.local).not.toContain(service.apiKey);
-    expect(stored.cookie).not.toContain(service.apiKey);
-    expect(stored.session).toContain(service.apiKey);
-    expect(JSON.stringify(await context.cookies())).not.toContain(service.apiKey);
+    expect(stored.local).not.toContain(session.service.apiKey);
+    expect(stored.cookie).not.toContain(session.service.apiKey);
+    expect(stored.session).toContain(session.service.apiKey);
+    expect(JSON.stringify(await context.cookies())).not.toContain(session.service.apiKey);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
-    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(service.apiKey);
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(session.service.apiKey);
     await context.close();
   }, 60_000);
 
   it('retries a 429 after Retry-After instead of showing it', async () => {
     // One request per second after a burst of 2: the first screen's three calls meet the throttle.
     const throttled = await startService({ RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '2' });
-    const context = await browser.newContext();
+    const context = await session.browser.newContext();
     try {
       const page = await openPage(context);
       const statuses: number[] = [];

@@ -91,3 +91,19 @@ export async function api<T = any>(service: StartedService, path: string, body: 
   });
   return { status: response.status, body: (await response.json()) as { data: T } };
 }
+
+/**
+ * `npm start` and Chromium for a whole test file: both started before its first
+ * test and stopped after its last. Read `service` and `browser` inside tests and hooks.
+ */
+export function serviceAndBrowser(): { readonly service: StartedService; readonly browser: Browser } {
+  const session = {} as { service: StartedService; browser: Browser };
+  beforeAll(async () => {
+    [session.service, session.browser] = await Promise.all([startService(), launchChromium()]);
+  }, 90_000);
+  afterAll(async () => {
+    await session.browser?.close();
+    await session.service?.stop();
+  });
+  return session;
+}
