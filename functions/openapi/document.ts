@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { clientMessages } from '#core/errors';
+import { appIdField, subscriptionIdField } from '#core/fields';
 import { groups, routes, sideOf, type RoutePath } from '../routes';
 import * as answers from './answers';
 import { commonManagementErrors, contracts, isClientContract, managementErrorStatus, type ClientContract, type ManagementContract } from './contracts';
@@ -48,8 +49,12 @@ function componentSchemas(entries: [string, z.ZodMiniType][], io: 'input' | 'out
     target: 'draft-2020-12',
     io,
     uri: (id) => `#/components/schemas/${id}`,
-    // Refinements (a UUID check written as a function, a metadata size rule) have no JSON form; their 400s are documented in words.
+    // Refinements (a metadata size rule) have no JSON form; their 400s are documented in words.
     unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      // The identifiers are checked by a function (its message names the field); their JSON form is the standard format.
+      if (zodSchema === appIdField || zodSchema === subscriptionIdField) jsonSchema.format = 'uuid';
+    },
   });
   return Object.fromEntries(
     Object.entries(schemas).map(([id, schema]) => {

@@ -682,7 +682,9 @@ export interface components {
             nonce?: string;
         };
         LicenseCreateRequest: {
+            /** Format: uuid */
             app_id: string;
+            /** Format: uuid */
             subscription_id: string;
             /** @enum {string} */
             duration_unit: "seconds" | "minutes" | "hours" | "days" | "weeks" | "months" | "years";
@@ -700,7 +702,9 @@ export interface components {
         };
         LicenseCreateBulkRequest: {
             key_amount: number;
+            /** Format: uuid */
             app_id: string;
+            /** Format: uuid */
             subscription_id: string;
             /** @enum {string} */
             duration_unit: "seconds" | "minutes" | "hours" | "days" | "weeks" | "months" | "years";
@@ -731,9 +735,11 @@ export interface components {
             license_key: string;
         };
         LicenseGetBulkRequest: {
+            /** Format: uuid */
             app_id: string;
             /** @enum {string} */
             status?: "active" | "paused";
+            /** Format: uuid */
             subscription_id?: string;
             tag?: string;
             /** @default 25 */
@@ -762,6 +768,7 @@ export interface components {
         };
         LicenseUpdateSubscriptionRequest: {
             license_key: string;
+            /** Format: uuid */
             subscription_id: string;
         };
         LicenseUpdateUserCredentialsRequest: {
@@ -802,6 +809,7 @@ export interface components {
             hwid: string;
         };
         SubscriptionCreateRequest: {
+            /** Format: uuid */
             app_id: string;
             name: string;
             level: number;
@@ -809,6 +817,7 @@ export interface components {
             single_key_per_hwid?: boolean;
         };
         SubscriptionEditRequest: {
+            /** Format: uuid */
             subscription_id: string;
             name?: string;
             level?: number;
@@ -817,12 +826,15 @@ export interface components {
             status?: "active" | "inactive";
         };
         SubscriptionDeleteRequest: {
+            /** Format: uuid */
             subscription_id: string;
         };
         SubscriptionGetBulkRequest: {
+            /** Format: uuid */
             app_id: string;
         };
         BlacklistAddRequest: {
+            /** Format: uuid */
             app_id: string;
             /** @enum {string} */
             type: "country" | "asn" | "ip" | "hwid";
@@ -830,12 +842,14 @@ export interface components {
             reason?: string;
         };
         BlacklistDeleteRequest: {
+            /** Format: uuid */
             app_id: string;
             /** @enum {string} */
             type: "country" | "asn" | "ip" | "hwid";
             value: string;
         };
         BlacklistGetBulkRequest: {
+            /** Format: uuid */
             app_id: string;
             /** @enum {string} */
             type?: "country" | "asn" | "ip" | "hwid";
@@ -845,18 +859,22 @@ export interface components {
         };
         AppListRequest: Record<string, never>;
         AppSettingsRequest: {
+            /** Format: uuid */
             app_id: string;
             offline_token_ttl?: number;
         };
         AppSigningKeyRequest: {
+            /** Format: uuid */
             app_id: string;
         };
         AppStatsRequest: {
+            /** Format: uuid */
             app_id: string;
             /** @default 30 */
             days?: number;
         };
         AuditGetBulkRequest: {
+            /** Format: uuid */
             app_id: string;
             license_key?: string;
             /** @enum {string} */
