@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openApiDocument, openApiDocumentText } from '../../functions/openapi/document';
 import { handler } from '../../functions/openapi/handler';
@@ -8,6 +9,14 @@ import { committedDocument, documentPath, documentValidator } from '../support/o
 describe('the OpenAPI document', () => {
   it('committed as docs/openapi.json is what the code generates (run `npm run openapi` after changing a route or schema)', () => {
     expect(readFileSync(documentPath, 'utf8')).toBe(openApiDocumentText());
+  });
+
+  it('is a valid OpenAPI 3.1 document by the specification\'s own schema', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(committedDocument());
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
   });
 
   it('has every route of the route table, and no path the table lacks, each as POST only', () => {
