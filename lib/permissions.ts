@@ -113,7 +113,7 @@ export const tableAccess: Record<Group | 'authorizer' | 'events' | 'openapi', Ta
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] }],
     queriesIndexes: ['app', 'team'],
   },
-  // Renders the OpenAPI document from code alone.
+  // Serves the committed OpenAPI document: it reads nothing from the table.
   openapi: {
     grants: [],
     queriesIndexes: [],
