@@ -9,27 +9,19 @@ import { cancelledByCondition } from './retry';
  * records done) and the reads of /audit/get-bulk and /app/stats. Event shapes
  * are the consumer's; here they are items.
  */
-export interface AuditEvent {
-  id: string;
-  type: string;
-  app_id: string;
-  subject: string;
-  at: string;
-  actor: string;
-  before?: Record<string, unknown>;
-  after?: Record<string, unknown>;
-}
-
 export const auditEventSchema = z.object({
   id: z.string(),
   type: z.string(),
   app_id: z.string(),
+  /** The license key, subscription id, or `<type>:<value>` of a blacklist entry. */
   subject: z.string(),
   at: z.string(),
+  /** `api_key:<first 8 hex of its hash>`, `client` or `admin`. */
   actor: z.string(),
   before: z.optional(z.record(z.string(), z.unknown())),
   after: z.optional(z.record(z.string(), z.unknown())),
 });
+export type AuditEvent = z.infer<typeof auditEventSchema>;
 
 export type DayCounter = 'created' | 'activated' | 'logins' | 'auth_failures';
 

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { actorAttribute } from '#data/db';
+import type { AuditEvent } from '#data/events.repo';
 import { keys } from '#data/keys';
 import { tableDefinition } from '#data/table';
 
@@ -22,17 +23,8 @@ export const eventTypes = [
 export type EventType = (typeof eventTypes)[number];
 
 /** What the bus carries and the audit log keeps (extensions.md section 4). */
-export interface ServiceEvent {
-  id: string;
+export interface ServiceEvent extends AuditEvent {
   type: EventType;
-  app_id: string;
-  /** The license key, subscription id, or `<type>:<value>` of a blacklist entry. */
-  subject: string;
-  at: string;
-  /** `api_key:<first 8 hex of its hash>`, `client` or `admin`. */
-  actor: string;
-  before?: Record<string, unknown>;
-  after?: Record<string, unknown>;
 }
 
 /** One stream record, unmarshalled: the Lambda's event and DynamoDB Local's Streams API both become this. */
