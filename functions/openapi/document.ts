@@ -108,19 +108,21 @@ function managementErrorResponses(contract: ManagementContract): Record<string, 
   return responses;
 }
 
+/** The client 403s that carry `data`: the code, and the component name and schema of its `data`. */
+const failureData: Partial<Record<string, [name: string, schema: z.ZodMiniType]>> = {
+  LICENSE_EXPIRED: ['LicenseExpiredData', answers.licenseExpiredData],
+  HWID_MISMATCH: ['HwidMismatchData', answers.hwidMismatchData],
+  HWID_RESET_COOLDOWN: ['HwidResetCooldownData', answers.hwidResetCooldownData],
+};
+
 /** 403 bodies: the codes with `data` get their own shape, the rest share one. */
 function clientFailureSchema(failures: readonly string[]): Json {
-  const withData: Record<string, string> = {
-    LICENSE_EXPIRED: 'LicenseExpiredData',
-    HWID_MISMATCH: 'HwidMismatchData',
-    HWID_RESET_COOLDOWN: 'HwidResetCooldownData',
-  };
-  const plain = failures.filter((code) => !(code in withData));
+  const plain = failures.filter((code) => !(code in failureData));
   const variants: Json[] = failures
-    .filter((code) => code in withData)
+    .filter((code) => code in failureData)
     .map((code) => ({
       type: 'object',
-      properties: { success: { const: false }, message: { const: code }, data: componentRef(withData[code]!) },
+      properties: { success: { const: false }, message: { const: code }, data: componentRef(failureData[code]![0]) },
       required: ['success', 'message', 'data'],
       additionalProperties: false,
     }));
@@ -201,9 +203,7 @@ export function openApiDocument(serverUrl?: string): Json {
   const answerSchemas = componentSchemas(
     [
       ...Object.entries(sharedAnswers),
-      ['LicenseExpiredData', answers.licenseExpiredData],
-      ['HwidMismatchData', answers.hwidMismatchData],
-      ['HwidResetCooldownData', answers.hwidResetCooldownData],
+      ...Object.values(failureData).map((entry) => entry!),
       ...routes.map((route): [string, z.ZodMiniType] => {
         const contract = contracts[route.path];
         return [schemaName(route.path, 'Answer'), isClientContract(contract) ? clientSuccessBody(contract) : successBody(contract)];
