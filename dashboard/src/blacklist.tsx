@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type App, type BlacklistEntry } from './api';
-import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, ErrorNote, Field, Notice, Pager, shortTime, useAction, type ConfirmRequest } from './ui';
 
 const types = ['country', 'asn', 'ip', 'hwid'] as const;
 
@@ -118,14 +118,7 @@ export function Blacklist({ app }: { app: App }) {
         </table>
       </div>
       {page && page.entries.length === 0 && <p class="hint">No entries.</p>}
-      <nav class="row" aria-label="Pages">
-        <button type="button" disabled={cursors.length < 2 || busy} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <button type="button" disabled={!page?.next || busy} onClick={() => page?.next && setCursors([...cursors, page.next])}>
-          Next page
-        </button>
-      </nav>
+      <Pager cursors={cursors} next={page?.next} busy={busy} onChange={setCursors} />
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
   );

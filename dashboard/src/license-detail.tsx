@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
-import { ConfirmDialog, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
 export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKey: string; subscriptions: Subscription[]; onBack: () => void }) {
@@ -89,18 +89,7 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
         >
           <h2>Extend</h2>
           <div class="row">
-            <Field label="By">
-              <input name="amount" type="number" min={1} required defaultValue="30" />
-            </Field>
-            <Field label="Unit">
-              <select name="unit">
-                {units.map((unit) => (
-                  <option key={unit} selected={unit === 'days'}>
-                    {unit}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <DurationFields label="By" valueName="amount" unitName="unit" />
           </div>
           <button type="submit" disabled={busy}>
             Extend

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type BulkPath, type App, type License, type Subscription } from './api';
 import { LicenseDetail } from './license-detail';
-import { ConfirmDialog, csv, download, ErrorNote, Field, Notice, duration, shortTime, units, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, csv, download, DurationFields, ErrorNote, Field, Notice, Pager, duration, shortTime, useAction, type ConfirmRequest } from './ui';
 
 interface Filters {
   status: '' | 'active' | 'paused';
@@ -211,15 +211,7 @@ export function Licenses({ app }: { app: App }) {
         </table>
       </div>
       {page && licenses.length === 0 && <p class="hint">No licenses match.</p>}
-      <nav class="row" aria-label="Pages">
-        <button type="button" disabled={cursors.length < 2 || busy} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <span>Page {cursors.length}</span>
-        <button type="button" disabled={!page?.next || busy} onClick={() => page?.next && setCursors([...cursors, page.next])}>
-          Next page
-        </button>
-      </nav>
+      <Pager cursors={cursors} next={page?.next} busy={busy} onChange={setCursors} numbered />
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
   );
@@ -332,18 +324,7 @@ function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscription
           </select>
         </Field>
         <div class="row">
-          <Field label="Duration">
-            <input name="duration_value" type="number" min={1} required defaultValue="30" />
-          </Field>
-          <Field label="Unit">
-            <select name="duration_unit">
-              {units.map((unit) => (
-                <option key={unit} value={unit} selected={unit === 'days'}>
-                  {unit}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <DurationFields label="Duration" valueName="duration_value" unitName="duration_unit" />
           <Field label="How many">
             <input name="amount" type="number" min={1} max={1000} required defaultValue="1" />
           </Field>

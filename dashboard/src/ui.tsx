@@ -85,6 +85,56 @@ export function Field({ label, children }: { label: string; children: ComponentC
   );
 }
 
+/** A whole number of one of the API's duration units, 30 days unless changed; the form reads `valueName` and `unitName`. */
+export function DurationFields({ label, valueName, unitName }: { label: string; valueName: string; unitName: string }) {
+  return (
+    <>
+      <Field label={label}>
+        <input name={valueName} type="number" min={1} required defaultValue="30" />
+      </Field>
+      <Field label="Unit">
+        <select name={unitName}>
+          {units.map((unit) => (
+            <option key={unit} value={unit} selected={unit === 'days'}>
+              {unit}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </>
+  );
+}
+
+/**
+ * Previous and next over a cursor-paged list. `cursors` holds the cursor of each
+ * page reached so far (undefined for the first), so going back needs no cursor of its own.
+ */
+export function Pager({
+  cursors,
+  next,
+  busy,
+  onChange,
+  numbered = false,
+}: {
+  cursors: (string | undefined)[];
+  next: string | null | undefined;
+  busy: boolean;
+  onChange: (cursors: (string | undefined)[]) => void;
+  numbered?: boolean;
+}) {
+  return (
+    <nav class="row" aria-label="Pages">
+      <button type="button" disabled={cursors.length < 2 || busy} onClick={() => onChange(cursors.slice(0, -1))}>
+        Previous page
+      </button>
+      {numbered && <span>Page {cursors.length}</span>}
+      <button type="button" disabled={!next || busy} onClick={() => next && onChange([...cursors, next])}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
 export const shortTime = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
 
 /** A file download made in the page: a blob URL, so no key or data leaves the browser. */
