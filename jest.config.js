@@ -10,5 +10,7 @@ export default {
     '^#data/(.*)$': '<rootDir>/functions/data/$1',
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Checks over the whole run's records: scripts/test.ts runs them once every other file is done.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/after-run/'],
   testTimeout: 30_000,
 };

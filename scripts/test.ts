@@ -9,26 +9,53 @@ import { startLocalStore } from '../local/store';
  * `npm test`: one in-memory DynamoDB Local for the whole run (each test file makes
  * its own table on it), jest with its endpoint, and the store stopped whatever
  * jest's outcome. The store's watchdog kills Java even if this process is killed.
+ *
+ * A whole run (no jest arguments given) then runs the checks of
+ * `test/after-run/` over what every test file recorded (test/support/evidence.ts):
+ * they judge the run as a whole, so a run of a few files skips them.
  * The run ends with a plain `N passed, N failed` line, which CI reads whatever the runner.
  */
 const require = createRequire(import.meta.url);
 const jestBin = join(dirname(require.resolve('jest')), '..', 'bin', 'jest.js');
 
-const resultsDir = mkdtempSync(join(tmpdir(), 'licensing-jest-'));
-const resultsFile = join(resultsDir, 'results.json');
+const workDir = mkdtempSync(join(tmpdir(), 'licensing-jest-'));
+const evidenceDir = mkdtempSync(join(workDir, 'evidence-'));
+const args = process.argv.slice(2);
+const wholeRun = args.length === 0;
+
+interface Results {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+}
 
 const store = await startLocalStore({ port: 0 });
-const jestArgs = [jestBin, '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)];
-const jest = spawn(process.execPath, ['--experimental-vm-modules', '--no-warnings', ...jestArgs], {
-  stdio: 'inherit',
-  env: { ...process.env, DYNAMODB_ENDPOINT: store.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => jest.kill(signal));
-const code = await new Promise<number>((done) => jest.once('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))));
-await store.stop();
-if (existsSync(resultsFile)) {
-  const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number };
-  process.stdout.write(`\ntests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped\n`);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => running?.kill(signal));
+let running: ReturnType<typeof spawn> | undefined;
+
+async function runJest(name: string, jestArgs: string[]): Promise<{ code: number; results?: Results }> {
+  const resultsFile = join(workDir, `${name}.json`);
+  running = spawn(process.execPath, ['--experimental-vm-modules', '--no-warnings', jestBin, '--json', `--outputFile=${resultsFile}`, ...jestArgs], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      DYNAMODB_ENDPOINT: store.endpoint,
+      TEST_EVIDENCE_DIR: evidenceDir,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+  });
+  const child = running;
+  const code = await new Promise<number>((done) => child.once('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))));
+  return { code, results: existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Results) : undefined };
 }
-rmSync(resultsDir, { recursive: true, force: true });
-process.exit(code);
+
+const runs = [await runJest('suite', args)];
+if (wholeRun) runs.push(await runJest('after-run', ['--config', 'jest.after-run.config.js']));
+await store.stop();
+
+const total = (field: keyof Results) => runs.reduce((sum, run) => sum + (run.results?.[field] ?? 0), 0);
+if (runs.some((run) => run.results)) {
+  process.stdout.write(`\ntests: ${total('numPassedTests')} passed, ${total('numFailedTests')} failed, ${total('numPendingTests')} skipped\n`);
+}
+rmSync(workDir, { recursive: true, force: true });
+process.exit(runs.find((run) => run.code !== 0)?.code ?? 0);
