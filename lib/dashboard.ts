@@ -1,9 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
@@ -15,6 +16,8 @@ export interface DashboardSiteProps {
   apiUrl: string;
   /** The origin the dashboard may call (its CSP connect-src). */
   apiOrigin: string;
+  /** Retention of the deployment function's log group. */
+  logRetentionDays: number;
 }
 
 /**
@@ -69,6 +72,11 @@ export class DashboardSite extends Construct {
       distribution: this.distribution,
       distributionPaths: ['/*'],
       memoryLimit: 256,
+      // Without a group of its own, Lambda makes one for CDK's deployment function that never expires.
+      logGroup: new logs.LogGroup(this, 'DeploymentLogs', {
+        retention: props.logRetentionDays as logs.RetentionDays,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
     });
     this.origin = `https://${this.distribution.distributionDomainName}`;
     this.url = `${this.origin}/`;

@@ -23,7 +23,7 @@ import { corsHeaders } from '../functions/core/middleware';
 import { DashboardSite } from './dashboard';
 import { gatewayResponses, rateLimitedBody } from './gateway-responses';
 import { lambdaBundling, xrayChunkCommand } from './bundling';
-import { acknowledgeNagFindings } from './nag';
+import { acknowledgeLogRetentionFindings, acknowledgeNagFindings } from './nag';
 import { leadingKeyPatterns, tableAccess, type Partition } from './permissions';
 import { trustedViewerHeaders, type Settings } from './settings';
 import type { LogLevel as ServiceLogLevel } from '../functions/core/config';
@@ -138,7 +138,11 @@ export class LicensingStack extends Stack {
     new CfnOutput(this, 'SigningKmsKeyArn', { value: this.signingKey.keyArn, description: 'KMS key of signing keys; the admin CLI needs it as SIGNING_KMS_KEY_ID' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
     this.dashboard = settings.dashboard
-      ? new DashboardSite(this, 'Dashboard', { apiUrl: this.api.url, apiOrigin: `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}` })
+      ? new DashboardSite(this, 'Dashboard', {
+          apiUrl: this.api.url,
+          apiOrigin: `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}`,
+          logRetentionDays: settings.logRetentionDays,
+        })
       : undefined;
     if (this.dashboard) new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url, description: 'The owners\' dashboard (sign in with an API key)' });
 
@@ -366,6 +370,15 @@ export class LicensingStack extends Stack {
         methodOptions,
       },
     });
+
+    // API Gateway makes its execution log group itself, on the stage's first logged error, and keeps it forever.
+    // LogRetention creates that group ahead (or finds it, on a stack deployed before it existed) and sets its retention.
+    new logs.LogRetention(this, 'ApiExecutionLogsRetention', {
+      logGroupName: `API-Gateway-Execution-Logs_${api.restApiId}/${settings.stage}`,
+      retention: settings.executionLogRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    acknowledgeLogRetentionFindings(this, api, settings.stage);
 
     // RestApi always adds an "Endpoint" output; the stack's own ApiUrl output is the one documented name.
     api.node.tryRemoveChild('Endpoint');

@@ -1,4 +1,4 @@
-import { Stack, Token, Validations } from 'aws-cdk-lib';
+import { Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { DashboardSite } from './dashboard';
 import type { IConstruct } from 'constructs';
 import type { Settings } from './settings';
@@ -69,6 +69,30 @@ export function acknowledgeNagFindings(
   }
 }
 
+/**
+ * CDK's LogRetention function (one per stack, its role made by CDK), which sets the retention of
+ * API Gateway's execution log group: it writes its own logs with the basic execution policy and
+ * may set retention on that one group only.
+ */
+export function acknowledgeLogRetentionFindings(stack: Stack, api: IConstruct, stage: string): void {
+  const provider = stack.node.children.find((child) => /^LogRetention[0-9a-f]{32}$/.test(child.node.id));
+  const role = provider?.node.tryFindChild('ServiceRole');
+  if (!role) throw new Error('CDK\'s LogRetention function was not found: the execution logs\' retention has no provider');
+  const acknowledge = (id: string, reason: string) => Validations.of(role).acknowledge({ id, reason });
+  acknowledge('AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'CDK\'s LogRetention handler role; it only writes its own logs with it.');
+  acknowledge('AwsSolutions-IAM5[Resource::*]', 'CDK\'s LogRetention handler sets a 1-day retention on its own log group, whose name it learns only at run time.');
+  const apiId = stack.getLogicalId((api.node.defaultChild ?? api) as CfnElement);
+  acknowledge(
+    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:${named(stack.region, 'Region')}:${named(stack.account, 'AccountId')}:log-group:API-Gateway-Execution-Logs_<${apiId}>/${stage}:*]`,
+    'The execution log group\'s streams, which API Gateway names itself.',
+  );
+}
+
+/** cdk-nag names account and region as synthesized: concrete when the stack has them. */
+function named(value: string, pseudo: string): string {
+  return Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value;
+}
+
 /** The dashboard's findings: public static files with no secrets, deployed by CDK's own BucketDeployment. */
 export function acknowledgeDashboardFindings(site: DashboardSite): void {
   const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
@@ -86,9 +110,7 @@ export function acknowledgeDashboardFindings(site: DashboardSite): void {
   for (const finding of ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*', 'Action::s3:DeleteObject*', 'Action::s3:Abort*', 'Resource::<DashboardBucketA782FB5B.Arn>/*', 'Resource::*']) {
     acknowledge(role, `AwsSolutions-IAM5[${finding}]`, 'CDK\'s BucketDeployment grants: copy the asset into the dashboard bucket and invalidate its distribution (CloudFront invalidations take no resource ARN).');
   }
-  // cdk-nag names the bootstrap bucket as synthesized: concrete account and region when the stack has them.
   const { account, region } = Stack.of(site);
-  const named = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
   acknowledge(
     role,
     `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${named(account, 'AccountId')}-${named(region, 'Region')}/*]`,

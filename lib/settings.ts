@@ -35,7 +35,13 @@ export interface Settings {
   cacheTtlSeconds: number;
   debug: boolean;
   lambdaMemoryMb: number;
+  /** Retention of every log group the stack makes: the functions', the API's access logs, the dashboard deployment's. */
   logRetentionDays: number;
+  /**
+   * Retention of API Gateway's execution log group (errors of the stage), which API Gateway
+   * creates itself and would keep forever.
+   */
+  executionLogRetentionDays: number;
   enableWaf: boolean;
   /** WAF counts requests per IP over a 5-minute window. */
   wafRateLimitPerIp: number;
@@ -101,6 +107,12 @@ function oneOf<T extends string>(get: ContextReader, key: string, allowed: reado
   return raw as T;
 }
 
+function retention(get: ContextReader, key: string, fallback: number): number {
+  const days = integer(get, key, fallback, 1, 3653);
+  if (!retentionDays.includes(days)) throw new SettingsError(`context ${key} must be one of ${retentionDays.join(', ')}, got "${days}"`);
+  return days;
+}
+
 function isOrigin(text: string): boolean {
   try {
     const url = new URL(text);
@@ -126,10 +138,6 @@ export function readSettings(get: ContextReader): Settings {
       throw new SettingsError('context cloudFrontOriginSecret needs endpointType=regional: an edge endpoint has API Gateway\'s own distribution in front');
     }
   }
-  const logRetentionDays = integer(get, 'logRetentionDays', 30, 1, 3653);
-  if (!retentionDays.includes(logRetentionDays)) {
-    throw new SettingsError(`context logRetentionDays must be one of ${retentionDays.join(', ')}, got "${logRetentionDays}"`);
-  }
   const managementCorsOrigin = text(get, 'managementCorsOrigin');
   if (managementCorsOrigin !== undefined && managementCorsOrigin !== '*' && !isOrigin(managementCorsOrigin)) {
     throw new SettingsError(`context managementCorsOrigin must be * or an origin such as https://admin.example.com (no path, no trailing slash), got "${managementCorsOrigin}"`);
@@ -153,7 +161,8 @@ export function readSettings(get: ContextReader): Settings {
     cacheTtlSeconds: integer(get, 'cacheTtlSeconds', 5, 0, 300),
     debug: flag(get, 'debug', false),
     lambdaMemoryMb: integer(get, 'lambdaMemoryMb', 512, 128, 10240),
-    logRetentionDays,
+    logRetentionDays: retention(get, 'logRetentionDays', 30),
+    executionLogRetentionDays: retention(get, 'executionLogRetentionDays', 30),
     enableWaf: flag(get, 'enableWaf', false),
     wafRateLimitPerIp: integer(get, 'wafRateLimitPerIp', 1000, 10, 2_000_000_000),
     wafClientRateLimitPerIp: integer(get, 'wafClientRateLimitPerIp', 300, 10, 2_000_000_000),

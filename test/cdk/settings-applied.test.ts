@@ -26,6 +26,7 @@ beforeAll(() => {
       debug: 'true',
       lambdaMemoryMb: '1024',
       logRetentionDays: '90',
+      executionLogRetentionDays: '365',
       enableWaf: 'true',
       wafRateLimitPerIp: '300',
       wafClientRateLimitPerIp: '60',
@@ -74,6 +75,7 @@ describe('a stack synthesized with every context key set', () => {
     for (const group of Object.values(synth.template.findResources('AWS::Logs::LogGroup'))) {
       expect(group.Properties.RetentionInDays).toBe(90);
     }
+    synth.template.hasResourceProperties('Custom::LogRetention', { LogGroupName: Match.objectLike({}), RetentionInDays: 365 });
     const consumer = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions.events)];
     expect(consumer!.Properties.Environment.Variables.AUDIT_RETENTION_DAYS).toBe('30');
   });

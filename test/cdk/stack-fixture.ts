@@ -69,12 +69,14 @@ export function methods(template: Template): MethodView[] {
   }));
 }
 
+/** Singleton functions CDK adds for its own constructs: the dashboard's BucketDeployment, LogRetention. */
+const cdkProvidedFunction = /^(CustomCDKBucketDeployment|LogRetention[0-9a-f]{32})/;
+
 /**
- * The template's resources of a type, without those of CDK's BucketDeployment
- * (the dashboard's file copier, a singleton Lambda with its own role): the
- * service's own functions and policies.
+ * The template's resources of a type, without those of CDK's own singleton
+ * functions and their roles: the service's own functions and policies.
  */
 export function serviceResources(template: Template, type: 'AWS::Lambda::Function' | 'AWS::IAM::Policy'): ReturnType<Template['findResources']> {
   const all = template.findResources(type);
-  return Object.fromEntries(Object.entries(all).filter(([id]) => !id.startsWith('CustomCDKBucketDeployment')));
+  return Object.fromEntries(Object.entries(all).filter(([id]) => !cdkProvidedFunction.test(id)));
 }

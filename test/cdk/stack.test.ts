@@ -473,8 +473,24 @@ describe('operations', () => {
 
   it('keeps every log group for the configured retention', () => {
     const groupsFound = synth.template.findResources('AWS::Logs::LogGroup');
-    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 4);
+    // The groups' functions, the authorizer's, the events consumer's, the OpenAPI function's, the access logs', the dashboard deployment's.
+    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 5);
     for (const group of Object.values(groupsFound)) expect(group.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('lets no log group live forever: every function logs into a group of the stack, and the execution logs get a retention', () => {
+    const stackGroups = new Set(Object.keys(synth.template.findResources('AWS::Logs::LogGroup')));
+    const functions = Object.entries(synth.template.findResources('AWS::Lambda::Function'));
+    // CDK's LogRetention function sets a 1-day retention on its own group when it first runs.
+    const retentionProvider = functions.filter(([id]) => /^LogRetention[0-9a-f]{32}/.test(id));
+    expect(retentionProvider).toHaveLength(1);
+    for (const [id, fn] of functions.filter((entry) => !retentionProvider.includes(entry))) {
+      expect({ id, group: stackGroups.has(fn.Properties.LoggingConfig?.LogGroup?.Ref) }).toEqual({ id, group: true });
+    }
+    synth.template.hasResourceProperties('Custom::LogRetention', {
+      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: logicalId(synth.stack, synth.stack.api) }, '/prod']] },
+      RetentionInDays: 30,
+    });
   });
 
   it('outputs what the admin CLI and the deploy guide name', () => {
