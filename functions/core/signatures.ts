@@ -128,7 +128,10 @@ export function requestNonce(bodyNonce: unknown, acceptSignature: string | undef
 }
 
 /** The digest algorithms of RFC 9530 a request may use, by their names in the field. */
-const digestAlgorithms: Record<string, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };
+const digestAlgorithms = new Map([
+  ['sha-256', 'sha256'],
+  ['sha-512', 'sha512'],
+]);
 
 export type DigestVerdict = { kind: 'none' } | { kind: 'valid'; value: string } | { kind: 'invalid' };
 
@@ -149,7 +152,7 @@ export function requestContentDigest(header: string | undefined, body: Uint8Arra
   }
   let known = 0;
   for (const [name, member] of dictionary) {
-    const algorithm = digestAlgorithms[name];
+    const algorithm = digestAlgorithms.get(name);
     if (algorithm === undefined) continue;
     const sent = member[0];
     if (!(sent instanceof ArrayBuffer)) return { kind: 'invalid' };

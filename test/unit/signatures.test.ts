@@ -162,6 +162,8 @@ describe('request Content-Digest', () => {
       `sha-256=:${createHash('sha256').update(body).digest().subarray(0, 16).toString('base64')}:`,
       'md5=:AAAA:',
       'unixsum=:AAAA:',
+      'constructor=:AAAA:',
+      '__proto__=:AAAA:',
       '',
       'sha-256=abc',
       'sha-256=("a")',
