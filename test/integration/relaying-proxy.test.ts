@@ -25,18 +25,15 @@ interface RelayingProxy {
 
 const maxBody = 16 * 1024;
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((done, fail) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBody) request.destroy(new Error('body too large'));
-      else chunks.push(chunk);
-    });
-    request.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', fail);
-  });
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBody) throw new Error('body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function startRelayingProxy(upstream: string, genuine: { license: string; hwid: string }, digests: DigestHandling): Promise<RelayingProxy> {
