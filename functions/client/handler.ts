@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { answerSigning, checkedNonce } from '#core/answer-signing';
+import { answerSigning, checkContentDigest, checkedNonce } from '#core/answer-signing';
 import { createGroupHandler, type DepsSource, type Endpoints, type RequestInfo } from '#core/http';
 import { signingDepsFromEnv } from '#core/signing-deps';
 import { validate } from '#core/validation';
@@ -11,10 +11,12 @@ import { registerCredentials, registeredMessage } from './register';
 import { resetHwid } from './reset-hwid';
 import { authSchema, registerSchema, resetHwidSchema } from './schemas';
 
-/** A client route's body after the spec's 400 checks, then the nonce's (extensions.md section 1). */
+/** A client route's body after the spec's 400 checks, then the nonce's, then the request's Content-Digest: all before any read. */
 function clientInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): { input: z.infer<S>; nonce: string | undefined } {
   const input = validate('client', schema, body);
-  return { input, nonce: checkedNonce(body, request.header) };
+  const nonce = checkedNonce(body, request.header);
+  checkContentDigest(request.rawBody, request.header);
+  return { input, nonce };
 }
 
 export const endpoints: Endpoints<'client'> = {

@@ -6,8 +6,8 @@ import type { AnswerLayer } from './http';
 import { badClientRequest, clientMessages } from './errors';
 import { isUuid } from './ids';
 import { describeError } from './logger';
-import type { HttpEvent } from './middleware';
-import { answerSignatureHeaders, requestNonce } from './signatures';
+import { rawBodyOf, type HttpEvent } from './middleware';
+import { answerSignatureHeaders, requestContentDigest, requestNonce } from './signatures';
 import type { Signer } from './signer-cache';
 import { signerOf } from './signing-keys';
 
@@ -45,6 +45,15 @@ export function checkedNonce(body: unknown, header: (name: string) => string | u
   return verdict.kind === 'valid' ? verdict.nonce : undefined;
 }
 
+/**
+ * A request's Content-Digest against the body bytes it came with: 400
+ * `Invalid Content-Digest` when it does not match, names no known algorithm
+ * or is malformed. Without the header nothing is checked.
+ */
+export function checkContentDigest(rawBody: Uint8Array, header: (name: string) => string | undefined): void {
+  if (requestContentDigest(header('content-digest'), rawBody).kind === 'invalid') throw badClientRequest(clientMessages.invalidContentDigest);
+}
+
 function bodyField(body: unknown, name: string): unknown {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
 }
@@ -73,7 +82,8 @@ async function signerFor(deps: Deps, event: HttpEvent, appId: string): Promise<S
  * Signs every answer of a client route (extensions.md section 1): success,
  * 4xx and 5xx alike, after the error renderer has made its answer. Answers to
  * a request without a known application stay unsigned: there is no key. A
- * nonce that fails its check is left out of the answer (which is then that 400).
+ * nonce or a Content-Digest that fails its check is left out of the answer
+ * (which is then that 400, or a 400 checked before it).
  */
 function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
   const sign = async (request: Request) => {
@@ -87,6 +97,7 @@ function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
       const signer = await signerFor(base, event, appId);
       if (!signer) return;
       const verdict = requestNonce(bodyField(event.body, 'nonce'), event.headers?.['accept-signature']);
+      const digest = requestContentDigest(event.headers?.['content-digest'], rawBodyOf(event));
       const headers = answerSignatureHeaders({
         status: response.statusCode,
         body: response.body,
@@ -94,6 +105,7 @@ function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
         privateKey: signer.privateKey,
         created: Math.floor(base.clock.now().getTime() / 1000),
         nonce: verdict.kind === 'valid' ? verdict.nonce : undefined,
+        requestDigest: digest.kind === 'valid' ? digest.value : undefined,
       });
       response.headers = { ...response.headers, ...headers };
     } catch (error) {

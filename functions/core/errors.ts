@@ -85,6 +85,7 @@ export const clientMessages = {
   serverError: 'Internal server error',
   hwidFormat: 'HWID must be a string of at most 256 characters',
   invalidNonce: 'Invalid nonce',
+  invalidContentDigest: 'Invalid Content-Digest',
 } as const;
 
 /** The 403 codes of spec 7.1, USERNAME_TAKEN (api-decisions.md) and those of /reset-hwid (extensions.md section 2). */

@@ -5,7 +5,7 @@ import { sideOf, type Group, type PathOf, type Side } from '../routes';
 import { missingApiKey } from './api-key-auth';
 import { forRequest, type Deps } from './deps';
 import { edgeErrors } from './errors';
-import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, type HttpEvent } from './middleware';
+import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, rawBodyOf, type HttpEvent } from './middleware';
 import { validate } from './validation';
 
 /** What an endpoint learns about a request beyond its body. */
@@ -16,6 +16,8 @@ export interface RequestInfo {
   sourceIp: string;
   /** Header lookup by lower-cased name. */
   header(name: string): string | undefined;
+  /** The body's bytes as received, before JSON parsing. */
+  rawBody: Uint8Array;
   /** The owner, as the API-key authorizer resolved it; absent on client routes. */
   teamId: string | undefined;
   /** Who the request's writes are recorded as: the authorizer's `actor` on management routes, `client` on client routes. */
@@ -41,6 +43,7 @@ function requestInfo(event: HttpEvent): RequestInfo {
     path: event.resource,
     sourceIp: event.requestContext?.identity?.sourceIp ?? '',
     header: (name) => headers[name.toLowerCase()],
+    rawBody: rawBodyOf(event),
     teamId: typeof teamId === 'string' ? teamId : undefined,
     actor: typeof actor === 'string' ? actor : undefined,
   };

@@ -119,8 +119,23 @@ const parserOptions = {
   disableContentTypeCheck: true,
 } as Parameters<typeof httpJsonBodyParser>[0];
 
-/** Replaces `event.body` by the parsed JSON; its failures are rendered by `errorRenderer`. */
-export const jsonBody = (): Middleware => httpJsonBodyParser(parserOptions) as Middleware;
+/** The body bytes as received, by event: the parser replaces `event.body`, and a request's Content-Digest covers the bytes. */
+const rawBodies = new WeakMap<HttpEvent, Uint8Array>();
+
+/** The request body exactly as API Gateway handed it over (base64 decoded when it says so); empty before parsing. */
+export const rawBodyOf = (event: HttpEvent): Uint8Array => rawBodies.get(event) ?? new Uint8Array();
+
+/** Replaces `event.body` by the parsed JSON, keeping its bytes for `rawBodyOf`; its failures are rendered by `errorRenderer`. */
+export function jsonBody(): Middleware {
+  const parser = httpJsonBodyParser(parserOptions) as Middleware;
+  return {
+    before: (request: Request) => {
+      const { event } = request;
+      if (typeof event.body === 'string') rawBodies.set(event, Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'));
+      return parser.before?.(request);
+    },
+  };
+}
 
 /** With the content-type check off, the parser fails only on text that is not JSON. */
 function isParserFailure(error: unknown): boolean {

@@ -166,6 +166,7 @@ const authBadRequest = [
   clientMessages.noAuthMethod,
   clientMessages.hwidFormat,
   clientMessages.invalidNonce,
+  clientMessages.invalidContentDigest,
 ];
 const authenticationFailures: ClientFailureCode[] = [
   'INVALID_APP_ID',
@@ -189,7 +190,7 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Client',
     summary: 'Authenticate an end user by license key or username and password',
     description:
-      'The order of the checks is binding (spec 7.1). With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`.',
+      'The order of the checks is binding (spec 7.1). With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.',
     request: authBody,
     requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a' },
     successMessages: [
@@ -227,6 +228,7 @@ export const contracts: Record<RoutePath, Contract> = {
       clientMessages.passwordMinLength,
       clientMessages.passwordMaxBytes,
       clientMessages.invalidNonce,
+      clientMessages.invalidContentDigest,
     ],
     failures: ['INVALID_APP_ID', 'LICENSE_NOT_FOUND', 'USERNAME_TAKEN'],
   },

@@ -147,7 +147,7 @@ function clientOperation(path: RoutePath, contract: ClientContract): Json {
     summary: contract.summary,
     description: contract.description,
     security: [],
-    parameters: [{ $ref: '#/components/parameters/Accept-Signature' }],
+    parameters: [{ $ref: '#/components/parameters/Accept-Signature' }, { $ref: '#/components/parameters/Content-Digest' }],
     requestBody: { required: true, content: json(componentRef(schemaName(path, 'Request')), contract.requestExample) },
     responses: {
       '200': { description: contract.successMessages.join(', '), headers: signatureHeaders, content: json(componentRef(schemaName(path, 'Answer')), contract.answerExample) },
@@ -248,11 +248,23 @@ export function openApiDocument(serverUrl?: string): Json {
           schema: { type: 'string' },
           example: 'sig1=("@status" "content-digest");nonce="4f1c9a7e2b"',
         },
+        'Content-Digest': {
+          name: 'Content-Digest',
+          in: 'header',
+          required: false,
+          description:
+            'RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer\'s signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.',
+          schema: { type: 'string' },
+          example: 'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:',
+        },
       },
       headers: {
         'Retry-After': { description: 'Seconds to wait before sending the request again.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
         'Content-Digest': { description: 'RFC 9530 `sha-256` digest of the body; present on answers the service signed.', schema: { type: 'string' } },
-        'Signature-Input': { description: 'RFC 9421 signature parameters: covered components, `created`, `keyid`, `alg`, and the request\'s `nonce`.', schema: { type: 'string' } },
+        'Signature-Input': {
+          description: 'RFC 9421 signature parameters: covered components (`"content-digest";req` too when the request sent a matching `Content-Digest`), `created`, `keyid`, `alg`, and the request\'s `nonce`.',
+          schema: { type: 'string' },
+        },
         Signature: { description: 'RFC 9421 Ed25519 signature by the application key (see `/app/signing-key`).', schema: { type: 'string' } },
       },
       schemas: {

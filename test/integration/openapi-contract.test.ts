@@ -231,6 +231,7 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client(path, { app_id: owner.app_id }), '400:No valid authentication method provided (missing license key or username/password)');
     await expectOutcome(client(path, { app_id: owner.app_id, license: 'K', hwid: 7 }), '400:HWID must be a string of at most 256 characters');
     await expectOutcome(client(path, { app_id: owner.app_id, license: 'K', nonce: 'bad nonce!' }), '400:Invalid nonce');
+    await expectOutcome(client(path, { app_id: owner.app_id, license: 'K' }, { 'content-digest': 'sha-256=:AAAA:' }), '400:Invalid Content-Digest');
     await expectOutcome(client(path, { app_id: owner.app_id, license: 'x'.repeat(70 * 1024) }), '413:Request body too large');
   });
 
@@ -248,6 +249,7 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client('/register', { ...base, username: 'ana', password: 'short' }), '400:Password must be at least 8 characters');
     await expectOutcome(client('/register', { ...base, username: 'ana', password: 'é'.repeat(40) }), '400:Password must be at most 72 bytes');
     await expectOutcome(client('/register', { ...base, username: 'ana', password: 'correct horse', nonce: '!' }), '400:Invalid nonce');
+    await expectOutcome(client('/register', { ...base, username: 'ana', password: 'correct horse' }, { 'content-digest': 'md5=:AAAA:' }), '400:Invalid Content-Digest');
     await expectOutcome(client('/register', { ...base, padding: 'x'.repeat(70 * 1024) }), '413:Request body too large');
     await expectOutcome(client('/register', { ...base, app_id: newId(), username: 'ana', password: 'correct horse' }), '403:INVALID_APP_ID');
     await expectOutcome(client('/register', { ...base, license: 'NO-SUCH-KEY', username: 'ana', password: 'correct horse' }), '403:LICENSE_NOT_FOUND');

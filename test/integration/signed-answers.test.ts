@@ -1,10 +1,13 @@
-import { createPublicKey, randomBytes, verify } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
+import type { Context } from 'aws-lambda';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { createDeps } from '#core/deps';
 import { newId } from '#core/ids';
 import type { KeyVault } from '#core/key-vault';
 import { createLogger } from '#core/logger';
+import type { HttpEvent } from '#core/middleware';
 import { signerOf } from '#core/signing-keys';
+import { createHandler as createClientHandler } from '../../functions/client/handler';
 import * as owners from '../../functions/admin/owners';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { awsError, injectFault } from '../support/dynamo-faults';
@@ -103,12 +106,12 @@ describe('signed client answers', () => {
     expect(() => verifyAnswer({ ...answer, status: 403 }, { jwk, nonce: sent })).toThrow('bad signature');
     expect(() => verifyAnswer(answer, { jwk: { ...otherJwk, kid: jwk.kid }, nonce: sent })).toThrow('bad signature');
     expect(() => verifyAnswer(answer, { jwk: otherJwk, nonce: sent })).toThrow();
-    expect(() => verifyAnswer(answer, { jwk, nonce: nonce() })).toThrow('another nonce');
+    expect(() => verifyAnswer(answer, { jwk, nonce: nonce() })).toThrow('unexpected Signature-Input');
 
     // The same answer fed back to a later request that sent a fresh nonce.
     const fresh = nonce();
     await post('/auth', await licenseBody({ nonce: fresh }));
-    expect(() => verifyAnswer(answer, { jwk, nonce: fresh })).toThrow('another nonce');
+    expect(() => verifyAnswer(answer, { jwk, nonce: fresh })).toThrow('unexpected Signature-Input');
   });
 
   it('is signed by the other application for its own answers, never by this one', async () => {
@@ -156,6 +159,91 @@ describe('signed client answers', () => {
     const same = nonce();
     const agreeing = await post('/auth', await licenseBody({ nonce: same }), { 'accept-signature': `sig1=("@status");nonce="${same}"` });
     expect(agreeing.status).toBe(200);
+  });
+
+  it('cover the request’s Content-Digest as "content-digest";req when it matches the body, sha-256 or sha-512, on every client route', async () => {
+    const { contentDigest, verifyAnswer } = await docsVerifier();
+    const sent = nonce();
+    const requests: [string, string, string][] = [];
+    const authText = JSON.stringify(await licenseBody({ nonce: sent }));
+    requests.push(['/auth', authText, contentDigest(authText)]);
+    const sha512Text = JSON.stringify(await licenseBody({ nonce: sent }));
+    requests.push(['/auth', sha512Text, `sha-512=:${createHash('sha512').update(sha512Text).digest('base64')}:, unknown-alg=:AAAA:`]);
+    const registerText = JSON.stringify({ ...(await licenseBody({ nonce: sent })), username: `u${newId().slice(0, 8)}`, password: 'password-1' });
+    requests.push(['/register', registerText, contentDigest(registerText)]);
+    const resetText = JSON.stringify(await licenseBody({ nonce: sent }));
+    requests.push(['/reset-hwid', resetText, contentDigest(resetText)]);
+    const statuses: number[] = [];
+    for (const [path, text, requestDigest] of requests) {
+      const answer = await post(path, text, { 'content-digest': requestDigest });
+      statuses.push(answer.status);
+      expect(answer.headers.get('signature-input')).toMatch(/^sig1=\("@status" "content-digest" "content-digest";req\);created=\d+;keyid="[^"]+";alg="ed25519";nonce="[^"]+"$/);
+      expect(verifyAnswer(answer, { jwk, nonce: sent, requestDigest })).toEqual(JSON.parse(answer.body));
+      expect(() => verifyAnswer(answer, { jwk, nonce: sent })).toThrow('unexpected Signature-Input');
+      expect(() => verifyAnswer(answer, { jwk, nonce: sent, requestDigest: contentDigest(`${text} `) })).toThrow('bad signature');
+    }
+    expect(statuses).toEqual([200, 200, 200, 403]);
+  });
+
+  it('answer 400 Invalid Content-Digest for a digest that differs, only unknown algorithms, or a malformed field, before any read', async () => {
+    const { contentDigest, verifyAnswer } = await docsVerifier();
+    const license = await seedLicense(env.deps, subscription);
+    const text = JSON.stringify({ app_id: owner.app_id, license: license.key });
+    const otherDigest = contentDigest(`${text} `);
+    const cases = [
+      otherDigest,
+      `sha-512=:${createHash('sha512').update('other').digest('base64')}:`,
+      `${contentDigest(text)}, sha-512=:${createHash('sha512').update('other').digest('base64')}:`,
+      'md5=:AAAAAAAAAAAAAAAAAAAAAA==:',
+      'sha-256=not-a-byte-sequence',
+      'sha-256=:!!:',
+      '(',
+    ];
+    for (const header of cases) {
+      const answer = await post('/auth', text, { 'content-digest': header });
+      expect([header, answer.status, JSON.parse(answer.body)]).toEqual([header, 400, { success: false, message: 'Invalid Content-Digest' }]);
+      expect(answer.headers.get('signature-input')).not.toContain(';req');
+      expect(verifyAnswer(answer, { jwk })).toBeDefined();
+    }
+    expect((await env.deps.repos.licenses.get(license.key, owner.team_id))?.first_used_at).toBeNull();
+    const unknownApp = await post('/auth', JSON.stringify({ app_id: newId(), license: license.key }), { 'content-digest': otherDigest });
+    expect(JSON.parse(unknownApp.body).message).toBe('Invalid Content-Digest');
+    const spec400 = await post('/auth', JSON.stringify({ app_id: owner.app_id }), { 'content-digest': otherDigest });
+    expect(JSON.parse(spec400.body).message).toBe('No valid authentication method provided (missing license key or username/password)');
+    const nonce400 = await post('/auth', JSON.stringify({ app_id: owner.app_id, license: license.key, nonce: 'short' }), { 'content-digest': otherDigest });
+    expect(JSON.parse(nonce400.body).message).toBe('Invalid nonce');
+    const register400 = await post('/register', JSON.stringify({ app_id: owner.app_id, license: license.key, username: 'alice', password: 'password-1' }), { 'content-digest': otherDigest });
+    expect(JSON.parse(register400.body).message).toBe('Invalid Content-Digest');
+  });
+
+  it('check the digest over the body bytes as API Gateway hands them over, base64 included', async () => {
+    const { contentDigest, verifyAnswer } = await docsVerifier();
+    const handler = createClientHandler(() => env.deps);
+    const text = JSON.stringify({ app_id: owner.app_id, license: 'NOPE-NOPE', hwid: 'Zoë’s pc' });
+    const event = (body: string, isBase64Encoded: boolean, digest: string) =>
+      ({
+        resource: '/auth',
+        path: '/auth',
+        httpMethod: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Digest': digest },
+        multiValueHeaders: {},
+        body,
+        isBase64Encoded,
+        queryStringParameters: null,
+        multiValueQueryStringParameters: null,
+        pathParameters: null,
+        stageVariables: null,
+        requestContext: { requestId: newId(), identity: { sourceIp: '192.0.2.1' } },
+      }) as unknown as HttpEvent;
+    const encoded = Buffer.from(text).toString('base64');
+    for (const [body, isBase64Encoded] of [[encoded, true], [text, false]] as const) {
+      const result = await handler(event(body, isBase64Encoded, contentDigest(text)), {} as Context);
+      const answer = { status: result.statusCode, headers: new Headers(result.headers as Record<string, string>), body: result.body };
+      expect(JSON.parse(answer.body).message).toBe('LICENSE_NOT_FOUND');
+      expect(verifyAnswer(answer, { jwk, requestDigest: contentDigest(text) })).toBeDefined();
+    }
+    const digestOfBase64Text = await handler(event(encoded, true, contentDigest(encoded)), {} as Context);
+    expect(JSON.parse(digestOfBase64Text.body).message).toBe('Invalid Content-Digest');
   });
 
   it('gives Keycrate SDK requests (no nonce, no flag) the very bytes of an unsigned server', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, generateKeyPair, type JWK } from 'jose';
 import {
+  contentDigest,
   createLicensingClient,
   LicensingApiError,
   SignatureError,
@@ -169,15 +170,26 @@ describe('verifying signed answers and offline tokens', () => {
     return { status: response.status, headers: response.headers, body: text, text };
   }
 
-  it('accepts a real signed /auth answer inside an openapi-fetch middleware, and its offline token', async () => {
+  it('accepts a real signed /auth answer bound to its request inside an openapi-fetch middleware, and its offline token', async () => {
     const lockedKey = (await newLicense(true)).license.key;
     const sent = nonce();
     let verified: unknown;
+    let requestDigest = '';
     const answer = await appClient().POST('/auth', {
       body: { app_id: owner.app_id, license: lockedKey, hwid: 'device-1', nonce: sent, offline_token: true },
-      middleware: [{ onResponse: async ({ response }) => void (verified = await verifySignedAnswer(response, { jwk, nonce: sent })) }],
+      middleware: [
+        {
+          onRequest: async ({ request }) => {
+            requestDigest = await contentDigest(await request.clone().text());
+            request.headers.set('Content-Digest', requestDigest);
+            return request;
+          },
+          onResponse: async ({ response }) => void (verified = await verifySignedAnswer(response, { jwk, nonce: sent, requestDigest, licenseKey: lockedKey })),
+        },
+      ],
     });
     expect(answer.response.status).toBe(200);
+    expect(answer.response.headers.get('signature-input')).toContain('"content-digest";req');
     expect(verified).toEqual(answer.data);
     const token = answer.data!.data.offline_token!;
 

@@ -1,27 +1,14 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
-import { examplesDir, type PublicJwk } from '../support/verifier';
+import { examplesDir, pythonWithModules, type PublicJwk } from '../support/verifier';
 
 const run = promisify(execFile);
 const docsPage = readFileSync(join(examplesDir, '..', 'verifying-answers.md'), 'utf8');
-
-/** A python3 that has both modules: pyenv's shim may come first on PATH without them, Debian's /usr/bin/python3 has them once installed. */
-function pythonWithModules(): string | undefined {
-  for (const candidate of ['python3', '/usr/bin/python3']) {
-    try {
-      execFileSync(candidate, ['-c', 'import cryptography, jwt'], { stdio: 'ignore', timeout: 20_000 });
-      return candidate;
-    } catch {
-      // Missing, or without the modules: try the next one.
-    }
-  }
-  return undefined;
-}
 
 const python = pythonWithModules();
 if (!python) {

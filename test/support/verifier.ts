@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { JWTPayload } from 'jose';
@@ -18,8 +19,9 @@ export interface RawAnswer {
 }
 
 interface VerifierModule {
-  verifyAnswer(answer: RawAnswer, expected: { jwk: PublicJwk; nonce?: string; now?: number }): unknown;
-  verifyOfflineToken(token: string, expected: { jwk: PublicJwk; appId: string; nonce?: string }): Promise<JWTPayload>;
+  contentDigest(body: string): string;
+  verifyAnswer(answer: RawAnswer, expected: { jwk: PublicJwk; nonce?: string; requestDigest?: string; license?: string; now?: number }): unknown;
+  verifyOfflineToken(token: string, expected: { jwk: PublicJwk; appId: string; nonce?: string; license?: string; hwid?: string }): Promise<JWTPayload>;
 }
 
 export const examplesDir = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'docs', 'examples');
@@ -38,4 +40,17 @@ export async function postRaw(baseUrl: string, path: string, body: unknown, head
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: response.status, headers: response.headers, body: await response.text() };
+}
+
+/** A python3 that has both modules: pyenv's shim may come first on PATH without them, Debian's /usr/bin/python3 has them once installed. */
+export function pythonWithModules(): string | undefined {
+  for (const candidate of ['python3', '/usr/bin/python3']) {
+    try {
+      execFileSync(candidate, ['-c', 'import cryptography, jwt'], { stdio: 'ignore', timeout: 20_000 });
+      return candidate;
+    } catch {
+      // Missing, or without the modules: try the next one.
+    }
+  }
+  return undefined;
 }

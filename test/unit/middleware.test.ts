@@ -145,6 +145,17 @@ describe('the shared Middy stack', () => {
     expect(JSON.parse(managementAnswer.body)).toEqual({ error: 'Request body is not valid JSON', error_code: 'INVALID_INPUT' });
   });
 
+  it('keeps the body bytes as received for the endpoint after parsing, base64 decoded or as text', async () => {
+    const rawEcho: Endpoint = async (_deps, body, request) => ({ body: { body, raw: Buffer.from(request.rawBody).toString('base64') } });
+    const handler = createGroupHandler('client', { '/auth': rawEcho }, depsFor(false));
+    const bytes = Buffer.from('{ "name" : "Zoë\u00e9",\r\n "n": 1.50 }');
+    const fromBase64 = await handler(event('/auth', bytes.toString('base64'), 'POST', { isBase64Encoded: true }), context);
+    const fromText = await handler(event('/auth', bytes.toString('utf8')), context);
+    for (const response of [fromBase64, fromText]) {
+      expect(JSON.parse(response.body)).toEqual({ body: { name: 'Zoëé', n: 1.5 }, raw: bytes.toString('base64') });
+    }
+  });
+
   it('renders a base64 body that is not JSON as invalid JSON', async () => {
     const body = Buffer.from('{nope').toString('base64');
     const response = await client()(event('/auth', body, 'POST', { isBase64Encoded: true }), context);

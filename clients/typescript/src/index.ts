@@ -1,6 +1,6 @@
 import createClient, { mergeHeaders, type Client, type ClientOptions } from 'openapi-fetch';
 import { calculateJwkThumbprint, exportJWK, importJWK, importSPKI, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import { parseDictionary, serializeDictionary, serializeInnerList, serializeItem, type InnerList } from 'structured-headers';
+import { parseDictionary, serializeDictionary, serializeInnerList, serializeItem, type InnerList, type Item } from 'structured-headers';
 import type { components, operations, paths } from './schema.js';
 
 export type { components, operations, paths };
@@ -132,6 +132,14 @@ export interface PublicKeyOption {
 export interface VerifyAnswerOptions extends PublicKeyOption {
   /** The nonce this request sent; the answer must carry it. Without it the answer must carry none. */
   nonce?: string;
+  /**
+   * The `Content-Digest` header this request sent (see `contentDigest`): the
+   * answer's signature must cover it as `"content-digest";req`, so an answer
+   * made for another request fails. Without it the answer must not cover one.
+   */
+  requestDigest?: string;
+  /** The license key asked for: a successful answer's `data.key` must be it. */
+  licenseKey?: string;
   /** How far `created` may be from now; 300 unless given. */
   maxAgeSeconds?: number;
   now?: () => number;
@@ -158,7 +166,14 @@ async function publicKey(options: PublicKeyOption): Promise<{ key: CryptoKey; ke
 }
 
 const signatureLabel = 'sig1';
-const coveredComponents = ['@status', 'content-digest'];
+const bare = (name: string): Item => [name, new Map()];
+const requestDigestComponent: Item = ['content-digest', new Map([['req', true]])];
+
+/** RFC 9530 `Content-Digest` (sha-256) of a request body: send it as the header and give it to `verifySignedAnswer` as `requestDigest`. */
+export async function contentDigest(body: string | Uint8Array): Promise<string> {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : new Uint8Array(body);
+  return serializeDictionary({ 'sha-256': await crypto.subtle.digest('SHA-256', bytes) });
+}
 
 function dictionaryMember(headers: Headers, name: string) {
   const value = headers.get(name);
@@ -173,13 +188,15 @@ function dictionaryMember(headers: Headers, name: string) {
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, index) => byte === b[index]);
 
 /**
- * Checks a client-route answer (`/auth`, `/register`, `/reset-hwid`) as extensions.md
- * section 1 signs it: the body against `Content-Digest`, then the RFC 9421 Ed25519
- * signature over `"@status"` and `"content-digest"`. The signature parameters are
- * rebuilt from what this program expects (the key's own id, its own nonce) rather
+ * Checks a client-route answer (`/auth`, `/register`, `/reset-hwid`) as the service
+ * signs it: the body against `Content-Digest`, then the RFC 9421 Ed25519 signature
+ * over `"@status"`, `"content-digest"` and, when the request sent one, the
+ * request's `"content-digest";req`. The signature parameters are rebuilt from what
+ * this program expects (the key's own id, its own request digest and nonce) rather
  * than taken from the answer, so an answer signed by another key or for another
- * request fails. Returns the parsed body. A `Response` is read through a clone, so
- * this also works in an openapi-fetch `onResponse` middleware.
+ * request fails; with `licenseKey`, so does a success about another license.
+ * Returns the parsed body. A `Response` is read through a clone, so this also
+ * works in an openapi-fetch `onResponse` middleware.
  */
 export async function verifySignedAnswer<Body = unknown>(answer: Response | RawAnswer, options: VerifyAnswerOptions): Promise<Body> {
   if (answer instanceof Response && answer.bodyUsed) throw new TypeError('the answer body was already read: verify in an onResponse middleware or pass {status, headers, body}');
@@ -198,7 +215,8 @@ export async function verifySignedAnswer<Body = unknown>(answer: Response | RawA
   const input = dictionaryMember(headers, 'signature-input');
   if (!input || !Array.isArray(input[0])) throw new SignatureError(`Signature-Input has no ${signatureLabel}`);
   const [items, sentParams] = input as InnerList;
-  if (items.map(([name]) => name).join(' ') !== coveredComponents.join(' ')) throw new SignatureError('the signature covers other components');
+  const components = options.requestDigest === undefined ? [bare('@status'), bare('content-digest')] : [bare('@status'), bare('content-digest'), requestDigestComponent];
+  if (serializeInnerList([items, new Map()]) !== serializeInnerList([components, new Map()])) throw new SignatureError('the signature covers other components');
   if (sentParams.get('keyid') !== keyId) throw new SignatureError('signed by another key');
   if (sentParams.get('nonce') !== options.nonce) throw new SignatureError('signed for another nonce');
   const created = sentParams.get('created');
@@ -207,19 +225,29 @@ export async function verifySignedAnswer<Body = unknown>(answer: Response | RawA
   if (!(Math.abs(now - created) <= (options.maxAgeSeconds ?? 300))) throw new SignatureError('the signature is too old');
 
   const params: InnerList = [
-    coveredComponents.map((name) => [name, new Map()]),
+    components,
     new Map<string, string | number>([['created', created], ['keyid', keyId], ['alg', 'ed25519'], ...(options.nonce === undefined ? [] : [['nonce', options.nonce] as [string, string]])]),
   ];
-  // RFC 9421 section 2.5, as functions/core/signatures.ts builds it on the server.
+  // RFC 9421 section 2.5, as the service builds it.
   const base = [
-    `${serializeItem(['@status', new Map()])}: ${status}`,
-    `${serializeItem(['content-digest', new Map()])}: ${serializeDictionary({ 'sha-256': digest })}`,
+    `${serializeItem(bare('@status'))}: ${status}`,
+    `${serializeItem(bare('content-digest'))}: ${serializeDictionary({ 'sha-256': digest })}`,
+    ...(options.requestDigest === undefined ? [] : [`${serializeItem(requestDigestComponent)}: ${options.requestDigest}`]),
     `"@signature-params": ${serializeInnerList(params)}`,
   ].join('\n');
   const signature = dictionaryMember(headers, 'signature')?.[0];
   if (!(signature instanceof ArrayBuffer)) throw new SignatureError(`Signature has no ${signatureLabel}`);
   if (!(await crypto.subtle.verify('Ed25519', key, signature, new TextEncoder().encode(base)))) throw new SignatureError('bad signature');
-  return JSON.parse(new TextDecoder().decode(body)) as Body;
+  const parsed = JSON.parse(new TextDecoder().decode(body)) as Body;
+  // A genuine answer about another license, such as one a relaying proxy holds, must not pass for this one.
+  if (options.licenseKey !== undefined && answersAboutAnotherLicense(parsed, options.licenseKey)) throw new SignatureError('the answer is about another license');
+  return parsed;
+}
+
+function answersAboutAnotherLicense(answer: unknown, licenseKey: string): boolean {
+  const { success, data } = (typeof answer === 'object' && answer !== null ? answer : {}) as { success?: unknown; data?: unknown };
+  if (success !== true || typeof data !== 'object' || data === null) return false;
+  return (data as { key?: unknown }).key !== licenseKey;
 }
 
 export interface VerifyOfflineTokenOptions extends PublicKeyOption {
@@ -234,7 +262,7 @@ export interface VerifyOfflineTokenOptions extends PublicKeyOption {
   now?: () => number;
 }
 
-/** The claims of an offline token (extensions.md section 1). */
+/** The claims of an offline token. */
 export interface OfflineTokenClaims extends JWTPayload {
   iss: string;
   sub: string;

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Authenticate an end user by license key or username and password
-         * @description The order of the checks is binding (spec 7.1). With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`.
+         * @description The order of the checks is binding (spec 7.1). With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.
          */
         post: operations["auth"];
         delete?: never;
@@ -1248,6 +1248,11 @@ export interface components {
          * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
          */
         "Accept-Signature": string;
+        /**
+         * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+         * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+         */
+        "Content-Digest": string;
     };
     requestBodies: never;
     headers: {
@@ -1255,7 +1260,7 @@ export interface components {
         "Retry-After": string;
         /** @description RFC 9530 `sha-256` digest of the body; present on answers the service signed. */
         "Content-Digest": string;
-        /** @description RFC 9421 signature parameters: covered components, `created`, `keyid`, `alg`, and the request's `nonce`. */
+        /** @description RFC 9421 signature parameters: covered components (`"content-digest";req` too when the request sent a matching `Content-Digest`), `created`, `keyid`, `alg`, and the request's `nonce`. */
         "Signature-Input": string;
         /** @description RFC 9421 Ed25519 signature by the application key (see `/app/signing-key`). */
         Signature: string;
@@ -1273,6 +1278,11 @@ export interface operations {
                  * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
                  */
                 "Accept-Signature"?: components["parameters"]["Accept-Signature"];
+                /**
+                 * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+                 * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+                 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
             };
             path?: never;
             cookie?: never;
@@ -1323,7 +1333,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -1334,7 +1344,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest";
                     };
                 };
             };
@@ -1427,6 +1437,11 @@ export interface operations {
                  * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
                  */
                 "Accept-Signature"?: components["parameters"]["Accept-Signature"];
+                /**
+                 * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+                 * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+                 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
             };
             path?: never;
             cookie?: never;
@@ -1463,7 +1478,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); License key is required; Username is required; Password is required; Username must be 3 to 50 characters; Password must be at least 8 characters; Password must be at most 72 bytes; Invalid nonce */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); License key is required; Username is required; Password is required; Username must be 3 to 50 characters; Password must be at least 8 characters; Password must be at most 72 bytes; Invalid nonce; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -1474,7 +1489,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "License key is required" | "Username is required" | "Password is required" | "Username must be 3 to 50 characters" | "Password must be at least 8 characters" | "Password must be at most 72 bytes" | "Invalid nonce";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "License key is required" | "Username is required" | "Password is required" | "Username must be 3 to 50 characters" | "Password must be at least 8 characters" | "Password must be at most 72 bytes" | "Invalid nonce" | "Invalid Content-Digest";
                     };
                 };
             };
@@ -1555,6 +1570,11 @@ export interface operations {
                  * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
                  */
                 "Accept-Signature"?: components["parameters"]["Accept-Signature"];
+                /**
+                 * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+                 * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+                 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
             };
             path?: never;
             cookie?: never;
@@ -1605,7 +1625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResetHwidAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -1616,7 +1636,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest";
                     };
                 };
             };
