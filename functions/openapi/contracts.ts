@@ -70,6 +70,7 @@ export const managementErrorStatus: Record<ManagementErrorCode, number> = {
   LICENSE_KEY_TAKEN: 409,
   USERNAME_TAKEN: 409,
   PAYLOAD_TOO_LARGE: 413,
+  HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   SERVER_ERROR: 500,
   NOT_IMPLEMENTED: 501,
