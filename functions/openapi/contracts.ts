@@ -567,6 +567,7 @@ export const contracts: Record<RoutePath, Contract> = {
   '/audit/get-bulk': {
     tag: 'Applications',
     summary: "An application's audit log, newest first",
+    description: 'Filters by license and by event type; pages with `next_cursor`, which is valid only with the `app_id`, `license_key` and `type` it was issued for (otherwise 400 `INVALID_INPUT` naming `cursor`).',
     request: appSchemas.auditListSchema,
     requestExample: { app_id: example.appId, license_key: example.key },
     answer: z.array(answers.auditEvent),

@@ -79,4 +79,21 @@ describe('POST /audit/get-bulk', () => {
     expect(replayed.status).toBe(400);
     expect(replayed.body.error_code).toBe('INVALID_INPUT');
   });
+
+  it('answers INVALID_INPUT naming cursor for a cursor sent with other filters than it was issued for', async () => {
+    const page = await list({ license_key: keys[0], per_page: 1 });
+    const cursor = page.body.next_cursor;
+
+    const unfiltered = await list({ cursor });
+    const otherLicense = await list({ license_key: keys[1], cursor });
+    const withType = await list({ license_key: keys[0], type: 'license.created', cursor });
+    const same = await list({ license_key: keys[0], per_page: 3, cursor });
+
+    for (const answer of [unfiltered, otherLicense, withType]) {
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ error: expect.stringMatching(/^cursor: /), error_code: 'INVALID_INPUT' });
+    }
+    expect(same.status).toBe(200);
+    expect(same.body.data.map((event: { type: string }) => event.type)).toEqual(['license.status_changed', 'license.activated', 'license.created']);
+  });
 });

@@ -633,7 +633,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** An application's audit log, newest first */
+        /**
+         * An application's audit log, newest first
+         * @description Filters by license and by event type; pages with `next_cursor`, which is valid only with the `app_id`, `license_key` and `type` it was issued for (otherwise 400 `INVALID_INPUT` naming `cursor`).
+         */
         post: operations["auditGetBulk"];
         delete?: never;
         options?: never;
