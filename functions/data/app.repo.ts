@@ -27,6 +27,9 @@ export const appSchema = z.object({
 });
 export type App = z.infer<typeof appSchema>;
 
+/** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
+export const appSettingsFields = ['offline_token_ttl'] as const satisfies readonly (keyof App)[];
+
 export function createAppRepo(table: Table) {
   return {
     async get(appId: string): Promise<App | undefined> {

@@ -47,12 +47,12 @@ describe('POST /audit/get-bulk', () => {
   it('pages newest first with next_cursor until null, every event once', async () => {
     const pages = await everyPage({ per_page: 3 });
     const all = pages.flat();
-    // The subscription, 4 licenses created, 2 activated, 2 status changes.
-    expect(all).toHaveLength(9);
+    // The application, the subscription, 4 licenses created, 2 activated, 2 status changes.
+    expect(all).toHaveLength(10);
     expect(pages.slice(0, -1).every((page) => page.length === 3)).toBe(true);
-    expect(new Set(all.map((event) => event.id)).size).toBe(9);
+    expect(new Set(all.map((event) => event.id)).size).toBe(10);
     expect(all[0]).toMatchObject({ type: 'license.status_changed', subject: keys[0], after: { status: 'active' } });
-    expect(all.at(-1)).toMatchObject({ type: 'subscription.created' });
+    expect(all.at(-1)).toMatchObject({ type: 'app.created', subject: owner.app_id, actor: 'admin' });
     const times = all.map((event) => event.at);
     expect([...times].sort().reverse()).toEqual(times);
     expect(Object.keys(all[0]).sort()).toEqual(['actor', 'after', 'app_id', 'at', 'before', 'id', 'subject', 'type']);
