@@ -74,6 +74,10 @@ export function createAppRepo(table: Table) {
       return updateExisting(table, keys.app(appId), 'SET offline_token_ttl = :ttl', { ':ttl': seconds });
     },
 
+    setName(appId: string, name: string): Promise<boolean> {
+      return updateExisting(table, keys.app(appId), 'SET #name = :name', { ':name': name }, { '#name': 'name' });
+    },
+
     setStatus(appId: string, status: App['status']): Promise<boolean> {
       return updateExisting(table, keys.app(appId), 'SET #status = :status', { ':status': status }, { '#status': 'status' });
     },

@@ -137,6 +137,7 @@ describe('events of application changes', () => {
     const rotated = await eventsOf(async () => ({ status: 200, body: await owners.rotateAppSigningKey(admin, { appId }) }));
     const after = await env.deps.repos.apps.get(appId);
     const updated = await eventsOf(async () => ({ status: 200, body: await owners.setAppStatus(admin, { appId, status: 'inactive' }) }));
+    const renamed = await eventsOf(async () => ({ status: 200, body: await owners.renameApp(admin, { appId, name: 'Third' }) }));
 
     expect(created).toMatchObject([{ type: 'app.created', app_id: appId, subject: appId, actor: 'admin', after: { name: 'Second', status: 'active', signing_key_id: before!.signing_key!.key_id } }]);
     expect(settings).toMatchObject([{ type: 'app.settings_changed', subject: appId, actor, before: { offline_token_ttl: null }, after: { offline_token_ttl: 3600 } }]);
@@ -144,7 +145,8 @@ describe('events of application changes', () => {
       expect.objectContaining({ type: 'app.signing_key_rotated', actor: 'admin', before: { key_id: before!.signing_key!.key_id }, after: { key_id: after!.signing_key!.key_id } }),
     ]);
     expect(updated).toMatchObject([{ type: 'app.updated', actor: 'admin', before: { status: 'active' }, after: { status: 'inactive', offline_token_ttl: 3600 } }]);
-    expectNoSecrets([created, settings, rotated, updated]);
+    expect(renamed).toMatchObject([{ type: 'app.updated', actor: 'admin', before: { name: 'Second' }, after: { name: 'Third', status: 'inactive' } }]);
+    expectNoSecrets([created, settings, rotated, updated, renamed]);
     expect(JSON.stringify([created, rotated, updated])).not.toContain(before!.signing_key!.private_key_ciphertext);
 
     const audited = await env.post('/audit/get-bulk', { app_id: appId, type: 'app.settings_changed' }, owner.auth);
