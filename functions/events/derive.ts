@@ -186,10 +186,7 @@ type Images = { before?: Record<string, unknown>; after?: Record<string, unknown
 /** Makes an event of the change; `images` replace the entity's public images where those would say too much. */
 type EventOf = (type: EventType, appId: string, subject: string, images?: Images) => ServiceEvent;
 
-const signingKeyId = (app: Record<string, unknown>): string | null => {
-  const key = app.signing_key;
-  return typeof key === 'object' && key !== null && typeof (key as { key_id?: unknown }).key_id === 'string' ? (key as { key_id: string }).key_id : null;
-};
+const signingKeyId = (app: Record<string, unknown>): string | null => text((app.signing_key as Record<string, unknown> | undefined)?.key_id) ?? null;
 
 /** An application's settings, each null while unset (the default applies). */
 const appSettings = (app: Record<string, unknown>) => Object.fromEntries(appSettingsFields.map((field) => [field, app[field] ?? null]));
@@ -205,7 +202,7 @@ function appView(app: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Applications are made and changed by the admin CLI (created, status) and
+ * Applications are made and changed by the admin CLI (create, rename, status) and
  * `/app/settings`; their keys are rotated by the CLI. The first key of an
  * application made before signing existed is made on its first need: no
  * owner's change, no event. Applications are never deleted.
