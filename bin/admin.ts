@@ -16,6 +16,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   team set-plan --team ID --plan-expires-at ISO|never
   app create --team ID [--name N] [--json]
   app set-status --app ID --status active|inactive
+  app rename --app ID --name N
   app index                                          list apps made before /app/list (once per table)
   app signing-key --app ID [--json]                  the app's public signing key
   app rotate-signing-key --app ID [--json]           new key pair; prints the new public key
@@ -84,6 +85,9 @@ async function run(deps: Deps, registerUsageKey: UsageKeys): Promise<Record<stri
       if (status !== 'active' && status !== 'inactive') throw new UsageError('--status must be active or inactive');
       return owners.setAppStatus(deps, { appId: required('app'), status });
     }
+    case 'app rename':
+      if (!values.name) throw new UsageError('--name is required');
+      return owners.renameApp(deps, { appId: required('app'), name: values.name });
     case 'app index':
       return { indexed: await deps.repos.apps.indexUnlisted() };
     case 'app signing-key':

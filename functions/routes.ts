@@ -79,3 +79,6 @@ export const authorizerEntry = 'functions/authorizer/handler.ts';
  * route of a group, and the document describes the routes, not itself.
  */
 export const openApiPath = '/openapi.json';
+
+/** The document's headers on both servers: any origin may read it, and no browser may read it as anything but JSON. */
+export const openApiHeaders = { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'X-Content-Type-Options': 'nosniff' } as const;

@@ -179,12 +179,12 @@ export class LicensingStack extends Stack {
         onFailure: new SqsDlq(this.eventsDeadLetterQueue),
         filters: [
           lambda.FilterCriteria.filter({
-            dynamodb: { Keys: { sk: { S: ['LIC', 'SUB', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
+            dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
           }),
         ],
       }),
     );
-    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName, description: 'EventBridge bus of license, subscription and blacklist events' });
+    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName, description: 'EventBridge bus of application, license, subscription and blacklist events' });
     new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.eventsDeadLetterQueue.queueUrl, description: 'Events and stream records that could not be delivered' });
   }
 

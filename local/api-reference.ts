@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { openApiDocument } from '../functions/openapi/document';
-import { openApiPath } from '../functions/routes';
+import { openApiHeaders, openApiPath } from '../functions/routes';
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -34,8 +34,10 @@ const files: Record<string, { type: string; body: () => Promise<string | Buffer>
   'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', body: () => readFile(join(swaggerUiDir, 'swagger-ui-bundle.js')) },
 };
 
+/** The page is never framed (no clickjacking of its buttons): CSP for current browsers, X-Frame-Options for older ones. */
 const headers = {
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'",
+  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-cache',
 };
@@ -48,7 +50,7 @@ const headers = {
 export async function serveApiReference(baseUrl: string, pathname: string, response: ServerResponse): Promise<boolean> {
   if (pathname === openApiPath) {
     response
-      .writeHead(200, { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-cache' })
+      .writeHead(200, { ...openApiHeaders, 'Cache-Control': 'no-cache' })
       .end(JSON.stringify(openApiDocument(baseUrl)));
     return true;
   }

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { invalidApiKey, missingApiKey } from '#core/api-key-auth';
 import type { Deps } from '#core/deps';
+import { canonicalUuid } from '#core/ids';
 import { ClientError, edgeErrors, ManagementError, type ServiceError } from '#core/errors';
 import { corsHeaders, jsonResponse, type HttpEvent } from '#core/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';
@@ -36,22 +38,37 @@ const maxBodyBytes = 10 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
 
+/**
+ * The body, or BodyTooLarge once it has all arrived. An oversize body is read
+ * to its end and dropped rather than cut off: closing a socket with unread
+ * bytes resets it, and the client would lose the 413 with them.
+ */
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolveBody, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBodyBytes) {
-        reject(new BodyTooLarge());
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= maxBodyBytes) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    request.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => (size > maxBodyBytes ? reject(new BodyTooLarge()) : resolveBody(Buffer.concat(chunks).toString('utf8'))));
     request.on('error', reject);
   });
+}
+
+/** RFC 3986 characters of a path and query (no `[`, `]`, spaces, quotes or controls); `%` only as an escape. */
+const originForm = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*$/;
+
+/** The path of a request target in origin form; undefined for anything else, which no route or page can mean. */
+function requestPath(target: string): string | undefined {
+  return originForm.test(target) ? new URL(`http://local${target}`).pathname : undefined;
+}
+
+/** The side whose body shape a request gets: its route's, else the management shape, as for an unknown path. */
+function sideOfPath(pathname: string): Side {
+  const route = findRoute(pathname);
+  return route ? sideOf(route.group) : 'management';
 }
 
 function flatHeaders(request: IncomingMessage): Record<string, string> {
@@ -149,19 +166,61 @@ function throttleApp(body: string, limiter: RateLimiter | undefined): APIGateway
     return undefined;
   }
   if (typeof appId !== 'string' || appId === '') return undefined;
-  const verdict = limiter.take(appId);
+  const verdict = limiter.take(canonicalUuid(appId));
   if (verdict.allowed) return undefined;
   return jsonResponse(429, new ClientError(429, 'RATE_LIMITED').body(), { ...corsHeaders('client', '*'), 'Retry-After': String(verdict.retryAfterSeconds) });
 }
 
+/** With its length, as API Gateway answers (a 204 has none): a client reads the end of the answer without chunked framing. */
 function send(response: ServerResponse, result: APIGatewayProxyResult) {
-  response.writeHead(result.statusCode, result.headers as Record<string, string>);
+  const length = result.statusCode === 204 ? {} : { 'Content-Length': String(Buffer.byteLength(result.body ?? '')) };
+  response.writeHead(result.statusCode, { ...(result.headers as Record<string, string>), ...length });
   response.end(result.body);
 }
 
 function sendError(response: ServerResponse, side: Side, error: ServiceError, managementOrigin: string) {
   send(response, jsonResponse(error.status, error.body(), { ...corsHeaders(side, managementOrigin), ...error.headers() }));
 }
+
+/** Sockets already answered: the parser reports every later chunk of a broken request again. */
+const answeredSockets = new WeakSet<Duplex>();
+
+/**
+ * Requests Node's parser refuses never reach `serve`: headers over
+ * `maxHeaderSize` (16 KiB), malformed HTTP. They are answered here in the
+ * management shape (no route was read to take a side from), then the socket
+ * is half-closed and left to read what the client still sends, so the answer
+ * is not lost to a reset; a client that never closes is cut off after a while.
+ * A request that timed out has no one waiting: it is only closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, managementOrigin: string) {
+  if (answeredSockets.has(socket)) return;
+  answeredSockets.add(socket);
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const answer =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? edgeErrors.headersTooLarge()
+      : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+        ? edgeErrors.bodyTooLarge('management')
+        : edgeErrors.malformedRequest();
+  const body = JSON.stringify(answer.body());
+  const headers = {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+    ...corsHeaders('management', managementOrigin),
+    ...answer.headers(),
+  };
+  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  setTimeout(() => socket.destroy(), clientErrorLingerMs).unref();
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** How long a refused request's socket may keep sending before it is destroyed. */
+const clientErrorLingerMs = 5_000;
 
 export async function startLocalServer(options: ServerOptions): Promise<LocalServer> {
   const { deps } = options;
@@ -171,15 +230,22 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
   let baseUrl = '';
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://local');
+    const target = request.url ?? '/';
+    const pathname = requestPath(target);
+    if (pathname === undefined) {
+      await readBody(request).catch(() => undefined);
+      const side = sideOfPath(target.split(/[?#]/, 1)[0]!);
+      sendError(response, side, edgeErrors.malformedTarget(side), deps.config.managementCorsOrigin);
+      return;
+    }
     if (options.dashboard && (request.method === 'GET' || request.method === 'HEAD')) {
       const site = { dir: options.dashboard.dir, apiUrl: options.dashboard.apiUrl ?? baseUrl };
-      if (await serveDashboard(site, url.pathname, response)) return;
+      if (await serveDashboard(site, pathname, response)) return;
     }
-    if ((request.method === 'GET' || request.method === 'HEAD') && (await serveApiReference(baseUrl, url.pathname, response))) return;
-    const route = findRoute(url.pathname);
+    if ((request.method === 'GET' || request.method === 'HEAD') && (await serveApiReference(baseUrl, pathname, response))) return;
+    const route = findRoute(pathname);
     if (!route) {
-      sendError(response, 'management', new ManagementError(404, 'NOT_FOUND', `No route ${url.pathname}`), deps.config.managementCorsOrigin);
+      sendError(response, 'management', new ManagementError(404, 'NOT_FOUND', `No route ${pathname}`), deps.config.managementCorsOrigin);
       return;
     }
     const side = sideOf(route.group);
@@ -221,6 +287,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
     });
   });
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, deps.config.managementCorsOrigin));
 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((listening, reject) => {

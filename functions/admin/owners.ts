@@ -50,6 +50,11 @@ export async function setAppStatus(deps: AdminDeps, input: { appId: string; stat
   return { app_id: input.appId, status: input.status };
 }
 
+export async function renameApp(deps: AdminDeps, input: { appId: string; name: string }) {
+  if (!(await deps.repos.apps.setName(input.appId, input.name))) throw new AdminError(`No app ${input.appId}`);
+  return { app_id: input.appId, name: input.name };
+}
+
 /** The application's public signing key; made now for an application from before signing. */
 export async function showSigningKey(deps: AdminDeps, input: { appId: string }) {
   const app = await deps.repos.apps.get(input.appId);

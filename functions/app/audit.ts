@@ -1,24 +1,40 @@
+import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
 import { decodeCursor, encodeCursor, notACursor } from '#core/cursor';
+import { invalidInput } from '#core/errors';
 import type { Page } from '#core/http';
 import { ownedApp } from '#core/ownership';
 import type { AuditEvent } from '#data/events.repo';
 import type { auditListSchema } from './schemas';
 
-const cursorSchema = z.tuple([z.string(), z.string().check(z.maxLength(300))]);
+type AuditListInput = z.infer<typeof auditListSchema>;
 
-/** A position in one app's audit log, as the audit index sorts it. */
-function decodeAuditCursor(cursor: string, appId: string): string {
-  const [, position] = decodeCursor(cursor, appId, cursorSchema);
+const cursorSchema = z.tuple([z.string(), z.string().check(z.maxLength(300)), z.string()]);
+
+/**
+ * The filters a cursor pages through, as a digest: the cursor stays opaque, and
+ * a position in one license's or type's events means nothing in another listing.
+ */
+function filtersDigest(input: AuditListInput): string {
+  return createHash('sha256')
+    .update(JSON.stringify([input.license_key ?? null, input.type ?? null]))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+/** A position in one app's audit log, as the audit index sorts it, for the filters it was issued for. */
+function decodeAuditCursor(cursor: string, input: AuditListInput): string {
+  const [, position, filters] = decodeCursor(cursor, input.app_id, cursorSchema);
   if (!/^\d{4}-\d\d-\d\dT[\d:.]+Z#\d{40}#[A-Za-z0-9_.:-]+$/.test(position)) throw notACursor();
+  if (filters !== filtersDigest(input)) throw invalidInput('cursor: was issued for other filters; send it with the license_key and type of the request that returned it');
   return position;
 }
 
 /** `/audit/get-bulk`: the app's events, newest first, of one license and/or one type. */
-export async function listAudit(deps: Deps, input: z.infer<typeof auditListSchema> & { teamId: string }): Promise<Page<AuditEvent>> {
-  const after = input.cursor ? decodeAuditCursor(input.cursor, input.app_id) : undefined;
+export async function listAudit(deps: Deps, input: AuditListInput & { teamId: string }): Promise<Page<AuditEvent>> {
+  const after = input.cursor ? decodeAuditCursor(input.cursor, input) : undefined;
   await ownedApp(deps, input.teamId, input.app_id);
   const page = await deps.repos.events.listAudit(input.app_id, { licenseKey: input.license_key, type: input.type, limit: input.per_page, after });
-  return { items: page.events, nextCursor: page.next === undefined ? null : encodeCursor(input.app_id, [page.next]) };
+  return { items: page.events, nextCursor: page.next === undefined ? null : encodeCursor(input.app_id, [page.next, filtersDigest(input)]) };
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { clientMessages } from '#core/errors';
-import { isUuid } from '#core/ids';
+import { canonicalUuid, isUuid } from '#core/ids';
 import { maxPasswordBytes } from '#core/passwords';
 
 /**
@@ -69,7 +69,7 @@ export const authSchema = z.pipe(
       ctx.issues.push({ code: 'custom', message: failure, input: body });
       return z.NEVER;
     }
-    return { appId: appId as string, credential: credential!, hwid: present(hwid) ? hwid : undefined, offlineToken: body.offline_token === true };
+    return { appId: canonicalUuid(appId as string), credential: credential!, hwid: present(hwid) ? hwid : undefined, offlineToken: body.offline_token === true };
   }),
 );
 
@@ -100,7 +100,7 @@ export const registerSchema = z.pipe(
       ctx.issues.push({ code: 'custom', message: failure, input: body });
       return z.NEVER;
     }
-    return { appId: appId as string, license: license as string, username: username as string, password: password as string };
+    return { appId: canonicalUuid(appId as string), license: license as string, username: username as string, password: password as string };
   }),
 );
 

@@ -4,7 +4,7 @@ import type { App } from '#data/app.repo';
 import type { Deps } from './deps';
 import type { AnswerLayer } from './http';
 import { badClientRequest, clientMessages } from './errors';
-import { isUuid } from './ids';
+import { canonicalUuid, isUuid } from './ids';
 import { describeError } from './logger';
 import { rawBodyOf, type HttpEvent } from './middleware';
 import { answerSignatureHeaders, requestContentDigest, requestNonce } from './signatures';
@@ -89,8 +89,9 @@ function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
   const sign = async (request: Request) => {
     const { event, response } = request;
     if (!response || typeof response.body !== 'string') return;
-    const appId = bodyField(event.body, 'app_id');
-    if (typeof appId !== 'string' || !isUuid(appId)) return;
+    const sentAppId = bodyField(event.body, 'app_id');
+    if (typeof sentAppId !== 'string' || !isUuid(sentAppId)) return;
+    const appId = canonicalUuid(sentAppId);
     const base = await deps();
     if (!base.config.signAnswers) return;
     try {

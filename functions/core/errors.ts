@@ -39,6 +39,7 @@ export type ManagementErrorCode =
   | 'INVALID_INPUT'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'HEADERS_TOO_LARGE'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'NOT_IMPLEMENTED'
@@ -82,6 +83,7 @@ export const clientMessages = {
   passwordMinLength: 'Password must be at least 8 characters',
   passwordMaxBytes: 'Password must be at most 72 bytes',
   bodyTooLarge: 'Request body too large',
+  malformedTarget: 'Malformed request target',
   serverError: 'Internal server error',
   hwidFormat: 'HWID must be a string of at most 256 characters',
   invalidNonce: 'Invalid nonce',
@@ -138,6 +140,13 @@ export const edgeErrors = {
     side === 'client'
       ? new ClientError(501, `${path} is not implemented yet`)
       : new ManagementError(501, 'NOT_IMPLEMENTED', `${path} is not implemented yet`),
+  malformedTarget: (side: Side): ServiceError =>
+    side === 'client'
+      ? badClientRequest(clientMessages.malformedTarget)
+      : invalidInput(`${clientMessages.malformedTarget}: a path and query of URI characters only, escapes as % and two hex digits`),
+  /** Answered before the request is parsed, so without a route to take the side from: the management shape. */
+  headersTooLarge: (): ServiceError => new ManagementError(431, 'HEADERS_TOO_LARGE', 'Request headers too large'),
+  malformedRequest: (): ServiceError => invalidInput('Malformed HTTP request'),
   methodNotAllowed: (side: Side): ServiceError =>
     side === 'client'
       ? new ClientError(405, 'Method not allowed')

@@ -1,14 +1,19 @@
 import * as z from 'zod/mini';
-import { isUuid } from './ids';
+import { canonicalUuid, isUuid } from './ids';
 import { maxDevicesLimit } from '#data/license.repo';
 
 /**
  * Body fields shared by management routes. Identifiers are checked for shape
  * only; whether they exist and belong to the caller is ownership's job.
+ * An id sent in upper case is read as the stored, lower-case one.
  */
-export const appIdField = z.string().check(z.refine(isUuid, 'must be a UUID'));
+function uuidField() {
+  return z.string().check(z.refine(isUuid, 'must be a UUID'), z.overwrite(canonicalUuid));
+}
 
-export const subscriptionIdField = z.string().check(z.refine(isUuid, 'must be a UUID'));
+export const appIdField = uuidField();
+
+export const subscriptionIdField = uuidField();
 
 /**
  * Generated keys are 29 characters of Crockford base32 and dashes, custom keys 8

@@ -56,3 +56,8 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export function isUuid(value: string): boolean {
   return uuidPattern.test(value);
 }
+
+/** UUIDs are case-insensitive; ids are stored in lower case, so an id sent in upper case is read as the stored one. */
+export function canonicalUuid(value: string): string {
+  return value.toLowerCase();
+}

@@ -21,6 +21,8 @@ export function validate<S extends z.ZodMiniType>(side: Side, schema: S, body: u
 function validationError(side: Side, error: z.core.$ZodError): ServiceError {
   const issue = error.issues[0]!;
   if (side === 'client') return badClientRequest(issue.message);
+  // zod reports an unknown field at its object; the message starts with the field itself, as every other does.
+  if (issue.code === 'unrecognized_keys') return invalidInput(`${[...issue.path, issue.keys[0]].map(String).join('.')}: is not a field of this route`);
   const field = issue.path.map(String).join('.');
   return invalidInput(field ? `${field}: ${issue.message}` : issue.message);
 }

@@ -27,6 +27,9 @@ export const appSchema = z.object({
 });
 export type App = z.infer<typeof appSchema>;
 
+/** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
+export const appSettingsFields = ['offline_token_ttl'] as const satisfies readonly (keyof App)[];
+
 export function createAppRepo(table: Table) {
   return {
     async get(appId: string): Promise<App | undefined> {
@@ -69,6 +72,10 @@ export function createAppRepo(table: Table) {
 
     setOfflineTokenTtl(appId: string, seconds: number): Promise<boolean> {
       return updateExisting(table, keys.app(appId), 'SET offline_token_ttl = :ttl', { ':ttl': seconds });
+    },
+
+    setName(appId: string, name: string): Promise<boolean> {
+      return updateExisting(table, keys.app(appId), 'SET #name = :name', { ':name': name }, { '#name': 'name' });
     },
 
     setStatus(appId: string, status: App['status']): Promise<boolean> {

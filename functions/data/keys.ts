@@ -134,6 +134,7 @@ export const keys = {
     if (sk === 'LIC' && pk.startsWith('LIC#')) return { kind: 'license' };
     if (sk === 'SUB' && pk.startsWith('SUB#')) return { kind: 'subscription', id: pk.slice('SUB#'.length) };
     const app = /^APP#([^#]+)$/.exec(pk);
+    if (app && sk === 'APP') return { kind: 'app', id: app[1]! };
     if (app && sk.startsWith('BL#')) return { kind: 'blacklist', appId: app[1]! };
     if (app && sk.startsWith('USER#')) return { kind: 'username', appId: app[1]! };
     return undefined;
@@ -141,6 +142,7 @@ export const keys = {
 } as const;
 
 export type EntityRef =
+  | { kind: 'app'; id: string }
   | { kind: 'license' }
   | { kind: 'subscription'; id: string }
   | { kind: 'blacklist'; appId: string }

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { appSettingsFields } from '#data/app.repo';
 import { actorAttribute } from '#data/db';
 import type { AuditEvent } from '#data/events.repo';
 import { keys } from '#data/keys';
@@ -19,6 +20,10 @@ export const eventTypes = [
   'subscription.deleted',
   'blacklist.added',
   'blacklist.deleted',
+  'app.created',
+  'app.updated',
+  'app.settings_changed',
+  'app.signing_key_rotated',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -106,7 +111,7 @@ const announcedLicenseFields = new Set([
   'last_login',
 ]);
 
-function licenseEffects(change: StreamChange, event: (type: EventType, appId: string, subject: string) => ServiceEvent): Effects {
+function licenseEffects(change: StreamChange, event: EventOf): Effects {
   const before = change.oldImage;
   const after = change.newImage;
   const image = after ?? before;
@@ -149,7 +154,7 @@ function licenseEffects(change: StreamChange, event: (type: EventType, appId: st
  * that is the license's credentials changing. Renames show on the license
  * itself, so index items that come and go are no event of their own.
  */
-function usernameEffects(change: StreamChange, appId: string, event: (type: EventType, appId: string, subject: string) => ServiceEvent): Effects {
+function usernameEffects(change: StreamChange, appId: string, event: EventOf): Effects {
   const { oldImage: before, newImage: after } = change;
   if (change.kind !== 'MODIFY' || !before || !after) return none;
   const licenseKey = text(after.license_key);
@@ -158,7 +163,7 @@ function usernameEffects(change: StreamChange, appId: string, event: (type: Even
   return { events: [event('license.credentials_changed', appId, licenseKey)], counts: [] };
 }
 
-function subscriptionEffects(change: StreamChange, subscriptionId: string, event: (type: EventType, appId: string, subject: string) => ServiceEvent): Effects {
+function subscriptionEffects(change: StreamChange, subscriptionId: string, event: EventOf): Effects {
   const appId = text((change.newImage ?? change.oldImage)?.app_id);
   if (appId === undefined) return none;
   if (change.kind === 'INSERT') return { events: [event('subscription.created', appId, subscriptionId)], counts: [] };
@@ -167,13 +172,59 @@ function subscriptionEffects(change: StreamChange, subscriptionId: string, event
   return { events: [event('subscription.changed', appId, subscriptionId)], counts: [] };
 }
 
-function blacklistEffects(change: StreamChange, appId: string, event: (type: EventType, appId: string, subject: string) => ServiceEvent): Effects {
+function blacklistEffects(change: StreamChange, appId: string, event: EventOf): Effects {
   const image = change.newImage ?? change.oldImage;
   const subject = `${String(image?.type)}:${String(image?.value)}`;
   if (change.kind === 'REMOVE') return { events: [event('blacklist.deleted', appId, subject)], counts: [] };
   // Adding an entry again (a new reason) is announced as an addition; a write that changed nothing is not.
   if (change.kind === 'MODIFY' && changedFields(change.oldImage ?? {}, change.newImage ?? {}).size === 0) return none;
   return { events: [event('blacklist.added', appId, subject)], counts: [] };
+}
+
+type Images = { before?: Record<string, unknown>; after?: Record<string, unknown> };
+
+/** Makes an event of the change; `images` replace the entity's public images where those would say too much. */
+type EventOf = (type: EventType, appId: string, subject: string, images?: Images) => ServiceEvent;
+
+const signingKeyId = (app: Record<string, unknown>): string | null => text((app.signing_key as Record<string, unknown> | undefined)?.key_id) ?? null;
+
+/** An application's settings, each null while unset (the default applies). */
+const appSettings = (app: Record<string, unknown>) => Object.fromEntries(appSettingsFields.map((field) => [field, app[field] ?? null]));
+
+/**
+ * An application as its events show it: its own fields and settings, and of
+ * its signing key only the id. The stored key holds the private key's
+ * ciphertext, which no event may carry, encrypted or not.
+ */
+function appView(app: Record<string, unknown>): Record<string, unknown> {
+  const { signing_key: _key, ...fields } = publicImage(app)!;
+  return { ...fields, ...appSettings(app), signing_key_id: signingKeyId(app) };
+}
+
+/**
+ * Applications are made and changed by the admin CLI (create, rename, status) and
+ * `/app/settings`; their keys are rotated by the CLI. The first key of an
+ * application made before signing existed is made on its first need: no
+ * owner's change, no event. Applications are never deleted.
+ */
+function appEffects(change: StreamChange, appId: string, event: EventOf): Effects {
+  const { oldImage: before, newImage: after } = change;
+  if (change.kind === 'INSERT' && after) return { events: [event('app.created', appId, appId, { after: appView(after) })], counts: [] };
+  if (change.kind !== 'MODIFY' || !before || !after) return none;
+  const changed = changedFields(before, after);
+  const settings = new Set<string>(appSettingsFields);
+  const events: ServiceEvent[] = [];
+  if ([...changed].some((field) => !settings.has(field) && field !== 'signing_key')) {
+    events.push(event('app.updated', appId, appId, { before: appView(before), after: appView(after) }));
+  }
+  if ([...changed].some((field) => settings.has(field))) {
+    events.push(event('app.settings_changed', appId, appId, { before: appSettings(before), after: appSettings(after) }));
+  }
+  const [oldKey, newKey] = [signingKeyId(before), signingKeyId(after)];
+  if (oldKey !== null && oldKey !== newKey) {
+    events.push(event('app.signing_key_rotated', appId, appId, { before: { key_id: oldKey }, after: { key_id: newKey } }));
+  }
+  return { events, counts: [] };
 }
 
 /**
@@ -190,17 +241,19 @@ export function effectsOf(change: StreamChange): Effects {
   const after = publicImage(change.newImage);
   const actor = text((change.kind === 'REMOVE' ? change.oldImage : change.newImage)?.[actorAttribute]) ?? 'admin';
   let index = 0;
-  const event = (type: EventType, appId: string, subject: string): ServiceEvent => ({
+  const event: EventOf = (type, appId, subject, images = { before, after }) => ({
     id: `${change.eventId}-${index++}`,
     type,
     app_id: appId,
     subject,
     at,
     actor,
-    ...(before ? { before } : {}),
-    ...(after ? { after } : {}),
+    ...(images.before ? { before: images.before } : {}),
+    ...(images.after ? { after: images.after } : {}),
   });
   switch (entity.kind) {
+    case 'app':
+      return appEffects(change, entity.id, event);
     case 'license':
       return licenseEffects(change, event);
     case 'username':

@@ -70,6 +70,7 @@ export const managementErrorStatus: Record<ManagementErrorCode, number> = {
   LICENSE_KEY_TAKEN: 409,
   USERNAME_TAKEN: 409,
   PAYLOAD_TOO_LARGE: 413,
+  HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   SERVER_ERROR: 500,
   NOT_IMPLEMENTED: 501,
@@ -568,6 +569,7 @@ export const contracts: Record<RoutePath, Contract> = {
   '/audit/get-bulk': {
     tag: 'Applications',
     summary: "An application's audit log, newest first",
+    description: 'Filters by license and by event type; pages with `next_cursor`, which is valid only with the `app_id`, `license_key` and `type` it was issued for (otherwise 400 `INVALID_INPUT` naming `cursor`).',
     request: appSchemas.auditListSchema,
     requestExample: { app_id: example.appId, license_key: example.key },
     answer: z.array(answers.auditEvent),

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import document from '../../docs/openapi.json' with { type: 'json' };
-import { openApiPath } from '../routes';
+import { openApiHeaders, openApiPath } from '../routes';
 
 /** Per container: a deployment answers on one or two names (execute-api, a custom domain), each rendered once. */
 const rendered = new Map<string, string>();
@@ -22,7 +22,7 @@ export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayPr
   }
   return {
     statusCode: 200,
-    headers: { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'max-age=300' },
+    headers: { ...openApiHeaders, 'Cache-Control': 'max-age=300' },
     body,
   };
 }

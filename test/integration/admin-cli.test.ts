@@ -56,13 +56,14 @@ describe('the admin CLI', () => {
     expect(scan).not.toContain(api_key);
   });
 
-  it('changes a team’s plan and an app’s status', async () => {
+  it('changes a team’s plan and an app’s status and name', async () => {
     const { team_id } = await admin('team', 'create');
     const { app_id } = await admin('app', 'create', '--team', team_id!);
     await admin('team', 'set-plan', '--team', team_id!, '--plan-expires-at', '2020-01-01T00:00:00Z');
     await admin('app', 'set-status', '--app', app_id!, '--status', 'inactive');
+    expect(await admin('app', 'rename', '--app', app_id!, '--name', 'Renamed')).toEqual({ app_id, name: 'Renamed' });
     expect((await env.deps.repos.teams.get(team_id!))?.plan_expires_at).toBe('2020-01-01T00:00:00.000Z');
-    expect((await env.deps.repos.apps.get(app_id!))?.status).toBe('inactive');
+    expect(await env.deps.repos.apps.get(app_id!)).toMatchObject({ status: 'inactive', name: 'Renamed' });
     await admin('team', 'set-plan', '--team', team_id!, '--plan-expires-at', 'never');
     expect((await env.deps.repos.teams.get(team_id!))?.plan_expires_at).toBeNull();
   });

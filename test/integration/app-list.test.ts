@@ -42,7 +42,7 @@ describe('/app/list', () => {
     const anonymous = await env.post('/app/list', {});
 
     expect(extra.status).toBe(400);
-    expect(extra.body.error_code).toBe('INVALID_INPUT');
+    expect(extra.body).toEqual({ error: 'app_id: is not a field of this route', error_code: 'INVALID_INPUT' });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error_code).toBe('MISSING_AUTH');
   });

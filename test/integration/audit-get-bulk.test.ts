@@ -47,12 +47,12 @@ describe('POST /audit/get-bulk', () => {
   it('pages newest first with next_cursor until null, every event once', async () => {
     const pages = await everyPage({ per_page: 3 });
     const all = pages.flat();
-    // The subscription, 4 licenses created, 2 activated, 2 status changes.
-    expect(all).toHaveLength(9);
+    // The application, the subscription, 4 licenses created, 2 activated, 2 status changes.
+    expect(all).toHaveLength(10);
     expect(pages.slice(0, -1).every((page) => page.length === 3)).toBe(true);
-    expect(new Set(all.map((event) => event.id)).size).toBe(9);
+    expect(new Set(all.map((event) => event.id)).size).toBe(10);
     expect(all[0]).toMatchObject({ type: 'license.status_changed', subject: keys[0], after: { status: 'active' } });
-    expect(all.at(-1)).toMatchObject({ type: 'subscription.created' });
+    expect(all.at(-1)).toMatchObject({ type: 'app.created', subject: owner.app_id, actor: 'admin' });
     const times = all.map((event) => event.at);
     expect([...times].sort().reverse()).toEqual(times);
     expect(Object.keys(all[0]).sort()).toEqual(['actor', 'after', 'app_id', 'at', 'before', 'id', 'subject', 'type']);
@@ -78,5 +78,22 @@ describe('POST /audit/get-bulk', () => {
     const replayed = await env.post('/audit/get-bulk', { app_id: other.app_id, cursor: page.body.next_cursor }, other.auth);
     expect(replayed.status).toBe(400);
     expect(replayed.body.error_code).toBe('INVALID_INPUT');
+  });
+
+  it('answers INVALID_INPUT naming cursor for a cursor sent with other filters than it was issued for', async () => {
+    const page = await list({ license_key: keys[0], per_page: 1 });
+    const cursor = page.body.next_cursor;
+
+    const unfiltered = await list({ cursor });
+    const otherLicense = await list({ license_key: keys[1], cursor });
+    const withType = await list({ license_key: keys[0], type: 'license.created', cursor });
+    const same = await list({ license_key: keys[0], per_page: 3, cursor });
+
+    for (const answer of [unfiltered, otherLicense, withType]) {
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ error: expect.stringMatching(/^cursor: /), error_code: 'INVALID_INPUT' });
+    }
+    expect(same.status).toBe(200);
+    expect(same.body.data.map((event: { type: string }) => event.type)).toEqual(['license.status_changed', 'license.activated', 'license.created']);
   });
 });

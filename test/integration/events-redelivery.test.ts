@@ -61,8 +61,8 @@ describe('a redelivered stream batch', () => {
 
     const once = await stored();
     expect(once.counters).toMatchObject({ created: 3, activated: 3, logins: 3 });
-    // The subscription, then each license created and activated.
-    expect(once.auditIds).toHaveLength(7);
+    // The application, the subscription, then each license created and activated.
+    expect(once.auditIds).toHaveLength(8);
     // The failed step's events were delivered again, with the same ids.
     expect(new Set(first.delivered.map((event) => event.id))).toEqual(new Set(once.auditIds));
 

@@ -1,4 +1,6 @@
+import { forRequest } from '#core/deps';
 import { sha256Hex } from '#core/ids';
+import * as owners from '../../functions/admin/owners';
 import type { EventType } from '../../functions/events/derive';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
@@ -38,6 +40,8 @@ function expectNoSecrets(value: unknown) {
 
 describe('events of license, subscription and blacklist changes', () => {
   it('produces each event type once, from the operation that makes the change, with who made it', async () => {
+    // The owner's application was announced when it was made (see the application events below).
+    await events.drain();
     const manage = (path: string, body: Record<string, unknown>) => () => env.post(path, body, owner.auth);
 
     const subscriptionCreated = await eventsOf(manage('/subscription/create', { app_id: owner.app_id, name: 'Pro', level: 1, single_key_per_hwid: false }));
@@ -117,5 +121,35 @@ describe('events of license, subscription and blacklist changes', () => {
     await env.deps.repos.blacklist.add({ app_id: owner.app_id, type: 'hwid', value: 'cli-device', reason: null, created_at: new Date().toISOString() });
     await events.drain();
     expect(events.delivered.slice(seen)).toMatchObject([{ type: 'blacklist.added', actor: 'admin' }]);
+  });
+});
+
+describe('events of application changes', () => {
+  it('announces an application the admin CLI creates, changes and rotates the key of, and its settings an owner changes', async () => {
+    const admin = forRequest(env.deps, undefined, 'admin');
+    const seen = events.delivered.length;
+    const { app_id: appId } = await owners.createApp(admin, { teamId: owner.team_id, name: 'Second' });
+    await events.drain();
+    const created = events.delivered.slice(seen);
+
+    const settings = await eventsOf(() => env.post('/app/settings', { app_id: appId, offline_token_ttl: 3600 }, owner.auth));
+    const before = await env.deps.repos.apps.get(appId);
+    const rotated = await eventsOf(async () => ({ status: 200, body: await owners.rotateAppSigningKey(admin, { appId }) }));
+    const after = await env.deps.repos.apps.get(appId);
+    const updated = await eventsOf(async () => ({ status: 200, body: await owners.setAppStatus(admin, { appId, status: 'inactive' }) }));
+    const renamed = await eventsOf(async () => ({ status: 200, body: await owners.renameApp(admin, { appId, name: 'Third' }) }));
+
+    expect(created).toMatchObject([{ type: 'app.created', app_id: appId, subject: appId, actor: 'admin', after: { name: 'Second', status: 'active', signing_key_id: before!.signing_key!.key_id } }]);
+    expect(settings).toMatchObject([{ type: 'app.settings_changed', subject: appId, actor, before: { offline_token_ttl: null }, after: { offline_token_ttl: 3600 } }]);
+    expect(rotated).toEqual([
+      expect.objectContaining({ type: 'app.signing_key_rotated', actor: 'admin', before: { key_id: before!.signing_key!.key_id }, after: { key_id: after!.signing_key!.key_id } }),
+    ]);
+    expect(updated).toMatchObject([{ type: 'app.updated', actor: 'admin', before: { status: 'active' }, after: { status: 'inactive', offline_token_ttl: 3600 } }]);
+    expect(renamed).toMatchObject([{ type: 'app.updated', actor: 'admin', before: { name: 'Second' }, after: { name: 'Third', status: 'inactive' } }]);
+    expectNoSecrets([created, settings, rotated, updated, renamed]);
+    expect(JSON.stringify([created, rotated, updated])).not.toContain(before!.signing_key!.private_key_ciphertext);
+
+    const audited = await env.post('/audit/get-bulk', { app_id: appId, type: 'app.settings_changed' }, owner.auth);
+    expect(audited.body.data).toMatchObject([{ id: settings[0]!.id, type: 'app.settings_changed' }]);
   });
 });

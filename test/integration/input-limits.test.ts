@@ -166,3 +166,24 @@ describe('username length is counted in characters everywhere', () => {
     expect(response.body.data.username).toBe(emoji);
   });
 });
+
+describe('an app_id in upper case is the same application (UUIDs are case-insensitive)', () => {
+  it('/auth accepts it and answers as for the lower-case id', async () => {
+    const license = await seedLicense(env.deps, subscription);
+
+    const response = await env.post('/auth', { app_id: owner.app_id.toUpperCase(), license: license.key });
+
+    expect(response.status).toBe(200);
+    expect(response.body.success).toBe(true);
+  });
+
+  it('/license/create and /license/get-bulk accept it and store the lower-case id', async () => {
+    const created = await env.post('/license/create', createBody({ app_id: owner.app_id.toUpperCase(), subscription_id: subscription.subscription_id.toUpperCase() }), owner.auth);
+    const listed = await env.post('/license/get-bulk', { app_id: owner.app_id.toUpperCase(), per_page: 100 }, owner.auth);
+
+    expect(created.status).toBe(200);
+    expect(created.body.data.app_id).toBe(owner.app_id);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((license: { key: string }) => license.key)).toContain(created.body.data.key);
+  });
+});

@@ -59,7 +59,6 @@ describe('events of a stream record', () => {
       { pk: 'APP#app-1#STATS', sk: 'DAY#2026-03-04' },
       { pk: 'STREAM#rec-0', sk: 'STREAM' },
       { pk: 'APP#app-1', sk: 'HWID#device-1' },
-      { pk: 'APP#app-1', sk: 'APP' },
     ]) {
       expect(effectsOf(change('INSERT', undefined, { ...keys, app_id: 'app-1' }))).toEqual({ events: [], counts: [] });
     }
@@ -70,5 +69,65 @@ describe('events of a stream record', () => {
     expect(Object.keys(image!).sort()).toEqual(
       ['app_id', 'created_at', 'expires_at', 'first_used_at', 'hwid', 'initial_duration', 'key', 'last_login', 'metadata', 'status', 'team_id'].sort(),
     );
+  });
+});
+
+describe('events of an application item', () => {
+  const signingKey = (keyId: string) => ({ key_id: keyId, public_key: `pub-${keyId}`, private_key_ciphertext: `SECRET-CIPHERTEXT-${keyId}`, created_at: '2026-03-01T00:00:00.000Z' });
+  const app = {
+    pk: 'APP#app-1',
+    sk: 'APP',
+    gsi1pk: 'TEAM#team-1#APPS',
+    gsi1sk: '2026-03-01T00:00:00.000Z#app-1',
+    app_id: 'app-1',
+    team_id: 'team-1',
+    name: 'My app',
+    status: 'active',
+    created_at: '2026-03-01T00:00:00.000Z',
+    signing_key: signingKey('kid-1'),
+    actor: 'admin',
+  };
+  const view = {
+    app_id: 'app-1',
+    team_id: 'team-1',
+    name: 'My app',
+    status: 'active',
+    created_at: '2026-03-01T00:00:00.000Z',
+    offline_token_ttl: null,
+    signing_key_id: 'kid-1',
+  };
+  const events = (kind: StreamChange['kind'], before?: Record<string, unknown>, after?: Record<string, unknown>) => effectsOf(change(kind, before, after)).events;
+
+  it('announces a new application with its fields, its signing key by id only', () => {
+    expect(events('INSERT', undefined, app)).toEqual([
+      { id: 'rec-1-0', type: 'app.created', app_id: 'app-1', subject: 'app-1', at: '2026-03-04T10:00:00.000Z', actor: 'admin', after: view },
+    ]);
+  });
+
+  it('announces a changed setting with the settings before and after, and who changed it', () => {
+    const [changed, ...rest] = events('MODIFY', app, { ...app, offline_token_ttl: 3600, actor: 'api_key:0123abcd' });
+
+    expect(rest).toEqual([]);
+    expect(changed).toMatchObject({ type: 'app.settings_changed', actor: 'api_key:0123abcd', before: { offline_token_ttl: null }, after: { offline_token_ttl: 3600 } });
+  });
+
+  it('announces a rotation with the old and new key ids only, never the encrypted private key', () => {
+    const rotated = events('MODIFY', app, { ...app, signing_key: signingKey('kid-2') });
+
+    expect(rotated).toMatchObject([{ type: 'app.signing_key_rotated', before: { key_id: 'kid-1' }, after: { key_id: 'kid-2' } }]);
+    expect(JSON.stringify([rotated, events('INSERT', undefined, app), events('MODIFY', app, { ...app, name: 'Renamed' })])).not.toMatch(/SECRET-CIPHERTEXT|private/);
+  });
+
+  it('announces a rename or a status change as app.updated with the application before and after', () => {
+    expect(events('MODIFY', app, { ...app, status: 'inactive' })).toMatchObject([
+      { type: 'app.updated', before: { ...view, status: 'active' }, after: { ...view, status: 'inactive' } },
+    ]);
+  });
+
+  it('announces nothing for the first key of an application made before signing, or for its listing entry', () => {
+    const { signing_key: _none, ...unsigned } = app;
+
+    expect(events('MODIFY', unsigned, app)).toEqual([]);
+    expect(events('MODIFY', { ...app, gsi1pk: undefined, gsi1sk: undefined }, app)).toEqual([]);
   });
 });

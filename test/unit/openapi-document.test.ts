@@ -57,7 +57,7 @@ describe('the OpenAPI document', () => {
     const asked = (domainName: string, path: string) => ({ requestContext: { domainName, path } }) as unknown as APIGatewayProxyEvent;
     const staged = await handler(asked('abc123.execute-api.eu-west-1.amazonaws.com', '/prod/openapi.json'));
     expect(staged.statusCode).toBe(200);
-    expect(staged.headers).toEqual(expect.objectContaining({ 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' }));
+    expect(staged.headers).toEqual(expect.objectContaining({ 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'X-Content-Type-Options': 'nosniff' }));
     const document = JSON.parse(staged.body);
     expect(document.servers).toEqual([{ url: 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod' }]);
     expect(Object.keys(document.paths)).toHaveLength(routes.length);

@@ -633,7 +633,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** An application's audit log, newest first */
+        /**
+         * An application's audit log, newest first
+         * @description Filters by license and by event type; pages with `next_cursor`, which is valid only with the `app_id`, `license_key` and `type` it was issued for (otherwise 400 `INVALID_INPUT` naming `cursor`).
+         */
         post: operations["auditGetBulk"];
         delete?: never;
         options?: never;
@@ -878,7 +881,7 @@ export interface components {
             app_id: string;
             license_key?: string;
             /** @enum {string} */
-            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted";
+            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
             /** @default 25 */
             per_page?: number;
             cursor?: string | null;
@@ -1224,7 +1227,7 @@ export interface components {
             data: {
                 id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
                 /** Format: uuid */
                 app_id: string;
                 subject: string;
