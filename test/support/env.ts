@@ -24,13 +24,19 @@ export interface TestEnv {
   client: DynamoDBClient;
 }
 
+/** A client of the run's DynamoDB Local whose served calls the IAM conformance check judges (test/support/aws-calls.ts). */
+export function createTestClient(config: Config): DynamoDBClient {
+  const client = createDynamoClient(config);
+  captureDynamoCalls(client);
+  return client;
+}
+
 /** A fresh table on the run's DynamoDB Local, so test files never see each other's items. */
 export async function createTestEnv(options: { config?: Partial<Config>; clock?: Clock } = {}): Promise<TestEnv> {
   const base = readConfig();
   if (!base.dynamodbEndpoint) throw new Error('DYNAMODB_ENDPOINT is not set: run the tests with npm test');
   const config: Config = { ...base, tableName: `test-${randomUUID()}`, bcryptCost: 4, logLevel: 'debug', ...options.config };
-  const client = createDynamoClient(config);
-  captureDynamoCalls(client);
+  const client = createTestClient(config);
   await ensureTable(client, config.tableName);
   const logs: CapturedLogs = { lines: [] };
   const logger: Logger = createLogger(config.logLevel, {}, (line) => logs.lines.push(line));
