@@ -1,6 +1,6 @@
 import { awsCallsKind, type AwsCall } from '../support/aws-calls';
 import { readEvidence } from '../support/evidence';
-import { denials, stackIam, unusedGrants } from '../support/iam-conformance';
+import { denials, grantsOf, stackIam, unusedGrants } from '../support/iam-conformance';
 import { logicalId, synthesize } from '../cdk/stack-fixture';
 
 /**
@@ -27,7 +27,9 @@ const iam = stackIam(
 describe('IAM conformance of the calls the whole run made', () => {
   it('recorded calls of every function that calls AWS', () => {
     const callers = new Set(calls.map((call) => call.function));
-    process.stdout.write(`IAM conformance: ${calls.length} distinct calls of ${callers.size} functions (${[...callers].sort().join(', ')})\n`);
+    process.stdout.write(
+      `IAM conformance: ${calls.length} distinct calls of ${callers.size} functions (${[...callers].sort().join(', ')}), ${grantsOf(iam).length} grants judged\n`,
+    );
     expect([...callers].sort()).toEqual(['app', 'authorizer', 'blacklist', 'client', 'events', 'hwid', 'license', 'subscription']);
   });
 

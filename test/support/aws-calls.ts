@@ -119,7 +119,7 @@ export function captureDynamoCalls(client: DynamoDBClient): void {
 type Answer = (command: string, input: Item) => Item | Promise<Item>;
 
 /** A client whose requests never leave the process: each is recorded, then answered by `answer`. */
-function answeredLocally<C extends KMSClient | EventBridgeClient | SQSClient>(client: C, service: string, resource: (command: string) => string, answer: Answer): C {
+function answeredLocally<C extends KMSClient | EventBridgeClient | SQSClient>(client: C, service: string, resource: string, answer: Answer): C {
   // The three clients' stacks differ only in their input and output types, which this middleware does not use.
   const stack = client.middlewareStack as unknown as { add(middleware: (next: unknown, context: { commandName?: string }) => (args: { input: unknown }) => Promise<unknown>, options: object): void };
   stack.add(
@@ -129,7 +129,7 @@ function answeredLocally<C extends KMSClient | EventBridgeClient | SQSClient>(cl
       // SQS authorizes SendMessageBatch as SendMessage.
       const action = service === 'sqs' ? command.replace(/Batch$/, '') : command;
       const encryptionContext = input.EncryptionContext as Record<string, string> | undefined;
-      record({ action: `${service}:${action}`, resource: resource(command), ...(encryptionContext ? { encryptionContext } : {}) });
+      record({ action: `${service}:${action}`, resource, ...(encryptionContext ? { encryptionContext } : {}) });
       return { output: { $metadata: {}, ...(await answer(command, input)) }, response: {} } as never;
     },
     { step: 'initialize', name: 'answeredLocally' },
@@ -145,7 +145,7 @@ const placeholders = { region: 'us-east-1', credentials: { accessKeyId: 'local',
  * what binds the ciphertext to the application, as KMS would.
  */
 export function kmsShapedVault(local: KeyVault): KeyVault {
-  const kms = answeredLocally(new KMSClient(placeholders), 'kms', () => 'signingKey', async (command, input) => {
+  const kms = answeredLocally(new KMSClient(placeholders), 'kms', 'signingKey', async (command, input) => {
     const appId = ((input as unknown as EncryptCommandInput | DecryptCommandInput).EncryptionContext ?? {}).app_id ?? '';
     if (command === 'Encrypt') return { CiphertextBlob: Buffer.from(await local.encrypt(appId, (input as unknown as EncryptCommandInput).Plaintext!), 'base64') };
     return { Plaintext: await local.decrypt(appId, Buffer.from((input as unknown as DecryptCommandInput).CiphertextBlob!).toString('base64')) };
@@ -162,14 +162,14 @@ export function eventClients(
   refuse: (entry: NonNullable<PutEventsCommandInput['Entries']>[number]) => boolean = () => false,
   deadLetter: (body: string) => void = () => undefined,
 ) {
-  const bus = answeredLocally(new EventBridgeClient(placeholders), 'events', () => 'eventBus', (_command, input) => {
+  const bus = answeredLocally(new EventBridgeClient(placeholders), 'events', 'eventBus', (_command, input) => {
     const entries = ((input as unknown as PutEventsCommandInput).Entries ?? []).map((entry) =>
       refuse(entry) ? { ErrorCode: 'InternalFailure', ErrorMessage: 'refused by the test' } : { EventId: 'local' },
     );
     const answer: Partial<PutEventsCommandOutput> = { Entries: entries, FailedEntryCount: entries.filter((entry) => 'ErrorCode' in entry).length };
     return answer as unknown as Item;
   });
-  const sqs = answeredLocally(new SQSClient(placeholders), 'sqs', () => 'deadLetterQueue', (_command, input) => {
+  const sqs = answeredLocally(new SQSClient(placeholders), 'sqs', 'deadLetterQueue', (_command, input) => {
     const entries = (input as unknown as SendMessageBatchCommandInput).Entries ?? [];
     for (const entry of entries) deadLetter(entry.MessageBody!);
     return { Successful: entries.map((entry) => ({ Id: entry.Id, MessageId: 'local', MD5OfMessageBody: '' })), Failed: [] };

@@ -208,31 +208,39 @@ export function denials(iam: StackIam, calls: readonly AwsCall[]): string[] {
   return [...grouped.values()].map(({ first, more }) => (more > 0 ? `${first} (and ${more} more calls alike)` : first));
 }
 
-/**
- * Every grant of the template, one per function, action, resource and
- * LeadingKeys pattern, that no recorded call used: what the code never needs.
- */
-export function unusedGrants(iam: StackIam, calls: readonly AwsCall[]): string[] {
-  const unused: string[] = [];
-  for (const [name, fn] of Object.entries(iam.functions)) {
-    const own = calls.filter((call) => call.function === name);
-    for (const statement of fn.statements) {
+/** One grant: a function may send an action to a resource, on partitions matching a LeadingKeys pattern if the statement has one. */
+export interface Grant {
+  function: string;
+  statement: Statement;
+  action: string;
+  resource: string;
+  pattern?: string;
+}
+
+/** Every grant of the template's judged statements, one per function, action, resource and LeadingKeys pattern. */
+export function grantsOf(iam: StackIam): Grant[] {
+  return Object.entries(iam.functions).flatMap(([name, fn]) =>
+    fn.statements.flatMap((statement) => {
       const patterns = list(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']);
-      for (const action of list(statement.Action)) {
-        for (const resource of list(statement.Resource)) {
-          const using = own.filter((call) => glob(action, call.action, true) && glob(resource, iam.arnOf(call.resource)) && allows(statement, call.action, iam.arnOf(call.resource), contextOf(call)));
-          if (patterns.length === 0) {
-            if (using.length === 0) unused.push(`${name} is granted ${action} on ${shortArn(resource)} but no call used it`);
-            continue;
-          }
-          for (const pattern of patterns) {
-            if (!using.some((call) => (call.leadingKeys ?? []).some((key) => glob(pattern, key)))) {
-              unused.push(`${name} is granted ${action} on ${shortArn(resource)} for ${pattern} but no call used it`);
-            }
-          }
-        }
-      }
-    }
-  }
-  return unused;
+      return list(statement.Action).flatMap((action) =>
+        list(statement.Resource).flatMap((resource) =>
+          (patterns.length > 0 ? patterns : [undefined]).map((pattern) => ({ function: name, statement, action, resource, ...(pattern ? { pattern } : {}) })),
+        ),
+      );
+    }),
+  );
+}
+
+/** The grants no recorded call used, each named: what the code never needs. */
+export function unusedGrants(iam: StackIam, calls: readonly AwsCall[]): string[] {
+  const used = (grant: Grant) =>
+    calls.some((call) => {
+      if (call.function !== grant.function || !glob(grant.action, call.action, true)) return false;
+      const resource = iam.arnOf(call.resource);
+      if (!glob(grant.resource, resource) || !allows(grant.statement, call.action, resource, contextOf(call))) return false;
+      return grant.pattern === undefined || (call.leadingKeys ?? []).some((key) => glob(grant.pattern!, key));
+    });
+  return grantsOf(iam)
+    .filter((grant) => !used(grant))
+    .map((grant) => `${grant.function} is granted ${grant.action} on ${shortArn(grant.resource)}${grant.pattern ? ` for ${grant.pattern}` : ''} but no call used it`);
 }
