@@ -9,7 +9,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -46,8 +46,11 @@ export const apiKeyHeader = 'x-api-key';
 /** The header the owner's CloudFront adds with `cloudFrontOriginSecret` as its value. */
 export const cloudFrontOriginHeader = 'x-origin-verify';
 
-/** The groups that sign answers (client) or make signing keys (app, and client for applications made before signing). */
-const signingGroups: ReadonlySet<FunctionName> = new Set<FunctionName>(['client', 'app']);
+/**
+ * What each group does with the signing key: the client signs answers (Decrypt) and makes the key of an
+ * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt).
+ */
+const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = { client: ['kms:Encrypt', 'kms:Decrypt'], app: ['kms:Encrypt'] };
 
 /** Decrypting and encrypting require `{app_id}` as the whole encryption context. */
 const appContextOnly = {
@@ -167,7 +170,11 @@ export class LicensingStack extends Stack {
     fn.addEnvironment('EVENTS_DLQ_URL', this.eventsDeadLetterQueue.queueUrl);
     fn.addEnvironment('AUDIT_RETENTION_DAYS', String(settings.auditRetentionDays));
     this.eventBus.grantPutEventsTo(fn);
-    this.eventsDeadLetterQueue.grantSendMessages(fn);
+    // The sink dead-letters refused events, and the event source mapping failed records, under the
+    // function's role: both only send. CDK's grantSendMessages (and SqsDlq, which calls it) would add
+    // GetQueueAttributes and GetQueueUrl, which neither uses: the URL comes in EVENTS_DLQ_URL.
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.eventsDeadLetterQueue.queueArn] }));
+    const deadLetters: lambda.IEventSourceDlq = { bind: () => ({ destination: this.eventsDeadLetterQueue.queueArn }) };
     fn.addEventSource(
       new DynamoEventSource(this.table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
@@ -176,7 +183,7 @@ export class LicensingStack extends Stack {
         bisectBatchOnError: true,
         retryAttempts: 10,
         reportBatchItemFailures: true,
-        onFailure: new SqsDlq(this.eventsDeadLetterQueue),
+        onFailure: deadLetters,
         filters: [
           lambda.FilterCriteria.filter({
             dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
@@ -247,7 +254,7 @@ export class LicensingStack extends Stack {
         CACHE_TTL_SECONDS: String(settings.cacheTtlSeconds),
         DEBUG: String(settings.debug),
         TRACING: String(settings.tracing),
-        ...(signingGroups.has(name) ? { SIGNING_KMS_KEY_ID: this.signingKey.keyArn } : {}),
+        ...(signingKeyUse[name] ? { SIGNING_KMS_KEY_ID: this.signingKey.keyArn } : {}),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
@@ -268,7 +275,8 @@ export class LicensingStack extends Stack {
       },
     });
     this.grantTableAccess(role, name);
-    if (signingGroups.has(name)) this.grantSigningKeyUse(role);
+    const keyActions = signingKeyUse[name];
+    if (keyActions) this.grantSigningKeyUse(role, keyActions);
     return fn;
   }
 
@@ -300,9 +308,9 @@ export class LicensingStack extends Stack {
     });
   }
 
-  /** Encrypt and Decrypt only, and only with an encryption context that names an application and nothing else. */
-  private grantSigningKeyUse(role: iam.Role): void {
-    const statement = { actions: ['kms:Encrypt', 'kms:Decrypt'], conditions: appContextOnly };
+  /** These actions (Encrypt, Decrypt) only, and only with an encryption context that names an application and nothing else. */
+  private grantSigningKeyUse(role: iam.Role, actions: readonly string[]): void {
+    const statement = { actions: [...actions], conditions: appContextOnly };
     role.addToPolicy(new iam.PolicyStatement({ ...statement, resources: [this.signingKey.keyArn] }));
     this.signingKey.addToResourcePolicy(new iam.PolicyStatement({ ...statement, principals: [role], resources: ['*'] }));
   }

@@ -2,12 +2,13 @@ import { keys } from '../functions/data/keys';
 import type { Group } from '../functions/routes';
 
 /**
- * The DynamoDB access each Lambda gets, and nothing more: what its code sends
- * today, on the partitions it touches. IAM has no TransactWriteItems action: a
- * transaction is authorized item by item (PutItem, UpdateItem, DeleteItem,
- * ConditionCheckItem), so listing those is what lets a function write in a
- * transaction. A change in what a group's code sends to DynamoDB is a change
- * here (and in test/cdk/permissions.test.ts, which spells the grants out).
+ * The DynamoDB access each Lambda gets, and nothing more: what its code sends,
+ * action by action, on the partitions it sends it to. IAM has no
+ * TransactWriteItems action: a transaction is authorized item by item
+ * (PutItem, UpdateItem, DeleteItem, ConditionCheckItem on each item's
+ * partition), so listing those is what lets a function write in a transaction.
+ * `npm test` holds every call of every route's tests to these grants, and
+ * fails on a grant no call used (test/after-run/iam-conformance.test.ts).
  */
 export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord';
 
@@ -60,39 +61,47 @@ export interface TableAccess {
 }
 
 export const tableAccess: Record<Group | 'authorizer' | 'events' | 'openapi', TableAccess> = {
-  // /auth reads app, team, subscription, blacklist, username index and license in one BatchGetItem, then activates
-  // (license update, HWID index put); /register swaps the username index in a transaction; failed /auth counts are
-  // added to the app's daily counters. Never API keys or teams.
+  // /auth reads app, blacklist, license, then team and subscription in BatchGetItems and activates (license update,
+  // HWID index items put or dropped, a condition check that another license's lease of the device has ended);
+  // /register swaps the username index items in a transaction; failed /auth counts go to the app's daily counters.
+  // Never API keys, and teams only read.
   client: {
     grants: [
-      { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], partitions: ['app', 'team', 'subscription', 'license'] },
-      { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], partitions: ['app', 'license'] },
+      { actions: ['dynamodb:BatchGetItem'], partitions: ['app', 'team', 'subscription', 'license'] },
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'license'] },
+      { actions: ['dynamodb:UpdateItem'], partitions: ['app', 'license'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], partitions: ['app'] },
+      { actions: ['dynamodb:ConditionCheckItem'], partitions: ['license'] },
     ],
     queriesIndexes: [],
   },
-  // Lists per app through the index; bulk creation and deletion write in batches; extend-bulk keeps idempotency records.
+  // Lists per app through the index; creation writes licenses and their index items in transactions, and bulk
+  // creation removes what a failed chunk wrote in batches; extend-bulk keeps idempotency records.
   license: {
     grants: [
-      { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], partitions: ['app', 'subscription', 'license', 'request'] },
-      {
-        actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'],
-        partitions: ['app', 'license', 'request'],
-      },
+      { actions: ['dynamodb:BatchGetItem'], partitions: ['app', 'subscription', 'license'] },
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'subscription'] },
+      { actions: ['dynamodb:PutItem'], partitions: ['app', 'license', 'request'] },
+      { actions: ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'], partitions: ['license'] },
+      { actions: ['dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'], partitions: ['app', 'license'] },
     ],
     queriesIndexes: ['app'],
   },
-  // Flag updates, and HWID changes that move the HWID index item in a transaction.
+  // Flag updates, and HWID changes that move the HWID index items in a transaction: the owner of each device is
+  // looked up in one BatchGetItem, and a device another license holds is taken only if that license's lease ended.
   hwid: {
     grants: [
-      { actions: ['dynamodb:GetItem'], partitions: ['app', 'subscription', 'license'] },
-      { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], partitions: ['app', 'license'] },
+      { actions: ['dynamodb:BatchGetItem'], partitions: ['app', 'license'] },
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'subscription'] },
+      { actions: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'], partitions: ['license'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], partitions: ['app'] },
     ],
     queriesIndexes: [],
   },
   // Tiers are listed per app through the index.
   subscription: {
     grants: [
-      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], partitions: ['app', 'subscription'] },
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'subscription'] },
       { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], partitions: ['subscription'] },
     ],
     queriesIndexes: ['app'],
@@ -118,9 +127,13 @@ export const tableAccess: Record<Group | 'authorizer' | 'events' | 'openapi', Ta
     grants: [],
     queriesIndexes: [],
   },
-  // The stream consumer only writes, in transactions: the marks of records done, audit items, daily counters.
+  // The stream consumer only writes, in transactions: marks of records done and audit items are new items,
+  // daily counters are added to.
   events: {
-    grants: [{ actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['streamRecord', 'audit', 'dailyStats'] }],
+    grants: [
+      { actions: ['dynamodb:PutItem'], partitions: ['streamRecord', 'audit'] },
+      { actions: ['dynamodb:UpdateItem'], partitions: ['dailyStats'] },
+    ],
     queriesIndexes: [],
   },
 };

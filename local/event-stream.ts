@@ -11,6 +11,7 @@ import { consumeBatch, type ConsumerDeps } from '../functions/events/consumer';
 import { toStreamChange } from '../functions/events/stream-record';
 import { credentialsOrPlaceholders } from '../functions/data/db';
 import { tableDefinition } from '../functions/data/table';
+import { serveAs } from './serving';
 
 /**
  * The events consumer over DynamoDB Local's stream, as the event source
@@ -103,7 +104,7 @@ export async function startLocalEventStream(options: LocalEventStreamOptions): P
       }
       const records = answer.Records ?? [];
       if (records.length > 0) {
-        const outcome = await consumeBatch(options.deps, records.map(toStreamChange));
+        const outcome = await serveAs('events', () => consumeBatch(options.deps, records.map(toStreamChange)));
         if (outcome.failedSequenceNumber !== undefined) {
           state.failures += 1;
           if (state.failures >= maxAttemptsPerBatch) throw new Error(`stream batch from ${outcome.failedSequenceNumber} failed ${state.failures} times`);

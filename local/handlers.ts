@@ -7,16 +7,20 @@ import { createHandler as client } from '../functions/client/handler';
 import { createHandler as hwid } from '../functions/hwid/handler';
 import { createHandler as license } from '../functions/license/handler';
 import { createHandler as subscription } from '../functions/subscription/handler';
+import { serveAs } from './serving';
 
-/** The very handlers each Lambda exports, built over the local deps. */
-export function createGroupHandlers(deps: Deps): Record<Group, GroupHandler> {
+type ServedHandler = (...args: Parameters<GroupHandler>) => ReturnType<GroupHandler>;
+
+/** The very handlers each Lambda exports, built over the local deps, each run as its own function (./serving.ts). */
+export function createGroupHandlers(deps: Deps): Record<Group, ServedHandler> {
   const source = () => deps;
+  const served = (group: Group, handler: GroupHandler): ServedHandler => (event, context) => serveAs(group, () => handler(event, context));
   return {
-    client: client(source),
-    license: license(source),
-    hwid: hwid(source),
-    subscription: subscription(source),
-    blacklist: blacklist(source),
-    app: app(source),
+    client: served('client', client(source)),
+    license: served('license', license(source)),
+    hwid: served('hwid', hwid(source)),
+    subscription: served('subscription', subscription(source)),
+    blacklist: served('blacklist', blacklist(source)),
+    app: served('app', app(source)),
   };
 }

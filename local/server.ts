@@ -14,6 +14,7 @@ import { serveApiReference } from './api-reference';
 import { serveDashboard } from './dashboard';
 import { createGroupHandlers } from './handlers';
 import { RateLimiter, type RateLimit } from './rate-limit';
+import { serveAs } from './serving';
 
 export interface LocalServer {
   url: string;
@@ -137,11 +138,13 @@ function lambdaContext(requestId: string): Context {
 async function runGateway(deps: Deps, event: HttpEvent, limiter: RateLimiter | undefined): Promise<ServiceError | undefined> {
   const apiKey = headerValue(event.headers, 'x-api-key');
   if (!apiKey) return missingApiKey();
-  const result = await authorize(deps, {
-    type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:local:000000000000:local/local/POST${event.resource}`,
-    headers: event.headers,
-  } as Parameters<typeof authorize>[1]);
+  const result = await serveAs('authorizer', () =>
+    authorize(deps, {
+      type: 'REQUEST',
+      methodArn: `arn:aws:execute-api:local:000000000000:local/local/POST${event.resource}`,
+      headers: event.headers,
+    } as Parameters<typeof authorize>[1]),
+  );
   if (result.policyDocument.Statement.some((statement) => statement.Effect === 'Deny')) {
     return invalidApiKey();
   }

@@ -14,12 +14,14 @@ import { startLocalStore } from '../local/store';
  * `test/after-run/` over what every test file recorded (test/support/evidence.ts):
  * they judge the run as a whole, so a run of a few files skips them.
  * The run ends with a plain `N passed, N failed` line, which CI reads whatever the runner.
+ * `TEST_EVIDENCE_DIR` set beforehand keeps the records there (and leaves them), so a
+ * run of a few files can be judged by hand: `npm test -- --config jest.after-run.config.js`.
  */
 const require = createRequire(import.meta.url);
 const jestBin = join(dirname(require.resolve('jest')), '..', 'bin', 'jest.js');
 
 const workDir = mkdtempSync(join(tmpdir(), 'licensing-jest-'));
-const evidenceDir = mkdtempSync(join(workDir, 'evidence-'));
+const evidenceDir = process.env.TEST_EVIDENCE_DIR || mkdtempSync(join(workDir, 'evidence-'));
 const args = process.argv.slice(2);
 const wholeRun = args.length === 0;
 

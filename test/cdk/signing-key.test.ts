@@ -29,14 +29,14 @@ describe('the signing keys’ KMS key', () => {
     synth.template.hasResource('AWS::KMS::Key', { Properties: { EnableKeyRotation: true }, DeletionPolicy: 'Retain' });
   });
 
-  it('may be used (kms:Encrypt, kms:Decrypt) only by the client and app functions, only with an {app_id} encryption context', () => {
+  it('may be used only by the client (kms:Encrypt, kms:Decrypt) and app (kms:Encrypt) functions, only with an {app_id} encryption context', () => {
     for (const name of [...groups, 'authorizer'] as const) {
       const roleId = logicalId(synth.stack, synth.stack.functions[name].role!);
       const kmsStatements = roleStatements(roleId).filter(usesKey);
       if (name === 'client' || name === 'app') {
         expect(kmsStatements).toEqual([
           expect.objectContaining({
-            Action: ['kms:Encrypt', 'kms:Decrypt'],
+            Action: name === 'client' ? ['kms:Encrypt', 'kms:Decrypt'] : 'kms:Encrypt',
             Resource: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.signingKey), 'Arn'] },
             Condition: appContextOnly,
           }),
@@ -50,11 +50,11 @@ describe('the signing keys’ KMS key', () => {
     }
   });
 
-  it('has a key policy that lets only those two roles decrypt, and the account only encrypt per application', () => {
+  it('has a key policy that lets only the client role decrypt, and the app role and the account only encrypt per application', () => {
     const [key] = Object.values(synth.template.findResources('AWS::KMS::Key'));
     const statements = key!.Properties.KeyPolicy.Statement as Statement[];
     const decrypting = statements.filter((statement) => actionsOf(statement).includes('kms:Decrypt'));
-    const roleIds = ['client', 'app'].map((name) => logicalId(synth.stack, synth.stack.functions[name as 'client' | 'app'].role!));
+    const roleIds = [logicalId(synth.stack, synth.stack.functions.client.role!)];
     expect(decrypting.map((statement) => statement.Principal)).toEqual(roleIds.map((id) => ({ AWS: { 'Fn::GetAtt': [id, 'Arn'] } })));
     for (const statement of statements.filter(usesKey)) expect(statement.Condition).toEqual(appContextOnly);
     expect(statements.flatMap(actionsOf)).not.toContain('kms:*');

@@ -1,9 +1,8 @@
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import { createDynamoClient } from '#data/db';
 import type { Subscription } from '#data/subscription.repo';
 import { startLocalServer, type LocalServer } from '../../local/server';
-import { createTestEnv, request, type TestEnv } from '../support/env';
+import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';
@@ -30,7 +29,7 @@ afterAll(async () => {
 });
 
 async function serverLosingFirstTransaction() {
-  const client = createDynamoClient(env.config);
+  const client = createTestClient(env.config);
   const loss = loseAnswers(client, 'TransactWriteItemsCommand', firstOnly);
   const server = await startLocalServer({ deps: createDeps(env.config, { client, logger: createLogger('silent') }), port: 0 });
   servers.push(server);

@@ -18,8 +18,8 @@ afterAll(async () => {
   await env.close();
 });
 
-async function consumer(sink?: EventSink): Promise<TestEvents> {
-  const started = await startTestEvents(env, sink);
+async function consumer(sink?: EventSink, refuse?: Parameters<typeof startTestEvents>[2]): ReturnType<typeof startTestEvents> {
+  const started = await startTestEvents(env, sink, refuse);
   running.push(started);
   return started;
 }
@@ -90,5 +90,17 @@ describe('a redelivered stream batch', () => {
       logins: before.counters!.logins + 2,
     });
     expect(after.auditIds).toHaveLength(before.auditIds.length + 5);
+  });
+});
+
+describe('events EventBridge keeps refusing', () => {
+  it('go to the dead-letter queue with nothing else lost, the accepted ones delivered once', async () => {
+    const keys = await scriptedChanges(2);
+    const refused = (entry: { Detail?: string }) => (entry.Detail ?? '').includes(keys[0]!);
+    const events = await consumer(undefined, refused);
+    await events.drain();
+    const refusedEvents = events.delivered.filter((event) => JSON.stringify(event).includes(keys[0]!));
+    expect(refusedEvents.length).toBeGreaterThan(0);
+    expect(events.deadLettered.map((event) => event.id).sort()).toEqual(refusedEvents.map((event) => event.id).sort());
   });
 });

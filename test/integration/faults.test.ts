@@ -8,7 +8,7 @@ import { createLogger } from '#core/logger';
 import { createDynamoClient } from '#data/db';
 import type { Subscription } from '#data/subscription.repo';
 import { startLocalServer, type LocalServer } from '../../local/server';
-import { createTestEnv, request, type TestEnv } from '../support/env';
+import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { awsError, injectFault } from '../support/dynamo-faults';
 import { checkInvariants, scanAll } from '../support/invariants';
@@ -69,7 +69,7 @@ const auth = (faulty: Faulty, body: Record<string, unknown>) => faulty.post('/au
 
 describe('throttling', () => {
   it('the SDK retries a throttled BatchGetItem and /auth succeeds once DynamoDB recovers', async () => {
-    const client = createDynamoClient(env.config);
+    const client = createTestClient(env.config);
     const fault = injectFault(client, 'BatchGetItemCommand', (attempt) => (attempt <= 2 ? awsError('ProvisionedThroughputExceededException') : undefined));
     const faulty = await serverOver(client);
     const license = await seedLicense(env.deps, singleKey);
@@ -81,7 +81,7 @@ describe('throttling', () => {
   });
 
   it('a throttle that does not pass answers /auth 500 in the documented shape after the SDK’s 4 attempts', async () => {
-    const client = createDynamoClient(env.config);
+    const client = createTestClient(env.config);
     const fault = injectFault(client, 'BatchGetItemCommand', () => awsError('ThrottlingException'));
     const faulty = await serverOver(client);
     const license = await seedLicense(env.deps, singleKey);
@@ -95,7 +95,7 @@ describe('throttling', () => {
   });
 
   it('a throttled management write answers 500 SERVER_ERROR and leaves the license as it was', async () => {
-    const client = createDynamoClient(env.config);
+    const client = createTestClient(env.config);
     injectFault(client, 'UpdateItemCommand', () => awsError('ThrottlingException'));
     const faulty = await serverOver(client);
     const license = await seedLicense(env.deps, singleKey);
@@ -110,7 +110,7 @@ describe('throttling', () => {
 
 describe('cancelled transactions', () => {
   it('a first activation whose transaction keeps conflicting is retried, then answers 500 with nothing bound', async () => {
-    const faulty = await serverOver(createDynamoClient(env.config));
+    const faulty = await serverOver(createTestClient(env.config));
     const mock = passThrough(faulty.deps.table.doc);
     mock.on(TransactWriteCommand).rejects(
       awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] }),
@@ -127,7 +127,7 @@ describe('cancelled transactions', () => {
   });
 
   it('a conflict that passes is retried into a normal activation', async () => {
-    const faulty = await serverOver(createDynamoClient(env.config));
+    const faulty = await serverOver(createTestClient(env.config));
     const mock = passThrough(faulty.deps.table.doc);
     mock
       .on(TransactWriteCommand)
@@ -147,7 +147,7 @@ describe('a single-license write meeting another transaction', () => {
   const conflict = () => awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'TransactionConflict' }] });
 
   async function conflictingOnce() {
-    const faulty = await serverOver(createDynamoClient(env.config));
+    const faulty = await serverOver(createTestClient(env.config));
     const mock = passThrough(faulty.deps.table.doc);
     mock
       .on(TransactWriteCommand)
@@ -183,7 +183,7 @@ describe('a single-license write meeting another transaction', () => {
   });
 
   it('/license/update-status is retried when its update meets a running transaction', async () => {
-    const faulty = await serverOver(createDynamoClient(env.config));
+    const faulty = await serverOver(createTestClient(env.config));
     const mock = passThrough(faulty.deps.table.doc);
     mock
       .on(UpdateCommand)
@@ -229,7 +229,7 @@ describe('timeouts', () => {
 
 describe('unprocessed items and keys', () => {
   it('/auth retries keys a BatchGetItem left unprocessed and answers as usual', async () => {
-    const faulty = await serverOver(createDynamoClient(env.config));
+    const faulty = await serverOver(createTestClient(env.config));
     const mock = passThrough(faulty.deps.table.doc);
     mock
       .on(BatchGetCommand)
@@ -244,7 +244,7 @@ describe('unprocessed items and keys', () => {
   });
 
   it('/auth answers 500 when keys stay unprocessed, rather than acting on items it could not read', async () => {
-    const faulty = await serverOver(createDynamoClient(env.config));
+    const faulty = await serverOver(createTestClient(env.config));
     const mock = passThrough(faulty.deps.table.doc);
     mock.on(BatchGetCommand).callsFake((input) => ({ Responses: { [env.config.tableName]: [] }, UnprocessedKeys: input.RequestItems }));
     const license = await seedLicense(env.deps, singleKey);
@@ -257,7 +257,7 @@ describe('unprocessed items and keys', () => {
   });
 
   it('extend-bulk reads licenses a BatchGetItem left unprocessed and extends every one', async () => {
-    const faulty = await serverOver(createDynamoClient(env.config));
+    const faulty = await serverOver(createTestClient(env.config));
     const mock = passThrough(faulty.deps.table.doc);
     mock
       .on(BatchGetCommand)
@@ -276,7 +276,7 @@ describe('unprocessed items and keys', () => {
   });
 
   it('a bulk delete retries items a BatchWriteItem left unprocessed until all are gone', async () => {
-    const { deps } = await serverOver(createDynamoClient(env.config));
+    const { deps } = await serverOver(createTestClient(env.config));
     const mock = passThrough(deps.table.doc);
     mock
       .on(BatchWriteCommand)
@@ -295,7 +295,7 @@ describe('unprocessed items and keys', () => {
   });
 
   it('a bulk delete whose items stay unprocessed gives up with an error instead of spinning until the deadline', async () => {
-    const { deps } = await serverOver(createDynamoClient(env.config));
+    const { deps } = await serverOver(createTestClient(env.config));
     const mock = passThrough(deps.table.doc);
     mock.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
 
@@ -333,7 +333,7 @@ describe('a write failing midway through a flow', () => {
   }
 
   it('leaves no half-written state whichever write fails', async () => {
-    const clean = createDynamoClient(env.config);
+    const clean = createTestClient(env.config);
     let cleanWrites = 0;
     clean.middlewareStack.add(
       (next, context) => async (args) => {
@@ -346,7 +346,7 @@ describe('a write failing midway through a flow', () => {
     expect(cleanWrites).toBeGreaterThanOrEqual(7);
 
     for (let failing = 1; failing <= cleanWrites; failing++) {
-      const client = createDynamoClient(env.config);
+      const client = createTestClient(env.config);
       let seen = 0;
       client.middlewareStack.add(
         (next, context) => async (args) => {

@@ -1,9 +1,8 @@
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import { createDynamoClient } from '#data/db';
 import type { Subscription } from '#data/subscription.repo';
 import { startLocalServer, type LocalServer } from '../../local/server';
-import { createTestEnv, request, type TestEnv } from '../support/env';
+import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';
 import type { License } from '#data/license.repo';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
@@ -39,7 +38,7 @@ afterAll(async () => {
  * as DynamoDB refuses a repeat that arrives while the first attempt still runs.
  */
 async function serverLosing(commandName: string, lose: (attempt: number) => boolean, inProgress?: (attempt: number) => boolean) {
-  const client = createDynamoClient(env.config);
+  const client = createTestClient(env.config);
   // Refused before the request reaches the store; the SDK retries this error as throttling, under the same token.
   if (inProgress) injectFault(client, commandName, (attempt) => (inProgress(attempt) ? awsError('TransactionInProgressException') : undefined));
   const loss = loseAnswers(client, commandName, lose);
@@ -138,7 +137,7 @@ describe('a write whose answer is lost after the store applied it', () => {
 
   it('/license/create-bulk that cannot remove what it wrote says some licenses may exist, never that none were created', async () => {
     const fresh = await freshOwner();
-    const client = createDynamoClient(env.config);
+    const client = createTestClient(env.config);
     injectFault(client, 'BatchWriteItemCommand', () => awsError('ValidationException'));
     injectFault(client, 'TransactWriteItemsCommand', (attempt) => (attempt === 2 ? awsError('ValidationException') : undefined));
     const server = await startLocalServer({ deps: createDeps(env.config, { client, keyVault: env.deps.keyVault, logger: createLogger('silent') }), port: 0 });

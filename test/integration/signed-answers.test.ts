@@ -11,11 +11,10 @@ import { createHandler as createClientHandler } from '../../functions/client/han
 import * as owners from '../../functions/admin/owners';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { awsError, injectFault } from '../support/dynamo-faults';
-import { startTestServer, type TestServer } from '../support/env';
+import { createTestClient, startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { docsVerifier, postRaw, type PublicJwk, type RawAnswer } from '../support/verifier';
-import { createDynamoClient } from '#data/db';
 import type { Subscription } from '#data/subscription.repo';
 
 let env: TestServer;
@@ -272,7 +271,7 @@ describe('signed client answers', () => {
 
   it('signs a 500 too, with the key the container holds', async () => {
     const { verifyAnswer } = await docsVerifier();
-    const client = createDynamoClient(env.config);
+    const client = createTestClient(env.config);
     const deps = createDeps(env.config, { client, keyVault: env.deps.keyVault, logger: createLogger('silent') });
     injectFault(client, 'TransactWriteItemsCommand', () => awsError('ValidationException'));
     const server = await startLocalServer({ deps, port: 0 });
@@ -388,6 +387,19 @@ describe('signing keys', () => {
     const signers = await Promise.all(containers.map((deps) => signerOf(deps, app)));
     const stored = (await env.deps.repos.apps.get(appId))!.signing_key!;
     expect(new Set(signers.map((signer) => signer.keyId))).toEqual(new Set([stored.key_id]));
+  });
+
+  it('are made for an application from before signing by the first /auth or /app/signing-key that needs one', async () => {
+    const oldApp = async () => {
+      const appId = newId();
+      await env.deps.repos.apps.create({ app_id: appId, team_id: owner.team_id, name: 'Old', status: 'active', created_at: new Date().toISOString() });
+      return appId;
+    };
+    const [byAuth, byOwner] = [await oldApp(), await oldApp()];
+    const answer = await post('/auth', { app_id: byAuth, license: 'NOPE-NOPE' });
+    const shown = JSON.parse((await post('/app/signing-key', { app_id: byOwner }, owner.auth)).body) as { data: { key_id: string } };
+    expect(answer.headers.get('signature-input')).toContain(`keyid="${(await env.deps.repos.apps.get(byAuth))!.signing_key!.key_id}"`);
+    expect(shown.data.key_id).toBe((await env.deps.repos.apps.get(byOwner))!.signing_key!.key_id);
   });
 
   it('are decrypted at most once per application per container', async () => {

@@ -9,6 +9,7 @@ import { createDynamoClient } from '#data/db';
 import type { RateLimit } from '../../local/rate-limit';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { ensureTable } from '../../local/store';
+import { captureDynamoCalls, kmsShapedVault } from './aws-calls';
 
 /** Lines a test's deps logged, for assertions on what reaches the logs. */
 export interface CapturedLogs {
@@ -23,16 +24,24 @@ export interface TestEnv {
   client: DynamoDBClient;
 }
 
+/** A client of the run's DynamoDB Local whose served calls the IAM conformance check judges (test/support/aws-calls.ts). */
+export function createTestClient(config: Config): DynamoDBClient {
+  const client = createDynamoClient(config);
+  captureDynamoCalls(client);
+  return client;
+}
+
 /** A fresh table on the run's DynamoDB Local, so test files never see each other's items. */
 export async function createTestEnv(options: { config?: Partial<Config>; clock?: Clock } = {}): Promise<TestEnv> {
   const base = readConfig();
   if (!base.dynamodbEndpoint) throw new Error('DYNAMODB_ENDPOINT is not set: run the tests with npm test');
   const config: Config = { ...base, tableName: `test-${randomUUID()}`, bcryptCost: 4, logLevel: 'debug', ...options.config };
-  const client = createDynamoClient(config);
+  const client = createTestClient(config);
   await ensureTable(client, config.tableName);
   const logs: CapturedLogs = { lines: [] };
   const logger: Logger = createLogger(config.logLevel, {}, (line) => logs.lines.push(line));
-  const keyVault = localKeyVault(randomBytes(32));
+  // The deployed functions' KMS vault over a local key: the KMS calls the code makes are checked against the role's grants.
+  const keyVault = kmsShapedVault(localKeyVault(randomBytes(32)));
   return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault }), config, logs, client };
 }
 

@@ -1,6 +1,8 @@
 import type { EventSink } from '../../functions/events/consumer';
+import { eventBridgeSink } from '../../functions/events/sinks';
 import type { ServiceEvent } from '../../functions/events/derive';
 import { startLocalEventStream, type LocalEventStream } from '../../local/event-stream';
+import { eventClients } from './aws-calls';
 import type { TestEnv } from './env';
 
 export interface TestEvents {
@@ -12,12 +14,24 @@ export interface TestEvents {
   stop(): Promise<void>;
 }
 
-/** The local consumer over the test table's stream, with no background loop: a test drains it when it wants. */
-export async function startTestEvents(env: TestEnv, sink?: EventSink): Promise<TestEvents> {
+/**
+ * The local consumer over the test table's stream, with no background loop: a test drains it when it wants.
+ * Events go to `sink` if given, then through the deployed sink to an EventBridge and a dead-letter queue
+ * answered in the process (test/support/aws-calls.ts), which refuses the entries `refuse` names.
+ */
+export async function startTestEvents(
+  env: TestEnv,
+  sink?: EventSink,
+  refuse?: Parameters<typeof eventClients>[0],
+): Promise<TestEvents & { deadLettered: ServiceEvent[] }> {
   const delivered: ServiceEvent[] = [];
+  const deadLettered: ServiceEvent[] = [];
+  const { bus, sqs } = eventClients(refuse, (body) => deadLettered.push((JSON.parse(body) as { event: ServiceEvent }).event));
+  const deployed = eventBridgeSink({ bus, sqs, busName: 'licensing-test', deadLetterQueueUrl: 'https://sqs.local/dead-letters', logger: env.deps.logger });
   const collecting: EventSink = {
     deliver: async (events) => {
       await sink?.deliver(events);
+      await deployed.deliver(events);
       delivered.push(...events);
     },
   };
@@ -30,6 +44,7 @@ export async function startTestEvents(env: TestEnv, sink?: EventSink): Promise<T
   });
   return {
     delivered,
+    deadLettered,
     stream,
     drain: async () => {
       await env.deps.authFailures.flush();
