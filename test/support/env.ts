@@ -4,11 +4,12 @@ import { readConfig, type Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import type { Clock } from '#core/clock';
 import { localKeyVault } from '#core/key-vault';
-import { createLogger, type Logger } from '#core/logger';
+import { createLogger, type Logger, type LogSink } from '#core/logger';
 import { createDynamoClient } from '#data/db';
 import type { RateLimit } from '../../local/rate-limit';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { ensureTable } from '../../local/store';
+import { recordingSink, recordSecretsIn, recordTableSecrets } from './log-evidence';
 
 /** Lines a test's deps logged, for assertions on what reaches the logs. */
 export interface CapturedLogs {
@@ -19,6 +20,8 @@ export interface TestEnv {
   deps: Deps;
   config: Config;
   logs: CapturedLogs;
+  /** Where another logger of the test writes to share `logs` (and the run's log scan). */
+  logSink: LogSink;
   /** The DynamoDB client under `deps`, e.g. for `meterDynamo`. */
   client: DynamoDBClient;
 }
@@ -30,10 +33,12 @@ export async function createTestEnv(options: { config?: Partial<Config>; clock?:
   const config: Config = { ...base, tableName: `test-${randomUUID()}`, bcryptCost: 4, logLevel: 'debug', ...options.config };
   const client = createDynamoClient(config);
   await ensureTable(client, config.tableName);
+  recordTableSecrets(client);
   const logs: CapturedLogs = { lines: [] };
-  const logger: Logger = createLogger(config.logLevel, {}, (line) => logs.lines.push(line));
+  const logSink = recordingSink(logs.lines);
+  const logger: Logger = createLogger(config.logLevel, {}, logSink);
   const keyVault = localKeyVault(randomBytes(32));
-  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault }), config, logs, client };
+  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault }), config, logs, logSink, client };
 }
 
 export interface TestServer extends TestEnv {
@@ -72,6 +77,7 @@ export async function request(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<HttpResult> {
+  recordSecretsIn({ body, headers });
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
