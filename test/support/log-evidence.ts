@@ -122,13 +122,31 @@ const shapes: { kind: string; pattern: RegExp }[] = [
   { kind: 'license-key-shaped string', pattern: /(?<![0-9A-Z])[0-9A-HJKMNP-TV-Z]{5}(?:-[0-9A-HJKMNP-TV-Z]{5}){4}(?![0-9A-Z])/ },
 ];
 
+const alphanumeric = /[A-Za-z0-9]/;
+
+/**
+ * Whether `value` occurs in `line` as a whole: not inside a longer run of
+ * letters and digits, so the test HWID `reset-a` is not found in the route
+ * name `toggle-reset-allowed`, while a key quoted in `LIC#<key>` or `"<key>"` is.
+ */
+function occursIn(line: string, value: string): boolean {
+  for (let at = line.indexOf(value); at !== -1; at = line.indexOf(value, at + 1)) {
+    const before = line[at - 1] ?? '';
+    const after = line[at + value.length] ?? '';
+    const boundedBefore = !alphanumeric.test(value[0]!) || !alphanumeric.test(before);
+    const boundedAfter = !alphanumeric.test(value.at(-1)!) || !alphanumeric.test(after);
+    if (boundedBefore && boundedAfter) return true;
+  }
+  return false;
+}
+
 /** The lines that name a recorded secret or carry a secret's shape, each with the kind of secret. */
 export function findLeaks(lines: LoggedLine[], secrets: SecretValue[]): Leak[] {
   const checked = secrets.filter((secret) => secret.value.length >= shortestCheckedSecret);
   const leaks: Leak[] = [];
   for (const { file, line } of lines) {
     // A line is JSON: a secret with a quote or backslash in it appears escaped.
-    const found = checked.find((secret) => line.includes(secret.value) || line.includes(JSON.stringify(secret.value).slice(1, -1)));
+    const found = checked.find((secret) => occursIn(line, secret.value) || occursIn(line, JSON.stringify(secret.value).slice(1, -1)));
     if (found) leaks.push({ file, line, kind: found.kind });
     else {
       const shaped = shapes.find((shape) => shape.pattern.test(line));

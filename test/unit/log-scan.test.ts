@@ -19,6 +19,12 @@ describe('the log scan', () => {
     expect(findLeaks([line({ value: 'hw"quoted' })], secrets).map((leak) => leak.kind)).toEqual(['hwid']);
   });
 
+  it('finds a secret only as a whole, not inside a longer word', () => {
+    const hwid: SecretValue[] = [{ kind: 'hwid', value: 'reset-a' }];
+    expect(findLeaks([line({ path: '/hwid/toggle-reset-allowed' })], hwid)).toEqual([]);
+    expect(findLeaks([line({ error_message: 'no item APP#1#HWID#reset-a' })], hwid).map((leak) => leak.kind)).toEqual(['hwid']);
+  });
+
   it('ignores values too short to tell from ids and words', () => {
     expect(findLeaks([line({ request_id: 'd1-d1' })], secrets)).toEqual([]);
   });
