@@ -7,6 +7,8 @@ type AppSettings = Answer<'/app/settings'>['data'];
 
 /** The limits `/app/settings` accepts for offline_token_ttl (functions/client/offline-token.ts). */
 const ttlLimits = { min: 60, max: 365 * 86400 };
+/** The longest reset interval `/app/settings` accepts, as /hwid/update-reset-interval (functions/core/fields.ts). */
+const maxResetInterval = 10 * 365 * 86400;
 
 /** The application's signing public key, for programs to pin, and its settings. */
 export function Settings({ app }: { app: App }) {
@@ -102,6 +104,52 @@ export function Settings({ app }: { app: App }) {
           </Field>
           <button type="submit" disabled={busy}>
             Save lifetime
+          </button>
+        </form>
+      )}
+      {settings && (
+        <form
+          class="card stack"
+          aria-label="HWID resets of new licenses"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const form = new FormData(event.currentTarget);
+            const allowed = form.get('default_hwid_reset_allowed') === 'on';
+            const interval = Number(form.get('default_hwid_reset_interval'));
+            void run(async () => {
+              const saved = (await call('/app/settings', { app_id: app.app_id, default_hwid_reset_allowed: allowed, default_hwid_reset_interval: interval })).data;
+              setSettings(saved);
+              setNotice(
+                saved.default_hwid_reset_allowed
+                  ? `New licenses allow a self-service HWID reset every ${duration(saved.default_hwid_reset_interval)}.`
+                  : 'New licenses allow no self-service HWID reset.',
+              );
+            });
+          }}
+        >
+          <h2>HWID resets of new licenses</h2>
+          <p>
+            What a license created from now on gets unless its create request says otherwise; existing licenses keep their own rules (change them on a license's page). Each
+            self-service reset lets another machine obtain an offline token valid for {duration(settings.offline_token_ttl)}: an interval at least that long, or resets off,
+            keeps one key from serving many machines.
+          </p>
+          <label class="check">
+            <input name="default_hwid_reset_allowed" type="checkbox" defaultChecked={settings.default_hwid_reset_allowed} key={String(settings.default_hwid_reset_allowed)} /> Allow
+            self-service HWID resets
+          </label>
+          <Field label="Seconds between resets">
+            <input
+              name="default_hwid_reset_interval"
+              type="number"
+              min={0}
+              max={maxResetInterval}
+              required
+              defaultValue={String(settings.default_hwid_reset_interval)}
+              key={settings.default_hwid_reset_interval}
+            />
+          </Field>
+          <button type="submit" disabled={busy}>
+            Save reset rules
           </button>
         </form>
       )}

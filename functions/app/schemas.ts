@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { appIdField, licenseKeyField } from '#core/fields';
+import { appIdField, hwidResetIntervalField, licenseKeyField } from '#core/fields';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 
@@ -12,6 +12,8 @@ export const appIdSchema = z.object({ app_id: appIdField });
 export const settingsSchema = z.object({
   app_id: appIdField,
   offline_token_ttl: z.optional(z.int().check(z.gte(offlineTokenTtl.minSeconds), z.lte(offlineTokenTtl.maxSeconds))),
+  default_hwid_reset_allowed: z.optional(z.boolean()),
+  default_hwid_reset_interval: z.optional(hwidResetIntervalField),
 });
 
 export const statsSchema = z.object({

@@ -30,3 +30,9 @@ export const licenseKeysField = z.pipe(
 
 /** Seats of a license: 1 to 100 (extensions.md section 2). */
 export const maxDevicesField = z.int().check(z.minimum(1), z.maximum(maxDevicesLimit));
+
+/** Ten years: longer is a typo, and a longer cooldown means "never" (use hwid_reset_allowed for that). */
+export const MAX_RESET_INTERVAL_SECONDS = 10 * 365 * 86400;
+
+/** Seconds between two self-service HWID resets of a license. */
+export const hwidResetIntervalField = z.int().check(z.minimum(0), z.maximum(MAX_RESET_INTERVAL_SECONDS));

@@ -20,11 +20,33 @@ export type LogSink = (line: string) => void;
 
 const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
+/**
+ * Field names whose values are end users' or owners' credentials, or name a
+ * person or a device: a line that needs one says so by fingerprint. The
+ * logger drops such a field wherever it sits, so a careless `{ license }` or
+ * a whole item passed at debug level cannot put one on a line.
+ */
+const secretField = /^(license|license_key|license_keys|key|keys|username|hwid|hwids|new_hwid|api_key|x-api-key|d)$|password|secret|private|hash/i;
+
+const redacted = '[redacted]';
+
+/** Nested values are walked this deep; below it a value is redacted whole rather than trusted. */
+const maxDepth = 8;
+
+function withoutSecrets(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null || value instanceof Date) return value;
+  if (depth >= maxDepth) return redacted;
+  if (Array.isArray(value)) return value.map((entry) => withoutSecrets(entry, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([name, entry]) => [name, secretField.test(name) ? redacted : withoutSecrets(entry, depth + 1)]),
+  );
+}
+
 export function createLogger(level: LogLevel, base: Record<string, unknown> = {}, sink: LogSink = stdoutSink): Logger {
   const write = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) => {
     if (rank[at] < rank[level]) return;
     // `level` and an RFC 3339 `timestamp` are what Lambda's log-level filter reads (JSON log format); a line without them counts as INFO.
-    sink(JSON.stringify({ level: at, timestamp: new Date().toISOString(), message, ...base, ...fields }));
+    sink(JSON.stringify({ level: at, timestamp: new Date().toISOString(), message, ...(withoutSecrets({ ...base, ...fields }, 0) as object) }));
   };
   return {
     debug: (message, fields) => write('debug', message, fields),
@@ -42,6 +64,9 @@ export function createLogger(level: LogLevel, base: Record<string, unknown> = {}
 export function licenseFingerprint(licenseKey: string): string {
   return sha256Hex(licenseKey).slice(0, 8);
 }
+
+/** Any other value a line must correlate by but not show (a username, an HWID, a blacklisted value): the same idea as a license's. */
+export const valueFingerprint = licenseFingerprint;
 
 /**
  * An error as a log line's fields. `licenseKeys` are the keys the failed work

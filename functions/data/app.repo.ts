@@ -24,11 +24,17 @@ export const appSchema = z.object({
   signing_key: z.optional(storedSigningKeySchema),
   /** Seconds an offline token lives at most; absent: the default. */
   offline_token_ttl: z.optional(z.number()),
+  /** What a new license gets when its create request does not say; absent: the defaults of new-license.ts. */
+  default_hwid_reset_allowed: z.optional(z.boolean()),
+  default_hwid_reset_interval: z.optional(z.int().check(z.nonnegative())),
 });
 export type App = z.infer<typeof appSchema>;
 
 /** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
-export const appSettingsFields = ['offline_token_ttl'] as const satisfies readonly (keyof App)[];
+export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval'] as const satisfies readonly (keyof App)[];
+
+/** The settings an owner changes through /app/settings. */
+export type AppSettingsChange = Partial<Pick<App, (typeof appSettingsFields)[number]>>;
 
 export function createAppRepo(table: Table) {
   return {
@@ -70,8 +76,15 @@ export function createAppRepo(table: Table) {
       return updateExisting(table, keys.app(appId), 'SET signing_key = :key', { ':key': key });
     },
 
-    setOfflineTokenTtl(appId: string, seconds: number): Promise<boolean> {
-      return updateExisting(table, keys.app(appId), 'SET offline_token_ttl = :ttl', { ':ttl': seconds });
+    /** Every setting sent, in one write; sent again it sets the same values. False: no such application. */
+    updateSettings(appId: string, change: AppSettingsChange): Promise<boolean> {
+      const names = Object.keys(change).filter((name) => change[name as keyof AppSettingsChange] !== undefined);
+      return updateExisting(
+        table,
+        keys.app(appId),
+        `SET ${names.map((name) => `${name} = :${name}`).join(', ')}`,
+        Object.fromEntries(names.map((name) => [`:${name}`, change[name as keyof AppSettingsChange]])),
+      );
     },
 
     setName(appId: string, name: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { Config } from '#core/config';
 import type { Clock } from '#core/clock';
-import type { Logger } from '#core/logger';
+import { describeError, licenseFingerprint, valueFingerprint, type Logger } from '#core/logger';
+import type { AuditEvent } from '#data/events.repo';
 import type { Repos } from '#data/repos';
 import { effectsOf, type ServiceEvent, type StreamChange } from './derive';
 
@@ -24,6 +25,21 @@ export interface BatchOutcome {
   events: number;
   /** The first record not fully processed: it and every later record of the shard must come again. */
   failedSequenceNumber?: string;
+}
+
+const licenseKeyOf = (event: AuditEvent) => (event.type.startsWith('license.') ? event.subject : undefined);
+
+/**
+ * An event as the log shows it: its type and ids, never its images (they hold
+ * the license key, username and HWIDs). A license's key and a blacklisted
+ * value appear as fingerprints, enough to follow one subject across lines.
+ */
+function loggedEvent(event: ServiceEvent): Record<string, unknown> {
+  const licenseKey = licenseKeyOf(event);
+  const [listType, ...listed] = event.type.startsWith('blacklist.') ? event.subject.split(':') : [];
+  const subject =
+    licenseKey !== undefined ? `license:${licenseFingerprint(licenseKey)}` : listType !== undefined ? `${listType}:${valueFingerprint(listed.join(':'))}` : event.subject;
+  return { event_id: event.id, type: event.type, app_id: event.app_id, subject, actor: event.actor };
 }
 
 /** Records handled per step: the audit/counter write and the delivery of their events. */
@@ -51,21 +67,18 @@ export async function consumeBatch(deps: ConsumerDeps, changes: StreamChange[]):
             sequenceNumber: effect.change.sequenceNumber,
             events: effect.events,
             counts: effect.counts,
-            licenseKeyOf: (event) => (event.type.startsWith('license.') ? event.subject : undefined),
+            licenseKeyOf,
           })),
         deps.clock.now(),
         deps.config.auditRetentionDays,
       );
       const events = effects.flatMap((effect) => effect.events);
-      for (const event of events) deps.logger.debug('event', { event });
+      for (const event of events) deps.logger.debug('event', loggedEvent(event));
       if (events.length > 0) await deps.sink.deliver(events);
       delivered += events.length;
     } catch (error) {
-      deps.logger.error('stream records not processed', {
-        first_sequence_number: step[0]!.sequenceNumber,
-        error_name: error instanceof Error ? error.name : typeof error,
-        error_message: error instanceof Error ? error.message : String(error),
-      });
+      const licenseKeys = effects.flatMap((effect) => effect.events.flatMap((event) => licenseKeyOf(event) ?? []));
+      deps.logger.error('stream records not processed', { first_sequence_number: step[0]!.sequenceNumber, ...describeError(error, licenseKeys) });
       return { recorded, events: delivered, failedSequenceNumber: step[0]!.sequenceNumber };
     }
   }

@@ -64,8 +64,9 @@ export function eventBridgeSink(deps: { bus: EventBridgeClient; sqs: SQSClient; 
 }
 
 /**
- * Local development: events are in the debug log already (the consumer logs
- * each); with EVENTS_WEBHOOK_URL each is also POSTed there as JSON. A webhook
+ * Local development: the debug log names each event by type and fingerprint
+ * only (the consumer logs no images); with EVENTS_WEBHOOK_URL each whole event
+ * is POSTed there as JSON. A webhook
  * that fails is logged and skipped: it is a developer's tool, not a delivery
  * guarantee.
  */

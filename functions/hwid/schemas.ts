@@ -1,8 +1,5 @@
 import * as z from 'zod/mini';
-import { licenseKeyField, licenseKeysField, maxDevicesField } from '#core/fields';
-
-/** Ten years: longer is a typo, and a longer cooldown means "never" (use hwid_reset_allowed for that). */
-export const MAX_RESET_INTERVAL_SECONDS = 10 * 365 * 86400;
+import { hwidResetIntervalField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/fields';
 
 export const editHwidSchema = z.object({
   license_key: licenseKeyField,
@@ -30,7 +27,7 @@ export type ToggleResetAllowedInput = z.infer<typeof toggleResetAllowedSchema>;
 
 export const updateResetIntervalSchema = z.object({
   license_key: licenseKeyField,
-  hwid_reset_interval: z.int().check(z.minimum(0), z.maximum(MAX_RESET_INTERVAL_SECONDS)),
+  hwid_reset_interval: hwidResetIntervalField,
 });
 export type UpdateResetIntervalInput = z.infer<typeof updateResetIntervalSchema>;
 

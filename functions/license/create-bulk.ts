@@ -30,14 +30,14 @@ type ChunkOutcome = { written: License[] } | { unknown: License[] } | { failed: 
  * fresh random ones, so removing them cannot touch anybody else's license.
  */
 export async function createLicensesInBulk(deps: Deps, input: Input) {
-  const subscription = await appAndSubscription(deps, input.teamId, input.app_id, input.subscription_id);
+  const { subscription, resetRules } = await appAndSubscription(deps, input);
   const sizes = Array.from({ length: Math.ceil(input.key_amount / chunkSize) }, (_, index) =>
     Math.min(chunkSize, input.key_amount - index * chunkSize),
   );
 
   const writeChunk = async (size: number): Promise<ChunkOutcome> => {
     for (let attempt = 0; attempt < chunkAttempts; attempt++) {
-      const licenses = Array.from({ length: size }, () => newLicense(deps, { ...input, subscription }));
+      const licenses = Array.from({ length: size }, () => newLicense(deps, { ...input, ...resetRules, subscription }));
       try {
         if ((await deps.repos.licenses.createAll(licenses)) === 'created') return { written: licenses };
       } catch (error) {

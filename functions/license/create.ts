@@ -20,7 +20,7 @@ export const usernameTaken = () => new ManagementError(409, 'USERNAME_TAKEN', 'U
  * are written in one transaction, so a taken username leaves nothing behind.
  */
 export async function createLicense(deps: Deps, input: Input) {
-  const subscription = await appAndSubscription(deps, input.teamId, input.app_id, input.subscription_id);
+  const { subscription, resetRules } = await appAndSubscription(deps, input);
   // A custom key is stored under the team, where the write's condition finds
   // the team's other custom keys; the team's keys in the shared namespace
   // (generated ones, and custom ones made before keys were scoped) are looked
@@ -31,7 +31,7 @@ export async function createLicense(deps: Deps, input: Input) {
   }
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password, deps.config.bcryptCost);
   for (let attempt = 0; attempt < generatedKeyAttempts; attempt++) {
-    const license = newLicense(deps, { ...input, subscription, key: input.license_key });
+    const license = newLicense(deps, { ...input, ...resetRules, subscription, key: input.license_key });
     const outcome =
       passwordHash === undefined
         ? (await deps.repos.licenses.create(license)) ? 'created' : 'key_taken'

@@ -5,9 +5,14 @@ import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { durationUnitSeconds } from './schemas';
 
+/** Self-service resets of a license whose request and application both leave them unset: allowed, no cooldown (as every license had before owners could choose). */
+export const hwidResetDefaults = { hwid_reset_allowed: true, hwid_reset_interval: 0 } as const;
+
 export interface NewLicenseInput {
   teamId: string;
   subscription: Subscription;
+  hwid_reset_allowed: boolean;
+  hwid_reset_interval: number;
   duration_unit: keyof typeof durationUnitSeconds;
   duration_value: number;
   hwid_lock: boolean;
@@ -35,8 +40,8 @@ export function newLicense(deps: Pick<Deps, 'clock'>, input: NewLicenseInput): L
     hwids: [],
     max_devices: input.max_devices,
     hwid_lock: input.hwid_lock,
-    hwid_reset_allowed: true,
-    hwid_reset_interval: 0,
+    hwid_reset_allowed: input.hwid_reset_allowed,
+    hwid_reset_interval: input.hwid_reset_interval,
     last_hwid_reset_at: null,
     username: input.username ?? null,
     tags: input.tags,

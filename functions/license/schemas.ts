@@ -1,5 +1,12 @@
 import * as z from 'zod/mini';
-import { appIdField, maxDevicesField, licenseKeyField as licenseKey, licenseKeysField as licenseKeys, subscriptionIdField } from '#core/fields';
+import {
+  appIdField,
+  hwidResetIntervalField,
+  maxDevicesField,
+  licenseKeyField as licenseKey,
+  licenseKeysField as licenseKeys,
+  subscriptionIdField,
+} from '#core/fields';
 import { maxPasswordBytes } from '#core/passwords';
 import { metadataProblem } from './metadata';
 
@@ -72,6 +79,8 @@ export const createSchema = z
     password: z.optional(password),
     license_key: z.optional(customLicenseKey),
     max_devices: z._default(maxDevicesField, 1),
+    hwid_reset_allowed: z.optional(z.boolean()),
+    hwid_reset_interval: z.optional(hwidResetIntervalField),
   })
   .check(
     durationWithinLimit,
@@ -92,6 +101,8 @@ export const createBulkSchema = z
     hwid_lock: z._default(z.boolean(), false),
     tags: z._default(tags, []),
     max_devices: z._default(maxDevicesField, 1),
+    hwid_reset_allowed: z.optional(z.boolean()),
+    hwid_reset_interval: z.optional(hwidResetIntervalField),
   })
   .check(durationWithinLimit);
 

@@ -2,6 +2,7 @@ import type { Deps } from '#core/deps';
 import { invalidInput } from '#core/errors';
 import { ownedApp, ownedSubscription } from '#core/ownership';
 import type { Subscription } from '#data/subscription.repo';
+import { hwidResetDefaults } from './new-license';
 
 /**
  * The subscription a license is given: the owner's (else ACCESS_DENIED or
@@ -13,8 +14,25 @@ export async function subscriptionForApp(deps: Pick<Deps, 'repos'>, teamId: stri
   return subscription;
 }
 
-/** Create and create-bulk: the app first (APP_NOT_FOUND, ACCESS_DENIED), then its subscription. */
-export async function appAndSubscription(deps: Pick<Deps, 'repos'>, teamId: string, appId: string, subscriptionId: string): Promise<Subscription> {
-  await ownedApp(deps, teamId, appId);
-  return subscriptionForApp(deps, teamId, appId, subscriptionId);
+export interface HwidResetRules {
+  hwid_reset_allowed: boolean;
+  hwid_reset_interval: number;
+}
+
+/**
+ * Create and create-bulk: the app first (APP_NOT_FOUND, ACCESS_DENIED), then
+ * its subscription, and the reset rules of the new licenses: the request's,
+ * else the application's defaults, else the service's.
+ */
+export async function appAndSubscription(
+  deps: Pick<Deps, 'repos'>,
+  input: { teamId: string; app_id: string; subscription_id: string } & Partial<HwidResetRules>,
+): Promise<{ subscription: Subscription; resetRules: HwidResetRules }> {
+  const app = await ownedApp(deps, input.teamId, input.app_id);
+  const subscription = await subscriptionForApp(deps, input.teamId, input.app_id, input.subscription_id);
+  const resetRules = {
+    hwid_reset_allowed: input.hwid_reset_allowed ?? app.default_hwid_reset_allowed ?? hwidResetDefaults.hwid_reset_allowed,
+    hwid_reset_interval: input.hwid_reset_interval ?? app.default_hwid_reset_interval ?? hwidResetDefaults.hwid_reset_interval,
+  };
+  return { subscription, resetRules };
 }

@@ -74,7 +74,12 @@ export const deletedBlacklistEntry = z.strictObject({ type: z.enum(blacklistType
 
 export const appSummary = z.strictObject({ app_id: uuid, name: z.string(), status: z.enum(['active', 'inactive']), created_at: timestamp });
 
-export const appSettings = z.strictObject({ app_id: uuid, offline_token_ttl: z.int() });
+export const appSettings = z.strictObject({
+  app_id: uuid,
+  offline_token_ttl: z.int(),
+  default_hwid_reset_allowed: z.boolean(),
+  default_hwid_reset_interval: z.int(),
+});
 
 export const signingKey = z.strictObject({
   key_id: z.string(),

@@ -259,7 +259,8 @@ export const contracts: Record<RoutePath, Contract> = {
   '/license/create': {
     tag: 'Licenses',
     summary: 'Create a license',
-    description: 'A generated key, or your own `license_key` (8 to 64 characters, unique within your team).',
+    description:
+      'A generated key, or your own `license_key` (8 to 64 characters, unique within your team). Without `hwid_reset_allowed` or `hwid_reset_interval` the license gets the application\'s defaults (`/app/settings`).',
     request: licenseSchemas.createSchema,
     requestExample: { app_id: example.appId, subscription_id: example.subscriptionId, duration_unit: 'days', duration_value: 30, hwid_lock: true },
     answer: answers.licenseRecord,
@@ -269,7 +270,8 @@ export const contracts: Record<RoutePath, Contract> = {
   '/license/create-bulk': {
     tag: 'Licenses',
     summary: 'Create up to 1000 licenses at once',
-    description: 'All or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`.',
+    description:
+      'All or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`. Without `hwid_reset_allowed` or `hwid_reset_interval` the licenses get the application\'s defaults (`/app/settings`).',
     request: licenseSchemas.createBulkSchema,
     requestExample: { key_amount: 2, app_id: example.appId, subscription_id: example.subscriptionId, duration_unit: 'days', duration_value: 30 },
     answer: z.array(answers.licenseRecord),
@@ -527,11 +529,12 @@ export const contracts: Record<RoutePath, Contract> = {
   '/app/settings': {
     tag: 'Applications',
     summary: "Read or change an application's settings",
-    description: 'Without `offline_token_ttl` the settings are only read.',
+    description:
+      'Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve.',
     request: appSchemas.settingsSchema,
-    requestExample: { app_id: example.appId, offline_token_ttl: 86400 },
+    requestExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_interval: 86400 },
     answer: answers.appSettings,
-    answerExample: { app_id: example.appId, offline_token_ttl: 86400 },
+    answerExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_allowed: true, default_hwid_reset_interval: 86400 },
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
   },
   '/app/signing-key': {

@@ -99,6 +99,27 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.offline_token_ttl).toBe(172800);
   }, 60_000);
 
+  it('edits the reset rules new licenses get, which /app/settings then answers and a new license has', async () => {
+    await page.getByRole('button', { name: 'Signing key & settings' }).click();
+    const form = page.getByRole('form', { name: 'HWID resets of new licenses' });
+    const allowed = form.getByLabel('Allow self-service HWID resets');
+    const interval = form.getByLabel('Seconds between resets');
+    expect([await allowed.isChecked(), await interval.inputValue()]).toEqual([true, '0']);
+
+    await interval.fill('172800');
+    await form.getByRole('button', { name: 'Save reset rules' }).click();
+    await page.getByText('New licenses allow a self-service HWID reset every 2 days.').waitFor();
+    await allowed.uncheck();
+    await form.getByRole('button', { name: 'Save reset rules' }).click();
+    await page.getByText('New licenses allow no self-service HWID reset.').waitFor();
+
+    const settings = (await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data;
+    expect(settings).toMatchObject({ default_hwid_reset_allowed: false, default_hwid_reset_interval: 172800 });
+    const [key] = await newLicenses(1);
+    const license = (await api(session.service, '/license/get', { license_key: key })).body.data;
+    expect(license).toMatchObject({ hwid_reset_allowed: false, hwid_reset_interval: 172800 });
+  }, 60_000);
+
   it('sets a license to 3 seats and removes a bound device after confirming', async () => {
     const [key] = await newLicenses(1);
     await api(session.service, '/hwid/edit', { license_key: key, hwid: 'SEAT-DEVICE-1' });

@@ -12,6 +12,7 @@ import { createTestClient, createTestEnv, request, type TestEnv } from '../suppo
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { awsError, injectFault } from '../support/dynamo-faults';
 import { checkInvariants, scanAll } from '../support/invariants';
+import { recordingSink } from '../support/log-evidence';
 import { createOwner, type Owner } from '../support/owners';
 
 /**
@@ -47,7 +48,7 @@ interface Faulty {
 /** A local server over the test table through a client of its own, for faults to be injected into. */
 async function serverOver(client: DynamoDBClient, config: Partial<Config> = {}): Promise<Faulty> {
   const logs: string[] = [];
-  const deps = createDeps({ ...env.config, ...config }, { client, keyVault: env.deps.keyVault, logger: createLogger('debug', {}, (line) => logs.push(line)) });
+  const deps = createDeps({ ...env.config, ...config }, { client, keyVault: env.deps.keyVault, logger: createLogger('debug', {}, recordingSink(logs)) });
   const server = await startLocalServer({ deps, port: 0 });
   servers.push(server);
   return { deps, logs, post: (path, body, headers = {}) => request(server.url, path, 'POST', body, headers) };

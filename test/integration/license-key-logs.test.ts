@@ -2,13 +2,15 @@ import { licenseFingerprint } from '#core/logger';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { startTestServer, type TestServer } from '../support/env';
+import { startTestEvents } from '../support/events';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 
 /**
  * A license key is an end user's credential: the failure paths that log (a
  * bulk key failing, /auth giving up on a license that keeps changing) must
- * not put one into a log line at info level or above.
+ * not put one into a log line at info level or above, and the events
+ * consumer must not put one, a username or an HWID into a line at any level.
  */
 let env: TestServer;
 let owner: Owner;
@@ -96,5 +98,28 @@ describe('license keys in logs', () => {
     expect(failures).toHaveLength(1);
     expect(failures[0]).toContain(licenseFingerprint(license!.key));
     expectNoKeyLogged([license!]);
+  });
+
+  it('the events consumer at debug level logs each event by fingerprint, never a key, username or HWID', async () => {
+    const events = await startTestEvents(env);
+    const logged = env.logs.lines.length;
+    const created = await env.post(
+      '/license/create',
+      { app_id: owner.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 30, hwid_lock: true, username: 'events-log-user', password: 'events-log-password' },
+      owner.auth,
+    );
+    const key: string = created.body.data.key;
+    const bound = await env.post('/auth', { app_id: owner.app_id, license: key, hwid: 'events-log-hwid-1' });
+    const reset = await env.post('/reset-hwid', { app_id: owner.app_id, username: 'events-log-user', password: 'events-log-password' });
+    await events.drain();
+    await events.stop();
+
+    expect([created.status, bound.status, reset.status]).toEqual([200, 200, 200]);
+    const lines = env.logs.lines.slice(logged);
+    const eventLines = lines.map((line) => JSON.parse(line)).filter((line) => line.message === 'event' && line.subject === `license:${licenseFingerprint(key)}`);
+    expect(eventLines.map((line) => line.type)).toEqual(expect.arrayContaining(['license.created', 'license.activated', 'license.hwid_bound', 'license.hwid_reset']));
+    for (const secret of [key, 'events-log-user', 'events-log-password', 'events-log-hwid-1']) {
+      expect(lines.filter((line) => line.includes(secret))).toEqual([]);
+    }
   });
 });

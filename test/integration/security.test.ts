@@ -33,7 +33,7 @@ describe('secrets in the logs', () => {
     // A server over a table that does not exist, logging into the same lines: every call of it is a 500.
     const brokenDeps = createDeps(
       { ...env.config, tableName: `missing-${newId()}` },
-      { client: env.client, keyVault: env.deps.keyVault, logger: createLogger('debug', {}, (line) => env.logs.lines.push(line)) },
+      { client: env.client, keyVault: env.deps.keyVault, logger: createLogger('debug', {}, env.logSink) },
     );
     const broken = await startLocalServer({ deps: brokenDeps, port: 0 });
     servers.push(broken);

@@ -4,12 +4,13 @@ import { readConfig, type Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import type { Clock } from '#core/clock';
 import { localKeyVault } from '#core/key-vault';
-import { createLogger, type Logger } from '#core/logger';
+import { createLogger, type Logger, type LogSink } from '#core/logger';
 import { createDynamoClient } from '#data/db';
 import type { RateLimit } from '../../local/rate-limit';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { ensureTable } from '../../local/store';
 import { captureDynamoCalls, kmsShapedVault } from './aws-calls';
+import { recordingSink, recordSecretsIn, recordTableSecrets } from './log-evidence';
 
 /** Lines a test's deps logged, for assertions on what reaches the logs. */
 export interface CapturedLogs {
@@ -20,6 +21,8 @@ export interface TestEnv {
   deps: Deps;
   config: Config;
   logs: CapturedLogs;
+  /** Where another logger of the test writes to share `logs` (and the run's log scan). */
+  logSink: LogSink;
   /** The DynamoDB client under `deps`, e.g. for `meterDynamo`. */
   client: DynamoDBClient;
 }
@@ -38,11 +41,13 @@ export async function createTestEnv(options: { config?: Partial<Config>; clock?:
   const config: Config = { ...base, tableName: `test-${randomUUID()}`, bcryptCost: 4, logLevel: 'debug', ...options.config };
   const client = createTestClient(config);
   await ensureTable(client, config.tableName);
+  recordTableSecrets(client);
   const logs: CapturedLogs = { lines: [] };
-  const logger: Logger = createLogger(config.logLevel, {}, (line) => logs.lines.push(line));
+  const logSink = recordingSink(logs.lines);
+  const logger: Logger = createLogger(config.logLevel, {}, logSink);
   // The deployed functions' KMS vault over a local key: the KMS calls the code makes are checked against the role's grants.
   const keyVault = kmsShapedVault(localKeyVault(randomBytes(32)));
-  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault }), config, logs, client };
+  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault }), config, logs, logSink, client };
 }
 
 export interface TestServer extends TestEnv {
@@ -81,6 +86,7 @@ export async function request(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<HttpResult> {
+  recordSecretsIn({ body, headers });
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },

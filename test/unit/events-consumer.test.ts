@@ -1,6 +1,7 @@
-import { createLogger } from '#core/logger';
+import { createLogger, licenseFingerprint } from '#core/logger';
 import { consumeBatch, type ConsumerDeps } from '../../functions/events/consumer';
 import type { ServiceEvent, StreamChange } from '../../functions/events/derive';
+import { recordingSink } from '../support/log-evidence';
 
 const subscriptionInsert = (n: number): StreamChange => ({
   eventId: `rec-${n}`,
@@ -11,11 +12,11 @@ const subscriptionInsert = (n: number): StreamChange => ({
   newImage: { pk: `SUB#sub-${n}`, sk: 'SUB', subscription_id: `sub-${n}`, app_id: 'app-1', name: 'Pro' },
 });
 
-function fakeDeps(record: (count: number) => Promise<number>, delivered: ServiceEvent[] = []): ConsumerDeps {
+function fakeDeps(record: (count: number) => Promise<number>, delivered: ServiceEvent[] = [], lines: string[] = []): ConsumerDeps {
   return {
     config: { auditRetentionDays: 90 },
     clock: { now: () => new Date('2026-03-04T10:00:05Z') },
-    logger: createLogger('silent'),
+    logger: createLogger('debug', {}, recordingSink(lines)),
     repos: { events: { record: async (works: unknown[]) => record(works.length) } } as unknown as ConsumerDeps['repos'],
     sink: { deliver: async (events) => void delivered.push(...events) },
   };
@@ -46,5 +47,60 @@ describe('consumeBatch', () => {
     );
     expect(outcome).toEqual({ recorded: 50, events: 50, failedSequenceNumber: '1050' });
     expect(delivered).toHaveLength(50);
+  });
+});
+
+describe('what the consumer logs at debug level', () => {
+  const licenseKey = 'Q7M2K-8XRTA-0PZ4N-V3WYB-6HCDE';
+  const license = { key: licenseKey, app_id: 'app-1', username: 'logged-user', hwid: 'machine-hwid-1', hwids: ['machine-hwid-1'], status: 'active' };
+  const licenseChange: StreamChange = {
+    eventId: 'rec-license',
+    sequenceNumber: '2000',
+    kind: 'MODIFY',
+    at: Date.parse('2026-03-04T10:00:00Z'),
+    keys: { pk: `LIC#${licenseKey}`, sk: 'LIC' },
+    oldImage: { pk: `LIC#${licenseKey}`, sk: 'LIC', ...license, hwid: null, hwids: [] },
+    newImage: { pk: `LIC#${licenseKey}`, sk: 'LIC', ...license },
+  };
+  const blacklistChange: StreamChange = {
+    eventId: 'rec-blacklist',
+    sequenceNumber: '2001',
+    kind: 'INSERT',
+    at: Date.parse('2026-03-04T10:00:00Z'),
+    keys: { pk: 'APP#app-1', sk: 'BL#hwid#banned-hwid-9' },
+    newImage: { pk: 'APP#app-1', sk: 'BL#hwid#banned-hwid-9', app_id: 'app-1', type: 'hwid', value: 'banned-hwid-9', reason: null },
+  };
+
+  it('names each event by type and fingerprints, never by key, username or HWID', async () => {
+    const lines: string[] = [];
+    const delivered: ServiceEvent[] = [];
+
+    await consumeBatch(fakeDeps(async (count) => count, delivered, lines), [licenseChange, blacklistChange]);
+
+    const events = lines.map((line) => JSON.parse(line)).filter((line) => line.message === 'event');
+    expect(events.map((line) => [line.type, line.subject])).toEqual([
+      ['license.hwid_bound', `license:${licenseFingerprint(licenseKey)}`],
+      ['blacklist.added', `hwid:${licenseFingerprint('banned-hwid-9')}`],
+    ]);
+    expect(delivered[0]!.after).toMatchObject({ key: licenseKey, username: 'logged-user' });
+    for (const secret of [licenseKey, 'logged-user', 'machine-hwid-1', 'banned-hwid-9']) {
+      expect(lines.filter((line) => line.includes(secret))).toEqual([]);
+    }
+  });
+
+  it('logs a failed step without the keys its error quotes', async () => {
+    const lines: string[] = [];
+
+    const outcome = await consumeBatch(
+      fakeDeps(async () => {
+        throw new Error(`conditional check failed on LIC#${licenseKey}`);
+      }, [], lines),
+      [licenseChange],
+    );
+
+    expect(outcome.failedSequenceNumber).toBe('2000');
+    const failure = lines.find((line) => line.includes('stream records not processed'));
+    expect(failure).toContain(licenseFingerprint(licenseKey));
+    expect(lines.filter((line) => line.includes(licenseKey))).toEqual([]);
   });
 });

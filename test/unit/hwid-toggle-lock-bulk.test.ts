@@ -2,12 +2,13 @@ import type { Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
 import type { License } from '#data/license.repo';
 import { toggleLockBulk } from '../../functions/hwid/toggle-lock-bulk';
+import { recordingSink } from '../support/log-evidence';
 
 /** Deps whose license update is the given fake; the logger's lines are kept. */
 function fakeDeps(updateFields: (licenseKey: string) => Promise<License | undefined>) {
   const lines: string[] = [];
   const deps = {
-    logger: createLogger('debug', {}, (line) => lines.push(line)),
+    logger: createLogger('debug', {}, recordingSink(lines)),
     repos: { licenses: { updateFields } },
   } as unknown as Deps;
   return { deps, lines };

@@ -5,10 +5,11 @@ import { clientFailure, ManagementError } from '#core/errors';
 import { createGroupHandler, type Endpoint } from '#core/http';
 import { createLogger } from '#core/logger';
 import type { HttpEvent } from '#core/middleware';
+import { recordingSink } from '../support/log-evidence';
 
 const logged: string[] = [];
 const depsFor = (debug: boolean) => () =>
-  ({ config: { ...readConfig({}), debug }, logger: createLogger('debug', {}, (line) => logged.push(line)) }) as unknown as Deps;
+  ({ config: { ...readConfig({}), debug }, logger: createLogger('debug', {}, recordingSink(logged)) }) as unknown as Deps;
 
 function event(path: string, body: string | null, method = 'POST', extra: Partial<HttpEvent> = {}): HttpEvent {
   return {

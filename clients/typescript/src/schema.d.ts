@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * Create a license
-         * @description A generated key, or your own `license_key` (8 to 64 characters, unique within your team).
+         * @description A generated key, or your own `license_key` (8 to 64 characters, unique within your team). Without `hwid_reset_allowed` or `hwid_reset_interval` the license gets the application's defaults (`/app/settings`).
          */
         post: operations["licenseCreate"];
         delete?: never;
@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 1000 licenses at once
-         * @description All or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`.
+         * @description All or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`. Without `hwid_reset_allowed` or `hwid_reset_interval` the licenses get the application's defaults (`/app/settings`).
          */
         post: operations["licenseCreateBulk"];
         delete?: never;
@@ -578,7 +578,7 @@ export interface paths {
         put?: never;
         /**
          * Read or change an application's settings
-         * @description Without `offline_token_ttl` the settings are only read.
+         * @description Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve.
          */
         post: operations["appSettings"];
         delete?: never;
@@ -702,6 +702,8 @@ export interface components {
             license_key?: string;
             /** @default 1 */
             max_devices?: number;
+            hwid_reset_allowed?: boolean;
+            hwid_reset_interval?: number;
         };
         LicenseCreateBulkRequest: {
             key_amount: number;
@@ -718,6 +720,8 @@ export interface components {
             tags?: string[];
             /** @default 1 */
             max_devices?: number;
+            hwid_reset_allowed?: boolean;
+            hwid_reset_interval?: number;
         };
         LicenseExtendRequest: {
             license_key: string;
@@ -865,6 +869,8 @@ export interface components {
             /** Format: uuid */
             app_id: string;
             offline_token_ttl?: number;
+            default_hwid_reset_allowed?: boolean;
+            default_hwid_reset_interval?: number;
         };
         AppSigningKeyRequest: {
             /** Format: uuid */
@@ -1173,6 +1179,8 @@ export interface components {
                 /** Format: uuid */
                 app_id: string;
                 offline_token_ttl: number;
+                default_hwid_reset_allowed: boolean;
+                default_hwid_reset_interval: number;
             };
         };
         AppSigningKeyAnswer: {
@@ -5466,7 +5474,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
-                 *       "offline_token_ttl": 86400
+                 *       "offline_token_ttl": 86400,
+                 *       "default_hwid_reset_interval": 86400
                  *     }
                  */
                 "application/json": components["schemas"]["AppSettingsRequest"];
@@ -5484,7 +5493,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
-                     *         "offline_token_ttl": 86400
+                     *         "offline_token_ttl": 86400,
+                     *         "default_hwid_reset_allowed": true,
+                     *         "default_hwid_reset_interval": 86400
                      *       }
                      *     }
                      */
