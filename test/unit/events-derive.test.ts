@@ -94,6 +94,8 @@ describe('events of an application item', () => {
     status: 'active',
     created_at: '2026-03-01T00:00:00.000Z',
     offline_token_ttl: null,
+    default_hwid_reset_allowed: null,
+    default_hwid_reset_interval: null,
     signing_key_id: 'kid-1',
   };
   const events = (kind: StreamChange['kind'], before?: Record<string, unknown>, after?: Record<string, unknown>) => effectsOf(change(kind, before, after)).events;
@@ -109,6 +111,15 @@ describe('events of an application item', () => {
 
     expect(rest).toEqual([]);
     expect(changed).toMatchObject({ type: 'app.settings_changed', actor: 'api_key:0123abcd', before: { offline_token_ttl: null }, after: { offline_token_ttl: 3600 } });
+  });
+
+  it('announces a change of the reset defaults new licenses get as a settings change, with every setting before and after', () => {
+    const [changed] = events('MODIFY', app, { ...app, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400 });
+    expect(changed).toMatchObject({
+      type: 'app.settings_changed',
+      before: { offline_token_ttl: null, default_hwid_reset_allowed: null, default_hwid_reset_interval: null },
+      after: { offline_token_ttl: null, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400 },
+    });
   });
 
   it('announces a rotation with the old and new key ids only, never the encrypted private key', () => {

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Authenticate an end user by license key or username and password
-         * @description The order of the checks is binding (spec 7.1). With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.
+         * @description The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.
          */
         post: operations["auth"];
         delete?: never;
