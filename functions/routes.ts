@@ -54,6 +54,9 @@ export type Route = (typeof routes)[number];
 export type RoutePath = Route['path'];
 export type PathOf<G extends Group> = Extract<Route, { group: G }>['path'];
 
+/** Every Lambda of the service: one per group, the API-key authorizer, the events consumer and the OpenAPI document's. */
+export type FunctionName = Group | 'authorizer' | 'events' | 'openapi';
+
 export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist', 'app'];
 
 export function sideOf(group: Group): Side {

@@ -17,7 +17,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { authorizerEntry, groups, handlerEntry, openApiPath, routes, sideOf, type Group, type Side } from '../functions/routes';
+import { authorizerEntry, groups, handlerEntry, openApiPath, routes, sideOf, type FunctionName, type Group, type Side } from '../functions/routes';
 import { tableDefinition } from '../functions/data/table';
 import { corsHeaders } from '../functions/core/middleware';
 import { DashboardSite } from './dashboard';
@@ -33,8 +33,6 @@ const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 export interface LicensingStackProps extends StackProps {
   settings: Settings;
 }
-
-type FunctionName = Group | 'authorizer' | 'events' | 'openapi';
 
 /** The events consumer has no route: the table's stream invokes it. */
 export const eventsEntry = 'functions/events/handler.ts';

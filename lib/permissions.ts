@@ -1,5 +1,5 @@
 import { keys } from '../functions/data/keys';
-import type { Group } from '../functions/routes';
+import type { FunctionName } from '../functions/routes';
 
 /**
  * The DynamoDB access each Lambda gets, and nothing more: what its code sends,
@@ -60,7 +60,7 @@ export interface TableAccess {
   queriesIndexes: readonly Partition[];
 }
 
-export const tableAccess: Record<Group | 'authorizer' | 'events' | 'openapi', TableAccess> = {
+export const tableAccess: Record<FunctionName, TableAccess> = {
   // /auth reads app, blacklist, license, then team and subscription in BatchGetItems and activates (license update,
   // HWID index items put or dropped, a condition check that another license's lease of the device has ended);
   // /register swaps the username index items in a transaction; failed /auth counts go to the app's daily counters.

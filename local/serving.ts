@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Group } from '../functions/routes';
+import type { FunctionName } from '../functions/routes';
 
 /**
  * Which deployed function the local server or consumer is standing in for
@@ -8,16 +8,14 @@ import type { Group } from '../functions/routes';
  * tests' IAM conformance check) asks this to know whose role a call needs.
  * Lambda never loads local/, so this costs the deployed functions nothing.
  */
-export type ServedFunction = Group | 'authorizer' | 'events' | 'openapi';
-
-const serving = new AsyncLocalStorage<ServedFunction>();
+const serving = new AsyncLocalStorage<FunctionName>();
 
 /** Runs `work` as `name` would run on AWS; calls it makes, and timers it starts, belong to `name`. */
-export function serveAs<T>(name: ServedFunction, work: () => T): T {
+export function serveAs<T>(name: FunctionName, work: () => T): T {
   return serving.run(name, work);
 }
 
 /** The function being served, or undefined outside any (test seeding, the admin CLI, the server's own plumbing). */
-export function servingFunction(): ServedFunction | undefined {
+export function servingFunction(): FunctionName | undefined {
   return serving.getStore();
 }

@@ -1,7 +1,7 @@
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http';
 import { notFound, ownedApp } from '#core/ownership';
-import type { AppSettingsChange } from '#data/app.repo';
+import { appSettingsFields, type AppSettingsChange } from '#data/app.repo';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';
 import type { settingsSchema } from './schemas';
@@ -16,14 +16,9 @@ export interface AppSettings {
 /** `POST /app/settings`: sets what the body names, then answers every setting as stored. */
 export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsSchema>): Promise<AppSettings> {
   const app = await ownedApp(deps, input.teamId, input.app_id);
-  const change: AppSettingsChange = {
-    offline_token_ttl: input.offline_token_ttl,
-    default_hwid_reset_allowed: input.default_hwid_reset_allowed,
-    default_hwid_reset_interval: input.default_hwid_reset_interval,
-  };
-  const sent = Object.entries(change).filter(([, value]) => value !== undefined);
-  if (sent.length > 0 && !(await deps.repos.apps.updateSettings(app.app_id, change))) throw notFound.app();
-  const settings: AppSettingsChange = { ...app, ...Object.fromEntries(sent) };
+  const sent: AppSettingsChange = Object.fromEntries(appSettingsFields.flatMap((field) => (input[field] === undefined ? [] : [[field, input[field]]])));
+  if (Object.keys(sent).length > 0 && !(await deps.repos.apps.updateSettings(app.app_id, sent))) throw notFound.app();
+  const settings: AppSettingsChange = { ...app, ...sent };
   return {
     app_id: app.app_id,
     offline_token_ttl: settings.offline_token_ttl ?? offlineTokenTtl.defaultSeconds,
