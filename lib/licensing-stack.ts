@@ -66,7 +66,7 @@ const clientRoutes = routes.filter((route) => sideOf(route.group) === 'client').
 
 export class LicensingStack extends Stack {
   readonly table: dynamodb.Table;
-  /** Encrypts applications' private signing keys (extensions.md section 1). */
+  /** Encrypts applications' private signing keys (docs/client-api.md, "Signed answers and offline tokens"). */
   readonly signingKey: kms.Key;
   readonly api: apigateway.RestApi;
   readonly functions: Record<FunctionName, NodejsFunction>;
@@ -74,7 +74,7 @@ export class LicensingStack extends Stack {
   readonly usagePlan: apigateway.UsagePlan;
   readonly alarmTopic: sns.Topic;
   readonly dashboard: DashboardSite | undefined;
-  /** Every event of section 4 of extensions.md; owners add their own rules and targets. */
+  /** Every event of docs/events.md; owners add their own rules and targets. */
   readonly eventBus: events.EventBus;
   /** Stream records the consumer kept failing on, and events EventBridge kept refusing. */
   readonly eventsDeadLetterQueue: sqs.Queue;
@@ -407,7 +407,7 @@ export class LicensingStack extends Stack {
       .resourceForPath(openApiPath)
       .addMethod('GET', new apigateway.LambdaIntegration(this.functions.openapi, { allowTestInvoke: false }), { authorizationType: apigateway.AuthorizationType.NONE });
 
-    // Gateway responses are API-wide, so one header set serves both sides: the client routes' exact spec 4.3 values.
+    // Gateway responses are API-wide, so one header set serves both sides: the client routes' exact values (docs/client-api.md).
     // Browsers read Access-Control-Allow-Headers only on preflights, which answer per side (addPreflight).
     // `*` also lets the dashboard read a gateway's 401, 403 or 429 on a management route.
     const gatewayCors = quoteHeaders(corsHeaders('client', '*'));

@@ -11,7 +11,7 @@ import type { Subscription } from '#data/subscription.repo';
 import type { Team } from '#data/team.repo';
 
 /**
- * The checks of spec 4.1, one function per step, each throwing the step's 403.
+ * The checks of docs/client-api.md, "POST /auth", one function per step, each throwing the step's 403.
  * They are pure: the pipeline in auth.ts fetches the items and calls them in
  * the spec's order.
  */

@@ -36,8 +36,8 @@ export interface AuthSuccess {
 const maxActivationAttempts = 5;
 
 /**
- * `POST /auth`: the nine steps of spec 4.1 in order, stopping at the first
- * failure. The work behind them follows DESIGN.md's hot path: two reads
+ * `POST /auth`: the steps of docs/client-api.md (POST /auth) in order, stopping at the first
+ * failure. The work behind them follows the hot path of docs/performance.md: two reads
  * (`checkedLicense`), then round trip 3 is the one conditional write. Logging
  * in by username costs one more read, as the license is known only after the
  * password check.
@@ -74,7 +74,7 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
 }
 
 /**
- * Steps 2 to 8 of spec 4.1 in order, stopping at the first failure: what
+ * Steps 2 to 8 of docs/client-api.md (POST /auth) in order, stopping at the first failure: what
  * /auth and /reset-hwid both check before they touch the license. Round trip
  * 1 fetches the app, the blacklist entries and the license (or username
  * index) together; round trip 2 the team and subscription (cached when warm).

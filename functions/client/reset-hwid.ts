@@ -32,7 +32,7 @@ function checkCooldown(license: License, now: Date): void {
 }
 
 /**
- * `POST /reset-hwid` (extensions.md section 2): /auth's steps 2 to 8, then the
+ * `POST /reset-hwid` (docs/client-api.md, "POST /reset-hwid"): /auth's steps 2 to 8, then the
  * reset's own checks in order, then one transaction that releases the devices
  * (their index items too) and sets `last_hwid_reset_at`. The transaction is
  * conditional on the license as checked (bound HWIDs, last reset, the reset

@@ -4,8 +4,8 @@ import { canonicalUuid, isUuid } from '#core/ids';
 import { maxPasswordBytes } from '#core/passwords';
 
 /**
- * Client bodies, checked one rule at a time in the order of spec 7.1 and
- * api-decisions.md: the first failing rule's message is the 400 a client sees.
+ * Client bodies, checked one rule at a time in the order of the 400 rows of
+ * docs/client-api.md (POST /auth, POST /register): the first failing rule's message is the 400 a client sees.
  * A body that is JSON but not an object is read as an empty one, so it is asked
  * for the App ID first.
  */
@@ -45,7 +45,7 @@ export interface AuthInput {
   appId: string;
   credential: AuthCredential;
   hwid: string | undefined;
-  /** extensions.md section 1: only `true` asks for one; anything else is the spec's answer. */
+  /** docs/client-api.md, "Signed answers and offline tokens": only `true` asks for one; anything else is the spec's answer. */
   offlineToken: boolean;
 }
 
@@ -111,5 +111,5 @@ export interface ResetHwidInput {
   hwid: string | undefined;
 }
 
-/** `/reset-hwid` takes `/auth`'s body and answers its 400 messages (extensions.md section 2). */
+/** `/reset-hwid` takes `/auth`'s body and answers its 400 messages (docs/client-api.md, "POST /reset-hwid"). */
 export const resetHwidSchema: z.ZodMiniType<ResetHwidInput, unknown> = authSchema;

@@ -79,7 +79,7 @@ async function signerFor(deps: Deps, event: HttpEvent, appId: string): Promise<S
 }
 
 /**
- * Signs every answer of a client route (extensions.md section 1): success,
+ * Signs every answer of a client route (docs/client-api.md, "Signed answers and offline tokens"): success,
  * 4xx and 5xx alike, after the error renderer has made its answer. Answers to
  * a request without a known application stay unsigned: there is no key. A
  * nonce or a Content-Digest that fails its check is left out of the answer

@@ -6,7 +6,7 @@ export interface BulkFailure {
   error_code: ManagementErrorCode;
 }
 
-/** The per-key answer of every bulk operation (api-decisions.md). */
+/** The per-key answer of every bulk operation (docs/management-api.md, Licenses). */
 export interface BulkResult {
   succeeded: string[];
   failed: BulkFailure[];

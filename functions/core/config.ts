@@ -41,7 +41,7 @@ export interface Config {
   signAnswers: boolean;
   /**
    * `Access-Control-Allow-Origin` of the management routes: `*` or one origin (the deployed
-   * dashboard's, set by the stack). Client routes always answer `*` (spec 4.3).
+   * dashboard's, set by the stack). Client routes always answer `*` (docs/client-api.md).
    */
   managementCorsOrigin: string;
 }

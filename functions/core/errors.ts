@@ -90,7 +90,7 @@ export const clientMessages = {
   invalidContentDigest: 'Invalid Content-Digest',
 } as const;
 
-/** The 403 codes of spec 7.1, USERNAME_TAKEN (api-decisions.md) and those of /reset-hwid (extensions.md section 2). */
+/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them) and /reset-hwid's. */
 export type ClientFailureCode =
   | 'LICENSE_NOT_FOUND'
   | 'INVALID_USERNAME_OR_PASSWORD'

@@ -22,13 +22,13 @@ export const subscriptionIdField = uuidField();
  */
 export const licenseKeyField = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,256}$/, 'must be a license key: 1 to 256 characters of A-Z, a-z, 0-9, _ and -'));
 
-/** 1..1000 keys (api-decisions.md); a key sent twice is answered once. */
+/** 1..1000 keys (docs/management-api.md, Licenses); a key sent twice is answered once. */
 export const licenseKeysField = z.pipe(
   z.array(licenseKeyField).check(z.minLength(1), z.maxLength(1000)),
   z.transform((licenseKeys: string[]) => [...new Set(licenseKeys)]),
 );
 
-/** Seats of a license: 1 to 100 (extensions.md section 2). */
+/** Seats of a license: 1 to 100 (docs/management-api.md, "Devices: seats and self-service reset"). */
 export const maxDevicesField = z.int().check(z.minimum(1), z.maximum(maxDevicesLimit));
 
 /** Ten years: longer is a typo, and a longer cooldown means "never" (use hwid_reset_allowed for that). */

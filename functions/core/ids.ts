@@ -28,7 +28,7 @@ export function newApiKey(): string {
   return API_KEY_PREFIX + randomString(base62, 43);
 }
 
-/** What api-decisions.md promises of a key (`lsk_` + at least 40 base62), bounded so a huge header is never hashed. */
+/** The shape of an API key (the admin CLI makes `lsk_` + 43 base62; docs/security.md accepts 40 to 128), bounded so a huge header is never hashed. */
 const apiKeyPattern = new RegExp(`^${API_KEY_PREFIX}[A-Za-z0-9]{40,128}$`);
 
 export function isApiKeyFormat(value: string): boolean {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * Where applications' private signing keys are encrypted at rest
- * (extensions.md section 1): the application's id is bound to each ciphertext,
+ * (docs/client-api.md, "Signed answers and offline tokens"): the application's id is bound to each ciphertext,
  * so a ciphertext copied onto another application's item does not decrypt.
  */
 export interface KeyVault {

@@ -15,7 +15,7 @@ export function hwidResetAvailable(license: License, now: Date): boolean {
 }
 
 /**
- * `hwids` and `max_devices` (extensions.md section 2), appended only to the
+ * `hwids` and `max_devices` (docs/management-api.md, "Devices: seats and self-service reset"), appended only to the
  * answers about a license with several seats: a one-seat license answers byte
  * for byte as the spec shows it, so clients that know only the spec (the
  * Keycrate SDKs) see no difference; its one device is `hwid`.
@@ -29,7 +29,7 @@ function tier(subscription: Subscription | undefined) {
   return { subscription_name: subscription?.name ?? null, subscription_level: subscription?.level ?? null };
 }
 
-/** The license record of management responses (api-decisions.md); never a password hash. */
+/** The license record of management responses (docs/management-api.md, Licenses); never a password hash. */
 export function managementView(license: License, subscription: Subscription | undefined) {
   return {
     key: license.key,
@@ -61,7 +61,7 @@ export async function licenseRecord(deps: Pick<Deps, 'repos'>, license: License)
   return managementView(license, await deps.repos.subscriptions.get(license.subscription_id));
 }
 
-/** The 13 fields of spec 2.1, for a successful /auth (the license as it stands after this login). */
+/** The 13 fields of docs/client-api.md, "POST /auth", for a successful /auth (the license as it stands after this login). */
 export function authView(license: License, subscription: Subscription, now: Date) {
   return {
     key: license.key,

@@ -31,7 +31,7 @@ interface CorsPolicy {
  * API Gateway's preflight mocks and its gateway responses all read this one policy.
  */
 const corsPolicies: Record<Side, Omit<CorsPolicy, 'origin'>> = {
-  // Plus the signature headers (extensions.md section 1), so browser clients can verify answers.
+  // Plus the signature headers (docs/client-api.md, "Signed answers and offline tokens"), so browser clients can verify answers.
   client: {
     methods: 'POST, OPTIONS',
     headers: 'Content-Type, Authorization',
@@ -41,7 +41,7 @@ const corsPolicies: Record<Side, Omit<CorsPolicy, 'origin'>> = {
   management: { methods: 'POST, OPTIONS', headers: 'Content-Type, Authorization, x-api-key', maxAgeSeconds: 86400 },
 };
 
-/** Client routes allow every origin (spec 4.3); management routes the deployment's (Config.managementCorsOrigin). */
+/** Client routes allow every origin (docs/client-api.md, its introduction); management routes the deployment's (Config.managementCorsOrigin). */
 function corsPolicy(side: Side, managementOrigin: string): CorsPolicy {
   return { ...corsPolicies[side], origin: side === 'management' ? managementOrigin : '*' };
 }
@@ -149,7 +149,7 @@ type RendererDeps = { config: Config; logger: Logger };
  * anything else is a server fault: logged with its cause, answered 500 without a
  * stack unless debug mode is on. Ours, not @middy/http-error-handler: that one
  * answers with the error's message as the whole body and a fixed fallback for
- * faults, where the API needs a JSON body in the side's shape (spec 7.1, 7.2)
+ * faults, where the API needs a JSON body in the side's shape (docs/client-api.md, docs/management-api.md)
  * and, in debug mode, the fault's own message and type.
  */
 export function errorRenderer(side: Side, deps: () => RendererDeps | Promise<RendererDeps>): Middleware {

@@ -5,7 +5,7 @@ import type { Deps } from './deps';
 import { ManagementError } from './errors';
 
 /**
- * Ownership rules of api-decisions.md, checked after the API key and the body.
+ * Ownership rules of docs/management-api.md (its introduction), checked after the API key and the body.
  * An app or subscription of another owner is ACCESS_DENIED; a license of another
  * owner is LICENSE_NOT_FOUND, exactly like a missing one, so an API key cannot
  * probe which license keys exist elsewhere.

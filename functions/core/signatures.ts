@@ -3,7 +3,7 @@ import { parseDictionary, serializeDictionary, serializeInnerList, serializeItem
 
 /**
  * RFC 9421 HTTP Message Signatures over an RFC 9530 Content-Digest, as
- * extensions.md section 1 signs every client answer. Structured fields are
+ * docs/client-api.md, "Signed answers and offline tokens" describes for every client answer. Structured fields are
  * read and written by `structured-headers`, never by hand.
  */
 
@@ -88,7 +88,7 @@ export function answerSignatureHeaders(answer: AnswerToSign): Record<string, str
   };
 }
 
-/** What extensions.md allows as a nonce: 8 to 128 characters of `A-Z a-z 0-9 . _ ~ + / = -`. */
+/** What docs/verifying-answers.md allows as a nonce: 8 to 128 characters of `A-Z a-z 0-9 . _ ~ + / = -`. */
 const noncePattern = /^[A-Za-z0-9._~+/=-]{8,128}$/;
 
 export const isValidNonce = (value: unknown): value is string => typeof value === 'string' && noncePattern.test(value);

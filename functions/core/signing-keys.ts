@@ -7,7 +7,7 @@ import type { KeyVault } from './key-vault';
 import type { Signer } from './signer-cache';
 
 /*
- * Applications' Ed25519 signing keys (extensions.md section 1): made with the
+ * Applications' Ed25519 signing keys (docs/client-api.md, "Signed answers and offline tokens"): made with the
  * application, or on first need for applications made before; `key_id` is the
  * RFC 7638 thumbprint of the public JWK. The private key leaves this module
  * only as a KeyObject to sign with, or as the vault's ciphertext.

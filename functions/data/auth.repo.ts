@@ -68,7 +68,7 @@ function appLicenseAmong(items: (Record<string, unknown> | undefined)[] | undefi
 const lostRace = (code: string | undefined) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict';
 
 /**
- * The reads and the write of the client endpoints' hot path (DESIGN.md): each
+ * The reads and the write of the client endpoints' hot path (docs/performance.md, round trips): each
  * `read` is at most one BatchGetItem, with app, team and subscription served
  * from the cache when warm; licenses, the username index and blacklist entries
  * are always read, so a pause or a new blacklist entry takes effect at once.

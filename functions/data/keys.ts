@@ -1,6 +1,6 @@
 /**
  * Every key string of the table is built here and nowhere else.
- * Layout (DESIGN.md): entities live under their own partition; everything that
+ * Layout: entities live under their own partition; everything that
  * belongs to one application (HWID index, username index, blacklist) lives in
  * the application's partition so the /auth hot path can fetch it in one batch.
  */

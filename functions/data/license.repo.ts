@@ -41,7 +41,7 @@ export const licenseSchema = z.object({
 });
 export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices'> & { hwids: string[]; max_devices: number };
 
-/** Seats a license may have (extensions.md section 2). */
+/** Seats a license may have (docs/management-api.md, "Devices: seats and self-service reset"). */
 export const maxDevicesLimit = 100;
 
 export function licenseItem(license: License): Record<string, unknown> {

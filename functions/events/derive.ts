@@ -27,7 +27,7 @@ export const eventTypes = [
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
-/** What the bus carries and the audit log keeps (extensions.md section 4). */
+/** What the bus carries and the audit log keeps (docs/events.md). */
 export interface ServiceEvent extends AuditEvent {
   type: EventType;
 }

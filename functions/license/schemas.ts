@@ -10,7 +10,7 @@ import {
 import { maxPasswordBytes } from '#core/passwords';
 import { metadataProblem } from './metadata';
 
-/** Limits of api-decisions.md and the decisions recorded in docs/management-api.md. */
+/** The limits docs/management-api.md states for license bodies. */
 export const limits = {
   bulkKeys: 1000,
   perPage: 100,

@@ -15,7 +15,7 @@ const nullableTimestamp = z.nullable(timestamp);
 const uuid = z.string().check(z.uuid());
 
 const seats = {
-  /** Present only on a license with more than one seat (extensions.md section 2). */
+  /** Present only on a license with more than one seat (docs/management-api.md, "Devices: seats and self-service reset"). */
   hwids: z.optional(z.array(z.string())),
   max_devices: z.optional(z.int()),
 };
@@ -121,7 +121,7 @@ export const auditEvent = z.strictObject({
   after: z.optional(z.record(z.string(), z.unknown())),
 });
 
-/** The 13 fields of spec 2.1: `initial_duration` is a string there, unlike in the management record. */
+/** The 13 fields of a successful /auth (docs/client-api.md, "POST /auth"): `initial_duration` is a string there, unlike in the management record. */
 export const authData = z.strictObject({
   key: z.string(),
   created_at: timestamp,
@@ -137,7 +137,7 @@ export const authData = z.strictObject({
   subscription_level: z.int(),
   subscription_name: z.string(),
   ...seats,
-  /** Only when the request asked for one with `"offline_token": true` (extensions.md section 1). */
+  /** Only when the request asked for one with `"offline_token": true` (docs/client-api.md, "Signed answers and offline tokens"). */
   offline_token: z.optional(z.string()),
 });
 

@@ -159,7 +159,7 @@ const registerBody = z.object({
 });
 const resetHwidBody = z.object({ ...clientBody, hwid, nonce });
 
-/** `/auth` and `/reset-hwid` authenticate alike (extensions.md section 2): their 400s and first 403s are the same. */
+/** `/auth` and `/reset-hwid` authenticate alike (docs/client-api.md, "POST /reset-hwid"): their 400s and first 403s are the same. */
 const authBadRequest = [
   clientMessages.invalidJson,
   clientMessages.appIdRequired,
@@ -237,7 +237,7 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Client',
     summary: 'Release the device bound to a license (self-service)',
     description:
-      'Authenticates like `/auth`, then releases `hwid` (or every device without it) when the owner allows resets and the cooldown has passed (extensions.md section 2).',
+      'Authenticates like `/auth`, then releases `hwid` (or every device without it) when the owner allows resets and the cooldown has passed (see the Client API page, POST /reset-hwid).',
     request: resetHwidBody,
     requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a' },
     successMessages: ['HWID_RESET'],

@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Release the device bound to a license (self-service)
-         * @description Authenticates like `/auth`, then releases `hwid` (or every device without it) when the owner allows resets and the cooldown has passed (extensions.md section 2).
+         * @description Authenticates like `/auth`, then releases `hwid` (or every device without it) when the owner allows resets and the cooldown has passed (see the Client API page, POST /reset-hwid).
          */
         post: operations["resetHwid"];
         delete?: never;
