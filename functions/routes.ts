@@ -11,6 +11,7 @@ export const routes = [
   { path: '/auth', group: 'client' },
   { path: '/register', group: 'client' },
   { path: '/reset-hwid', group: 'client' },
+  { path: '/usage', group: 'client' },
 
   { path: '/license/create', group: 'license' },
   { path: '/license/create-bulk', group: 'license' },
@@ -25,6 +26,9 @@ export const routes = [
   { path: '/license/update-subscription', group: 'license' },
   { path: '/license/update-user-credentials', group: 'license' },
   { path: '/license/update-metadata', group: 'license' },
+  { path: '/license/update-features', group: 'license' },
+  { path: '/license/update-usage-limits', group: 'license' },
+  { path: '/license/reset-usage', group: 'license' },
 
   { path: '/hwid/edit', group: 'hwid' },
   { path: '/hwid/toggle-lock', group: 'hwid' },

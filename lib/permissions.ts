@@ -72,6 +72,8 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       { actions: ['dynamodb:UpdateItem'], partitions: ['app', 'license'] },
       { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], partitions: ['app'] },
       { actions: ['dynamodb:ConditionCheckItem'], partitions: ['license'] },
+      // /usage with a usage_id writes its marker in the license's partition, in the transaction that counts.
+      { actions: ['dynamodb:PutItem'], partitions: ['license'] },
     ],
     queriesIndexes: [],
   },

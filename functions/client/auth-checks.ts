@@ -60,12 +60,25 @@ export function licenseOfApp(license: License | undefined, appId: string): Licen
   return license;
 }
 
-/** Step 5: status first, then expiry; only a used license has an expiry. */
-export function checkLicenseState(license: License, now: Date): void {
+/** Whether an active license's expiry has passed (only a used license has one); within a grace period it still authenticates. */
+export function pastExpiry(license: License, now: Date): boolean {
+  return license.expires_at !== null && now.getTime() >= Date.parse(license.expires_at);
+}
+
+/**
+ * Step 5: status first, then expiry, allowing the subscription's grace
+ * (docs/licensing-models.md, "Grace periods") after it.
+ */
+export function checkLicenseState(license: License, now: Date, graceSeconds = 0): void {
   if (license.status !== 'active') throw clientFailure('LICENSE_NOT_ACTIVE');
-  if (license.expires_at !== null && now.getTime() >= Date.parse(license.expires_at)) {
+  if (license.expires_at !== null && now.getTime() >= Date.parse(license.expires_at) + graceSeconds * 1000) {
     throw clientFailure('LICENSE_EXPIRED', { expires_at: license.expires_at });
   }
+}
+
+/** The grace a subscription gives its licenses; one of another application (answered as none at step 8) gives none. */
+export function graceSecondsOf(subscription: Subscription | undefined, license: License): number {
+  return subscription && subscription.app_id === license.app_id ? (subscription.grace_seconds ?? 0) : 0;
 }
 
 /** Step 6. */

@@ -17,7 +17,9 @@ import {
   checkSubscription,
   checkTeam,
   hwidToBind,
+  graceSecondsOf,
   licenseOfApp,
+  pastExpiry,
   successCode,
   type SuccessCode,
 } from './auth-checks';
@@ -69,7 +71,7 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
       };
     }
     if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
-    license = await afterLostRace(deps, license, input.appId, now, attempt);
+    license = await afterLostRace(deps, license, input.appId, now, attempt, subscription.grace_seconds);
   }
 }
 
@@ -99,9 +101,14 @@ export async function checkedLicense(
     'license' in input.credential
       ? licenseOfApp(entry.license, input.appId)
       : await logIn(deps, entry.app, input.credential.password, entry.login);
-  checkLicenseState(license, now);
+  // An expired license may still be in its subscription's grace, known only
+  // once the subscription is read: its step 5 waits for round trip 2 and still
+  // answers before the checks of steps 6 to 8.
+  const maybeInGrace = license.status === 'active' && pastExpiry(license, now);
+  if (!maybeInGrace) checkLicenseState(license, now);
 
   const context = await repos.auth.read({ app: input.appId, team: entry.app.team_id, subscription: license.subscription_id });
+  if (maybeInGrace) checkLicenseState(license, now, graceSecondsOf(context.subscription, license));
   checkApplication(context.app);
   checkTeam(context.team, now);
   checkSubscription(context.subscription, license);
@@ -114,14 +121,14 @@ export async function checkedLicense(
  * next time), read the license again and check its state, or give up after
  * `maxActivationAttempts`.
  */
-export async function afterLostRace(deps: Deps, license: License, appId: string, now: Date, attempt: number): Promise<License> {
+export async function afterLostRace(deps: Deps, license: License, appId: string, now: Date, attempt: number, graceSeconds?: number): Promise<License> {
   if (attempt >= maxActivationAttempts) {
     // This message reaches the logs, which must not hold the key: its fingerprint correlates.
     throw new Error(`license ${licenseFingerprint(license.key)} changed under each of ${attempt} attempts`);
   }
   await sleep(Math.random() * 10 * attempt);
   const current = licenseOfApp(await deps.repos.auth.currentLicense(license), appId);
-  checkLicenseState(current, now);
+  checkLicenseState(current, now, graceSeconds);
   return current;
 }
 

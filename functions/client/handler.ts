@@ -10,13 +10,23 @@ import { offlineToken } from './offline-token';
 import { registerCredentials, registeredMessage } from './register';
 import { resetHwid } from './reset-hwid';
 import { authSchema, registerSchema, resetHwidSchema } from './schemas';
+import { recordUsage, usageRecordedMessage, usageRequest } from './usage';
 
-/** A client route's body after the spec's 400 checks, then the nonce's, then the request's Content-Digest: all before any read. */
-function clientInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): { input: z.infer<S>; nonce: string | undefined } {
+/**
+ * A client route's body after the spec's 400 checks, then the nonce's and the
+ * route's own fields' (`extra`), then the request's Content-Digest: all before any read.
+ */
+function clientInput<S extends z.ZodMiniType, E = undefined>(
+  schema: S,
+  body: unknown,
+  request: RequestInfo,
+  extra?: (body: unknown) => E,
+): { input: z.infer<S>; nonce: string | undefined; extra: E } {
   const input = validate('client', schema, body);
   const nonce = checkedNonce(body, request.header);
+  const fields = extra?.(body) as E;
   checkContentDigest(request.rawBody, request.header);
-  return { input, nonce };
+  return { input, nonce, extra: fields };
 }
 
 export const endpoints: Endpoints<'client'> = {
@@ -36,6 +46,11 @@ export const endpoints: Endpoints<'client'> = {
     const { input } = clientInput(resetHwidSchema, body, request);
     const { message, data } = await resetHwid(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
     return { body: { success: true, message, data } };
+  },
+  '/usage': async (deps, body, request) => {
+    const { input, extra } = clientInput(authSchema, body, request, usageRequest);
+    const data = await recordUsage(deps, { ...input, ...extra }, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
+    return { body: { success: true, message: usageRecordedMessage, data } };
   },
   '/register': async (deps, body, request) => {
     await registerCredentials(deps, clientInput(registerSchema, body, request).input);

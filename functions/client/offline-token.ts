@@ -5,6 +5,7 @@ import type { App } from '#data/app.repo';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { signerOf } from '#core/signing-keys';
+import { effectiveFeatures, graceUntil } from '#core/entitlements';
 
 /** docs/client-api.md, "Signed answers and offline tokens": 7 days unless the application's settings say otherwise (60 s to 365 days). */
 export const offlineTokenTtl = { defaultSeconds: 7 * 86400, minSeconds: 60, maxSeconds: 365 * 86400 } as const;
@@ -20,15 +21,20 @@ export interface OfflineTokenInput {
 export async function offlineToken(deps: Deps, input: OfflineTokenInput): Promise<string> {
   const { app, license, subscription } = input;
   const signer = await signerOf(deps, app);
-  const iat = Math.floor(deps.clock.now().getTime() / 1000);
+  const nowMs = deps.clock.now().getTime();
+  const iat = Math.floor(nowMs / 1000);
   const ttl = app.offline_token_ttl ?? offlineTokenTtl.defaultSeconds;
-  const licenseExpiry = license.expires_at === null ? Infinity : Math.floor(Date.parse(license.expires_at) / 1000);
+  // Issued in grace, a token lasts until the grace ends (docs/licensing-models.md, "Grace periods").
+  const until = graceUntil(license.expires_at, subscription.grace_seconds);
+  const end = until !== null && nowMs >= Date.parse(license.expires_at!) ? until : license.expires_at;
+  const licenseExpiry = end === null ? Infinity : Math.floor(Date.parse(end) / 1000);
   const claims = {
     hwid: license.hwid,
     hwids: license.hwids,
     subscription_name: subscription.name,
     subscription_level: subscription.level,
     expires_at: license.expires_at,
+    features: effectiveFeatures(subscription, license),
     ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
   };
   return new SignJWT(claims)

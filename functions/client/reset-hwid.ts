@@ -74,6 +74,6 @@ export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: Black
       const after: License = { ...license, hwids, hwid: hwids[0] ?? null, last_hwid_reset_at: resetAt };
       return { message: hwidResetMessage, data: authView(after, subscription, now) };
     }
-    license = await afterLostRace(deps, license, input.appId, now, attempt);
+    license = await afterLostRace(deps, license, input.appId, now, attempt, subscription.grace_seconds);
   }
 }

@@ -88,9 +88,10 @@ export const clientMessages = {
   hwidFormat: 'HWID must be a string of at most 256 characters',
   invalidNonce: 'Invalid nonce',
   invalidContentDigest: 'Invalid Content-Digest',
+  invalidUsage: 'Invalid usage request',
 } as const;
 
-/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them) and /reset-hwid's. */
+/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them), /reset-hwid's and /usage's. */
 export type ClientFailureCode =
   | 'LICENSE_NOT_FOUND'
   | 'INVALID_USERNAME_OR_PASSWORD'
@@ -112,7 +113,10 @@ export type ClientFailureCode =
   | 'USERNAME_TAKEN'
   | 'HWID_RESET_NOT_ALLOWED'
   | 'HWID_NOT_BOUND'
-  | 'HWID_RESET_COOLDOWN';
+  | 'HWID_RESET_COOLDOWN'
+  | 'LICENSE_NOT_ACTIVATED'
+  | 'USAGE_COUNTER_UNKNOWN'
+  | 'USAGE_LIMIT_REACHED';
 
 export function clientFailure(code: ClientFailureCode, data?: Record<string, unknown>): ClientError {
   return new ClientError(403, code, data);

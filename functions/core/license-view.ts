@@ -1,6 +1,7 @@
 import type { License } from '#data/license.repo';
 import type { Deps } from './deps';
 import type { Subscription } from '#data/subscription.repo';
+import { effectiveFeatures, effectiveUsageLimits, graceUntil, usageView } from './entitlements';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
 export function hwidResetCooldown(license: License, now: Date): number {
@@ -30,7 +31,7 @@ function tier(subscription: Subscription | undefined) {
 }
 
 /** The license record of management responses (docs/management-api.md, Licenses); never a password hash. */
-export function managementView(license: License, subscription: Subscription | undefined) {
+export function managementView(license: License, subscription: Subscription | undefined, now: Date) {
   return {
     key: license.key,
     app_id: license.app_id,
@@ -51,14 +52,29 @@ export function managementView(license: License, subscription: Subscription | un
     tags: license.tags,
     metadata: license.metadata,
     ...seats(license),
+    ...entitlements(license, subscription, now),
+  };
+}
+
+/**
+ * A license's entitlements as the record shows them (docs/licensing-models.md):
+ * its own features and usage limits, what applies with its subscription's,
+ * and its usage in the current periods.
+ */
+function entitlements(license: License, subscription: Subscription | undefined, now: Date) {
+  return {
+    features: license.features ?? [],
+    effective_features: effectiveFeatures(subscription, license),
+    usage_limits: license.usage_limits ?? {},
+    usage: usageView(effectiveUsageLimits(subscription, license), license.counters ?? {}, now),
   };
 }
 
 export type LicenseRecord = ReturnType<typeof managementView>;
 
 /** The record a management answer shows, as the license stands now, with its subscription's name and level. */
-export async function licenseRecord(deps: Pick<Deps, 'repos'>, license: License): Promise<LicenseRecord> {
-  return managementView(license, await deps.repos.subscriptions.get(license.subscription_id));
+export async function licenseRecord(deps: Pick<Deps, 'repos' | 'clock'>, license: License): Promise<LicenseRecord> {
+  return managementView(license, await deps.repos.subscriptions.get(license.subscription_id), deps.clock.now());
 }
 
 /** The 13 fields of docs/client-api.md, "POST /auth", for a successful /auth (the license as it stands after this login). */
@@ -78,5 +94,18 @@ export function authView(license: License, subscription: Subscription, now: Date
     subscription_level: subscription.level,
     subscription_name: subscription.name,
     ...seats(license),
+    ...clientEntitlements(license, subscription, now),
   };
+}
+
+/**
+ * Appended only when they apply, so a license without features or grace
+ * answers exactly as before: the features of the license and its
+ * subscription, and the end of the grace period it is in.
+ */
+function clientEntitlements(license: License, subscription: Subscription, now: Date): { features?: string[]; grace_until?: string } {
+  const features = effectiveFeatures(subscription, license);
+  const until = graceUntil(license.expires_at, subscription.grace_seconds);
+  const inGrace = until !== null && now.getTime() >= Date.parse(license.expires_at!);
+  return { ...(features.length > 0 ? { features } : {}), ...(inGrace ? { grace_until: until } : {}) };
 }

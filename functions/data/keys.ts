@@ -120,6 +120,13 @@ export const keys = {
   dailyStatsOfApp: (appId: string): string => `APP#${appId}#STATS`,
   dailyStatsSortKey: (day: string): string => `DAY#${day}`,
 
+  /**
+   * What one `usage_id` of a license counted (POST /usage), with the answer it
+   * earned: in the license's own partition, so the same id of another license
+   * is another item. It expires after 24 hours (`ttl`).
+   */
+  usageMarker: (license: ItemKey, usageId: string): ItemKey => ({ pk: license.pk, sk: `USAGE#${usageId}` }),
+
   /** Marks a stream record as counted and audited, so a redelivered record changes nothing twice. */
   streamRecord: (eventId: string): ItemKey => ({ pk: `STREAM#${eventId}`, sk: 'STREAM' }),
 

@@ -7,6 +7,8 @@ import { keys, type ItemKey } from './keys';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
+import { usageLimitField, type StoredCounter } from '#core/entitlements';
+import { countersOf } from './usage-counters';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
 export const licenseSchema = z.object({
@@ -38,23 +40,39 @@ export const licenseSchema = z.object({
   hwids: z.optional(z.array(z.string())),
   /** Seats: how many HWIDs may be bound at once. Absent on items written before seats existed: 1. */
   max_devices: z.optional(z.int().check(z.minimum(1))),
+  /** The license's own features, beside its subscription's. Absent on items written before entitlements existed: none. */
+  features: z.optional(z.array(z.string())),
+  /** The license's own usage limits, overriding its subscription's of the same name. */
+  usage_limits: z.optional(z.record(z.string(), usageLimitField)),
 });
-export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices'> & { hwids: string[]; max_devices: number };
+export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices'> & {
+  hwids: string[];
+  max_devices: number;
+  /** Usage counted so far, by counter (data/usage-counters.ts): read from the item, never written with it. */
+  counters?: Record<string, StoredCounter>;
+};
 
 /** Seats a license may have (docs/management-api.md, "Devices: seats and self-service reset"). */
 export const maxDevicesLimit = 100;
 
 export function licenseItem(license: License): Record<string, unknown> {
+  const { counters: _counters, ...stored } = license;
   return {
     ...keys.licenseOf(license),
     ...keys.licenseByApp(license.app_id, license.created_at, license.key),
-    ...license,
+    ...stored,
   };
 }
 
 export function parseLicense(item: Record<string, unknown>): License {
   const parsed = licenseSchema.parse(item);
-  return { ...parsed, hwids: parsed.hwids ?? (parsed.hwid === null ? [] : [parsed.hwid]), max_devices: parsed.max_devices ?? 1 };
+  const counters = countersOf(item);
+  return {
+    ...parsed,
+    hwids: parsed.hwids ?? (parsed.hwid === null ? [] : [parsed.hwid]),
+    max_devices: parsed.max_devices ?? 1,
+    ...(Object.keys(counters).length > 0 ? { counters } : {}),
+  };
 }
 
 /**
@@ -450,4 +468,4 @@ export type LicenseFlag = 'hwid_lock' | 'hwid_reset_allowed';
 export type HwidSettings = Pick<License, 'hwid_lock' | 'hwid_reset_allowed' | 'hwid_reset_interval'>;
 
 /** What management routes set on a license in a single conditional update. */
-export type LicenseSettings = HwidSettings & Pick<License, 'status' | 'subscription_id' | 'metadata'>;
+export type LicenseSettings = HwidSettings & Pick<License, 'status' | 'subscription_id' | 'metadata' | 'features' | 'usage_limits'>;

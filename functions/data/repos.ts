@@ -10,6 +10,7 @@ import { createHwidRepo } from './hwid.repo';
 import { createLicenseRepo } from './license.repo';
 import { createSubscriptionRepo } from './subscription.repo';
 import { createTeamRepo } from './team.repo';
+import { createUsageRepo } from './usage.repo';
 import { createUsernameRepo } from './username.repo';
 
 export function createRepos(table: Table, cache: ItemCache) {
@@ -25,6 +26,7 @@ export function createRepos(table: Table, cache: ItemCache) {
     credentials: createCredentialsRepo(table),
     auth: createAuthRepo(table, cache),
     events: createEventsRepo(table),
+    usage: createUsageRepo(table),
   };
 }
 

@@ -4,6 +4,7 @@ import { batchGetItems } from './batch-get';
 import { deleteExisting, getItem, putNew, queryIndexPartition, stampUpdate, type Table } from './db';
 import { isConditionFailure } from './retry';
 import { keys } from './keys';
+import { usageLimitField } from '#core/entitlements';
 
 export const subscriptionSchema = z.object({
   subscription_id: z.string(),
@@ -14,6 +15,10 @@ export const subscriptionSchema = z.object({
   single_key_per_hwid: z.boolean(),
   status: z.enum(['active', 'inactive']),
   created_at: z.string(),
+  /** Entitlements and grace (docs/licensing-models.md); absent on items written before they existed: none, none, 0. */
+  features: z.optional(z.array(z.string())),
+  usage_limits: z.optional(z.record(z.string(), usageLimitField)),
+  grace_seconds: z.optional(z.int().check(z.nonnegative())),
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
 
@@ -79,4 +84,4 @@ export function createSubscriptionRepo(table: Table) {
   };
 }
 
-export type SubscriptionSettings = Pick<Subscription, 'name' | 'level' | 'single_key_per_hwid' | 'status'>;
+export type SubscriptionSettings = Pick<Subscription, 'name' | 'level' | 'single_key_per_hwid' | 'status' | 'features' | 'usage_limits' | 'grace_seconds'>;

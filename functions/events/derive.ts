@@ -4,6 +4,7 @@ import { actorAttribute } from '#data/db';
 import type { AuditEvent } from '#data/events.repo';
 import { keys } from '#data/keys';
 import { tableDefinition } from '#data/table';
+import { isCounterAttribute } from '#data/usage-counters';
 
 export const eventTypes = [
   'license.created',
@@ -15,6 +16,8 @@ export const eventTypes = [
   'license.hwid_reset',
   'license.credentials_changed',
   'license.metadata_changed',
+  'license.usage_limit_reached',
+  'license.usage_reset',
   'subscription.created',
   'subscription.changed',
   'subscription.deleted',
@@ -145,8 +148,21 @@ function licenseEffects(change: StreamChange, event: EventOf): Effects {
   else if (had.some((hwid) => !has.includes(hwid)) || changed.has('last_hwid_reset_at')) events.push(emit('license.hwid_reset'));
   if (changed.has('username')) events.push(emit('license.credentials_changed'));
   // The list of types is binding and names no other change: settings (subscription, tags, HWID rules, seats) go with metadata.
-  if ([...changed].some((field) => !announcedLicenseFields.has(field))) events.push(emit('license.metadata_changed'));
+  if ([...changed].some((field) => !announcedLicenseFields.has(field) && !isCounterAttribute(field))) events.push(emit('license.metadata_changed'));
+  events.push(...usageEvents(before, after, [...changed].filter(isCounterAttribute)).map(emit));
   return { events, counts };
+}
+
+const limitReachedAt = (counter: unknown): unknown => (typeof counter === 'object' && counter !== null ? (counter as Record<string, unknown>).limit_reached_at : undefined);
+
+/**
+ * Counting is no event; the first refusal of a period marks its counter
+ * (`limit_reached_at`), and a reset removes counters: one event each per change.
+ */
+function usageEvents(before: Record<string, unknown>, after: Record<string, unknown>, counters: string[]): EventType[] {
+  const reached = counters.some((name) => limitReachedAt(after[name]) !== undefined && limitReachedAt(after[name]) !== limitReachedAt(before[name]));
+  const reset = counters.some((name) => before[name] !== undefined && after[name] === undefined);
+  return [...(reached ? (['license.usage_limit_reached'] as const) : []), ...(reset ? (['license.usage_reset'] as const) : [])];
 }
 
 /**

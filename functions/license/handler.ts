@@ -5,6 +5,7 @@ import { createLicensesInBulk } from './create-bulk';
 import { deleteLicense } from './delete';
 import { deleteInBulk } from './delete-bulk';
 import { extendLicense } from './extend';
+import { resetUsage, updateFeatures, updateUsageLimits } from './entitlements';
 import { extendInBulk } from './extend-bulk';
 import { getLicense } from './get';
 import { listLicenses } from './get-bulk';
@@ -29,6 +30,9 @@ export const endpoints: Endpoints<'license'> = {
   '/license/update-subscription': managementEndpoint(schemas.updateSubscriptionSchema, updateSubscription),
   '/license/update-user-credentials': managementEndpoint(schemas.updateCredentialsSchema, updateUserCredentials),
   '/license/update-metadata': managementEndpoint(schemas.updateMetadataSchema, updateMetadata),
+  '/license/update-features': managementEndpoint(schemas.updateFeaturesSchema, updateFeatures),
+  '/license/update-usage-limits': managementEndpoint(schemas.updateUsageLimitsSchema, updateUsageLimits),
+  '/license/reset-usage': managementEndpoint(schemas.resetUsageSchema, resetUsage),
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('license', endpoints, deps);

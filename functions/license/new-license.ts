@@ -3,6 +3,7 @@ import type { Deps } from '#core/deps';
 import { newLicenseKey } from '#core/ids';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
+import type { UsageLimits } from '#core/entitlements';
 import { durationUnitSeconds } from './schemas';
 
 /** Self-service resets of a license whose request and application both leave them unset: allowed, no cooldown (as every license had before owners could choose). */
@@ -21,6 +22,8 @@ export interface NewLicenseInput {
   key?: string;
   username?: string;
   max_devices: number;
+  features?: string[];
+  usage_limits?: UsageLimits;
 }
 
 /** A new, unused license: its clock starts at first activation, so only `initial_duration` is set. */
@@ -46,6 +49,8 @@ export function newLicense(deps: Pick<Deps, 'clock'>, input: NewLicenseInput): L
     username: input.username ?? null,
     tags: input.tags,
     metadata: input.metadata ?? {},
+    ...(input.features === undefined ? {} : { features: input.features }),
+    ...(input.usage_limits === undefined ? {} : { usage_limits: input.usage_limits }),
     // An owner's own key lives under the team (keys.license): it can only ever collide with the team's own keys.
     ...(input.key === undefined ? {} : { key_scope: 'team' as const }),
   };

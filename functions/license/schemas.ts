@@ -8,6 +8,7 @@ import {
   subscriptionIdField,
 } from '#core/fields';
 import { maxPasswordBytes } from '#core/passwords';
+import { entitlementName, featuresField, usageLimitsField } from '#core/entitlements';
 import { metadataProblem } from './metadata';
 
 /** The limits docs/management-api.md states for license bodies. */
@@ -81,6 +82,8 @@ export const createSchema = z
     max_devices: z._default(maxDevicesField, 1),
     hwid_reset_allowed: z.optional(z.boolean()),
     hwid_reset_interval: z.optional(hwidResetIntervalField),
+    features: z.optional(featuresField),
+    usage_limits: z.optional(usageLimitsField),
   })
   .check(
     durationWithinLimit,
@@ -103,6 +106,8 @@ export const createBulkSchema = z
     max_devices: z._default(maxDevicesField, 1),
     hwid_reset_allowed: z.optional(z.boolean()),
     hwid_reset_interval: z.optional(hwidResetIntervalField),
+    features: z.optional(featuresField),
+    usage_limits: z.optional(usageLimitsField),
   })
   .check(durationWithinLimit);
 
@@ -133,3 +138,6 @@ export const updateStatusBulkSchema = z.object({ license_keys: licenseKeys, stat
 export const updateSubscriptionSchema = z.object({ license_key: licenseKey, subscription_id: subscriptionIdField });
 export const updateCredentialsSchema = z.object({ license_key: licenseKey, username, password: z.optional(password) });
 export const updateMetadataSchema = z.object({ license_key: licenseKey, metadata });
+export const updateFeaturesSchema = z.object({ license_key: licenseKey, features: featuresField });
+export const updateUsageLimitsSchema = z.object({ license_key: licenseKey, usage_limits: usageLimitsField });
+export const resetUsageSchema = z.object({ license_key: licenseKey, counter: z.optional(entitlementName) });

@@ -37,7 +37,7 @@ export async function updateSubscription(deps: Deps, input: z.infer<typeof updat
     if (outcome === 'changed') {
       const updated = await deps.repos.licenses.get(license.key, license.team_id);
       if (!updated) throw notFound.license();
-      return managementView(updated, subscription);
+      return managementView(updated, subscription, deps.clock.now());
     }
   }
   throw concurrentChange();

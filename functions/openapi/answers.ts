@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { blacklistTypes } from '#data/blacklist.repo';
 import { eventTypes } from '../events/derive';
+import { usagePeriods } from '#core/usage-periods';
 
 /**
  * The answers' shapes, for the OpenAPI document only (no handler imports this
@@ -19,6 +20,19 @@ const seats = {
   hwids: z.optional(z.array(z.string())),
   max_devices: z.optional(z.int()),
 };
+
+/** A usage counter as /usage and the license record show it (docs/client-api.md, POST /usage). */
+export const usageCounter = z.strictObject({
+  counter: z.string(),
+  used: z.int(),
+  limit: z.int(),
+  overage: z.int(),
+  remaining: z.int(),
+  period: z.enum(usagePeriods),
+  resets_at: nullableTimestamp,
+});
+
+const usageLimits = z.record(z.string(), z.strictObject({ limit: z.int(), period: z.enum(usagePeriods), overage: z.int() }));
 
 export const licenseRecord = z.strictObject({
   key: z.string(),
@@ -41,6 +55,11 @@ export const licenseRecord = z.strictObject({
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
   ...seats,
+  /** The license's own features and usage limits, what applies with its subscription's, and its usage (docs/licensing-models.md). */
+  features: z.array(z.string()),
+  effective_features: z.array(z.string()),
+  usage_limits: usageLimits,
+  usage: z.array(usageCounter),
 });
 
 export const bulkResult = z.strictObject({
@@ -58,6 +77,9 @@ export const subscriptionRecord = z.strictObject({
   single_key_per_hwid: z.boolean(),
   status: z.enum(['active', 'inactive']),
   created_at: timestamp,
+  features: z.array(z.string()),
+  usage_limits: usageLimits,
+  grace_seconds: z.int(),
 });
 
 export const deletedSubscription = z.strictObject({ subscription_id: uuid, deleted: z.literal(true) });
@@ -137,6 +159,10 @@ export const authData = z.strictObject({
   subscription_level: z.int(),
   subscription_name: z.string(),
   ...seats,
+  /** The features of the license and its subscription, only when there are any (docs/licensing-models.md, "Entitlements"). */
+  features: z.optional(z.array(z.string())),
+  /** Only while the license is past its expiry within its subscription's grace (docs/licensing-models.md, "Grace periods"). */
+  grace_until: z.optional(timestamp),
   /** Only when the request asked for one with `"offline_token": true` (docs/client-api.md, "Signed answers and offline tokens"). */
   offline_token: z.optional(z.string()),
 });

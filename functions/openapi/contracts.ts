@@ -104,6 +104,20 @@ const licenseExample = {
   username: null,
   tags: ['reseller-a'],
   metadata: { order: 1042 },
+  features: [] as string[],
+  effective_features: ['reports'],
+  usage_limits: {},
+  usage: [] as unknown[],
+};
+
+const usageExample = {
+  counter: 'exports',
+  used: 4,
+  limit: 50,
+  overage: 5,
+  remaining: 51,
+  period: 'month',
+  resets_at: '2026-04-01T00:00:00.000Z',
 };
 
 const bulkExample = { succeeded: [example.key], failed: [{ license_key: example.otherKey, error_code: 'LICENSE_NOT_FOUND' }] };
@@ -116,6 +130,9 @@ const subscriptionExample = {
   single_key_per_hwid: true,
   status: 'active',
   created_at: example.createdAt,
+  features: ['reports'],
+  usage_limits: { exports: { limit: 50, period: 'month', overage: 5 } },
+  grace_seconds: 259200,
 };
 
 const blacklistExample = { app_id: example.appId, type: 'asn', value: '13335', reason: 'datacenter traffic', created_at: example.createdAt };
@@ -158,6 +175,14 @@ const registerBody = z.object({
   nonce,
 });
 const resetHwidBody = z.object({ ...clientBody, hwid, nonce });
+const usageBody = z.object({
+  ...clientBody,
+  hwid,
+  counter: z.string().check(z.regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/)),
+  amount: z.optional(z.int().check(z.minimum(1), z.maximum(1_000_000))),
+  usage_id: z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~+/=-]{8,128}$/))),
+  nonce,
+});
 
 /** `/auth` and `/reset-hwid` authenticate alike (docs/client-api.md, "POST /reset-hwid"): their 400s and first 403s are the same. */
 const authBadRequest = [
@@ -253,6 +278,27 @@ export const contracts: Record<RoutePath, Contract> = {
       'HWID_RESET_NOT_ALLOWED',
       'HWID_NOT_BOUND',
       'HWID_RESET_COOLDOWN',
+    ],
+  },
+
+  '/usage': {
+    tag: 'Client',
+    summary: 'Count usage against a metered counter of a license',
+    description:
+      "Authenticates like `/auth` (without a first use's effects: an unused license, or a device not yet bound, is `LICENSE_NOT_ACTIVATED`), then adds `amount` to `counter` unless that would pass `limit + overage` in the counter's current UTC period. The same `usage_id` within 24 hours counts once and is answered as the first time (see the Client API page, POST /usage).",
+    request: usageBody,
+    requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a', counter: 'exports', amount: 1, usage_id: 'export-2026-03-02-0001' },
+    successMessages: ['USAGE_RECORDED'],
+    answer: answers.usageCounter,
+    answerExample: { success: true, message: 'USAGE_RECORDED', data: usageExample },
+    badRequest: [...authBadRequest.slice(0, -2), clientMessages.invalidNonce, clientMessages.invalidUsage, clientMessages.invalidContentDigest],
+    failures: [
+      ...authenticationFailures,
+      'LICENSE_NOT_ACTIVATED',
+      'HWID_NOT_PROVIDED',
+      'HWID_MISMATCH',
+      'USAGE_COUNTER_UNKNOWN',
+      'USAGE_LIMIT_REACHED',
     ],
   },
 
@@ -379,6 +425,37 @@ export const contracts: Record<RoutePath, Contract> = {
     requestExample: { license_key: example.key, metadata: { order: 1042, seats_paid: 3 } },
     answer: answers.licenseRecord,
     answerExample: { ...licenseExample, metadata: { order: 1042, seats_paid: 3 } },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+
+  '/license/update-features': {
+    tag: 'Licenses',
+    summary: "Replace a license's own features",
+    description: "The license's subscription's features still apply beside these; `effective_features` shows the union (see the Licensing models page, Entitlements).",
+    request: licenseSchemas.updateFeaturesSchema,
+    requestExample: { license_key: example.key, features: ['export.pdf', 'sync'] },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, features: ['export.pdf', 'sync'], effective_features: ['export.pdf', 'reports', 'sync'] },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+  '/license/update-usage-limits': {
+    tag: 'Licenses',
+    summary: "Replace a license's own usage limits",
+    description: "A counter here replaces the subscription's counter of the same name; counts already made stay (see the Licensing models page, Metered usage).",
+    request: licenseSchemas.updateUsageLimitsSchema,
+    requestExample: { license_key: example.key, usage_limits: { exports: { limit: 100, period: 'month', overage: 10 } } },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, usage_limits: { exports: { limit: 100, period: 'month', overage: 10 } }, usage: [{ ...usageExample, limit: 100, remaining: 106 }] },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+  '/license/reset-usage': {
+    tag: 'Licenses',
+    summary: "Set a license's usage counters to 0",
+    description: 'One `counter`, or without it every counter of the license.',
+    request: licenseSchemas.resetUsageSchema,
+    requestExample: { license_key: example.key, counter: 'exports' },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, usage: [{ ...usageExample, used: 0, remaining: 55 }] },
     errors: ['LICENSE_NOT_FOUND'],
   },
 

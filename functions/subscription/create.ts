@@ -15,6 +15,9 @@ export async function createSubscription(deps: Deps, input: CreateSubscriptionIn
     name: input.name,
     level: input.level,
     single_key_per_hwid: input.single_key_per_hwid,
+    features: input.features,
+    usage_limits: input.usage_limits,
+    grace_seconds: input.grace_seconds,
     status: 'active',
     created_at: iso(deps.clock.now()),
   };

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { appIdField, subscriptionIdField } from '#core/fields';
+import { featuresField, graceSecondsField, usageLimitsField } from '#core/entitlements';
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
 const level = z.int().check(z.minimum(0), z.maximum(1_000_000));
@@ -9,6 +10,9 @@ export const createSubscriptionSchema = z.object({
   name,
   level,
   single_key_per_hwid: z._default(z.boolean(), false),
+  features: z._default(featuresField, []),
+  usage_limits: z._default(usageLimitsField, {}),
+  grace_seconds: z._default(graceSecondsField, 0),
 });
 export type CreateSubscriptionInput = z.infer<typeof createSubscriptionSchema>;
 
@@ -19,11 +23,17 @@ export const editSubscriptionSchema = z
     level: z.optional(level),
     single_key_per_hwid: z.optional(z.boolean()),
     status: z.optional(z.enum(['active', 'inactive'])),
+    features: z.optional(featuresField),
+    usage_limits: z.optional(usageLimitsField),
+    grace_seconds: z.optional(graceSecondsField),
   })
   .check(
     z.refine(
-      (body) => [body.name, body.level, body.single_key_per_hwid, body.status].some((field) => field !== undefined),
-      'at least one of name, level, single_key_per_hwid, status is required',
+      (body) =>
+        [body.name, body.level, body.single_key_per_hwid, body.status, body.features, body.usage_limits, body.grace_seconds].some(
+          (field) => field !== undefined,
+        ),
+      'at least one of name, level, single_key_per_hwid, status, features, usage_limits, grace_seconds is required',
     ),
   );
 export type EditSubscriptionInput = z.infer<typeof editSubscriptionSchema>;

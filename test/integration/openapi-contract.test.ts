@@ -84,7 +84,7 @@ const license = (overrides: Parameters<typeof seedLicense>[2] = {}) => seedLicen
 
 describe('every management route, against the document', () => {
   /** A valid body for each route, made against fresh data. */
-  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid'>, () => Promise<Record<string, unknown>>> = {
+  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/usage'>, () => Promise<Record<string, unknown>>> = {
     '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2 }),
     '/license/create-bulk': async () => ({ key_amount: 2, app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30 }),
     '/license/extend': async () => ({ license_key: (await license()).key, extend_seconds: 3600 }),
@@ -98,6 +98,9 @@ describe('every management route, against the document', () => {
     '/license/update-subscription': async () => ({ license_key: (await license()).key, subscription_id: exclusive.subscription_id }),
     '/license/update-user-credentials': async () => ({ license_key: (await license()).key, username: `user-${newId().slice(0, 8)}`, password: 'correct horse' }),
     '/license/update-metadata': async () => ({ license_key: (await license()).key, metadata: { order: 1042 } }),
+    '/license/update-features': async () => ({ license_key: (await license()).key, features: ['export.pdf', 'sync'] }),
+    '/license/update-usage-limits': async () => ({ license_key: (await license()).key, usage_limits: { exports: { limit: 100, period: 'month', overage: 10 } } }),
+    '/license/reset-usage': async () => ({ license_key: (await license({ usage_limits: { exports: { limit: 5, period: 'day', overage: 0 } } })).key, counter: 'exports' }),
     '/hwid/edit': async () => ({ license_key: (await license()).key, hwid: `pc-${newId()}` }),
     '/hwid/toggle-lock': async () => ({ license_key: (await license()).key }),
     '/hwid/toggle-lock-bulk': async () => ({ license_keys: [(await license()).key], hwid_lock: true }),
@@ -162,8 +165,10 @@ describe('every management route, against the document', () => {
       await expectOutcome(manage(path, { ...extra, ...foreignApp }), '403:ACCESS_DENIED');
     }
 
-    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove'] as const) {
+    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/license/update-features', '/license/update-usage-limits', '/license/reset-usage', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove'] as const) {
       const extra = {
+        '/license/update-features': { features: [] },
+        '/license/update-usage-limits': { usage_limits: {} },
         '/license/extend': { extend_seconds: 60 },
         '/license/update-status': { status: 'paused' },
         '/license/update-subscription': { subscription_id: pro.subscription_id },
@@ -300,6 +305,33 @@ describe('the client routes, against the document', () => {
     await expectOutcome(auth({ license: second.key, hwid: 'claimed-pc' }), '403:DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
   });
 
+  it('/usage: success, every 400 message and its own 403s', async () => {
+    const used = { first_used_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86400_000).toISOString() };
+    const metered = await license({ ...used, usage_limits: { exports: { limit: 1, period: 'month', overage: 0 } } });
+    const usage = (body: Record<string, unknown>, headers: Record<string, string> = {}) => client('/usage', { app_id: owner.app_id, ...body }, headers);
+    const counted = await expectOutcome(usage({ license: metered.key, counter: 'exports', usage_id: 'contract-usage-1', nonce: 'contract-nonce-2' }), '200:USAGE_RECORDED');
+    expect(counted.headers.get('signature-input')).toContain('nonce="contract-nonce-2"');
+    const refused = await expectOutcome(usage({ license: metered.key, counter: 'exports' }), '403:USAGE_LIMIT_REACHED');
+    expect(refused.body.data).toMatchObject({ counter: 'exports', used: 1, remaining: 0 });
+    await expectOutcome(usage({ license: metered.key, counter: 'imports' }), '403:USAGE_COUNTER_UNKNOWN');
+    await expectOutcome(usage({ license: (await license()).key, counter: 'exports' }), '403:LICENSE_NOT_ACTIVATED');
+    const locked = await license({ ...used, hwid_lock: true, hwid: 'pc-a' });
+    await expectOutcome(usage({ license: locked.key, counter: 'exports' }), '403:HWID_NOT_PROVIDED');
+    await expectOutcome(usage({ license: locked.key, counter: 'exports', hwid: 'pc-b' }), '403:HWID_MISMATCH');
+    await expectOutcome(usage({ license: 'NO-SUCH-KEY', counter: 'exports' }), '403:LICENSE_NOT_FOUND');
+
+    await expectOutcome(client('/usage', '{"app_id":'), '400:Invalid JSON in request body');
+    await expectOutcome(client('/usage', {}), '400:App ID is required');
+    await expectOutcome(client('/usage', { app_id: 'nope' }), '400:Invalid App ID format (must be a valid UUID)');
+    await expectOutcome(usage({}), '400:No valid authentication method provided (missing license key or username/password)');
+    await expectOutcome(usage({ license: 'K', hwid: 7, counter: 'exports' }), '400:HWID must be a string of at most 256 characters');
+    await expectOutcome(usage({ license: 'K', counter: 'exports', nonce: 'bad nonce!' }), '400:Invalid nonce');
+    for (const bad of [{}, { counter: 'Exports' }, { counter: 'exports', amount: 0 }, { counter: 'exports', amount: 1_000_001 }, { counter: 'exports', amount: 1.5 }, { counter: 'exports', usage_id: 'short' }]) {
+      await expectOutcome(usage({ license: 'K', ...bad }), '400:Invalid usage request');
+    }
+    await expectOutcome(usage({ license: 'K', counter: 'exports' }, { 'content-digest': 'sha-256=:AAAA:' }), '400:Invalid Content-Digest');
+  });
+
   it('/reset-hwid: success and its own 403s', async () => {
     const bound = await license({ hwid_lock: true, hwid: 'old-pc', hwid_reset_interval: 604800 });
     await expectOutcome(reset({ license: bound.key, hwid: 'old-pc' }), '200:HWID_RESET');
@@ -313,8 +345,8 @@ describe('the client routes, against the document', () => {
   it('answers 429 RATE_LIMITED with Retry-After on every client route once the application is over the limit', async () => {
     const throttledOwner = await createOwner(throttled.deps);
     await request(throttled.server.url, '/auth', 'POST', { app_id: throttledOwner.app_id, license: 'K' });
-    for (const path of ['/auth', '/register', '/reset-hwid'] as const) {
-      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse' }), '429:RATE_LIMITED');
+    for (const path of ['/auth', '/register', '/reset-hwid', '/usage'] as const) {
+      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse', counter: 'exports' }), '429:RATE_LIMITED');
     }
   });
 });
@@ -326,7 +358,7 @@ describe('the whole document', () => {
 
   it('gives examples with the fields of real answers', () => {
     // Present only on some answers: seats on multi-seat licenses, the token when asked for, an audit entry's changes.
-    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after']);
+    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after', 'features', 'grace_until']);
     const fields = (value: unknown): string[] => {
       const item = Array.isArray(value) ? value[0] : value;
       return item && typeof item === 'object' ? Object.keys(item).filter((key) => !conditional.has(key)).sort() : [];

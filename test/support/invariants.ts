@@ -37,11 +37,13 @@ export function checkInvariants(items: Item[], expected: { created?: string[] } 
   for (const item of items) {
     const pk = String(item.pk);
     const sk = String(item.sk);
-    if (pk.startsWith('LIC#')) {
+    if (pk.startsWith('LIC#') && sk === 'LIC') {
       const slot = `${item.app_id}|${item.key}`;
       if (licenses.has(slot)) violations.push(`two licenses of app ${item.app_id} have key ${item.key}`);
       licenses.set(slot, item);
     }
+    // Other items of a license's partition (a usage_id's marker) are no license.
+    else if (pk.startsWith('LIC#')) continue;
     else if (pk.startsWith('SUB#')) subscriptions.set(item.subscription_id, item);
     else if (sk.startsWith('HWID#')) hwidIndex.set(`${item.app_id}|${item.hwid}`, item);
     else if (sk.startsWith('USER#')) usernameIndex.set(`${item.app_id}|${String(item.username).toLowerCase()}`, item);

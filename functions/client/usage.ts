@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '#core/deps';
+import { badClientRequest, clientFailure, clientMessages } from '#core/errors';
+import { counterView, effectiveUsageLimits, entitlementName, usedNow, type CounterView } from '#core/entitlements';
+import { isValidNonce } from '#core/signatures';
+import type { BlacklistProbe } from '#data/auth.repo';
+import { sleep } from '#data/backoff';
+import type { License } from '#data/license.repo';
+import { checkLicenseState, hwidToBind, licenseOfApp } from './auth-checks';
+import { checkedLicense } from './auth';
+import type { AuthInput } from './schemas';
+
+export const usageRecordedMessage = 'USAGE_RECORDED';
+
+/** docs/client-api.md, POST /usage: at most this much in one call. */
+export const maxUsageAmount = 1_000_000;
+
+export interface UsageRequest {
+  counter: string;
+  amount: number;
+  usageId: string | undefined;
+}
+
+const absent = (value: unknown) => value === undefined || value === null;
+
+/**
+ * The fields /usage adds to /auth's body, checked after the nonce: one 400,
+ * `Invalid usage request`, for any of them malformed. `amount` defaults to 1.
+ */
+export function usageRequest(body: unknown): UsageRequest {
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const { counter, amount = 1, usage_id: usageId } = fields;
+  const valid =
+    entitlementName.safeParse(counter).success &&
+    (absent(amount) || (Number.isInteger(amount) && (amount as number) >= 1 && (amount as number) <= maxUsageAmount)) &&
+    (absent(usageId) || isValidNonce(usageId));
+  if (!valid) throw badClientRequest(clientMessages.invalidUsage);
+  return { counter: counter as string, amount: absent(amount) ? 1 : (amount as number), usageId: absent(usageId) ? undefined : (usageId as string) };
+}
+
+/** Counts that lost to a concurrent change read again and decide again; this many in a row means something else is wrong. */
+const maxCountAttempts = 10;
+
+/**
+ * `POST /usage`: /auth's checks in their order (docs/client-api.md, POST
+ * /auth), without what a first use would do, then the counter. Without a
+ * `usage_id` the count is one conditional update after /auth's reads; with
+ * one, a transaction that also writes the id's marker.
+ */
+export async function recordUsage(
+  deps: Deps,
+  input: Pick<AuthInput, 'appId' | 'credential' | 'hwid'> & UsageRequest,
+  probes: BlacklistProbe[],
+): Promise<CounterView> {
+  const checked = await checkedLicense(deps, input, probes);
+  const { subscription, now } = checked;
+  let license = checked.license;
+  if (license.first_used_at === null) throw clientFailure('LICENSE_NOT_ACTIVATED');
+  // A device /auth would bind now has not been activated on this license yet.
+  if (hwidToBind(license, input.hwid, now) !== undefined) throw clientFailure('LICENSE_NOT_ACTIVATED');
+
+  for (let attempt = 1; attempt <= maxCountAttempts; attempt++) {
+    const limit = effectiveUsageLimits(subscription, license)[input.counter];
+    if (!limit) throw clientFailure('USAGE_COUNTER_UNKNOWN');
+    const used = usedNow(limit, license.counters?.[input.counter], now);
+    const request = { license, counter: input.counter, limit, amount: input.amount, now };
+    if (used + input.amount > limit.limit + limit.overage) {
+      // A retry of a count that filled the counter is answered as that count was.
+      const earlier = input.usageId === undefined ? undefined : await deps.repos.usage.earlierAnswer(license, input.usageId, now);
+      if (earlier) return earlier;
+      await deps.repos.usage.markLimitReached(request);
+      throw clientFailure('USAGE_LIMIT_REACHED', { ...counterView(input.counter, limit, used, now) });
+    }
+    if (input.usageId === undefined) {
+      const outcome = await deps.repos.usage.count({ ...request, token: deps.table.requestId ?? randomUUID() });
+      if (outcome.kind === 'counted') return counterView(input.counter, limit, outcome.used, now);
+      license = stillValid(outcome.license, input.appId, now, subscription.grace_seconds);
+      continue;
+    }
+    const answer = counterView(input.counter, limit, used + input.amount, now);
+    const outcome = await deps.repos.usage.countOnce({ ...request, usageId: input.usageId, answer });
+    if (outcome.kind === 'counted') return answer;
+    if (outcome.kind === 'replayed') return outcome.answer;
+    // Concurrent counts with their own ids each hold the counter to the value they read: one gets through per round.
+    await sleep(Math.random() * 10 * attempt);
+    license = stillValid(await deps.repos.auth.currentLicense(license), input.appId, now, subscription.grace_seconds);
+  }
+  throw new Error(`usage counter changed under each of ${maxCountAttempts} attempts`);
+}
+
+/** The license as read again after a lost race, checked as step 5 checks it. */
+function stillValid(license: License | undefined, appId: string, now: Date, graceSeconds: number | undefined): License {
+  const current = licenseOfApp(license, appId);
+  checkLicenseState(current, now, graceSeconds);
+  return current;
+}
