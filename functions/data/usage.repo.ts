@@ -56,14 +56,16 @@ function counterWrite(request: Pick<CountRequest, 'license' | 'counter' | 'limit
   const stored = request.license.counters?.[request.counter];
   const current = stored?.period_start === start ? stored : undefined;
   const names: Record<string, string> = { '#u': counterAttribute(request.counter), '#status': 'status' };
-  const values: Record<string, unknown> = { ':start': start, ':active': 'active' };
+  const values: Record<string, unknown> = { ':active': 'active' };
   const conditions = ['#status = :active'];
-  if (current) conditions.push('#u.period_start = :start');
-  else if (stored) {
+  if (current) {
+    conditions.push('#u.period_start = :start');
+    values[':start'] = start;
+  } else if (stored) {
     conditions.push('#u.period_start = :readStart');
     values[':readStart'] = stored.period_start;
   } else conditions.push('attribute_exists(pk) AND attribute_not_exists(#u)');
-  return { current, names, values, conditions };
+  return { start, current, names, values, conditions };
 }
 
 export function createUsageRepo(table: Table) {
@@ -73,7 +75,10 @@ export function createUsageRepo(table: Table) {
   const earlierAnswer = async (license: License, usageId: string, now: Date): Promise<CounterView | undefined> => {
     const key = keys.usageMarker(keys.licenseOf(license), usageId);
     const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
-    return Item && typeof Item.ttl === 'number' && Item.ttl > Math.floor(now.getTime() / 1000) ? (Item.answer as CounterView) : undefined;
+    if (!Item || typeof Item.ttl !== 'number' || Item.ttl <= Math.floor(now.getTime() / 1000)) return undefined;
+    // A stored map comes back in no particular order: the answer is given again field for field as first sent.
+    const { counter, used, limit, overage, remaining, period, resets_at: resetsAt } = Item.answer as CounterView;
+    return { counter, used, limit, overage, remaining, period, resets_at: resetsAt };
   };
 
   return {
@@ -86,20 +91,20 @@ export function createUsageRepo(table: Table) {
      * checked the limit on the counter as read.
      */
     async count(request: CountRequest): Promise<CountOutcome> {
-      const { current, names, values, conditions } = counterWrite(request);
+      const { start, current, names, values, conditions } = counterWrite(request);
       const slot = slotOf(request.token);
-      names['#slot'] = slot;
-      values[':token'] = request.token;
       const room = request.limit.limit + request.limit.overage - request.amount;
       let update: string;
       if (current) {
         update = 'SET #u.used = #u.used + :amount, #u.#slot = :token';
+        names['#slot'] = slot;
+        values[':token'] = request.token;
         conditions.push('#u.used <= :room', '(attribute_not_exists(#u.#slot) OR #u.#slot <> :token)');
         values[':amount'] = request.amount;
         values[':room'] = room;
       } else {
         update = 'SET #u = :fresh';
-        values[':fresh'] = { period_start: values[':start'], used: request.amount, [slot]: request.token };
+        values[':fresh'] = { period_start: start, used: request.amount, [slot]: request.token };
       }
       const key = keys.licenseOf(request.license);
       try {
@@ -120,7 +125,7 @@ export function createUsageRepo(table: Table) {
         const old = unmarshall(raw);
         // This very count, applied once already: its answer was lost and the SDK sent it again.
         const stored = old[counterAttribute(request.counter)] as Record<string, unknown> | undefined;
-        if (stored && stored.period_start === values[':start'] && stored[slot] === request.token) return { kind: 'counted', used: stored.used as number };
+        if (stored && stored.period_start === start && stored[slot] === request.token) return { kind: 'counted', used: stored.used as number };
         return { kind: 'changed', license: parseLicense(old) };
       }
     },
@@ -133,7 +138,7 @@ export function createUsageRepo(table: Table) {
      * removed yet counts as none.
      */
     async countOnce(request: Omit<CountRequest, 'token'> & { usageId: string; answer: CounterView }): Promise<CountOnceOutcome> {
-      const { current, names, values, conditions } = counterWrite(request);
+      const { start, current, names, values, conditions } = counterWrite(request);
       let update: string;
       if (current) {
         update = 'SET #u.used = :used';
@@ -142,7 +147,7 @@ export function createUsageRepo(table: Table) {
         values[':readUsed'] = current.used;
       } else {
         update = 'SET #u = :fresh';
-        values[':fresh'] = { period_start: values[':start'], used: request.amount };
+        values[':fresh'] = { period_start: start, used: request.amount };
       }
       const licenseKey = keys.licenseOf(request.license);
       const markerKey = keys.usageMarker(licenseKey, request.usageId);
@@ -188,7 +193,7 @@ export function createUsageRepo(table: Table) {
      * another request marked it or the counter moved on: nothing to do.
      */
     async markLimitReached(request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>): Promise<void> {
-      const { current, names, values, conditions } = counterWrite(request);
+      const { start, current, names, values, conditions } = counterWrite(request);
       if (current?.limit_reached_at !== undefined) return;
       const at = request.now.toISOString();
       let update: string;
@@ -198,7 +203,7 @@ export function createUsageRepo(table: Table) {
         values[':at'] = at;
       } else {
         update = 'SET #u = :fresh';
-        values[':fresh'] = { period_start: values[':start'], used: 0, limit_reached_at: at };
+        values[':fresh'] = { period_start: start, used: 0, limit_reached_at: at };
       }
       try {
         await send({

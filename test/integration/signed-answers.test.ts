@@ -293,7 +293,7 @@ describe('offline tokens', () => {
     const { data } = JSON.parse(answer.body) as { data: Record<string, unknown> & { offline_token: string; expires_at: string } };
     const claims = await verifyOfflineToken(data.offline_token, { jwk, appId: owner.app_id, nonce: sent });
     expect(Object.keys(claims).sort()).toEqual(
-      ['iss', 'sub', 'hwid', 'hwids', 'subscription_name', 'subscription_level', 'expires_at', 'iat', 'nbf', 'exp', 'jti', 'nonce'].sort(),
+      ['iss', 'sub', 'hwid', 'hwids', 'subscription_name', 'subscription_level', 'expires_at', 'features', 'iat', 'nbf', 'exp', 'jti', 'nonce'].sort(),
     );
     expect(claims).toMatchObject({
       iss: owner.app_id,

@@ -142,3 +142,30 @@ describe('events of an application item', () => {
     expect(events('MODIFY', { ...app, gsi1pk: undefined, gsi1sk: undefined }, app)).toEqual([]);
   });
 });
+
+describe('usage events of a license', () => {
+  const used = { ...license, first_used_at: '2026-03-02T00:00:00.000Z', actor: 'client' };
+  const counter = (fields: Record<string, unknown>) => ({ period_start: '2026-03-04T00:00:00.000Z', used: 3, t1: 'req-1', ...fields });
+
+  it('announces nothing when usage is counted', () => {
+    const effects = effectsOf(change('MODIFY', { ...used, 'usage#exports': counter({}) }, { ...used, 'usage#exports': counter({ used: 4, t2: 'req-2' }) }));
+    expect(effects).toEqual({ events: [], counts: [] });
+  });
+
+  it('announces the first refusal of a period once, when the counter is marked', () => {
+    const before = { ...used, 'usage#exports': counter({}) };
+    const marked = { ...used, 'usage#exports': counter({ limit_reached_at: '2026-03-04T09:00:00.000Z' }) };
+    expect(effectsOf(change('MODIFY', before, marked)).events.map((event) => event.type)).toEqual(['license.usage_limit_reached']);
+    expect(effectsOf(change('MODIFY', marked, { ...marked, last_login: '2026-03-04T09:30:00.000Z' })).events).toEqual([]);
+  });
+
+  it('announces a reset when counters are removed', () => {
+    const effects = effectsOf(change('MODIFY', { ...used, 'usage#exports': counter({}), 'usage#api': counter({}) }, { ...used, actor: 'api_key:0123abcd' }));
+    expect(effects.events.map((event) => [event.type, event.subject, event.actor])).toEqual([['license.usage_reset', 'KEY-1', 'api_key:0123abcd']]);
+  });
+
+  it('announces new features or usage limits as a settings change, like other settings', () => {
+    const effects = effectsOf(change('MODIFY', used, { ...used, features: ['sync'], actor: 'api_key:0123abcd' }));
+    expect(effects.events.map((event) => event.type)).toEqual(['license.metadata_changed']);
+  });
+});
