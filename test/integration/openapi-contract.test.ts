@@ -261,9 +261,11 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client('/register', { app_id: owner.app_id, license: (await license()).key, username: name, password: 'correct horse' }), '403:USERNAME_TAKEN');
   });
 
-  it.each(['/auth', '/reset-hwid'] as const)('%s: the 403s it shares with the other', async (path) => {
-    const call = path === '/auth' ? auth : reset;
-    await expectOutcome(client(path, { app_id: newId(), license: 'K' }), '403:INVALID_APP_ID');
+  it.each(['/auth', '/reset-hwid', '/usage'] as const)('%s: the 403s it shares with the others', async (path) => {
+    // /usage reads a counter besides /auth's body: with one, its checks run as /auth's do.
+    const counter = path === '/usage' ? { counter: 'exports' } : {};
+    const call = (body: Record<string, unknown>) => client(path, { app_id: owner.app_id, ...body, ...counter });
+    await expectOutcome(client(path, { app_id: newId(), license: 'K', ...counter }), '403:INVALID_APP_ID');
     await expectOutcome(call({ license: 'NO-SUCH-KEY' }), '403:LICENSE_NOT_FOUND');
     await expectOutcome(call({ username: 'nobody-at-all', password: 'wrong password' }), '403:INVALID_USERNAME_OR_PASSWORD');
     await expectOutcome(call({ license: (await license({ status: 'paused' })).key }), '403:LICENSE_NOT_ACTIVE');
@@ -276,22 +278,22 @@ describe('the client routes, against the document', () => {
     const inactive = await createOwner(env.deps);
     const inactiveKey = (await seedLicense(env.deps, await seedSubscription(env.deps, inactive))).key;
     await env.deps.repos.apps.setStatus(inactive.app_id, 'inactive');
-    await expectOutcome(client(path, { app_id: inactive.app_id, license: inactiveKey }), '403:APPLICATION_NOT_ACTIVE');
+    await expectOutcome(client(path, { app_id: inactive.app_id, license: inactiveKey, ...counter }), '403:APPLICATION_NOT_ACTIVE');
     const lapsedTeam = await createOwner(env.deps);
     const lapsedKey = (await seedLicense(env.deps, await seedSubscription(env.deps, lapsedTeam))).key;
     await env.deps.repos.teams.setPlanExpiry(lapsedTeam.team_id, '2020-01-01T00:00:00.000Z');
-    await expectOutcome(client(path, { app_id: lapsedTeam.app_id, license: lapsedKey }), '403:TEAM_ERROR');
+    await expectOutcome(client(path, { app_id: lapsedTeam.app_id, license: lapsedKey, ...counter }), '403:TEAM_ERROR');
 
     const listed = await createOwner(env.deps);
     const listedKey = (await seedLicense(env.deps, await seedSubscription(env.deps, listed), { hwid: 'banned-pc', hwid_lock: true })).key;
     await blacklist(env, listed.app_id, 'country', 'KP');
     await blacklist(env, listed.app_id, 'asn', '64500');
-    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey }, { 'CloudFront-Viewer-Country': 'KP' }), '403:COUNTRY_BLACKLISTED');
-    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey }, { 'CloudFront-Viewer-ASN': '64500' }), '403:ASN_BLACKLISTED');
+    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, ...counter }, { 'CloudFront-Viewer-Country': 'KP' }), '403:COUNTRY_BLACKLISTED');
+    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, ...counter }, { 'CloudFront-Viewer-ASN': '64500' }), '403:ASN_BLACKLISTED');
     await blacklist(env, listed.app_id, 'hwid', 'banned-pc');
-    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, hwid: 'banned-pc' }), '403:HWID_BLACKLISTED');
+    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, hwid: 'banned-pc', ...counter }), '403:HWID_BLACKLISTED');
     await blacklist(env, listed.app_id, 'ip', '127.0.0.1');
-    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey }), '403:IP_BLACKLISTED');
+    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, ...counter }), '403:IP_BLACKLISTED');
   });
 
   it('/auth: the device 403s', async () => {
@@ -330,6 +332,7 @@ describe('the client routes, against the document', () => {
       await expectOutcome(usage({ license: 'K', ...bad }), '400:Invalid usage request');
     }
     await expectOutcome(usage({ license: 'K', counter: 'exports' }, { 'content-digest': 'sha-256=:AAAA:' }), '400:Invalid Content-Digest');
+    await expectOutcome(usage({ license: 'x'.repeat(70 * 1024), counter: 'exports' }), '413:Request body too large');
   });
 
   it('/reset-hwid: success and its own 403s', async () => {

@@ -64,6 +64,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count usage against a metered counter of a license
+         * @description Authenticates like `/auth` (without a first use's effects: an unused license, or a device not yet bound, is `LICENSE_NOT_ACTIVATED`), then adds `amount` to `counter` unless that would pass `limit + overage` in the counter's current UTC period. The same `usage_id` within 24 hours counts once and is answered as the first time (see the Client API page, POST /usage).
+         */
+        post: operations["usage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/license/create": {
         parameters: {
             query?: never;
@@ -294,6 +314,66 @@ export interface paths {
         put?: never;
         /** Replace a license's metadata */
         post: operations["licenseUpdateMetadata"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/license/update-features": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a license's own features
+         * @description The license's subscription's features still apply beside these; `effective_features` shows the union (see the Licensing models page, Entitlements).
+         */
+        post: operations["licenseUpdateFeatures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/license/update-usage-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a license's own usage limits
+         * @description A counter here replaces the subscription's counter of the same name; counts already made stay (see the Licensing models page, Metered usage).
+         */
+        post: operations["licenseUpdateUsageLimits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/license/reset-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a license's usage counters to 0
+         * @description One `counter`, or without it every counter of the license.
+         */
+        post: operations["licenseResetUsage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -684,6 +764,18 @@ export interface components {
             hwid?: string | null;
             nonce?: string;
         };
+        UsageRequest: {
+            /** Format: uuid */
+            app_id: string;
+            license?: string | null;
+            username?: string | null;
+            password?: string | null;
+            hwid?: string | null;
+            counter: string;
+            amount?: number;
+            usage_id?: string;
+            nonce?: string;
+        };
         LicenseCreateRequest: {
             /** Format: uuid */
             app_id: string;
@@ -704,6 +796,16 @@ export interface components {
             max_devices?: number;
             hwid_reset_allowed?: boolean;
             hwid_reset_interval?: number;
+            features?: string[];
+            usage_limits?: {
+                [key: string]: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month" | "year" | "none";
+                    /** @default 0 */
+                    overage?: number;
+                };
+            };
         };
         LicenseCreateBulkRequest: {
             key_amount: number;
@@ -722,6 +824,16 @@ export interface components {
             max_devices?: number;
             hwid_reset_allowed?: boolean;
             hwid_reset_interval?: number;
+            features?: string[];
+            usage_limits?: {
+                [key: string]: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month" | "year" | "none";
+                    /** @default 0 */
+                    overage?: number;
+                };
+            };
         };
         LicenseExtendRequest: {
             license_key: string;
@@ -787,6 +899,26 @@ export interface components {
             license_key: string;
             metadata: unknown;
         };
+        LicenseUpdateFeaturesRequest: {
+            license_key: string;
+            features: string[];
+        };
+        LicenseUpdateUsageLimitsRequest: {
+            license_key: string;
+            usage_limits: {
+                [key: string]: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month" | "year" | "none";
+                    /** @default 0 */
+                    overage?: number;
+                };
+            };
+        };
+        LicenseResetUsageRequest: {
+            license_key: string;
+            counter?: string;
+        };
         HwidEditRequest: {
             license_key: string;
             hwid: string | null;
@@ -822,6 +954,19 @@ export interface components {
             level: number;
             /** @default false */
             single_key_per_hwid?: boolean;
+            features?: string[];
+            /** @default {} */
+            usage_limits?: {
+                [key: string]: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month" | "year" | "none";
+                    /** @default 0 */
+                    overage?: number;
+                };
+            };
+            /** @default 0 */
+            grace_seconds?: number;
         };
         SubscriptionEditRequest: {
             /** Format: uuid */
@@ -831,6 +976,17 @@ export interface components {
             single_key_per_hwid?: boolean;
             /** @enum {string} */
             status?: "active" | "inactive";
+            features?: string[];
+            usage_limits?: {
+                [key: string]: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month" | "year" | "none";
+                    /** @default 0 */
+                    overage?: number;
+                };
+            };
+            grace_seconds?: number;
         };
         SubscriptionDeleteRequest: {
             /** Format: uuid */
@@ -887,7 +1043,7 @@ export interface components {
             app_id: string;
             license_key?: string;
             /** @enum {string} */
-            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
+            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
             /** @default 25 */
             per_page?: number;
             cursor?: string | null;
@@ -920,6 +1076,17 @@ export interface components {
             };
             hwids?: string[];
             max_devices?: number;
+            features: string[];
+            effective_features: string[];
+            usage_limits: {
+                [key: string]: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month" | "year" | "none";
+                    overage: number;
+                };
+            };
+            usage: components["schemas"]["UsageCounter"][];
         };
         BulkResult: {
             succeeded: string[];
@@ -940,6 +1107,16 @@ export interface components {
             status: "active" | "inactive";
             /** Format: date-time */
             created_at: string;
+            features: string[];
+            usage_limits: {
+                [key: string]: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month" | "year" | "none";
+                    overage: number;
+                };
+            };
+            grace_seconds: number;
         };
         BlacklistEntry: {
             /** Format: uuid */
@@ -968,6 +1145,9 @@ export interface components {
             subscription_name: string;
             hwids?: string[];
             max_devices?: number;
+            features?: string[];
+            /** Format: date-time */
+            grace_until?: string;
             offline_token?: string;
         };
         LicenseExpiredData: {
@@ -985,6 +1165,16 @@ export interface components {
             hwid_reset_cooldown: number;
             /** Format: date-time */
             next_reset_at: string;
+        };
+        UsageCounter: {
+            counter: string;
+            used: number;
+            limit: number;
+            overage: number;
+            remaining: number;
+            /** @enum {string} */
+            period: "day" | "week" | "month" | "year" | "none";
+            resets_at: string | null;
         };
         AuthAnswer: {
             /** @constant */
@@ -1005,6 +1195,13 @@ export interface components {
             /** @enum {string} */
             message: "HWID_RESET";
             data: components["schemas"]["AuthData"];
+        };
+        UsageAnswer: {
+            /** @constant */
+            success: true;
+            /** @enum {string} */
+            message: "USAGE_RECORDED";
+            data: components["schemas"]["UsageCounter"];
         };
         LicenseCreateAnswer: {
             /** @constant */
@@ -1072,6 +1269,21 @@ export interface components {
             data: components["schemas"]["LicenseRecord"];
         };
         LicenseUpdateMetadataAnswer: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["LicenseRecord"];
+        };
+        LicenseUpdateFeaturesAnswer: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["LicenseRecord"];
+        };
+        LicenseUpdateUsageLimitsAnswer: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["LicenseRecord"];
+        };
+        LicenseResetUsageAnswer: {
             /** @constant */
             success: true;
             data: components["schemas"]["LicenseRecord"];
@@ -1235,7 +1447,7 @@ export interface components {
             data: {
                 id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
                 /** Format: uuid */
                 app_id: string;
                 subject: string;
@@ -1731,6 +1943,168 @@ export interface operations {
             };
         };
     };
+    usage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9421 Accept-Signature with a `nonce` parameter: the answer's `Signature-Input` carries it (the body's `nonce` does the same).
+                 * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
+                 */
+                "Accept-Signature"?: components["parameters"]["Accept-Signature"];
+                /**
+                 * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+                 * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+                 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "license": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "hwid": "desktop-7f3a",
+                 *       "counter": "exports",
+                 *       "amount": 1,
+                 *       "usage_id": "export-2026-03-02-0001"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UsageRequest"];
+            };
+        };
+        responses: {
+            /** @description USAGE_RECORDED */
+            200: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "USAGE_RECORDED",
+                     *       "data": {
+                     *         "counter": "exports",
+                     *         "used": 4,
+                     *         "limit": 50,
+                     *         "overage": 5,
+                     *         "remaining": 51,
+                     *         "period": "month",
+                     *         "resets_at": "2026-04-01T00:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageAnswer"];
+                };
+            };
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid usage request; Invalid Content-Digest */
+            400: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid usage request" | "Invalid Content-Digest";
+                    };
+                };
+            };
+            /** @description INVALID_APP_ID, APPLICATION_NOT_FOUND, APPLICATION_NOT_ACTIVE, TEAM_ERROR, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, LICENSE_NOT_FOUND, INVALID_USERNAME_OR_PASSWORD, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, LICENSE_NOT_ACTIVATED, HWID_NOT_PROVIDED, HWID_MISMATCH, USAGE_COUNTER_UNKNOWN, USAGE_LIMIT_REACHED */
+            403: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "INVALID_APP_ID"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "LICENSE_EXPIRED";
+                        data: components["schemas"]["LicenseExpiredData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "HWID_MISMATCH";
+                        data: components["schemas"]["HwidMismatchData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "USAGE_LIMIT_REACHED";
+                        data: components["schemas"]["UsageCounter"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @enum {unknown} */
+                        message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "INVALID_USERNAME_OR_PASSWORD" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "LICENSE_NOT_ACTIVATED" | "HWID_NOT_PROVIDED" | "USAGE_COUNTER_UNKNOWN";
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Request body too large";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: the application sent too many requests */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Internal server error";
+                    };
+                };
+            };
+        };
+    };
     licenseCreate: {
         parameters: {
             query?: never;
@@ -1785,7 +2159,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -1946,7 +2326,13 @@ export interface operations {
                      *           ],
                      *           "metadata": {
                      *             "order": 1042
-                     *           }
+                     *           },
+                     *           "features": [],
+                     *           "effective_features": [
+                     *             "reports"
+                     *           ],
+                     *           "usage_limits": {},
+                     *           "usage": []
                      *         },
                      *         {
                      *           "key": "ABCDE-FGHJK-MNPQR-STVWX-YZ012",
@@ -1971,7 +2357,13 @@ export interface operations {
                      *           ],
                      *           "metadata": {
                      *             "order": 1042
-                     *           }
+                     *           },
+                     *           "features": [],
+                     *           "effective_features": [
+                     *             "reports"
+                     *           ],
+                     *           "usage_limits": {},
+                     *           "usage": []
                      *         }
                      *       ]
                      *     }
@@ -2117,7 +2509,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -2604,7 +3002,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -2739,7 +3143,13 @@ export interface operations {
                      *           ],
                      *           "metadata": {
                      *             "order": 1042
-                     *           }
+                     *           },
+                     *           "features": [],
+                     *           "effective_features": [
+                     *             "reports"
+                     *           ],
+                     *           "usage_limits": {},
+                     *           "usage": []
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -2886,7 +3296,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -3129,7 +3545,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -3287,7 +3709,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -3436,11 +3864,474 @@ export interface operations {
                      *         "metadata": {
                      *           "order": 1042,
                      *           "seats_paid": 3
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["LicenseUpdateMetadataAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    licenseUpdateFeatures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "features": [
+                 *         "export.pdf",
+                 *         "sync"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LicenseUpdateFeaturesRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *         "subscription_name": "Pro",
+                     *         "subscription_level": 2,
+                     *         "status": "active",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": 2592000,
+                     *         "first_used_at": null,
+                     *         "last_login": null,
+                     *         "hwid": null,
+                     *         "hwid_lock": true,
+                     *         "hwid_reset_allowed": true,
+                     *         "hwid_reset_interval": 604800,
+                     *         "last_hwid_reset_at": null,
+                     *         "username": null,
+                     *         "tags": [
+                     *           "reseller-a"
+                     *         ],
+                     *         "metadata": {
+                     *           "order": 1042
+                     *         },
+                     *         "features": [
+                     *           "export.pdf",
+                     *           "sync"
+                     *         ],
+                     *         "effective_features": [
+                     *           "export.pdf",
+                     *           "reports",
+                     *           "sync"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LicenseUpdateFeaturesAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    licenseUpdateUsageLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "usage_limits": {
+                 *         "exports": {
+                 *           "limit": 100,
+                 *           "period": "month",
+                 *           "overage": 10
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LicenseUpdateUsageLimitsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *         "subscription_name": "Pro",
+                     *         "subscription_level": 2,
+                     *         "status": "active",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": 2592000,
+                     *         "first_used_at": null,
+                     *         "last_login": null,
+                     *         "hwid": null,
+                     *         "hwid_lock": true,
+                     *         "hwid_reset_allowed": true,
+                     *         "hwid_reset_interval": 604800,
+                     *         "last_hwid_reset_at": null,
+                     *         "username": null,
+                     *         "tags": [
+                     *           "reseller-a"
+                     *         ],
+                     *         "metadata": {
+                     *           "order": 1042
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {
+                     *           "exports": {
+                     *             "limit": 100,
+                     *             "period": "month",
+                     *             "overage": 10
+                     *           }
+                     *         },
+                     *         "usage": [
+                     *           {
+                     *             "counter": "exports",
+                     *             "used": 4,
+                     *             "limit": 100,
+                     *             "overage": 5,
+                     *             "remaining": 106,
+                     *             "period": "month",
+                     *             "resets_at": "2026-04-01T00:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LicenseUpdateUsageLimitsAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    licenseResetUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "counter": "exports"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LicenseResetUsageRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *         "subscription_name": "Pro",
+                     *         "subscription_level": 2,
+                     *         "status": "active",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": 2592000,
+                     *         "first_used_at": null,
+                     *         "last_login": null,
+                     *         "hwid": null,
+                     *         "hwid_lock": true,
+                     *         "hwid_reset_allowed": true,
+                     *         "hwid_reset_interval": 604800,
+                     *         "last_hwid_reset_at": null,
+                     *         "username": null,
+                     *         "tags": [
+                     *           "reseller-a"
+                     *         ],
+                     *         "metadata": {
+                     *           "order": 1042
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": [
+                     *           {
+                     *             "counter": "exports",
+                     *             "used": 0,
+                     *             "limit": 50,
+                     *             "overage": 5,
+                     *             "remaining": 55,
+                     *             "period": "month",
+                     *             "resets_at": "2026-04-01T00:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LicenseResetUsageAnswer"];
                 };
             };
             /** @description INVALID_INPUT */
@@ -3569,7 +4460,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -3714,7 +4611,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -3957,7 +4860,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -4090,7 +4999,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -4224,6 +5139,12 @@ export interface operations {
                      *         "metadata": {
                      *           "order": 1042
                      *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": [],
                      *         "hwids": [],
                      *         "max_devices": 3
                      *       }
@@ -4370,7 +5291,13 @@ export interface operations {
                      *         ],
                      *         "metadata": {
                      *           "order": 1042
-                     *         }
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": []
                      *       }
                      *     }
                      */
@@ -4501,7 +5428,18 @@ export interface operations {
                      *         "level": 2,
                      *         "single_key_per_hwid": true,
                      *         "status": "active",
-                     *         "created_at": "2026-03-01T12:00:00.000Z"
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {
+                     *           "exports": {
+                     *             "limit": 50,
+                     *             "period": "month",
+                     *             "overage": 5
+                     *           }
+                     *         },
+                     *         "grace_seconds": 259200
                      *       }
                      *     }
                      */
@@ -4630,7 +5568,18 @@ export interface operations {
                      *         "level": 2,
                      *         "single_key_per_hwid": true,
                      *         "status": "inactive",
-                     *         "created_at": "2026-03-01T12:00:00.000Z"
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {
+                     *           "exports": {
+                     *             "limit": 50,
+                     *             "period": "month",
+                     *             "overage": 5
+                     *           }
+                     *         },
+                     *         "grace_seconds": 259200
                      *       }
                      *     }
                      */
@@ -4882,7 +5831,18 @@ export interface operations {
                      *           "level": 2,
                      *           "single_key_per_hwid": true,
                      *           "status": "active",
-                     *           "created_at": "2026-03-01T12:00:00.000Z"
+                     *           "created_at": "2026-03-01T12:00:00.000Z",
+                     *           "features": [
+                     *             "reports"
+                     *           ],
+                     *           "usage_limits": {
+                     *             "exports": {
+                     *               "limit": 50,
+                     *               "period": "month",
+                     *               "overage": 5
+                     *             }
+                     *           },
+                     *           "grace_seconds": 259200
                      *         }
                      *       ],
                      *       "next_cursor": null
