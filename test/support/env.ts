@@ -3,7 +3,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig, type Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import type { Clock } from '#core/clock';
-import { localKeyVault } from '#core/key-vault';
+import { localKeyVault } from '#core/signing/key-vault';
 import { createLogger, type Logger, type LogSink } from '#core/logger';
 import { createDynamoClient } from '#data/db';
 import type { RateLimit } from '../../local/rate-limit';
