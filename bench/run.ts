@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 import { readConfig, type Config } from '#core/config';
 import { createDeps } from '#core/deps';
 import { localKeyVault } from '#core/signing/key-vault';

@@ -1,4 +1,4 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { ownedApp } from '#core/domain/ownership';
 import { normalizedValue } from './entry-value';

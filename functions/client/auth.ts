@@ -1,4 +1,4 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';

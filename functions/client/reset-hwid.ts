@@ -1,4 +1,4 @@
-import { addSeconds, iso } from '#core/clock';
+import { addSeconds, iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView, hwidResetCooldown } from '#core/domain/license-view';

@@ -1,4 +1,4 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { ManagementError } from '#core/http/errors';
 import { notFound, ownedLicense } from '#core/domain/ownership';

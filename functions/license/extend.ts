@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { addSeconds, latestTime, latestTimeMs } from '#core/clock';
+import { addSeconds, latestTime, latestTimeMs } from '#shared/clock';
 import { invalidInput } from '#core/http/errors';
 import type { Deps } from '#core/deps';
 import { ownedLicense } from '#core/domain/ownership';

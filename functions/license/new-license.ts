@@ -1,4 +1,4 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { newLicenseKey } from '#core/domain/ids';
 import type { License } from '#data/license.repo';

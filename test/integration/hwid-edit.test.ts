@@ -1,4 +1,4 @@
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';

@@ -1,4 +1,4 @@
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 import { MAX_RESET_INTERVAL_SECONDS } from '#core/domain/fields';
 import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
 import { seedLicense, seedSubscription } from '../support/fixtures';

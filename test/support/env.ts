@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig, type Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 import { localKeyVault } from '#core/signing/key-vault';
 import { createLogger, type Logger, type LogSink } from '#core/logger';
 import { createDynamoClient } from '#data/db';

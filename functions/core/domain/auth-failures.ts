@@ -1,4 +1,4 @@
-import type { Clock } from '../clock';
+import type { Clock } from '#shared/clock';
 import type { Logger } from '../logger';
 
 export interface PendingFailures {
