@@ -8,7 +8,7 @@ export async function deleteBlacklistEntry(deps: Deps, input: DeleteBlacklistInp
   await ownedApp(deps, input.teamId, input.app_id);
   const value = normalizedValue(input.type, input.value);
   if (!(await deps.repos.blacklist.delete(input.app_id, input.type, value))) {
-    throw new ManagementError(404, 'BLACKLIST_ENTRY_NOT_FOUND', 'Blacklist entry not found');
+    throw new ManagementError('BLACKLIST_ENTRY_NOT_FOUND');
   }
   return { type: input.type, value, deleted: true };
 }

@@ -8,7 +8,7 @@ import type { HwidChange } from '#data/hwid.repo';
 import type { License } from '#data/license.repo';
 import type { EditHwidInput } from './schemas';
 
-export const hwidInUse = () => new ManagementError(409, 'HWID_IN_USE', 'This HWID is bound to another license of the application');
+export const hwidInUse = () => new ManagementError('HWID_IN_USE');
 
 /**
  * Replaces the bound HWIDs of a license of this team, re-reading and trying

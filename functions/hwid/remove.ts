@@ -3,7 +3,7 @@ import { ManagementError } from '#core/http/errors';
 import type { RemoveHwidInput } from './schemas';
 import { changeOwnedHwids } from './edit';
 
-const hwidNotFound = () => new ManagementError(404, 'HWID_NOT_FOUND', 'This HWID is not bound to the license');
+const hwidNotFound = () => new ManagementError('HWID_NOT_FOUND');
 
 /** `/hwid/remove`: releases one device and its seat; the reset cooldown is the end user's and stays as it is. */
 export function removeHwid(deps: Deps, input: RemoveHwidInput & { teamId: string }) {

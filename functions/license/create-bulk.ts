@@ -59,10 +59,9 @@ export async function createLicensesInBulk(deps: Deps, input: Input) {
   } catch (error) {
     deps.logger.error('bulk create: removing the written licenses failed', describeError(error));
     throw new ManagementError(
-      500,
       'SERVER_ERROR',
       'The licenses could not all be written, and removing the ones written failed: some of them may exist. Check /license/get-bulk before retrying',
     );
   }
-  throw new ManagementError(500, 'SERVER_ERROR', 'The licenses could not all be written; none were created. Retry the request');
+  throw new ManagementError('SERVER_ERROR', 'The licenses could not all be written; none were created. Retry the request');
 }

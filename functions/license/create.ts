@@ -12,8 +12,8 @@ type Input = z.infer<typeof createSchema> & { teamId: string };
 /** A generated key (125 random bits) colliding even once is practically impossible; three times means a fault. */
 const generatedKeyAttempts = 3;
 
-export const keyTaken = () => new ManagementError(409, 'LICENSE_KEY_TAKEN', 'License key is already taken');
-export const usernameTaken = () => new ManagementError(409, 'USERNAME_TAKEN', 'Username is already used in this application');
+export const keyTaken = () => new ManagementError('LICENSE_KEY_TAKEN');
+export const usernameTaken = () => new ManagementError('USERNAME_TAKEN');
 
 /**
  * One license, with credentials when given: license and username index item
