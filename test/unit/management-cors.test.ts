@@ -5,27 +5,12 @@ import { ManagementError } from '#core/http/errors';
 import { createGroupHandler, type Endpoint } from '#core/http/handler';
 import { createLogger } from '#core/logger';
 import type { HttpEvent } from '#core/http/middleware';
-import { endpointsOf } from '../support/endpoints';
+import { endpointsOf, proxyEvent } from '../support/endpoints';
 
 const dashboard = 'https://d111111abcdef8.cloudfront.net';
 const deps = () => ({ config: readConfig({ MANAGEMENT_CORS_ORIGIN: dashboard }), logger: createLogger('silent', {}) }) as unknown as Deps;
 
-function event(path: string, method = 'POST'): HttpEvent {
-  return {
-    resource: path,
-    path,
-    httpMethod: method,
-    headers: { Origin: dashboard },
-    multiValueHeaders: {},
-    body: '{}',
-    isBase64Encoded: false,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    requestContext: { requestId: 'r-1', identity: { sourceIp: '192.0.2.1' } } as HttpEvent['requestContext'],
-  };
-}
+const event = (path: string, method = 'POST'): HttpEvent => proxyEvent(path, '{}', { httpMethod: method, headers: { Origin: dashboard } });
 
 const context = {} as Context;
 const ok: Endpoint = async () => ({ body: { success: true } });

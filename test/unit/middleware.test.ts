@@ -5,30 +5,15 @@ import { clientFailure, ManagementError, rateLimited } from '#core/http/errors';
 import { createGroupHandler, type Endpoint, type Endpoints } from '#core/http/handler';
 import { createLogger } from '#core/logger';
 import type { HttpEvent } from '#core/http/middleware';
-import { endpointsOf } from '../support/endpoints';
+import { endpointsOf, proxyEvent } from '../support/endpoints';
 import { recordingSink } from '../support/log-evidence';
 
 const logged: string[] = [];
 const depsFor = (debug: boolean) => () =>
   ({ config: { ...readConfig({}), debug }, logger: createLogger('debug', {}, recordingSink(logged)) }) as unknown as Deps;
 
-function event(path: string, body: string | null, method = 'POST', extra: Partial<HttpEvent> = {}): HttpEvent {
-  return {
-    resource: path,
-    path,
-    httpMethod: method,
-    headers: {},
-    multiValueHeaders: {},
-    body,
-    isBase64Encoded: false,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    requestContext: { requestId: 'r-1', identity: { sourceIp: '192.0.2.1' } } as HttpEvent['requestContext'],
-    ...extra,
-  };
-}
+const event = (path: string, body: string | null, method = 'POST', extra: Partial<HttpEvent> = {}): HttpEvent =>
+  proxyEvent(path, body, { httpMethod: method, ...extra });
 
 const context = {} as Context;
 const echo: Endpoint = async (_deps, body, request) => ({

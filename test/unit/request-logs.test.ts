@@ -4,7 +4,7 @@ import type { Deps } from '#core/deps';
 import { createGroupHandler, type Endpoint } from '#core/http/handler';
 import type { HttpEvent } from '#core/http/middleware';
 import { createLogger, type Logger } from '#core/logger';
-import { endpointsOf } from '../support/endpoints';
+import { endpointsOf, proxyEvent } from '../support/endpoints';
 import { recordingSink } from '../support/log-evidence';
 
 const lines: string[] = [];
@@ -12,22 +12,8 @@ const logger = createLogger('debug', {}, recordingSink(lines));
 const deps = () => ({ config: readConfig({}), logger }) as unknown as Deps;
 const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
-function event(path: string, requestId: string): HttpEvent {
-  return {
-    resource: path,
-    path,
-    httpMethod: 'POST',
-    headers: {},
-    multiValueHeaders: {},
-    body: '{}',
-    isBase64Encoded: false,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    requestContext: { requestId, identity: { sourceIp: '192.0.2.1' } } as HttpEvent['requestContext'],
-  };
-}
+const event = (path: string, requestId: string) =>
+  proxyEvent(path, '{}', { requestContext: { requestId, identity: { sourceIp: '192.0.2.1' } } as HttpEvent['requestContext'] });
 
 /** Code a few calls and timers below the endpoint, logging with the deps' logger as a repository would: no request id passed down. */
 async function deepWork(log: Logger, license: string): Promise<void> {
