@@ -132,7 +132,7 @@ export class LicensingStack extends Stack {
     if (settings.enableWaf || settings.cloudFrontOriginSecret !== undefined) this.createWebAcl(settings);
     this.alarmTopic = this.createAlarms(settings);
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (the spec\'s {base_url})' });
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API: every route is a path under it' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table; pass it to the admin CLI' });
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'Usage plan every owner API key joins' });
     new CfnOutput(this, 'RestApiId', { value: this.api.restApiId });
@@ -613,7 +613,7 @@ function quoteHeaders(headers: Record<string, string>, prefix = ''): Record<stri
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [`${prefix}${name}`, `'${value}'`]));
 }
 
-/** OPTIONS answered by API Gateway itself (no Lambda, no API key), with the spec's exact header values. */
+/** OPTIONS answered by API Gateway itself (no Lambda, no API key), with the exact header values of docs/client-api.md#answers-cors-and-retries and docs/management-api.md. */
 function addPreflight(resource: apigateway.Resource, side: Side, managementOrigin: string): void {
   const headers = quoteHeaders(corsHeaders(side, managementOrigin), 'method.response.header.');
   resource.addMethod(
