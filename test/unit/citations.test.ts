@@ -5,13 +5,6 @@ import { describeCitation, isScanned, scanRepository, trackedFiles, uncitable } 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const repository = { root, files: trackedFiles(root) };
 
-/** Names of outside documents, spelled so that this file does not cite them itself. */
-const outside = {
-  extensions: ['extensions', 'md'].join('.'),
-  decisions: ['api', 'decisions.md'].join('-'),
-  design: ['DESIGN', 'md'].join('.'),
-};
-
 const found = (file: string, text: string) => uncitable(repository, file, text).map(describeCitation);
 
 describe('citations', () => {
@@ -19,6 +12,7 @@ describe('citations', () => {
     const scanned = repository.files.filter(isScanned);
     expect(scanned).toEqual(expect.arrayContaining(['.ci/run', 'docs/openapi.json', 'docs/client-api.md', 'package.json', 'cdk.json', 'functions/routes.ts']));
     expect(scanned).not.toContain('package-lock.json');
+    expect(scanned).not.toContain('test/unit/citations.test.ts');
     expect(['.npmrc', 'scripts/deploy.sh', 'docs/examples/verify_answer.py', '.github/workflows/ci.yml', 'dashboard/src/ui.tsx'].filter(isScanned)).toHaveLength(5);
   });
 
@@ -51,17 +45,17 @@ describe('citations', () => {
   });
 
   it('report outside documents in comments, strings, docs, JSON and shell comments', () => {
-    expect(found('lib/example.ts', `// ${outside.extensions} section 2\nit('spec 4.3 headers', () => {});`)).toEqual([
-      `lib/example.ts:1: ${outside.extensions} (a document outside the repository)`,
+    expect(found('lib/example.ts', `// extensions.md section 2\nit('spec 4.3 headers', () => {});`)).toEqual([
+      `lib/example.ts:1: extensions.md (a document outside the repository)`,
       'lib/example.ts:2: spec 4.3 (a document outside the repository)',
     ]);
-    expect(found('docs/page.md', `Intro.\n\nAs ${outside.decisions} and the spec's order say.`)).toEqual([
-      `docs/page.md:3: ${outside.decisions} (a document outside the repository)`,
+    expect(found('docs/page.md', `Intro.\n\nAs api-decisions.md and the spec's order say.`)).toEqual([
+      `docs/page.md:3: api-decisions.md (a document outside the repository)`,
       "docs/page.md:3: the spec's (a document outside the repository)",
     ]);
-    expect(found('docs/openapi.json', `{\n  "description": "The order of spec § 7 (${outside.design})"\n}`)).toEqual([
+    expect(found('docs/openapi.json', `{\n  "description": "The order of spec § 7 (DESIGN.md)"\n}`)).toEqual([
       'docs/openapi.json:2: spec § 7',
-      `docs/openapi.json:2: ${outside.design}`,
+      `docs/openapi.json:2: DESIGN.md`,
     ].map((line) => `${line} (a document outside the repository)`));
     expect(found('.npmrc', `# see ../shared/notes\njson=false`)).toEqual(['.npmrc:1: ../shared (a document outside the repository)']);
   });
