@@ -118,12 +118,15 @@ export function trackedFiles(root: string): string[] {
     .filter((file) => file !== '' && existsSync(join(root, file)));
 }
 
-/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+const slugOf = (title: string) => title.replace(/`/g, '').toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+
+/** GitHub's heading anchors of a page, repeats numbered. */
 export function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const [, title] of markdown.replace(/^\s*```[\s\S]*?^\s*```/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*$/gm)) {
-    const slug = title!.replace(/`/g, '').toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = slugOf(title!);
     const count = seen.get(slug) ?? 0;
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
     seen.set(slug, count + 1);
@@ -200,8 +203,11 @@ export function uncitable(repository: Repository, file: string, text: string): C
     if (passage.prose) {
       for (const match of withoutUrls.matchAll(fileName)) {
         if (overlaps(outside, match.index, match.index + match[0].length)) continue;
-        const reason = missingReason(repository, file, match[1]!, match[2]);
-        if (reason) found.push({ file, line: at(match.index), index: match.index, citation: match[0], reason });
+        // A section cited by its title, as in `docs/client-api.md, "POST /auth"`, must be a heading of that page.
+        const titled = match[2] === undefined && match[1]!.endsWith('.md') ? /^,?\s*"([^"\n]+)"/.exec(withoutUrls.slice(match.index + match[0].length)) : null;
+        const anchor = titled ? `#${slugOf(titled[1]!)}` : match[2];
+        const reason = missingReason(repository, file, match[1]!, anchor);
+        if (reason) found.push({ file, line: at(match.index), index: match.index, citation: match[0] + (titled?.[0] ?? ''), reason });
       }
     }
     return found;

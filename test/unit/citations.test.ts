@@ -29,10 +29,12 @@ describe('citations', () => {
       'const a = 1; // docs/no-such-page.md says so',
       "const b = 'docs/also-missing.md'; // a string of code is not a citation",
       '/* docs/client-api.md#no-such-heading */',
+      '// docs/client-api.md, "POST /auth" holds; docs/management-api.md, "No such section" does not',
     ].join('\n');
     expect(found('functions/example.ts', text)).toEqual([
       'functions/example.ts:5: docs/no-such-page.md (no such file in the repository)',
       'functions/example.ts:7: docs/client-api.md#no-such-heading (no heading #no-such-heading in docs/client-api.md)',
+      'functions/example.ts:8: docs/management-api.md, "No such section" (no heading #no-such-section in docs/management-api.md)',
     ]);
   });
 
