@@ -1,5 +1,5 @@
-import { invalidApiKey, missingApiKey } from '../functions/core/api-key-auth';
-import { ClientError, edgeErrors, ManagementError, type ServiceError } from '../functions/core/errors';
+import { invalidApiKey, missingApiKey } from '../functions/core/http/api-key-auth';
+import { ClientError, edgeErrors, ManagementError, type ServiceError } from '../functions/core/http/errors';
 
 /**
  * Bodies API Gateway answers by itself, before or instead of a Lambda, rendered

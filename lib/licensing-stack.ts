@@ -19,7 +19,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { authorizerEntry, groups, handlerEntry, openApiPath, routes, sideOf, type FunctionName, type Group, type Side } from '../functions/routes';
 import { tableDefinition } from '../functions/data/table';
-import { corsHeaders } from '../functions/core/middleware';
+import { corsHeaders } from '../functions/core/http/middleware';
 import { DashboardSite } from './dashboard';
 import { gatewayResponses, rateLimitedBody } from './gateway-responses';
 import { lambdaBundling, xrayChunkCommand } from './bundling';

@@ -3,11 +3,11 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { invalidApiKey, missingApiKey } from '#core/api-key-auth';
+import { invalidApiKey, missingApiKey } from '#core/http/api-key-auth';
 import type { Deps } from '#core/deps';
-import { canonicalUuid } from '#core/ids';
-import { ClientError, edgeErrors, ManagementError, type ServiceError } from '#core/errors';
-import { corsHeaders, jsonResponse, type HttpEvent } from '#core/middleware';
+import { canonicalUuid } from '#core/domain/ids';
+import { ClientError, edgeErrors, ManagementError, type ServiceError } from '#core/http/errors';
+import { corsHeaders, jsonResponse, type HttpEvent } from '#core/http/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
 import { serveApiReference } from './api-reference';

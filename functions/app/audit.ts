@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { decodeCursor, encodeCursor, notACursor } from '#core/cursor';
-import { invalidInput } from '#core/errors';
-import type { Page } from '#core/http';
-import { ownedApp } from '#core/ownership';
+import { decodeCursor, encodeCursor, notACursor } from '#core/http/cursor';
+import { invalidInput } from '#core/http/errors';
+import type { Page } from '#core/http/handler';
+import { ownedApp } from '#core/domain/ownership';
 import type { AuditEvent } from '#data/events.repo';
 import type { auditListSchema } from './schemas';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { appIdField, hwidResetIntervalField, licenseKeyField } from '#core/fields';
+import { appIdField, hwidResetIntervalField, licenseKeyField } from '#core/domain/fields';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { ownedApp } from '#core/ownership';
+import { ownedApp } from '#core/domain/ownership';
 import type { statsSchema } from './schemas';
 
 const dayMs = 86400_000;

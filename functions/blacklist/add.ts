@@ -1,6 +1,6 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { ownedApp } from '#core/ownership';
+import { ownedApp } from '#core/domain/ownership';
 import { normalizedValue } from './entry-value';
 import type { AddBlacklistInput } from './schemas';
 

@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { ownedApp } from '#core/ownership';
+import { ManagementError } from '#core/http/errors';
+import { ownedApp } from '#core/domain/ownership';
 import { normalizedValue } from './entry-value';
 import type { DeleteBlacklistInput } from './schemas';
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { invalidInput } from '#core/errors';
-import type { Page } from '#core/http';
-import { ownedApp } from '#core/ownership';
+import { invalidInput } from '#core/http/errors';
+import type { Page } from '#core/http/handler';
+import { ownedApp } from '#core/domain/ownership';
 import type { BlacklistEntry } from '#data/blacklist.repo';
 import { keys, type BlacklistType, type ItemKey } from '#data/keys';
 import type { ListBlacklistInput } from './schemas';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { appIdField } from '#core/fields';
+import { appIdField } from '#core/domain/fields';
 import { blacklistTypes } from '#data/blacklist.repo';
 
 const type = z.enum(blacklistTypes);

@@ -1,9 +1,9 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { notFound, ownedLicense } from '#core/ownership';
-import { concurrentChange } from '#core/errors';
-import { licenseRecord } from '#core/license-view';
+import { ManagementError } from '#core/http/errors';
+import { notFound, ownedLicense } from '#core/domain/ownership';
+import { concurrentChange } from '#core/http/errors';
+import { licenseRecord } from '#core/domain/license-view';
 import type { HwidChange } from '#data/hwid.repo';
 import type { License } from '#data/license.repo';
 import type { EditHwidInput } from './schemas';

@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
+import { ManagementError } from '#core/http/errors';
 import type { RemoveHwidInput } from './schemas';
 import { changeOwnedHwids } from './edit';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { hwidResetIntervalField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/fields';
+import { hwidResetIntervalField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
 
 export const editHwidSchema = z.object({
   license_key: licenseKeyField,

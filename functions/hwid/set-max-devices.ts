@@ -1,7 +1,7 @@
 import type { Deps } from '#core/deps';
-import { concurrentChange, invalidInput } from '#core/errors';
-import { licenseRecord } from '#core/license-view';
-import { notFound, ownedLicense } from '#core/ownership';
+import { concurrentChange, invalidInput } from '#core/http/errors';
+import { licenseRecord } from '#core/domain/license-view';
+import { notFound, ownedLicense } from '#core/domain/ownership';
 import type { SetMaxDevicesInput } from './schemas';
 
 /**

@@ -1,6 +1,6 @@
-import { runBulk } from '#core/bulk';
+import { runBulk } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
-import { notFound } from '#core/ownership';
+import { notFound } from '#core/domain/ownership';
 import type { ToggleLockBulkInput } from './schemas';
 
 /**

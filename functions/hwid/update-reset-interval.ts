@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
 import { updateOwned } from './license-flag';
-import { licenseRecord } from '#core/license-view';
+import { licenseRecord } from '#core/domain/license-view';
 import type { UpdateResetIntervalInput } from './schemas';
 
 /** The cooldown /auth reports is computed from this interval and `last_hwid_reset_at`, so it takes effect at once. */

@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
-import { mapConcurrently } from '#core/bulk';
+import { mapConcurrently } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { managementView } from '#core/license-view';
+import { ManagementError } from '#core/http/errors';
+import { managementView } from '#core/domain/license-view';
 import { describeError } from '#core/logger';
 import type { License } from '#data/license.repo';
 import { newLicense } from './new-license';

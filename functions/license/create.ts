@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { managementView } from '#core/license-view';
-import { hashPassword } from '#core/passwords';
+import { ManagementError } from '#core/http/errors';
+import { managementView } from '#core/domain/license-view';
+import { hashPassword } from '#core/domain/passwords';
 import { newLicense } from './new-license';
 import type { createSchema } from './schemas';
 import { appAndSubscription } from './subscription-of-app';

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { ownedLicense } from '#core/ownership';
+import { ownedLicense } from '#core/domain/ownership';
 import { optimistic } from './optimistic';
 import type { licenseKeySchema } from './schemas';
 

@@ -1,10 +1,10 @@
 import type * as z from 'zod/mini';
-import { addSeconds, latestTime, latestTimeMs } from '#core/clock';
-import { invalidInput } from '#core/errors';
+import { addSeconds, latestTime, latestTimeMs } from '#shared/clock';
+import { invalidInput } from '#core/http/errors';
 import type { Deps } from '#core/deps';
-import { ownedLicense } from '#core/ownership';
+import { ownedLicense } from '#core/domain/ownership';
 import type { ExpiryChange, License } from '#data/license.repo';
-import { licenseRecord } from '#core/license-view';
+import { licenseRecord } from '#core/domain/license-view';
 import { optimistic } from './optimistic';
 import { limits, type extendSchema } from './schemas';
 

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { decodeCursor, encodeCursor, notACursor } from '#core/cursor';
-import type { Page } from '#core/http';
-import { managementView, type LicenseRecord } from '#core/license-view';
-import { ownedApp } from '#core/ownership';
+import { decodeCursor, encodeCursor, notACursor } from '#core/http/cursor';
+import type { Page } from '#core/http/handler';
+import { managementView, type LicenseRecord } from '#core/domain/license-view';
+import { ownedApp } from '#core/domain/ownership';
 import type { License, ListPosition } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import type { getBulkSchema } from './schemas';

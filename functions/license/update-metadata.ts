@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { notFound } from '#core/ownership';
-import { licenseRecord } from '#core/license-view';
+import { notFound } from '#core/domain/ownership';
+import { licenseRecord } from '#core/domain/license-view';
 import type { updateMetadataSchema } from './schemas';
 
 /** Replaces the whole object: owners send what they want stored, no merge rules to learn. */

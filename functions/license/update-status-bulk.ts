@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { runBulk } from '#core/bulk';
+import { runBulk } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
 import type { updateStatusBulkSchema } from './schemas';
 import { setStatusOwned } from './update-status';

@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { notFound } from '#core/ownership';
+import { notFound } from '#core/domain/ownership';
 import type { License } from '#data/license.repo';
-import { licenseRecord } from '#core/license-view';
+import { licenseRecord } from '#core/domain/license-view';
 import type { updateStatusSchema } from './schemas';
 
 /** One conditional write: a missing license and another owner's fail the same condition. */

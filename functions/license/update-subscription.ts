@@ -1,9 +1,9 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { concurrentChange, invalidInput } from '#core/errors';
+import { concurrentChange, invalidInput } from '#core/http/errors';
 import { maxTransactItems } from '#data/db';
-import { managementView } from '#core/license-view';
-import { notFound, ownedLicense } from '#core/ownership';
+import { managementView } from '#core/domain/license-view';
+import { notFound, ownedLicense } from '#core/domain/ownership';
 import { hwidInUse } from '../hwid/edit';
 import type { updateSubscriptionSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';

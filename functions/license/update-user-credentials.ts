@@ -1,11 +1,11 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { invalidInput } from '#core/errors';
-import { ownedLicense } from '#core/ownership';
-import { hashPassword } from '#core/passwords';
+import { invalidInput } from '#core/http/errors';
+import { ownedLicense } from '#core/domain/ownership';
+import { hashPassword } from '#core/domain/passwords';
 import type { License } from '#data/license.repo';
 import { usernameTaken } from './create';
-import { licenseRecord } from '#core/license-view';
+import { licenseRecord } from '#core/domain/license-view';
 import { optimistic } from './optimistic';
 import type { updateCredentialsSchema } from './schemas';
 

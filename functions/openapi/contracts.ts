@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import * as appSchemas from '../app/schemas';
 import * as blacklistSchemas from '../blacklist/schemas';
-import { clientMessages, type ClientFailureCode, type ManagementErrorCode } from '#core/errors';
+import { clientMessages, type ClientFailureCode, type ManagementErrorCode } from '#core/http/errors';
 import * as hwidSchemas from '../hwid/schemas';
 import * as licenseSchemas from '../license/schemas';
 import { registeredMessage } from '../client/register';

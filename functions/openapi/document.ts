@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { clientMessages } from '#core/errors';
-import { appIdField, subscriptionIdField } from '#core/fields';
+import { clientMessages } from '#core/http/errors';
+import { appIdField, subscriptionIdField } from '#core/domain/fields';
 import { groups, routes, sideOf, type RoutePath } from '../routes';
 import * as answers from './answers';
 import { commonManagementErrors, contracts, isClientContract, managementErrorStatus, type ClientContract, type ManagementContract } from './contracts';

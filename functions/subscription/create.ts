@@ -1,7 +1,7 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newId } from '#core/ids';
-import { ownedApp } from '#core/ownership';
+import { newId } from '#core/domain/ids';
+import { ownedApp } from '#core/domain/ownership';
 import type { Subscription } from '#data/subscription.repo';
 import type { CreateSubscriptionInput } from './schemas';
 import { subscriptionView } from './subscription-view';

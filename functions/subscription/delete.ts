@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { notFound, ownedSubscription } from '#core/ownership';
+import { notFound, ownedSubscription } from '#core/domain/ownership';
 import type { DeleteSubscriptionInput } from './schemas';
 
 /** Licenses of the tier stay; /auth answers them SUBSCRIPTION_ERROR until moved to another tier. */

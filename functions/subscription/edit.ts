@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { notFound, ownedSubscription } from '#core/ownership';
+import { notFound, ownedSubscription } from '#core/domain/ownership';
 import type { EditSubscriptionInput } from './schemas';
 import { subscriptionView } from './subscription-view';
 

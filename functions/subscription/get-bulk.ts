@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
-import type { Page } from '#core/http';
-import { ownedApp } from '#core/ownership';
+import type { Page } from '#core/http/handler';
+import { ownedApp } from '#core/domain/ownership';
 import type { ListSubscriptionsInput } from './schemas';
 import { subscriptionView } from './subscription-view';
 

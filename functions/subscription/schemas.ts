@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { appIdField, subscriptionIdField } from '#core/fields';
+import { appIdField, subscriptionIdField } from '#core/domain/fields';
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
 const level = z.int().check(z.minimum(0), z.maximum(1_000_000));

@@ -6,7 +6,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { groups, openApiPath, routes, sideOf } from '../../functions/routes';
 import { tableDefinition } from '../../functions/data/table';
-import { corsHeaders } from '../../functions/core/middleware';
+import { corsHeaders } from '../../functions/core/http/middleware';
 import { gatewayResponses } from '../../lib/gateway-responses';
 import { leadingKeyPatterns, tableAccess } from '../../lib/permissions';
 import { logicalId, methods, serviceResources, synthesize, type Synthesized } from './stack-fixture';

@@ -1,4 +1,4 @@
-import { verifyPassword } from '#core/passwords';
+import { verifyPassword } from '#core/domain/passwords';
 import type { Subscription } from '#data/subscription.repo';
 import { createApp } from '../../functions/admin/owners';
 import { createLicensesInBulk } from '../../functions/license/create-bulk';

@@ -1,5 +1,5 @@
-import { mapConcurrently, runBulk } from '#core/bulk';
-import { ManagementError } from '#core/errors';
+import { mapConcurrently, runBulk } from '#core/domain/bulk';
+import { ManagementError } from '#core/http/errors';
 import { createLogger } from '#core/logger';
 
 const quietLogger = (lines: string[] = []) => createLogger('error', {}, (line) => lines.push(line));

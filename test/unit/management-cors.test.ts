@@ -1,10 +1,10 @@
 import type { Context } from 'aws-lambda';
 import { ConfigError, readConfig } from '#core/config';
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { createGroupHandler, type Endpoint } from '#core/http';
+import { ManagementError } from '#core/http/errors';
+import { createGroupHandler, type Endpoint } from '#core/http/handler';
 import { createLogger } from '#core/logger';
-import type { HttpEvent } from '#core/middleware';
+import type { HttpEvent } from '#core/http/middleware';
 
 const dashboard = 'https://d111111abcdef8.cloudfront.net';
 const deps = () => ({ config: readConfig({ MANAGEMENT_CORS_ORIGIN: dashboard }), logger: createLogger('silent', {}) }) as unknown as Deps;

@@ -1,10 +1,10 @@
 import type { Context } from 'aws-lambda';
 import { readConfig } from '#core/config';
 import type { Deps } from '#core/deps';
-import { clientFailure, ManagementError } from '#core/errors';
-import { createGroupHandler, type Endpoint } from '#core/http';
+import { clientFailure, ManagementError } from '#core/http/errors';
+import { createGroupHandler, type Endpoint } from '#core/http/handler';
 import { createLogger } from '#core/logger';
-import type { HttpEvent } from '#core/middleware';
+import type { HttpEvent } from '#core/http/middleware';
 import { recordingSink } from '../support/log-evidence';
 
 const logged: string[] = [];

@@ -1,8 +1,8 @@
 import type { App } from '#data/app.repo';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
-import type { Deps } from './deps';
-import { ManagementError } from './errors';
+import type { Deps } from '../deps';
+import { ManagementError } from '../http/errors';
 
 /**
  * Ownership rules of docs/management-api.md (its introduction), checked after the API key and the body.

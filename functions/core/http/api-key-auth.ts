@@ -1,6 +1,6 @@
-import type { Deps } from './deps';
+import type { Deps } from '../deps';
 import { ManagementError } from './errors';
-import { constantTimeEqual, isApiKeyFormat, sha256Hex } from './ids';
+import { constantTimeEqual, isApiKeyFormat, sha256Hex } from '../domain/ids';
 
 export interface Owner {
   teamId: string;

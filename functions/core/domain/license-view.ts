@@ -1,5 +1,5 @@
 import type { License } from '#data/license.repo';
-import type { Deps } from './deps';
+import type { Deps } from '../deps';
 import type { Subscription } from '#data/subscription.repo';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */

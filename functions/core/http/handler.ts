@@ -1,9 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { sideOf, type Group, type PathOf, type Side } from '../routes';
+import { sideOf, type Group, type PathOf, type Side } from '../../routes';
 import { missingApiKey } from './api-key-auth';
-import { forRequest, type Deps } from './deps';
+import { forRequest, type Deps } from '../deps';
 import { edgeErrors } from './errors';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, rawBodyOf, type HttpEvent } from './middleware';
 import { validate } from './validation';

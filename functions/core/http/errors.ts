@@ -1,4 +1,4 @@
-import type { Side } from '../routes';
+import type { Side } from '../../routes';
 
 /**
  * Every error a request can end with. Each knows its HTTP status and renders the
