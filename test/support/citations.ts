@@ -90,12 +90,14 @@ export function passagesOf(file: string, text: string): Passage[] {
  * of a code comment or string must say whose step it is (a page of docs/);
  * a markdown page numbers its own steps.
  */
-const outsideDocuments: { pattern: RegExp; markdownToo: boolean }[] = [
+const outsideDocuments: { pattern: RegExp; markdownToo: boolean; inRepository?: boolean }[] = [
   { pattern: /\bextensions\.md\b/gi, markdownToo: true },
   { pattern: /\bapi-decisions(?:\.md)?\b/gi, markdownToo: true },
   { pattern: /\bDESIGN\.md\b/g, markdownToo: true },
   { pattern: /\blicensing-service-spec(?:\.md)?\b/gi, markdownToo: true },
-  { pattern: /(?:\.\.\/|\/work\/)shared\b/g, markdownToo: true },
+  { pattern: /\/work\/shared\b/g, markdownToo: true },
+  // A shared folder beside the repository; a folder of the repository named shared (functions/shared) is no citation.
+  { pattern: /(?:\.\.\/)+shared\b/g, markdownToo: true, inRepository: true },
   { pattern: /\bspec(?:ification)?\s+(?:§\s*)?\d+(?:\.\d+)*\b/gi, markdownToo: true },
   { pattern: /\bspec(?:ification)?\s*§|§\s*\d/gi, markdownToo: true },
   { pattern: /\bthe spec(?:['’]s)?\b|\bspec['’]s\b/gi, markdownToo: true },
@@ -193,7 +195,13 @@ export function uncitable(repository: Repository, file: string, text: string): C
     const outside: { start: number; end: number; citation: string }[] = [];
     const matches = outsideDocuments
       .filter(({ markdownToo }) => markdownToo || !(markdown || /\b[\w-]+\.md\b/.test(withoutUrls)))
-      .flatMap(({ pattern }) => [...withoutUrls.matchAll(pattern)])
+      .flatMap(({ pattern, inRepository }) =>
+        [...withoutUrls.matchAll(pattern)].filter((match) => {
+          if (!inRepository) return true;
+          const folder = resolve('/', dirname(file), match[0]).slice(1);
+          return !repository.files.some((each) => each.startsWith(`${folder}/`));
+        }),
+      )
       .sort((a, b) => a.index - b.index || b[0].length - a[0].length);
     for (const match of matches) {
       const [start, end] = [match.index, match.index + match[0].length];

@@ -23,7 +23,7 @@ describe('citations', () => {
   it('report a missing file by file:line, and pass files that exist (relative to the citing file, the root, or by a unique path suffix)', () => {
     const text = [
       '/**',
-      ' * See docs/client-api.md#post-auth and ./routes.ts, core/network.ts, keys.ts,',
+      ' * See docs/client-api.md#post-auth and ./routes.ts, data/keys.ts, keys.ts,',
       ' * and the import-style ../data/keys.js.',
       ' */',
       'const a = 1; // docs/no-such-page.md says so',
@@ -60,6 +60,7 @@ describe('citations', () => {
       `docs/openapi.json:2: DESIGN.md`,
     ].map((line) => `${line} (a document outside the repository)`));
     expect(found('.npmrc', `# see ../shared/notes\njson=false`)).toEqual(['.npmrc:1: ../shared (a document outside the repository)']);
+    expect(found('functions/data/db.ts', `// the clock of ../shared/clock.ts\nimport { clock } from '../shared/clock';`)).toEqual([]);
   });
 
   it('report a step of an unnamed plan in code, but not a step of a named docs page, nor a page numbering its own steps', () => {
