@@ -5,7 +5,6 @@ import { eventTypes } from '../events/derive';
 
 /** Strict: a field sent here was meant for another route, and silently ignoring it would hide the mistake. */
 export const listAppsSchema = z.strictObject({});
-export type ListAppsInput = z.infer<typeof listAppsSchema>;
 
 export const appIdSchema = z.object({ app_id: appIdField });
 

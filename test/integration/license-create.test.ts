@@ -209,6 +209,7 @@ describe('POST /license/create-bulk when a chunk cannot be written', () => {
     await expect(
       createLicensesInBulk(failingDeps, {
         teamId: owner.team_id,
+        requestId: 'bulk-create-cleanup',
         key_amount: 250,
         app_id: owner.app_id,
         subscription_id: own.subscription_id,

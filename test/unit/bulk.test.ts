@@ -11,7 +11,7 @@ describe('the bulk runner', () => {
       ['a', 'b', 'a', 'c'],
       async (key) => {
         seen.push(key);
-        if (key === 'b') throw new ManagementError(404, 'LICENSE_NOT_FOUND', 'License not found');
+        if (key === 'b') throw new ManagementError('LICENSE_NOT_FOUND');
       },
       { logger: quietLogger() },
     );
