@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { managementErrors } from '#core/http/errors';
 
 /**
  * docs/client-api.md and docs/management-api.md are the reference of the interface
@@ -45,6 +46,16 @@ describe('the interface pages', () => {
     const page = read('docs/client-api.md');
     const missing = answers('client', 'message').filter(([, , message]) => !page.includes(`\`${message}\``));
     expect([...new Set(missing.map(([path, status, message]) => `${message} (${status} on ${path})`))]).toEqual([]);
+  });
+
+  it('the error table of docs/management-api.md gives every code of the catalogue with its status and message', () => {
+    const rows = new Map([...read('docs/management-api.md').matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| ([^|]+) \|/gm)].map(([, code, status, message]) => [code!, { status: Number(status), message: message!.trim() }]));
+    const wrong = Object.entries(managementErrors).filter(([code, { status, message }]) => {
+      const row = rows.get(code);
+      // INVALID_INPUT's message names the failing field; the catalogue's is only its fallback.
+      return !row || row.status !== status || (code !== 'INVALID_INPUT' && row.message !== `\`${message}\``);
+    });
+    expect(wrong.map(([code]) => code)).toEqual([]);
   });
 
   it('the error table of docs/management-api.md gives every management code with each status it is answered with', () => {
