@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '#core/deps';
-import { badClientRequest, clientFailure, clientMessages } from '#core/errors';
-import { counterView, effectiveUsageLimits, entitlementName, usedNow, type CounterView } from '#core/entitlements';
-import { isValidNonce } from '#core/signatures';
+import { badClientRequest, clientFailure, clientMessages } from '#core/http/errors';
+import { counterView, effectiveUsageLimits, entitlementName, usedNow, type CounterView } from '#shared/entitlements';
+import { isValidNonce } from '#core/signing/signatures';
 import type { BlacklistProbe } from '#data/auth.repo';
 import { sleep } from '#data/backoff';
 import type { License } from '#data/license.repo';

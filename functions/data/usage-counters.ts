@@ -1,4 +1,4 @@
-import type { StoredCounter } from '#core/entitlements';
+import type { StoredCounter } from '#shared/entitlements';
 
 /**
  * Usage counters live on the license item, one attribute per counter: /usage

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { CounterView, StoredCounter, UsageLimit } from '#core/entitlements';
-import { periodStart } from '#core/usage-periods';
+import type { CounterView, StoredCounter, UsageLimit } from '#shared/entitlements';
+import { periodStart } from '#shared/usage-periods';
 import { stampUpdate, transactWrite, type Table } from './db';
 import { keys } from './keys';
 import { parseLicense, type License } from './license.repo';

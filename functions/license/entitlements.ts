@@ -1,9 +1,9 @@
 import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { effectiveUsageLimits } from '#core/entitlements';
-import { invalidInput } from '#core/errors';
-import { licenseRecord } from '#core/license-view';
-import { notFound, ownedLicense } from '#core/ownership';
+import { effectiveUsageLimits } from '#shared/entitlements';
+import { invalidInput } from '#core/http/errors';
+import { licenseRecord } from '#core/domain/license-view';
+import { notFound, ownedLicense } from '#core/domain/ownership';
 import type { resetUsageSchema, updateFeaturesSchema, updateUsageLimitsSchema } from './schemas';
 
 type Owned<S extends z.ZodMiniType> = z.infer<S> & { teamId: string };

@@ -1,9 +1,9 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newLicenseKey } from '#core/ids';
+import { newLicenseKey } from '#core/domain/ids';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
-import type { UsageLimits } from '#core/entitlements';
+import type { UsageLimits } from '#shared/entitlements';
 import { durationUnitSeconds } from './schemas';
 
 /** Self-service resets of a license whose request and application both leave them unset: allowed, no cooldown (as every license had before owners could choose). */

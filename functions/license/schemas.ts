@@ -6,9 +6,9 @@ import {
   licenseKeyField as licenseKey,
   licenseKeysField as licenseKeys,
   subscriptionIdField,
-} from '#core/fields';
-import { maxPasswordBytes } from '#core/passwords';
-import { entitlementName, featuresField, usageLimitsField } from '#core/entitlements';
+} from '#core/domain/fields';
+import { maxPasswordBytes } from '#core/domain/passwords';
+import { entitlementName, featuresField, usageLimitsField } from '#shared/entitlements';
 import { metadataProblem } from './metadata';
 
 /** The limits docs/management-api.md states for license bodies. */

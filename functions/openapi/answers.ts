@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { blacklistTypes } from '#data/blacklist.repo';
 import { eventTypes } from '../events/derive';
-import { usagePeriods } from '#core/usage-periods';
+import { usagePeriods } from '#shared/usage-periods';
 
 /**
  * The answers' shapes, for the OpenAPI document only (no handler imports this

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { appIdField, subscriptionIdField } from '#core/fields';
-import { featuresField, graceSecondsField, usageLimitsField } from '#core/entitlements';
+import { appIdField, subscriptionIdField } from '#core/domain/fields';
+import { featuresField, graceSecondsField, usageLimitsField } from '#shared/entitlements';
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
 const level = z.int().check(z.minimum(0), z.maximum(1_000_000));
@@ -14,7 +14,6 @@ export const createSubscriptionSchema = z.object({
   usage_limits: z._default(usageLimitsField, {}),
   grace_seconds: z._default(graceSecondsField, 0),
 });
-export type CreateSubscriptionInput = z.infer<typeof createSubscriptionSchema>;
 
 export const editSubscriptionSchema = z
   .object({
@@ -36,10 +35,7 @@ export const editSubscriptionSchema = z
       'at least one of name, level, single_key_per_hwid, status, features, usage_limits, grace_seconds is required',
     ),
   );
-export type EditSubscriptionInput = z.infer<typeof editSubscriptionSchema>;
 
 export const deleteSubscriptionSchema = z.object({ subscription_id: subscriptionIdField });
-export type DeleteSubscriptionInput = z.infer<typeof deleteSubscriptionSchema>;
 
 export const listSubscriptionsSchema = z.object({ app_id: appIdField });
-export type ListSubscriptionsInput = z.infer<typeof listSubscriptionsSchema>;

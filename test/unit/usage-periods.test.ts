@@ -1,5 +1,5 @@
-import { counterView, effectiveFeatures, effectiveUsageLimits, graceUntil, usedNow, usageView } from '#core/entitlements';
-import { periodEnd, periodStart, type UsagePeriod } from '#core/usage-periods';
+import { counterView, effectiveFeatures, effectiveUsageLimits, graceUntil, usedNow, usageView } from '#shared/entitlements';
+import { periodEnd, periodStart, type UsagePeriod } from '#shared/usage-periods';
 import { createFakeClock } from '../support/clock';
 
 const at = (time: string) => new Date(time);
