@@ -102,6 +102,30 @@ describe('events of license, subscription and blacklist changes', () => {
     expect(new Set(events.delivered.map((event) => event.id)).size).toBe(events.delivered.length);
   });
 
+  it('announces metered usage only at the first refusal of a period and at a reset', async () => {
+    await events.drain();
+    const manage = (path: string, body: Record<string, unknown>) => () => env.post(path, body, owner.auth);
+    const tier = await env.post('/subscription/create', { app_id: owner.app_id, name: 'Metered', level: 1, usage_limits: { exports: { limit: 1, period: 'month' } } }, owner.auth);
+    const license = await env.post('/license/create', { app_id: owner.app_id, subscription_id: tier.body.data.subscription_id, duration_unit: 'days', duration_value: 30 }, owner.auth);
+    const key = license.body.data.key;
+    await env.post('/auth', { app_id: owner.app_id, license: key });
+    await events.drain();
+    const use = () => env.post('/usage', { app_id: owner.app_id, license: key, counter: 'exports' });
+
+    expect(await eventsOf(use)).toEqual([]);
+    const refusals = async () => {
+      const seen = events.delivered.length;
+      expect((await use()).body.message).toBe('USAGE_LIMIT_REACHED');
+      await events.drain();
+      return events.delivered.slice(seen);
+    };
+    const first = await refusals();
+    expect(first).toMatchObject([{ type: 'license.usage_limit_reached', subject: key, actor: 'client' }]);
+    expect(await refusals()).toEqual([]);
+    expect(types(await eventsOf(manage('/license/reset-usage', { license_key: key })))).toEqual(['license.usage_reset']);
+    expect(types(await eventsOf(manage('/license/update-features', { license_key: key, features: ['sync'] })))).toEqual(['license.metadata_changed']);
+  });
+
   it('keeps the actor out of every answer', async () => {
     const subscription = await env.post('/subscription/create', { app_id: owner.app_id, name: 'Basic', level: 1, single_key_per_hwid: false }, owner.auth);
     const license = await env.post(
