@@ -111,6 +111,10 @@ try {
   for (const [name, level] of [['Basic', 1], ['Pro', 2], ['Team', 3]] as const) {
     subscriptions.push((await management('/subscription/create', { app_id: owner.app_id, name, level })).subscription_id);
   }
+  // A tier with a counter no run can fill: /usage is measured counting, never refused.
+  const meteredTier = (
+    await management('/subscription/create', { app_id: owner.app_id, name: 'Metered', level: 4, usage_limits: { bench: { limit: 1_000_000_000_000, period: 'year' } } })
+  ).subscription_id as string;
   for (let i = 0; i < 50; i++) {
     await management('/blacklist/add', { app_id: owner.app_id, type: 'ip', value: `203.0.113.${i}`, reason: 'abuse' });
     await management('/blacklist/add', { app_id: owner.app_id, type: 'hwid', value: `banned-device-${i}`, reason: 'chargeback' });
@@ -131,6 +135,7 @@ try {
   );
   keys.push(...created.slice(0, 9).flat().map((license) => license.key));
   lockedKeys.push(...created[9]!.map((license) => license.key));
+  const meteredKeys = ((await management('/license/create-bulk', createBulk(meteredTier, false))) as { key: string }[]).map((license) => license.key);
   const warmKeys = keys.slice(0, plan.warmLicenses);
   const registerPool = keys.slice(plan.warmLicenses, plan.warmLicenses + 3000);
   const extendKeys = keys.slice(plan.warmLicenses + 3000, plan.warmLicenses + 4000);
@@ -159,6 +164,14 @@ try {
       path: '/auth',
       bodies: () => lockedKeys.map((license, i) => body({ app_id: owner.app_id, license, hwid: `device-${i}` })),
       amount: plan.amount,
+    },
+    // /usage beside /auth by key, both with signing off: without a usage_id, and with a fresh one per request.
+    usage: { path: '/usage', bodies: () => meteredKeys.map((license) => body({ app_id: owner.app_id, license, counter: 'bench' })), amount: plan.amount, unsigned: true },
+    usage_id: {
+      path: '/usage',
+      bodies: () => Array.from({ length: plan.amount }, (_, i) => body({ app_id: owner.app_id, license: meteredKeys[i % meteredKeys.length], counter: 'bench', usage_id: randomBytes(12).toString('base64url') })),
+      amount: plan.amount,
+      unsigned: true,
     },
     auth_credentials: { path: '/auth', bodies: () => users.map((user) => body({ app_id: owner.app_id, ...user })), amount: plan.amount },
     register: {
@@ -189,6 +202,9 @@ try {
   await warmUp(server.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
   await warmUp(unsignedServer.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
   await warmUp(server.url, scenarios.auth_license_hwid!.bodies().map((text) => ({ path: '/auth', body: text })));
+  // /usage counts only on a license in use: a first /auth starts each one.
+  await warmUp(unsignedServer.url, meteredKeys.map((license) => ({ path: '/auth', body: body({ app_id: owner.app_id, license }) })));
+  await warmUp(unsignedServer.url, scenarios.usage!.bodies().map((text) => ({ path: '/usage', body: text })));
   // The events consumer runs through every measured load, as npm start runs it, on a client of its own so the meter sees
   // only the requests' calls. Started after the seeding (which is not measured), it first consumes what the seeding wrote.
   progress('events consumer: consuming the seeding and warm-up records before any measured load');
@@ -341,6 +357,8 @@ try {
     auth_license: operation('auth_license'),
     auth_license_signed: operation('auth_license_signed'),
     auth_license_hwid: operation('auth_license_hwid'),
+    usage: operation('usage'),
+    usage_id: operation('usage_id'),
     auth_credentials: operation('auth_credentials'),
     register: operation('register'),
     create_bulk: operation('create_bulk'),
@@ -407,6 +425,21 @@ function checkBudgets(results: Results) {
       pass: signed.rps >= signedBudgetRatio * auth.rps,
     },
     {
+      budget: '/usage without usage_id: at most 2 DynamoDB round trips and 1 write, warm',
+      value: `${results.usage.warm.round_trips} / ${results.usage.warm.write_requests}`,
+      pass: results.usage.warm.round_trips <= 2 && results.usage.warm.write_requests === 1,
+    },
+    {
+      budget: '/usage with usage_id: at most 2 DynamoDB round trips, its one write a transaction, warm',
+      value: `${results.usage_id.warm.round_trips} / ${results.usage_id.warm.write_requests}`,
+      pass: results.usage_id.warm.round_trips <= 2 && results.usage_id.warm.write_requests === 1,
+    },
+    ...(['usage', 'usage_id'] as const).map((name) => ({
+      budget: `${name === 'usage' ? '/usage' : '/usage with usage_id'}: at least 0.8 × the requests/s of /auth by key (concurrency 32, both signing off)`,
+      value: ratio(results[name].rps, auth.rps),
+      pass: results[name].rps >= 0.8 * auth.rps,
+    })),
+    {
       budget: 'signed /auth by key: no DynamoDB round trip more than unsigned, warm',
       value: signed.ddb_round_trips_warm - auth.ddb_round_trips_warm,
       pass: signed.ddb_round_trips_warm <= auth.ddb_round_trips_warm,
@@ -435,6 +468,8 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     auth_license: '`/auth` by key, unlocked, signing off',
     auth_license_signed: '`/auth` by key, unlocked, signed',
     auth_license_hwid: '`/auth` by key, HWID-locked',
+    usage: '`/usage`, signing off',
+    usage_id: '`/usage` with a new `usage_id`, signing off',
     auth_credentials: '`/auth` by username/password',
     register: '`/register`',
     create_bulk: '`create-bulk` of 1000',
