@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
+import { LicenseEntitlements } from './entitlements';
 import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
@@ -7,7 +8,7 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
   const [license, setLicense] = useState<License | null>(null);
   const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
-  const { busy, error, run } = useAction();
+  const { busy, error, run, setError } = useAction();
 
   const reload = () => run(async () => setLicense((await call('/license/get', { license_key: licenseKey })).data));
   useEffect(() => {
@@ -268,6 +269,8 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
         </form>
 
         <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('/license/update-metadata', { metadata }, 'Metadata saved.')} />
+
+        <LicenseEntitlements license={license} busy={busy} act={(path, body, done) => void act(path, body as never, done)} onProblem={setError} />
 
         <div class="card">
           <h2>Delete</h2>

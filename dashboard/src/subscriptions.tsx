@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type App, type Subscription } from './api';
+import { formatUsageLimits, graceText, parseFeatures, parseUsageLimits } from './entitlements';
 import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, useAction, type ConfirmRequest } from './ui';
 
 export function Subscriptions({ app }: { app: App }) {
   const [subscriptions, setSubscriptions] = useState<Subscription[]>([]);
   const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
-  const { busy, error, run } = useAction();
+  const { busy, error, run, setError } = useAction();
 
   const load = () => run(async () => setSubscriptions((await call('/subscription/get-bulk', { app_id: app.app_id })).data));
   useEffect(() => {
@@ -29,9 +30,24 @@ export function Subscriptions({ app }: { app: App }) {
           event.preventDefault();
           const form = event.currentTarget;
           const data = new FormData(form);
+          let usageLimits;
+          try {
+            usageLimits = parseUsageLimits(String(data.get('usage_limits')));
+          } catch (problem) {
+            setError(problem);
+            return;
+          }
           void act(
             '/subscription/create',
-            { app_id: app.app_id, name: String(data.get('name')).trim(), level: Number(data.get('level')), single_key_per_hwid: data.get('single_key_per_hwid') === 'on' },
+            {
+              app_id: app.app_id,
+              name: String(data.get('name')).trim(),
+              level: Number(data.get('level')),
+              single_key_per_hwid: data.get('single_key_per_hwid') === 'on',
+              features: parseFeatures(String(data.get('features'))),
+              usage_limits: usageLimits,
+              grace_seconds: Number(data.get('grace_hours')) * 3600,
+            },
             `Subscription ${String(data.get('name'))} created.`,
           ).then(() => form.reset());
         }}
@@ -45,6 +61,15 @@ export function Subscriptions({ app }: { app: App }) {
         <label class="check">
           <input name="single_key_per_hwid" type="checkbox" /> One license per device
         </label>
+        <Field label="Features (comma separated)">
+          <input name="features" placeholder="reports, sync" />
+        </Field>
+        <Field label="Usage limits (name limit period [overage], one a line)">
+          <textarea name="usage_limits" rows={2} spellcheck={false} placeholder="exports 50 month 5" />
+        </Field>
+        <Field label="Grace after expiry (hours)">
+          <input name="grace_hours" type="number" min={0} max={720} defaultValue="0" />
+        </Field>
         <button type="submit" disabled={busy}>
           Create subscription
         </button>
@@ -58,6 +83,9 @@ export function Subscriptions({ app }: { app: App }) {
               <th scope="col">Name</th>
               <th scope="col">Level</th>
               <th scope="col">One per device</th>
+              <th scope="col">Features</th>
+              <th scope="col">Usage limits</th>
+              <th scope="col">Grace</th>
               <th scope="col">Status</th>
               <th scope="col">Created</th>
               <th scope="col">Actions</th>
@@ -70,6 +98,7 @@ export function Subscriptions({ app }: { app: App }) {
                 subscription={subscription}
                 busy={busy}
                 onEdit={(fields, done) => void act('/subscription/edit', { subscription_id: subscription.subscription_id, ...fields }, done)}
+                onProblem={setError}
                 onDelete={() =>
                   setConfirm({
                     title: `Delete subscription ${subscription.name}?`,
@@ -93,17 +122,34 @@ function SubscriptionRow({
   busy,
   onEdit,
   onDelete,
+  onProblem,
 }: {
   subscription: Subscription;
   busy: boolean;
   onEdit: (fields: Partial<Subscription>, done: string) => void;
   onDelete: () => void;
+  onProblem: (error: unknown) => void;
 }) {
   const [name, setName] = useState(subscription.name);
   const [level, setLevel] = useState(subscription.level);
-  const changed = name !== subscription.name || level !== subscription.level;
+  const [features, setFeatures] = useState(subscription.features.join(', '));
+  const [limits, setLimits] = useState(formatUsageLimits(subscription.usage_limits));
+  const [grace, setGrace] = useState(subscription.grace_seconds / 3600);
+  const changed =
+    name !== subscription.name ||
+    level !== subscription.level ||
+    features !== subscription.features.join(', ') ||
+    limits !== formatUsageLimits(subscription.usage_limits) ||
+    grace * 3600 !== subscription.grace_seconds;
+  const save = () => {
+    try {
+      onEdit({ name: name.trim(), level, features: parseFeatures(features), usage_limits: parseUsageLimits(limits), grace_seconds: Math.round(grace * 3600) }, 'Saved.');
+    } catch (problem) {
+      onProblem(problem);
+    }
+  };
   return (
-    <tr>
+    <tr data-subscription={subscription.subscription_id}>
       <td>
         <input aria-label="Name" value={name} onInput={(event) => setName(event.currentTarget.value)} />
       </td>
@@ -120,11 +166,21 @@ function SubscriptionRow({
         />
       </td>
       <td>
+        <input aria-label="Features" value={features} onInput={(event) => setFeatures(event.currentTarget.value)} />
+      </td>
+      <td>
+        <textarea aria-label="Usage limits" rows={2} spellcheck={false} value={limits} onInput={(event) => setLimits(event.currentTarget.value)} />
+      </td>
+      <td>
+        <input aria-label="Grace (hours)" type="number" min={0} max={720} value={grace} onInput={(event) => setGrace(Number(event.currentTarget.value))} />
+        <span class="muted" data-field="grace">{graceText(subscription.grace_seconds)}</span>
+      </td>
+      <td>
         <span class={`badge ${subscription.status}`}>{subscription.status}</span>
       </td>
       <td>{shortTime(subscription.created_at)}</td>
       <td class="row">
-        <button type="button" disabled={busy || !changed} onClick={() => onEdit({ name: name.trim(), level }, 'Saved.')}>
+        <button type="button" disabled={busy || !changed} onClick={save}>
           Save
         </button>
         <button
