@@ -169,7 +169,7 @@ function SubscriptionRow({
         <input aria-label="Features" value={features} onInput={(event) => setFeatures(event.currentTarget.value)} />
       </td>
       <td>
-        <textarea aria-label="Usage limits" rows={2} spellcheck={false} value={limits} onInput={(event) => setLimits(event.currentTarget.value)} />
+        <textarea class="limits" aria-label="Usage limits" rows={2} spellcheck={false} value={limits} onInput={(event) => setLimits(event.currentTarget.value)} />
       </td>
       <td>
         <input aria-label="Grace (hours)" type="number" min={0} max={720} value={grace} onInput={(event) => setGrace(Number(event.currentTarget.value))} />
