@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { BrowserContext, Page } from 'playwright-core';
-import { api, serviceAndBrowser } from '../support/browser';
+import { api, openDashboard, serviceAndBrowser } from '../support/browser';
 
 /**
  * The dashboard's screens for entitlements, metered usage and grace: each
@@ -11,11 +11,7 @@ let page: Page;
 
 const session = serviceAndBrowser();
 beforeEach(async () => {
-  context = await session.browser.newContext();
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  await page.goto(`${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/#key=${session.service.apiKey}`);
-  await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+  ({ context, page } = await openDashboard(session));
 });
 afterEach(async () => {
   await context?.close();

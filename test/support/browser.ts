@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const installHint =
   'The dashboard browser tests need Chromium. On Debian/Ubuntu: `sudo apt-get install -y chromium` ' +
@@ -106,4 +106,14 @@ export function serviceAndBrowser(): { readonly service: StartedService; readonl
     await session.service?.stop();
   });
   return session;
+}
+
+/** A fresh browser context on the dashboard, signed in with the service's API key, showing the Licenses screen. */
+export async function openDashboard(session: { readonly service: StartedService; readonly browser: Browser }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await session.browser.newContext();
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/#key=${session.service.apiKey}`);
+  await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+  return { context, page };
 }
