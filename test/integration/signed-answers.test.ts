@@ -135,7 +135,7 @@ describe('signed client answers', () => {
     }
   });
 
-  it('answer 400 Invalid nonce after the spec’s 400 checks, for a malformed nonce or two that differ', async () => {
+  it('answer 400 Invalid nonce after the route’s other 400 checks, for a malformed nonce or two that differ', async () => {
     const { verifyAnswer } = await docsVerifier();
     const cases: [Record<string, unknown>, Record<string, string>][] = [
       [{ nonce: 'short' }, {}],

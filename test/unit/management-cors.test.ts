@@ -38,7 +38,7 @@ describe('MANAGEMENT_CORS_ORIGIN', () => {
     expect(failure.statusCode).toBe(404);
   });
 
-  it('leaves client routes at * (spec 4.3)', async () => {
+  it('leaves client routes at * (docs/client-api.md#answers-cors-and-retries)', async () => {
     const preflight = await client()(event('/auth', 'OPTIONS'), context);
     const answer = await client()(event('/auth'), context);
 

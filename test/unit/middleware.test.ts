@@ -46,14 +46,14 @@ const specCors = {
   'Access-Control-Max-Age': '86400',
 };
 const managementCors = { ...specCors, 'Access-Control-Allow-Headers': 'Content-Type, Authorization, x-api-key' };
-/** extensions.md section 1: browser clients may read the signature headers. */
+/** docs/client-api.md#signed-answers-and-offline-tokens: browser clients may read the signature headers. */
 const clientCors = { ...specCors, 'Access-Control-Expose-Headers': 'Signature, Signature-Input, Content-Digest' };
 const json = { 'Content-Type': 'application/json' };
 
 describe('the shared Middy stack', () => {
   beforeEach(() => logged.splice(0));
 
-  it('answers a preflight with 204, the spec’s four CORS headers and the exposed signature headers', async () => {
+  it('answers a preflight with 204, the four CORS headers of the client API and the exposed signature headers', async () => {
     const response = await client()(event('/auth', null, 'OPTIONS'), context);
     expect(response.statusCode).toBe(204);
     expect(response.headers).toEqual(clientCors);
@@ -107,7 +107,7 @@ describe('the shared Middy stack', () => {
     expect(JSON.parse(response.body).body).toEqual({ a: 1 });
   });
 
-  it('renders invalid JSON as the spec’s client message, and as INVALID_INPUT on management routes', async () => {
+  it('renders invalid JSON as the client API’s message, and as INVALID_INPUT on management routes', async () => {
     const clientAnswer = await client()(event('/auth', '{nope'), context);
     expect(clientAnswer.statusCode).toBe(400);
     expect(JSON.parse(clientAnswer.body)).toEqual({ success: false, message: 'Invalid JSON in request body' });
