@@ -3,7 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { corsHeaders } from '../functions/core/middleware';
+import { corsHeaders } from '../functions/core/http/middleware';
 import { groups, openApiPath, routes, sideOf, type FunctionName, type Group, type Side } from '../functions/routes';
 import { gatewayResponses } from './gateway-responses';
 import { acknowledgeLogRetentionFindings } from './nag';

@@ -21,7 +21,7 @@ export class LicensingStack extends Stack {
     // "Default" leaves the service out of the logical ids (CDK hides that id), and allocateLogicalId its parts.
     const service = new LicensingService(this, 'Default', props.settings);
     this.service = service;
-    new CfnOutput(this, 'ApiUrl', { value: service.api.url, description: 'Base URL of the API (the {base_url} of docs/client-api.md)' });
+    new CfnOutput(this, 'ApiUrl', { value: service.api.url, description: 'Base URL of the API: every route is a path under it' });
     new CfnOutput(this, 'TableName', { value: service.table.tableName, description: 'DynamoDB table; pass it to the admin CLI' });
     new CfnOutput(this, 'UsagePlanId', { value: service.usagePlan.usagePlanId, description: 'Usage plan every owner API key joins' });
     new CfnOutput(this, 'RestApiId', { value: service.api.restApiId });

@@ -24,17 +24,17 @@ export function acknowledgeNagFindings(
   acknowledge(
     service,
     'AwsSolutions-APIG2',
-    'Request bodies are validated in each Lambda with zod so failures carry the spec\'s exact 400 messages; a gateway validator would answer with its own body first.',
+    'Request bodies are validated in each Lambda with zod so failures carry the exact 400 messages of docs/client-api.md; a gateway validator would answer with its own body first.',
   );
   acknowledge(
     service,
     'AwsSolutions-APIG4',
-    '/auth and /register are public by the spec (the caller is identified by app_id and license); every management route uses the API-key Lambda authorizer.',
+    '/auth, /register and /reset-hwid are public by design (the caller is identified by app_id and license); every management route uses the API-key Lambda authorizer.',
   );
   acknowledge(
     service,
     'AwsSolutions-COG4',
-    'The spec authenticates owners with x-api-key API keys, checked by a Lambda REQUEST authorizer; there are no Cognito users.',
+    'Owners authenticate with x-api-key API keys (docs/management-api.md), checked by a Lambda REQUEST authorizer; there are no Cognito users.',
   );
   acknowledge(
     service,

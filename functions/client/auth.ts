@@ -1,9 +1,9 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { clientFailure } from '#core/errors';
-import { authView } from '#core/license-view';
+import { clientFailure } from '#core/http/errors';
+import { authView } from '#core/domain/license-view';
 import { licenseFingerprint } from '#core/logger';
-import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords';
+import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/domain/passwords';
 import type { App } from '#data/app.repo';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
@@ -137,7 +137,7 @@ function dummyHash(cost: number): Promise<string> {
   return hash;
 }
 
-/** Step 4 by username: unknown usernames and wrong passwords get one answer, after one bcrypt comparison. */
+/** Check 4 of docs/client-api.md#check-order by username: unknown usernames and wrong passwords get one answer, after one bcrypt comparison. */
 async function logIn(deps: Deps, app: App, password: string, login: UsernameIndex | undefined): Promise<License> {
   const hash = login?.password_hash ?? (await dummyHash(deps.config.bcryptCost));
   const matches = await verifyPassword(password, hash);

@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
-import { answerSigning, checkContentDigest, checkedNonce } from '#core/answer-signing';
-import { createGroupHandler, type DepsSource, type Endpoints, type RequestInfo } from '#core/http';
-import { signingDepsFromEnv } from '#core/signing-deps';
-import { validate } from '#core/validation';
+import { answerSigning, checkContentDigest, checkedNonce } from '#core/signing/answer-signing';
+import { createGroupHandler, type DepsSource, type Endpoints, type RequestInfo } from '#core/http/handler';
+import { signingDepsFromEnv } from '#core/signing/signing-deps';
+import { validate } from '#core/http/validation';
 import { authenticate } from './auth';
 import { blacklistProbes } from './auth-checks';
 import { countsAsAuthFailure } from './failure-count';
@@ -11,7 +11,7 @@ import { registerCredentials, registeredMessage } from './register';
 import { resetHwid } from './reset-hwid';
 import { authSchema, registerSchema, resetHwidSchema } from './schemas';
 
-/** A client route's body after the spec's 400 checks, then the nonce's, then the request's Content-Digest: all before any read. */
+/** A client route's body after its 400 checks (docs/client-api.md#check-order), then the nonce's, then the request's Content-Digest: all before any read. */
 function clientInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): { input: z.infer<S>; nonce: string | undefined } {
   const input = validate('client', schema, body);
   const nonce = checkedNonce(body, request.header);

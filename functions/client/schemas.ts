@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { clientMessages } from '#core/errors';
-import { canonicalUuid, isUuid } from '#core/ids';
-import { maxPasswordBytes } from '#core/passwords';
+import { clientMessages } from '#core/http/errors';
+import { canonicalUuid, isUuid } from '#core/domain/ids';
+import { maxPasswordBytes } from '#core/domain/passwords';
 
 /**
  * Client bodies, checked one rule at a time in the order of the 400 rows of
@@ -36,7 +36,7 @@ const appIdRules = (appId: unknown): Rule[] => [
   [() => typeof appId !== 'string' || !isUuid(appId), clientMessages.appIdFormat],
 ];
 
-/** An HWID is what the blacklist stores as one: 1 to 256 characters (core/network.ts). */
+/** An HWID is what the blacklist stores as one: 1 to 256 characters (core/http/network.ts). */
 const maxHwidLength = 256;
 
 export type AuthCredential = { license: string } | { username: string; password: string };
@@ -45,7 +45,7 @@ export interface AuthInput {
   appId: string;
   credential: AuthCredential;
   hwid: string | undefined;
-  /** docs/client-api.md, "Signed answers and offline tokens": only `true` asks for one; anything else is the spec's answer. */
+  /** docs/client-api.md, "Signed answers and offline tokens": only `true` asks for one; anything else gets the base answer. */
   offlineToken: boolean;
 }
 

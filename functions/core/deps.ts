@@ -1,13 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
 import { createRepos, type Repos } from '#data/repos';
-import { AuthFailureCounter } from './auth-failures';
-import { createItemCache, type ItemCache } from './cache';
+import { AuthFailureCounter } from './domain/auth-failures';
+import { createItemCache, requestItemCache, type ItemCache } from '#data/item-cache';
 import { readConfig, type Config } from './config';
-import { systemClock, type Clock } from './clock';
-import type { KeyVault } from './key-vault';
+import { systemClock, type Clock } from '#shared/clock';
+import type { KeyVault } from './signing/key-vault';
 import { createLogger, type Logger } from './logger';
-import { createSignerCache, type SignerCache } from './signer-cache';
+import { createSignerCache, type SignerCache } from './signing/signer-cache';
 import { traceDynamoClient } from './tracing';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */
@@ -49,12 +49,14 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
 
 /**
  * The deps one API request works with: the same client and caches, with a
- * table whose transactions carry tokens derived from the request's id.
+ * table whose transactions carry tokens derived from the request's id, read
+ * through a cache that also keeps what this request read (requestItemCache).
  */
 export function forRequest(deps: Deps, requestId: string | undefined, actor?: string): Deps {
   if (!requestId && actor === undefined) return deps;
   const table = { ...deps.table, ...(requestId ? { requestId } : {}), ...(actor === undefined ? {} : { actor }) };
-  return { ...deps, table, repos: createRepos(table, deps.cache) };
+  const cache = requestItemCache(deps.cache);
+  return { ...deps, table, cache, repos: createRepos(table, cache) };
 }
 
 let lambdaDeps: Promise<Deps> | undefined;

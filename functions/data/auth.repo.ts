@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ItemCache } from '#core/cache';
-import { addSeconds } from '#core/clock';
+import type { ItemCache } from './item-cache';
+import { addSeconds } from '#shared/clock';
 import { appSchema, type App } from './app.repo';
 import { batchGetItems, itemId } from './batch-get';
 import { stampUpdate, transactWrite, type Table, type TransactItem } from './db';
@@ -134,6 +134,12 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         login: parsed(loginKey, (found) => usernameIndexSchema.parse(found)),
         blacklisted: (probes ?? []).filter((probe) => item(probe.key) !== undefined).map((probe) => probe.type),
       };
+    },
+
+    /** The application as the cache holds it (a request's cache first holds what the request read), without a read. */
+    cachedApp(appId: string): App | undefined {
+      const found = cache.get(keys.app(appId));
+      return found ? appSchema.parse(found) : undefined;
     },
 
     /** A strongly consistent read of a license as it stands now, for deciding again after a lost race. */

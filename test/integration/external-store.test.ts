@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { readConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
-import { localKeyVault } from '#core/key-vault';
+import { localKeyVault } from '#core/signing/key-vault';
 import { createTableInput } from '#data/table';
 import { freePort, startLocalStore, type LocalStore } from '../../local/store';
 import { seedLicense, seedSubscription } from '../support/fixtures';
@@ -182,7 +182,7 @@ describe('npm run admin with DYNAMODB_ENDPOINT', () => {
     const tableName = `external-${randomUUID()}`;
     const env = await externalEnv(tableName);
 
-    const { stdout } = await run('npm', ['run', 'admin', '--', 'bootstrap', '--json'], { cwd: root, env, timeout: 60_000 });
+    const { stdout } = await run('npm', ['run', '-s', 'admin', '--', 'bootstrap', '--json'], { cwd: root, env, timeout: 60_000 });
 
     const owner = JSON.parse(stdout) as { team_id: string; app_id: string };
     const deps = storeDeps(tableName);

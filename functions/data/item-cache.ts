@@ -1,6 +1,6 @@
-import { itemId as id } from '#data/batch-get';
-import type { ItemKey } from '#data/keys';
-import type { Clock } from './clock';
+import { itemId as id } from './batch-get';
+import type { ItemKey } from './keys';
+import type { Clock } from '#shared/clock';
 
 /**
  * A short-lived in-memory cache of table items (app, team, subscription) that a
@@ -34,6 +34,27 @@ export function createItemCache(ttlSeconds: number, clock: Clock): ItemCache {
       entries.delete(id(key));
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       entries.set(id(key), { item, expiresAt: clock.now().getTime() + ttlSeconds * 1000 });
+    },
+  };
+}
+
+/**
+ * The cache one request reads through: besides the shared cache it keeps, for
+ * the request's life and whatever the TTL, every cacheable item the request
+ * read, so a later look at one within the request (its answer's signature)
+ * costs no read and sees what the request saw.
+ */
+export function requestItemCache(shared: ItemCache): ItemCache {
+  const seen = new Map<string, Record<string, unknown>>();
+  return {
+    get(key) {
+      const item = seen.get(id(key)) ?? shared.get(key);
+      if (item) seen.set(id(key), item);
+      return item;
+    },
+    set(key, item) {
+      seen.set(id(key), item);
+      shared.set(key, item);
     },
   };
 }

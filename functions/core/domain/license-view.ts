@@ -1,5 +1,5 @@
 import type { License } from '#data/license.repo';
-import type { Deps } from './deps';
+import type { Deps } from '../deps';
 import type { Subscription } from '#data/subscription.repo';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
@@ -17,8 +17,8 @@ export function hwidResetAvailable(license: License, now: Date): boolean {
 /**
  * `hwids` and `max_devices` (docs/management-api.md, "Devices: seats and self-service reset"), appended only to the
  * answers about a license with several seats: a one-seat license answers byte
- * for byte as the spec shows it, so clients that know only the spec (the
- * Keycrate SDKs) see no difference; its one device is `hwid`.
+ * for byte as docs/client-api.md#license-data shows it, so clients that know only
+ * that shape (the Keycrate SDKs) see no difference; its one device is `hwid`.
  */
 function seats(license: License): { hwids?: string[]; max_devices?: number } {
   return license.max_devices > 1 ? { hwids: license.hwids, max_devices: license.max_devices } : {};
