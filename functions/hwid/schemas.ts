@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { hwidResetIntervalField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/fields';
+import { hwidResetIntervalField, leaseSecondsField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/fields';
 
 export const editHwidSchema = z.object({
   license_key: licenseKeyField,
@@ -44,3 +44,9 @@ export const removeHwidSchema = z.object({
   hwid: hwidField,
 });
 export type RemoveHwidInput = z.infer<typeof removeHwidSchema>;
+
+export const setLeaseSchema = z.object({
+  license_key: licenseKeyField,
+  lease_seconds: leaseSecondsField,
+});
+export type SetLeaseInput = z.infer<typeof setLeaseSchema>;
