@@ -328,6 +328,7 @@ describe('the client routes, against the document', () => {
     await auth({ license: seat.key, hwid: 'rel-c', borrow_seconds: 600 });
     const borrowed = await expectOutcome(release({ license: seat.key, hwid: 'rel-c' }), '403:LEASE_BORROWED');
     expect(Object.keys(borrowed.body.data)).toEqual(['lease_expires_at']);
+    await expectOutcome(reset({ license: seat.key, hwid: 'rel-c' }), '403:LEASE_BORROWED');
   });
 
   it('/reset-hwid: success and its own 403s', async () => {

@@ -946,7 +946,7 @@ export interface components {
             app_id: string;
             license_key?: string;
             /** @enum {string} */
-            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
+            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
             /** @default 25 */
             per_page?: number;
             cursor?: string | null;
@@ -1324,7 +1324,7 @@ export interface components {
             data: {
                 id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
                 /** Format: uuid */
                 app_id: string;
                 subject: string;
