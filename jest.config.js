@@ -8,6 +8,7 @@ export default {
   moduleNameMapper: {
     '^#core/(.*)$': '<rootDir>/functions/core/$1',
     '^#data/(.*)$': '<rootDir>/functions/data/$1',
+    '^#shared/(.*)$': '<rootDir>/functions/shared/$1',
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Checks over the whole run's records: scripts/test.ts runs them once every other file is done.

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { newLicenseKey } from '#core/ids';
+import { newLicenseKey } from '#core/domain/ids';
 import { authorizerEntry, groups, handlerEntry, type Group } from '../functions/routes';
 import { esbuildOptions } from '../lib/bundling';
 import { startKmsStub } from './kms-stub';

@@ -34,20 +34,3 @@ export function buildDashboard(outDir: string): string {
   copyFileSync(createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css'), join(outDir, 'uplot.css'));
   return outDir;
 }
-
-/**
- * The Content-Security-Policy of the dashboard: scripts and styles from its own
- * origin only (no inline script), API calls to `apiOrigin`, never framed.
- */
-export function dashboardCsp(apiOrigin: string): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    `connect-src 'self' ${apiOrigin}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { xrayChunkFile } from '../functions/core/tracing';
+import { authorizerEntry, groups, handlerEntry, type FunctionName } from '../functions/routes';
 
 /**
  * How every Lambda is bundled: the CDK stack hands these to NodejsFunction and
@@ -16,6 +17,15 @@ export const lambdaBundling = {
   // faster cold start (the runtime's copy measured 25–43 ms slower to import).
   externalModules: [],
 } as const;
+
+/** The entry file of every Lambda, relative to the project root. */
+export const functionEntries: Record<FunctionName, string> = {
+  ...(Object.fromEntries(groups.map((group) => [group, handlerEntry(group)])) as Record<(typeof groups)[number], string>),
+  authorizer: authorizerEntry,
+  // The events consumer has no route: the table's stream invokes it.
+  events: 'functions/events/handler.ts',
+  openapi: 'functions/openapi/handler.ts',
+};
 
 /** The same bundling as esbuild options, for building outside CDK. */
 export function esbuildOptions(projectRoot: string): BuildOptions {

@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -8,7 +5,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { buildDashboard, dashboardCsp } from '../dashboard/build';
+import { dashboardCsp } from '../dashboard/csp';
+import { dashboardFiles } from './code';
 import { acknowledgeDashboardFindings } from './nag';
 
 export interface DashboardSiteProps {
@@ -64,11 +62,9 @@ export class DashboardSite extends Construct {
       },
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
     });
-    // Built at synth like the Lambda bundles, so a fresh clone synthesizes offline with no prior build step.
-    const built = buildDashboard(mkdtempSync(join(tmpdir(), 'licensing-dashboard-')));
     this.deployment = new s3deploy.BucketDeployment(this, 'Files', {
       destinationBucket: this.bucket,
-      sources: [s3deploy.Source.asset(built), s3deploy.Source.jsonData('config.json', { apiUrl: props.apiUrl })],
+      sources: [s3deploy.Source.asset(dashboardFiles()), s3deploy.Source.jsonData('config.json', { apiUrl: props.apiUrl })],
       distribution: this.distribution,
       distributionPaths: ['/*'],
       memoryLimit: 256,

@@ -1,5 +1,5 @@
-import { invalidApiKey, missingApiKey } from '../functions/core/api-key-auth';
-import { ClientError, edgeErrors, ManagementError, type ServiceError } from '../functions/core/errors';
+import { invalidApiKey, missingApiKey } from '../functions/core/http/api-key-auth';
+import { ClientError, edgeErrors, ManagementError, type ServiceError } from '../functions/core/http/errors';
 
 /**
  * Bodies API Gateway answers by itself, before or instead of a Lambda, rendered
@@ -24,7 +24,7 @@ function eitherSide(client: ServiceError, management: ServiceError): Record<stri
 
 export const rateLimitedBody = eitherSide(
   new ClientError(429, 'RATE_LIMITED'),
-  new ManagementError(429, 'RATE_LIMITED', 'Too many requests'),
+  new ManagementError('RATE_LIMITED'),
 );
 
 export const gatewayResponses: readonly GatewayResponseSpec[] = [
@@ -41,7 +41,7 @@ export const gatewayResponses: readonly GatewayResponseSpec[] = [
   {
     type: 'MISSING_AUTHENTICATION_TOKEN',
     statusCode: '404',
-    body: eitherSide(new ClientError(404, 'Not found'), new ManagementError(404, 'NOT_FOUND', 'Not found')),
+    body: eitherSide(new ClientError(404, 'Not found'), new ManagementError('NOT_FOUND')),
   },
   // Other 4xx (body over 10 MB, WAF block without its own body) keep API Gateway's message.
   { type: 'DEFAULT_4XX' },

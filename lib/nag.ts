@@ -4,11 +4,12 @@ import type { IConstruct } from 'constructs';
 import type { Settings } from './settings';
 
 /**
- * Every cdk-nag AwsSolutions finding this stack accepts, each with its reason.
+ * Every cdk-nag AwsSolutions finding the service accepts, each with its reason, on the
+ * service's own constructs only (an owner's resources beside it are judged on their own).
  * Findings not acknowledged here fail `cdk synth`.
  */
 export function acknowledgeNagFindings(
-  stack: Stack,
+  service: IConstruct,
   settings: Settings,
   functionRoles: IConstruct[],
   events: { consumerRole: IConstruct; deadLetterQueue: IConstruct },
@@ -16,27 +17,27 @@ export function acknowledgeNagFindings(
   const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
   acknowledge(
-    stack,
+    service,
     'AwsSolutions-L1',
     'Functions are pinned to nodejs22.x, the runtime the bundles target (esbuild target node22) and the service is tested against; moving to a newer runtime is a deliberate, tested change.',
   );
   acknowledge(
-    stack,
+    service,
     'AwsSolutions-APIG2',
     'Request bodies are validated in each Lambda with zod so failures carry the spec\'s exact 400 messages; a gateway validator would answer with its own body first.',
   );
   acknowledge(
-    stack,
+    service,
     'AwsSolutions-APIG4',
     '/auth and /register are public by the spec (the caller is identified by app_id and license); every management route uses the API-key Lambda authorizer.',
   );
   acknowledge(
-    stack,
+    service,
     'AwsSolutions-COG4',
     'The spec authenticates owners with x-api-key API keys, checked by a Lambda REQUEST authorizer; there are no Cognito users.',
   );
   acknowledge(
-    stack,
+    service,
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     'The account-wide API Gateway logging role AWS documents for execution logs; API Gateway names the log groups it writes to itself, so no narrower resource list exists.',
   );
@@ -62,7 +63,7 @@ export function acknowledgeNagFindings(
   );
   if (!settings.enableWaf && settings.cloudFrontOriginSecret === undefined) {
     acknowledge(
-      stack,
+      service,
       'AwsSolutions-APIG3',
       'WAF is optional (context enableWaf=true) because a web ACL costs a monthly fee; the stage and usage plan throttles still apply.',
     );

@@ -3,69 +3,102 @@ import type { LogLevel, ViewerHeader } from '../functions/core/config';
 export type EndpointType = 'edge' | 'regional';
 
 /**
- * Per-environment settings of a deployment, read from CDK context (`-c key=value`
- * on the command line, or the `context` block of cdk.json). This is the only
- * place the stack reads context, so docs/configuration.md (stack settings) can list every key.
+ * What an owner sets on a deployment: the props of `LicensingService`, and the CDK context keys of
+ * this repository's own stack (`-c key=value`, or the `context` block of cdk.json), under the same
+ * names. docs/configuration.md ("Stack settings") lists each with its default and allowed values.
  */
-export interface Settings {
-  /** API Gateway stage name; also part of the stack name, so stages can share an account. */
-  stage: string;
-  endpointType: EndpointType;
+export interface LicensingServiceProps {
+  /**
+   * Names the API Gateway stage, the API, the event bus and the usage plan (and this repository's
+   * stack, `Licensing-<stage>`): 1 to 64 letters, digits or "-".
+   * @default 'prod'
+   */
+  readonly stage?: string;
+  /** @default 'edge' */
+  readonly endpointType?: EndpointType;
   /**
    * Set with a regional endpoint behind the owner's own CloudFront, which adds it as the
    * `x-origin-verify` header: a web ACL then refuses every request without it, and the
    * country and ASN headers become trustworthy.
    */
-  cloudFrontOriginSecret: string | undefined;
+  readonly cloudFrontOriginSecret?: string;
   /**
    * Requests per second (steady, burst) allowed on each client route of the stage: one
    * budget shared by every owner and application of the stage.
+   * @default 100
    */
-  clientRateLimit: number;
-  clientBurstLimit: number;
-  /** Per-owner usage plan throttle on management routes. */
-  managementRateLimit: number;
-  managementBurstLimit: number;
-  /** Management requests per owner per day; 0 means no quota. */
-  managementQuotaPerDay: number;
-  /** How long API Gateway caches the authorizer's verdict for one x-api-key value. */
-  authorizerCacheTtlSeconds: number;
-  bcryptCost: number;
-  logLevel: LogLevel;
-  cacheTtlSeconds: number;
-  debug: boolean;
-  lambdaMemoryMb: number;
-  /** Retention of every log group the stack makes: the functions', the API's access logs, the dashboard deployment's. */
-  logRetentionDays: number;
+  readonly clientRateLimit?: number;
+  /** @default 200 */
+  readonly clientBurstLimit?: number;
+  /** Per-owner usage plan throttle on management routes. @default 100 */
+  readonly managementRateLimit?: number;
+  /** @default 500 */
+  readonly managementBurstLimit?: number;
+  /** Management requests per owner per day; 0 means no quota. @default 0 */
+  readonly managementQuotaPerDay?: number;
+  /** How long API Gateway caches the authorizer's verdict for one x-api-key value. @default 300 */
+  readonly authorizerCacheTtlSeconds?: number;
+  /** @default 10 */
+  readonly bcryptCost?: number;
+  /** @default 'info' */
+  readonly logLevel?: LogLevel;
+  /** @default 5 */
+  readonly cacheTtlSeconds?: number;
+  /** @default false */
+  readonly debug?: boolean;
+  /** @default 512 */
+  readonly lambdaMemoryMb?: number;
+  /** Retention of every log group the service makes: the functions', the API's access logs, the dashboard deployment's. @default 30 */
+  readonly logRetentionDays?: number;
   /**
    * Retention of API Gateway's execution log group (errors of the stage), which API Gateway
    * creates itself and would keep forever.
+   * @default 30
    */
-  executionLogRetentionDays: number;
-  enableWaf: boolean;
-  /** WAF counts requests per IP over a 5-minute window. */
-  wafRateLimitPerIp: number;
-  /** The same, counting only /auth and /register. */
-  wafClientRateLimitPerIp: number;
-  /** Reserved concurrency (0: none) of the authorizer, the client function and each management function. */
-  authorizerReservedConcurrency: number;
-  clientReservedConcurrency: number;
-  managementReservedConcurrency: number;
-  alarmEmail: string | undefined;
-  /** X-Ray active tracing on every function and on the API stage. */
-  tracing: boolean;
-  /** The owners' dashboard: a private S3 bucket behind CloudFront, output as DashboardUrl. */
-  dashboard: boolean;
+  readonly executionLogRetentionDays?: number;
+  /** @default false */
+  readonly enableWaf?: boolean;
+  /** WAF counts requests per IP over a 5-minute window. @default 1000 */
+  readonly wafRateLimitPerIp?: number;
+  /** The same, counting only the client routes. @default 300 */
+  readonly wafClientRateLimitPerIp?: number;
+  /** Reserved concurrency (0: none) of the authorizer, the client function and each management function. @default 0 */
+  readonly authorizerReservedConcurrency?: number;
+  /** @default 0 */
+  readonly clientReservedConcurrency?: number;
+  /** @default 0 */
+  readonly managementReservedConcurrency?: number;
+  readonly alarmEmail?: string;
+  /** X-Ray active tracing on every function and on the API stage. @default true */
+  readonly tracing?: boolean;
+  /** The owners' dashboard: a private S3 bucket behind CloudFront. @default true */
+  readonly dashboard?: boolean;
   /**
-   * `Access-Control-Allow-Origin` of the management routes: `*` or one origin. Unset: the
-   * dashboard's CloudFront origin when the dashboard is deployed, else `*`.
+   * `Access-Control-Allow-Origin` of the management routes: `*` or one origin.
+   * @default the dashboard's CloudFront origin when the dashboard is deployed, else '*'
    */
-  managementCorsOrigin: string | undefined;
-  /** Days audit items are kept (their TTL). */
-  auditRetentionDays: number;
+  readonly managementCorsOrigin?: string;
+  /** Days audit items are kept (their TTL). @default 90 */
+  readonly auditRetentionDays?: number;
 }
 
-export type ContextReader = (key: string) => unknown;
+/** Every setting resolved: defaults applied, values checked. */
+export type Settings = { -readonly [K in Exclude<keyof LicensingServiceProps, Unset>]-?: NonNullable<LicensingServiceProps[K]> } & {
+  -readonly [K in Unset]: LicensingServiceProps[K] | undefined;
+};
+
+/** The settings whose default is to be left unset. */
+type Unset = 'cloudFrontOriginSecret' | 'alarmEmail' | 'managementCorsOrigin';
+
+export type ContextReader = (key: keyof LicensingServiceProps) => unknown;
+
+/** How an error names a setting: `context stage` for the CDK context, `LicensingService prop stage` for a prop. */
+type Describe = (key: keyof LicensingServiceProps) => string;
+
+interface Source {
+  get: ContextReader;
+  describe: Describe;
+}
 
 export class SettingsError extends Error {}
 
@@ -73,43 +106,43 @@ export class SettingsError extends Error {}
 const retentionDays = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
 // `-c key=value` always yields a string; cdk.json may hold numbers and booleans.
-function text(get: ContextReader, key: string): string | undefined {
-  const raw = get(key);
+function text(source: Source, key: keyof LicensingServiceProps): string | undefined {
+  const raw = source.get(key);
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
-  throw new SettingsError(`context ${key} must be a string, number or boolean`);
+  throw new SettingsError(`${source.describe(key)} must be a string, number or boolean`);
 }
 
-function integer(get: ContextReader, key: string, fallback: number, min: number, max: number): number {
-  const raw = text(get, key);
+function integer(source: Source, key: keyof LicensingServiceProps, fallback: number, min: number, max: number): number {
+  const raw = text(source, key);
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new SettingsError(`context ${key} must be an integer from ${min} to ${max}, got "${raw}"`);
+    throw new SettingsError(`${source.describe(key)} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
 }
 
-function flag(get: ContextReader, key: string, fallback: boolean): boolean {
-  const raw = text(get, key)?.toLowerCase();
+function flag(source: Source, key: keyof LicensingServiceProps, fallback: boolean): boolean {
+  const raw = text(source, key)?.toLowerCase();
   if (raw === undefined) return fallback;
   if (raw === 'true') return true;
   if (raw === 'false') return false;
-  throw new SettingsError(`context ${key} must be true or false, got "${raw}"`);
+  throw new SettingsError(`${source.describe(key)} must be true or false, got "${raw}"`);
 }
 
-function oneOf<T extends string>(get: ContextReader, key: string, allowed: readonly T[], fallback: T): T {
-  const raw = text(get, key);
+function oneOf<T extends string>(source: Source, key: keyof LicensingServiceProps, allowed: readonly T[], fallback: T): T {
+  const raw = text(source, key);
   if (raw === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) {
-    throw new SettingsError(`context ${key} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    throw new SettingsError(`${source.describe(key)} must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
 }
 
-function retention(get: ContextReader, key: string, fallback: number): number {
-  const days = integer(get, key, fallback, 1, 3653);
-  if (!retentionDays.includes(days)) throw new SettingsError(`context ${key} must be one of ${retentionDays.join(', ')}, got "${days}"`);
+function retention(source: Source, key: keyof LicensingServiceProps, fallback: number): number {
+  const days = integer(source, key, fallback, 1, 3653);
+  if (!retentionDays.includes(days)) throw new SettingsError(`${source.describe(key)} must be one of ${retentionDays.join(', ')}, got "${days}"`);
   return days;
 }
 
@@ -122,58 +155,69 @@ function isOrigin(text: string): boolean {
   }
 }
 
+/** Reads and checks the CDK context of this repository's stack; errors name `context <key>`. */
 export function readSettings(get: ContextReader): Settings {
-  const stage = text(get, 'stage') ?? 'prod';
+  return resolveSettings({ get, describe: (key) => `context ${key}` });
+}
+
+/** Checks a `LicensingService`'s props against the same rules as the context; errors name the prop. */
+export function settingsFromProps(props: LicensingServiceProps): Settings {
+  return resolveSettings({ get: (key) => props[key], describe: (key) => `LicensingService prop ${key}` });
+}
+
+function resolveSettings(source: Source): Settings {
+  const name = source.describe;
+  const stage = text(source, 'stage') ?? 'prod';
   // The stage names the stack too (Licensing-<stage>), and CloudFormation stack names allow no "_".
   if (!/^[A-Za-z0-9-]{1,64}$/.test(stage)) {
-    throw new SettingsError(`context stage must be 1 to 64 letters, digits or "-" (it is part of the stack name Licensing-<stage>), got "${stage}"`);
+    throw new SettingsError(`${name('stage')} must be 1 to 64 letters, digits or "-" (it names the stage, the API, the event bus and this repository's stack Licensing-<stage>), got "${stage}"`);
   }
-  const endpointType = oneOf<EndpointType>(get, 'endpointType', ['edge', 'regional'], 'edge');
-  const cloudFrontOriginSecret = text(get, 'cloudFrontOriginSecret');
+  const endpointType = oneOf<EndpointType>(source, 'endpointType', ['edge', 'regional'], 'edge');
+  const cloudFrontOriginSecret = text(source, 'cloudFrontOriginSecret');
   if (cloudFrontOriginSecret !== undefined) {
     if (!/^[A-Za-z0-9_-]{32,256}$/.test(cloudFrontOriginSecret)) {
-      throw new SettingsError('context cloudFrontOriginSecret must be 32 to 256 letters, digits, "-" or "_"');
+      throw new SettingsError(`${name('cloudFrontOriginSecret')} must be 32 to 256 letters, digits, "-" or "_"`);
     }
     if (endpointType !== 'regional') {
-      throw new SettingsError('context cloudFrontOriginSecret needs endpointType=regional: an edge endpoint has API Gateway\'s own distribution in front');
+      throw new SettingsError(`${name('cloudFrontOriginSecret')} needs endpointType=regional: an edge endpoint has API Gateway's own distribution in front`);
     }
   }
-  const managementCorsOrigin = text(get, 'managementCorsOrigin');
+  const managementCorsOrigin = text(source, 'managementCorsOrigin');
   if (managementCorsOrigin !== undefined && managementCorsOrigin !== '*' && !isOrigin(managementCorsOrigin)) {
-    throw new SettingsError(`context managementCorsOrigin must be * or an origin such as https://admin.example.com (no path, no trailing slash), got "${managementCorsOrigin}"`);
+    throw new SettingsError(`${name('managementCorsOrigin')} must be * or an origin such as https://admin.example.com (no path, no trailing slash), got "${managementCorsOrigin}"`);
   }
-  const alarmEmail = text(get, 'alarmEmail');
+  const alarmEmail = text(source, 'alarmEmail');
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {
-    throw new SettingsError(`context alarmEmail must be an email address, got "${alarmEmail}"`);
+    throw new SettingsError(`${name('alarmEmail')} must be an email address, got "${alarmEmail}"`);
   }
   return {
     stage,
     endpointType,
     cloudFrontOriginSecret,
-    clientRateLimit: integer(get, 'clientRateLimit', 100, 1, 10000),
-    clientBurstLimit: integer(get, 'clientBurstLimit', 200, 1, 5000),
-    managementRateLimit: integer(get, 'managementRateLimit', 100, 1, 10000),
-    managementBurstLimit: integer(get, 'managementBurstLimit', 500, 1, 5000),
-    managementQuotaPerDay: integer(get, 'managementQuotaPerDay', 0, 0, 1_000_000_000),
-    authorizerCacheTtlSeconds: integer(get, 'authorizerCacheTtlSeconds', 300, 0, 3600),
-    bcryptCost: integer(get, 'bcryptCost', 10, 4, 15),
-    logLevel: oneOf(get, 'logLevel', ['debug', 'info', 'warn', 'error', 'silent'], 'info'),
-    cacheTtlSeconds: integer(get, 'cacheTtlSeconds', 5, 0, 300),
-    debug: flag(get, 'debug', false),
-    lambdaMemoryMb: integer(get, 'lambdaMemoryMb', 512, 128, 10240),
-    logRetentionDays: retention(get, 'logRetentionDays', 30),
-    executionLogRetentionDays: retention(get, 'executionLogRetentionDays', 30),
-    enableWaf: flag(get, 'enableWaf', false),
-    wafRateLimitPerIp: integer(get, 'wafRateLimitPerIp', 1000, 10, 2_000_000_000),
-    wafClientRateLimitPerIp: integer(get, 'wafClientRateLimitPerIp', 300, 10, 2_000_000_000),
-    authorizerReservedConcurrency: integer(get, 'authorizerReservedConcurrency', 0, 0, 10000),
-    clientReservedConcurrency: integer(get, 'clientReservedConcurrency', 0, 0, 10000),
-    managementReservedConcurrency: integer(get, 'managementReservedConcurrency', 0, 0, 10000),
+    clientRateLimit: integer(source, 'clientRateLimit', 100, 1, 10000),
+    clientBurstLimit: integer(source, 'clientBurstLimit', 200, 1, 5000),
+    managementRateLimit: integer(source, 'managementRateLimit', 100, 1, 10000),
+    managementBurstLimit: integer(source, 'managementBurstLimit', 500, 1, 5000),
+    managementQuotaPerDay: integer(source, 'managementQuotaPerDay', 0, 0, 1_000_000_000),
+    authorizerCacheTtlSeconds: integer(source, 'authorizerCacheTtlSeconds', 300, 0, 3600),
+    bcryptCost: integer(source, 'bcryptCost', 10, 4, 15),
+    logLevel: oneOf(source, 'logLevel', ['debug', 'info', 'warn', 'error', 'silent'], 'info'),
+    cacheTtlSeconds: integer(source, 'cacheTtlSeconds', 5, 0, 300),
+    debug: flag(source, 'debug', false),
+    lambdaMemoryMb: integer(source, 'lambdaMemoryMb', 512, 128, 10240),
+    logRetentionDays: retention(source, 'logRetentionDays', 30),
+    executionLogRetentionDays: retention(source, 'executionLogRetentionDays', 30),
+    enableWaf: flag(source, 'enableWaf', false),
+    wafRateLimitPerIp: integer(source, 'wafRateLimitPerIp', 1000, 10, 2_000_000_000),
+    wafClientRateLimitPerIp: integer(source, 'wafClientRateLimitPerIp', 300, 10, 2_000_000_000),
+    authorizerReservedConcurrency: integer(source, 'authorizerReservedConcurrency', 0, 0, 10000),
+    clientReservedConcurrency: integer(source, 'clientReservedConcurrency', 0, 0, 10000),
+    managementReservedConcurrency: integer(source, 'managementReservedConcurrency', 0, 0, 10000),
     alarmEmail,
-    tracing: flag(get, 'tracing', true),
-    dashboard: flag(get, 'dashboard', true),
+    tracing: flag(source, 'tracing', true),
+    dashboard: flag(source, 'dashboard', true),
     managementCorsOrigin,
-    auditRetentionDays: integer(get, 'auditRetentionDays', 90, 1, 3650),
+    auditRetentionDays: integer(source, 'auditRetentionDays', 90, 1, 3650),
   };
 }
 

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { dashboardCsp, dashboardFiles } from '../dashboard/build';
+import { dashboardFiles } from '../dashboard/build';
+import { dashboardCsp } from '../dashboard/csp';
 
 export interface DashboardSite {
   /** The built files (dashboard/build.ts). */

@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import type { GroupHandler } from '#core/http';
+import type { GroupHandler } from '#core/http/handler';
 import type { Group } from '../functions/routes';
 import { createHandler as app } from '../functions/app/handler';
 import { createHandler as blacklist } from '../functions/blacklist/handler';

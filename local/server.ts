@@ -3,11 +3,11 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { invalidApiKey, missingApiKey } from '#core/api-key-auth';
+import { invalidApiKey, missingApiKey } from '#core/http/api-key-auth';
 import type { Deps } from '#core/deps';
-import { canonicalUuid } from '#core/ids';
-import { ClientError, edgeErrors, ManagementError, type ServiceError } from '#core/errors';
-import { corsHeaders, jsonResponse, type HttpEvent } from '#core/middleware';
+import { canonicalUuid } from '#core/domain/ids';
+import { ClientError, edgeErrors, ManagementError, rateLimited, type ServiceError } from '#core/http/errors';
+import { corsHeaders, jsonResponse, type HttpEvent } from '#core/http/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
 import { serveApiReference } from './api-reference';
@@ -151,7 +151,7 @@ async function runGateway(deps: Deps, event: HttpEvent, limiter: RateLimiter | u
   event.requestContext.authorizer = result.context ?? null;
   const verdict = limiter?.take(result.principalId);
   if (verdict && !verdict.allowed) {
-    return new ManagementError(429, 'RATE_LIMITED', 'Too many requests', { 'Retry-After': String(verdict.retryAfterSeconds) });
+    return rateLimited(verdict.retryAfterSeconds);
   }
   return undefined;
 }
@@ -248,7 +248,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
     if ((request.method === 'GET' || request.method === 'HEAD') && (await serveApiReference(baseUrl, pathname, response))) return;
     const route = findRoute(pathname);
     if (!route) {
-      sendError(response, 'management', new ManagementError(404, 'NOT_FOUND', `No route ${pathname}`), deps.config.managementCorsOrigin);
+      sendError(response, 'management', new ManagementError('NOT_FOUND', `No route ${pathname}`), deps.config.managementCorsOrigin);
       return;
     }
     const side = sideOf(route.group);

@@ -7,7 +7,7 @@ type AppSettings = Answer<'/app/settings'>['data'];
 
 /** The limits `/app/settings` accepts for offline_token_ttl (functions/client/offline-token.ts). */
 const ttlLimits = { min: 60, max: 365 * 86400 };
-/** The longest reset interval `/app/settings` accepts, as /hwid/update-reset-interval (functions/core/fields.ts). */
+/** The longest reset interval `/app/settings` accepts, as /hwid/update-reset-interval (functions/core/domain/fields.ts). */
 const maxResetInterval = 10 * 365 * 86400;
 
 /** The application's signing public key, for programs to pin, and its settings. */

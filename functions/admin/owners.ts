@@ -1,7 +1,7 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newApiKey, newId, sha256Hex } from '#core/ids';
-import { newSigningKey, publicSigningKey, rotateSigningKey, currentSigningKey } from '#core/signing-keys';
+import { newApiKey, newId, sha256Hex } from '#core/domain/ids';
+import { newSigningKey, publicSigningKey, rotateSigningKey, currentSigningKey } from '#core/signing/signing-keys';
 import type { App } from '#data/app.repo';
 
 /**

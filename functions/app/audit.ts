@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { decodeCursor, encodeCursor, notACursor } from '#core/cursor';
-import { invalidInput } from '#core/errors';
-import type { Page } from '#core/http';
-import { ownedApp } from '#core/ownership';
+import { decodeCursor, encodeCursor, notACursor } from '#core/http/cursor';
+import { invalidInput } from '#core/http/errors';
+import type { OwnerInput, Page } from '#core/http/handler';
+import { ownedApp } from '#core/domain/ownership';
 import type { AuditEvent } from '#data/events.repo';
 import type { auditListSchema } from './schemas';
 
@@ -32,7 +32,7 @@ function decodeAuditCursor(cursor: string, input: AuditListInput): string {
 }
 
 /** `/audit/get-bulk`: the app's events, newest first, of one license and/or one type. */
-export async function listAudit(deps: Deps, input: AuditListInput & { teamId: string }): Promise<Page<AuditEvent>> {
+export async function listAudit(deps: Deps, input: OwnerInput<typeof auditListSchema>): Promise<Page<AuditEvent>> {
   const after = input.cursor ? decodeAuditCursor(input.cursor, input) : undefined;
   await ownedApp(deps, input.teamId, input.app_id);
   const page = await deps.repos.events.listAudit(input.app_id, { licenseKey: input.license_key, type: input.type, limit: input.per_page, after });

@@ -1,5 +1,5 @@
-import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http';
-import { signingDepsFromEnv } from '#core/signing-deps';
+import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
+import { signingDepsFromEnv } from '#core/signing/signing-deps';
 import { listAudit } from './audit';
 import { listApps } from './list';
 import * as schemas from './schemas';

@@ -1,12 +1,11 @@
 import * as z from 'zod/mini';
-import { appIdField, hwidResetIntervalField, licenseKeyField } from '#core/fields';
+import { appIdField, hwidResetIntervalField, licenseKeyField } from '#core/domain/fields';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 import { borrowSecondsLimits } from '#data/leases';
 
 /** Strict: a field sent here was meant for another route, and silently ignoring it would hide the mistake. */
 export const listAppsSchema = z.strictObject({});
-export type ListAppsInput = z.infer<typeof listAppsSchema>;
 
 export const appIdSchema = z.object({ app_id: appIdField });
 

@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
-import type { OwnerInput } from '#core/http';
-import { notFound, ownedApp } from '#core/ownership';
+import type { OwnerInput } from '#core/http/handler';
+import { notFound, ownedApp } from '#core/domain/ownership';
 import { appSettingsFields, type AppSettingsChange } from '#data/app.repo';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';

@@ -1,7 +1,7 @@
 import type { Deps } from '#core/deps';
-import type { OwnerInput } from '#core/http';
-import { ownedApp } from '#core/ownership';
-import { currentSigningKey, publicSigningKey, type PublicSigningKey } from '#core/signing-keys';
+import type { OwnerInput } from '#core/http/handler';
+import { ownedApp } from '#core/domain/ownership';
+import { currentSigningKey, publicSigningKey, type PublicSigningKey } from '#core/signing/signing-keys';
 import type { appIdSchema } from './schemas';
 
 /** `POST /app/signing-key`: the public half of the application's current key, made now for an application that has none. */

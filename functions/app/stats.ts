@@ -1,6 +1,6 @@
-import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { ownedApp } from '#core/ownership';
+import { ownedApp } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
 import type { statsSchema } from './schemas';
 
 const dayMs = 86400_000;
@@ -11,7 +11,7 @@ const dayMs = 86400_000;
  * the client function's failure count keep, every UTC day of the window
  * present, oldest first, today last.
  */
-export async function appStats(deps: Deps, input: z.infer<typeof statsSchema> & { teamId: string }) {
+export async function appStats(deps: Deps, input: OwnerInput<typeof statsSchema>) {
   await ownedApp(deps, input.teamId, input.app_id);
   const now = deps.clock.now();
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());

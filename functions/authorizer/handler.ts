@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authenticateApiKey } from '#core/api-key-auth';
+import { authenticateApiKey } from '#core/http/api-key-auth';
 import { lambdaDepsFromEnv, type Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
+import { ManagementError } from '#core/http/errors';
 
 export function headerValue(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers ?? {})) {

@@ -1,11 +1,12 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { ownedApp } from '#core/ownership';
+import { ownedApp } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
 import { normalizedValue } from './entry-value';
-import type { AddBlacklistInput } from './schemas';
+import type { addBlacklistSchema } from './schemas';
 
 /** Adding an entry that exists replaces its reason and keeps its `created_at`. */
-export async function addBlacklistEntry(deps: Deps, input: AddBlacklistInput & { teamId: string }) {
+export async function addBlacklistEntry(deps: Deps, input: OwnerInput<typeof addBlacklistSchema>) {
   await ownedApp(deps, input.teamId, input.app_id);
   return deps.repos.blacklist.add({
     app_id: input.app_id,

@@ -1,14 +1,15 @@
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { ownedApp } from '#core/ownership';
+import { ManagementError } from '#core/http/errors';
+import { ownedApp } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
 import { normalizedValue } from './entry-value';
-import type { DeleteBlacklistInput } from './schemas';
+import type { deleteBlacklistSchema } from './schemas';
 
-export async function deleteBlacklistEntry(deps: Deps, input: DeleteBlacklistInput & { teamId: string }) {
+export async function deleteBlacklistEntry(deps: Deps, input: OwnerInput<typeof deleteBlacklistSchema>) {
   await ownedApp(deps, input.teamId, input.app_id);
   const value = normalizedValue(input.type, input.value);
   if (!(await deps.repos.blacklist.delete(input.app_id, input.type, value))) {
-    throw new ManagementError(404, 'BLACKLIST_ENTRY_NOT_FOUND', 'Blacklist entry not found');
+    throw new ManagementError('BLACKLIST_ENTRY_NOT_FOUND');
   }
   return { type: input.type, value, deleted: true };
 }

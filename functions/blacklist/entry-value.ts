@@ -1,5 +1,5 @@
-import { invalidInput } from '#core/errors';
-import { normalizeBlacklistValue } from '#core/network';
+import { invalidInput } from '#core/http/errors';
+import { normalizeBlacklistValue } from '#core/http/network';
 import type { BlacklistType } from '#data/keys';
 
 const formats: Record<BlacklistType, string> = {

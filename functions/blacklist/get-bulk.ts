@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { invalidInput } from '#core/errors';
-import type { Page } from '#core/http';
-import { ownedApp } from '#core/ownership';
+import { invalidInput } from '#core/http/errors';
+import type { Page } from '#core/http/handler';
+import { ownedApp } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
 import type { BlacklistEntry } from '#data/blacklist.repo';
 import { keys, type BlacklistType, type ItemKey } from '#data/keys';
-import type { ListBlacklistInput } from './schemas';
+import type { listBlacklistSchema } from './schemas';
 
 const cursorSchema = z.strictObject({ pk: z.string(), sk: z.string() });
 
@@ -13,7 +14,7 @@ const cursorSchema = z.strictObject({ pk: z.string(), sk: z.string() });
  * Entries of an app, ordered by type then value. One extra entry is read so that
  * the last page never carries a cursor to an empty page.
  */
-export async function listBlacklist(deps: Deps, input: ListBlacklistInput & { teamId: string }): Promise<Page<BlacklistEntry>> {
+export async function listBlacklist(deps: Deps, input: OwnerInput<typeof listBlacklistSchema>): Promise<Page<BlacklistEntry>> {
   const startKey = input.cursor === undefined ? undefined : decodeCursor(input.cursor, input.app_id, input.type);
   await ownedApp(deps, input.teamId, input.app_id);
   const { entries } = await deps.repos.blacklist.list(input.app_id, input.type, input.per_page + 1, startKey);

@@ -1,5 +1,5 @@
 import { lambdaDepsFromEnv } from '#core/deps';
-import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http';
+import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
 import { addBlacklistEntry } from './add';
 import { deleteBlacklistEntry } from './delete';
 import { listBlacklist } from './get-bulk';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { appIdField } from '#core/fields';
+import { appIdField } from '#core/domain/fields';
 import { blacklistTypes } from '#data/blacklist.repo';
 
 const type = z.enum(blacklistTypes);
@@ -12,10 +12,8 @@ export const addBlacklistSchema = z.object({
   value,
   reason: z.optional(z.string().check(z.maxLength(500))),
 });
-export type AddBlacklistInput = z.infer<typeof addBlacklistSchema>;
 
 export const deleteBlacklistSchema = z.object({ app_id: appIdField, type, value });
-export type DeleteBlacklistInput = z.infer<typeof deleteBlacklistSchema>;
 
 export const listBlacklistSchema = z.object({
   app_id: appIdField,
@@ -23,4 +21,3 @@ export const listBlacklistSchema = z.object({
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
   per_page: z._default(z.int().check(z.minimum(1), z.maximum(100)), 25),
 });
-export type ListBlacklistInput = z.infer<typeof listBlacklistSchema>;

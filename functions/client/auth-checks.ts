@@ -1,8 +1,8 @@
 import type { ViewerHeader } from '#core/config';
-import type { RequestInfo } from '#core/http';
-import { clientFailure, type ClientFailureCode } from '#core/errors';
-import { hwidResetAvailable, hwidResetCooldown } from '#core/license-view';
-import { normalizeBlacklistValue } from '#core/network';
+import type { RequestInfo } from '#core/http/handler';
+import { clientFailure, type ClientFailureCode } from '#core/http/errors';
+import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
+import { normalizeBlacklistValue } from '#core/http/network';
 import type { App } from '#data/app.repo';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { BlacklistType } from '#data/keys';

@@ -1,9 +1,9 @@
-import { addSeconds, iso } from '#core/clock';
+import { addSeconds, iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { clientFailure } from '#core/errors';
-import { authView } from '#core/license-view';
+import { clientFailure } from '#core/http/errors';
+import { authView } from '#core/domain/license-view';
 import { licenseFingerprint } from '#core/logger';
-import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/passwords';
+import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/domain/passwords';
 import type { App } from '#data/app.repo';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';

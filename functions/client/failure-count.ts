@@ -1,4 +1,4 @@
-import { ClientError } from '#core/errors';
+import { ClientError } from '#core/http/errors';
 
 /** A failed /auth that is some application's: every 403 but the unknown app id's. */
 export function countsAsAuthFailure(error: unknown): boolean {

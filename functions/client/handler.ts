@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
-import { answerSigning, checkContentDigest, checkedNonce } from '#core/answer-signing';
-import { createGroupHandler, type DepsSource, type Endpoints, type RequestInfo } from '#core/http';
-import { signingDepsFromEnv } from '#core/signing-deps';
-import { validate } from '#core/validation';
+import { answerSigning, checkContentDigest, checkedNonce } from '#core/signing/answer-signing';
+import { createGroupHandler, type DepsSource, type Endpoints, type RequestInfo } from '#core/http/handler';
+import { signingDepsFromEnv } from '#core/signing/signing-deps';
+import { validate } from '#core/http/validation';
 import { authenticate } from './auth';
 import { blacklistProbes } from './auth-checks';
 import { countsAsAuthFailure } from './failure-count';

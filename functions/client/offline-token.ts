@@ -5,7 +5,7 @@ import type { App } from '#data/app.repo';
 import type { License } from '#data/license.repo';
 import type { Lease } from '#data/leases';
 import type { Subscription } from '#data/subscription.repo';
-import { signerOf } from '#core/signing-keys';
+import { signerOf } from '#core/signing/signing-keys';
 
 /** docs/client-api.md, "Signed answers and offline tokens": 7 days unless the application's settings say otherwise (60 s to 365 days). */
 export const offlineTokenTtl = { defaultSeconds: 7 * 86400, minSeconds: 60, maxSeconds: 365 * 86400 } as const;

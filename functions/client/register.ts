@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
-import { clientFailure } from '#core/errors';
-import { hashPassword } from '#core/passwords';
+import { clientFailure } from '#core/http/errors';
+import { hashPassword } from '#core/domain/passwords';
 import { licenseOfApp } from './auth-checks';
 import type { RegisterInput } from './schemas';
 

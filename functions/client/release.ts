@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
-import { clientFailure } from '#core/errors';
-import { authView } from '#core/license-view';
+import { clientFailure } from '#core/http/errors';
+import { authView } from '#core/domain/license-view';
 import type { BlacklistProbe } from '#data/auth.repo';
 import { isFloating, isLive } from '#data/leases';
 import type { License } from '#data/license.repo';

@@ -1,7 +1,7 @@
-import { addSeconds, iso } from '#core/clock';
+import { addSeconds, iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { clientFailure } from '#core/errors';
-import { authView, hwidResetCooldown } from '#core/license-view';
+import { clientFailure } from '#core/http/errors';
+import { authView, hwidResetCooldown } from '#core/domain/license-view';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
 import { isFloating, liveLeases, nextSeatAt } from '#data/leases';

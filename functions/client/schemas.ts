@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { badClientRequest, clientMessages } from '#core/errors';
+import { badClientRequest, clientMessages } from '#core/http/errors';
 import { borrowSecondsLimits } from '#data/leases';
-import { canonicalUuid, isUuid } from '#core/ids';
-import { maxPasswordBytes } from '#core/passwords';
+import { canonicalUuid, isUuid } from '#core/domain/ids';
+import { maxPasswordBytes } from '#core/domain/passwords';
 
 /**
  * Client bodies, checked one rule at a time in the order of the 400 rows of
@@ -37,7 +37,7 @@ const appIdRules = (appId: unknown): Rule[] => [
   [() => typeof appId !== 'string' || !isUuid(appId), clientMessages.appIdFormat],
 ];
 
-/** An HWID is what the blacklist stores as one: 1 to 256 characters (core/network.ts). */
+/** An HWID is what the blacklist stores as one: 1 to 256 characters (core/http/network.ts). */
 const maxHwidLength = 256;
 
 export type AuthCredential = { license: string } | { username: string; password: string };

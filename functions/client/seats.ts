@@ -1,4 +1,4 @@
-import { clientFailure } from '#core/errors';
+import { clientFailure } from '#core/http/errors';
 import { isLive, liveLeases, nextSeatAt, type Lease } from '#data/leases';
 import type { License } from '#data/license.repo';
 import type { SeatWrite } from '#data/seat-writes';

@@ -1,13 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
 import { createRepos, type Repos } from '#data/repos';
-import { AuthFailureCounter } from './auth-failures';
-import { createItemCache, type ItemCache } from './cache';
+import { AuthFailureCounter } from './domain/auth-failures';
+import { createItemCache, type ItemCache } from '../data/item-cache';
 import { readConfig, type Config } from './config';
-import { systemClock, type Clock } from './clock';
-import type { KeyVault } from './key-vault';
+import { systemClock, type Clock } from '#shared/clock';
+import type { KeyVault } from './signing/key-vault';
 import { createLogger, type Logger } from './logger';
-import { createSignerCache, type SignerCache } from './signer-cache';
+import { createSignerCache, type SignerCache } from './signing/signer-cache';
 import { traceDynamoClient } from './tracing';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ItemCache } from '#core/cache';
-import { addSeconds } from '#core/clock';
+import type { ItemCache } from './item-cache';
+import { addSeconds } from '#shared/clock';
 import { appSchema, type App } from './app.repo';
 import { batchGetItems, itemId } from './batch-get';
 import { stampUpdate, transactWrite, type Table, type TransactItem } from './db';

@@ -5,7 +5,7 @@ import { keys, type BlacklistType } from './keys';
 
 export const blacklistTypes = ['country', 'asn', 'ip', 'hwid'] as const satisfies readonly BlacklistType[];
 
-/** `value` is stored normalised (see core/network.ts), so a lookup is one exact key. */
+/** `value` is stored normalised (see core/http/network.ts), so a lookup is one exact key. */
 export const blacklistEntrySchema = z.object({
   app_id: z.string(),
   type: z.enum(blacklistTypes),

@@ -14,7 +14,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { backoffDefaults } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
-import type { Config } from '#core/config';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 
@@ -70,13 +69,20 @@ export interface ClientLimits {
   maxAttempts: number;
 }
 
+/** Where the store is: the part of the service's settings (core/config.ts) the data layer reads. */
+export interface StoreLocation {
+  region: string;
+  /** Unset on AWS: the region's DynamoDB. */
+  dynamodbEndpoint: string | undefined;
+}
+
 /**
  * Without a request timeout a stalled connection would hold a request until the
  * Lambda's deadline; 3 s is far above DynamoDB's single-digit milliseconds yet
  * leaves room for every retry inside API Gateway's 29 s. DynamoDB Local on a
  * busy developer machine is much slower than DynamoDB, so it gets more time.
  */
-export function clientLimits(config: Pick<Config, 'dynamodbEndpoint'>): ClientLimits {
+export function clientLimits(config: Pick<StoreLocation, 'dynamodbEndpoint'>): ClientLimits {
   return config.dynamodbEndpoint
     ? { requestTimeoutMs: 20_000, connectionTimeoutMs: 2_000, maxAttempts: 4 }
     : { requestTimeoutMs: 3_000, connectionTimeoutMs: 1_000, maxAttempts: 4 };
@@ -100,7 +106,7 @@ export function credentialsOrPlaceholders(): AwsCredentialIdentityProvider {
 }
 
 export function createDynamoClient(
-  config: Pick<Config, 'region' | 'dynamodbEndpoint'>,
+  config: StoreLocation,
   limits: ClientLimits = clientLimits(config),
 ): DynamoDBClient {
   return new DynamoDBClient({

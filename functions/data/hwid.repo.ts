@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { addSeconds } from '#core/clock';
+import { addSeconds } from '#shared/clock';
 import { batchGetItems } from './batch-get';
 import { getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
 import { releaseOverflow, releaseStaleIndexItem } from './hwid-overflow';

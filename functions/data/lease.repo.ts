@@ -1,4 +1,4 @@
-import { addSeconds } from '#core/clock';
+import { addSeconds } from '#shared/clock';
 import { transactWrite, type Table, type TransactItem } from './db';
 import { keys } from './keys';
 import { liveLeases, type Lease } from './leases';

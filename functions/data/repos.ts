@@ -1,4 +1,4 @@
-import type { ItemCache } from '#core/cache';
+import type { ItemCache } from './item-cache';
 import { createApiKeyRepo } from './api-key.repo';
 import { createAppRepo } from './app.repo';
 import { createAuthRepo } from './auth.repo';

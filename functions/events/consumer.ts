@@ -1,5 +1,5 @@
 import type { Config } from '#core/config';
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 import { describeError, licenseFingerprint, valueFingerprint, type Logger } from '#core/logger';
 import type { AuditEvent } from '#data/events.repo';
 import type { Repos } from '#data/repos';

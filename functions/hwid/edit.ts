@@ -1,14 +1,15 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { notFound, ownedLicense } from '#core/ownership';
-import { concurrentChange } from '#core/errors';
-import { licenseRecord } from '#core/license-view';
+import { ManagementError } from '#core/http/errors';
+import { notFound, ownedLicense } from '#core/domain/ownership';
+import { concurrentChange } from '#core/http/errors';
+import { licenseRecord } from '#core/domain/license-view';
+import type { OwnerInput } from '#core/http/handler';
 import type { HwidChange } from '#data/hwid.repo';
 import type { License } from '#data/license.repo';
-import type { EditHwidInput } from './schemas';
+import type { editHwidSchema } from './schemas';
 
-export const hwidInUse = () => new ManagementError(409, 'HWID_IN_USE', 'This HWID is bound to another license of the application');
+export const hwidInUse = () => new ManagementError('HWID_IN_USE');
 
 /**
  * Replaces the bound HWIDs of a license of this team, re-reading and trying
@@ -42,7 +43,7 @@ export async function changeOwnedHwids(
  * index items) and starts the reset cooldown; setting under
  * `single_key_per_hwid` claims the device for this license.
  */
-export function editHwid(deps: Deps, input: EditHwidInput & { teamId: string }) {
+export function editHwid(deps: Deps, input: OwnerInput<typeof editHwidSchema>) {
   return changeOwnedHwids(deps, input.teamId, input.license_key, async (license) => {
     if (input.hwid === null) return { hwids: [], resetAt: iso(deps.clock.now()), claim: false };
     const subscription = await deps.repos.subscriptions.get(license.subscription_id);

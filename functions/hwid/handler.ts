@@ -1,5 +1,5 @@
 import { lambdaDepsFromEnv } from '#core/deps';
-import { createGroupHandler, managementEndpoint, type DepsSource, type Endpoints } from '#core/http';
+import { createGroupHandler, managementEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
 import { editHwid } from './edit';
 import { removeHwid } from './remove';
 import { setLease } from './set-lease';

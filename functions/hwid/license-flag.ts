@@ -1,8 +1,8 @@
 import type { Deps } from '#core/deps';
-import { notFound, ownedLicense } from '#core/ownership';
+import { notFound, ownedLicense } from '#core/domain/ownership';
 import type { HwidSettings, License, LicenseFlag } from '#data/license.repo';
-import { concurrentChange } from '#core/errors';
-import { licenseRecord } from '#core/license-view';
+import { concurrentChange } from '#core/http/errors';
+import { licenseRecord } from '#core/domain/license-view';
 
 /**
  * Sets a flag to an explicit value, or flips it. A flip is conditional on the

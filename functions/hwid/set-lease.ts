@@ -1,8 +1,9 @@
 import type { Deps } from '#core/deps';
-import { concurrentChange } from '#core/errors';
-import { licenseRecord } from '#core/license-view';
-import { notFound, ownedLicense } from '#core/ownership';
-import type { SetLeaseInput } from './schemas';
+import { concurrentChange } from '#core/http/errors';
+import { licenseRecord } from '#core/domain/license-view';
+import { notFound, ownedLicense } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
+import type { setLeaseSchema } from './schemas';
 
 /**
  * `/hwid/set-lease` (docs/management-api.md, "Floating seats"): turns leasing on, changes the
@@ -10,7 +11,7 @@ import type { SetLeaseInput } from './schemas';
  * good, ended ones are dropped). Re-read and tried again when a heartbeat or
  * another change got in between.
  */
-export async function setLease(deps: Deps, input: SetLeaseInput & { teamId: string }) {
+export async function setLease(deps: Deps, input: OwnerInput<typeof setLeaseSchema>) {
   for (let attempt = 1; attempt <= 3; attempt++) {
     const license = await ownedLicense(deps, input.teamId, input.license_key);
     if (license.lease_seconds === input.lease_seconds) return licenseRecord(deps, license);

@@ -1,8 +1,9 @@
 import type { Deps } from '#core/deps';
-import { concurrentChange, invalidInput } from '#core/errors';
-import { licenseRecord } from '#core/license-view';
-import { notFound, ownedLicense } from '#core/ownership';
-import type { SetMaxDevicesInput } from './schemas';
+import { concurrentChange, invalidInput } from '#core/http/errors';
+import { licenseRecord } from '#core/domain/license-view';
+import { notFound, ownedLicense } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
+import type { setMaxDevicesSchema } from './schemas';
 
 /**
  * `/hwid/set-max-devices`: the number of seats. Fewer seats than bound devices
@@ -10,7 +11,7 @@ import type { SetMaxDevicesInput } from './schemas';
  * (`/hwid/remove` releases one). The write is conditional on the bound devices
  * as read, so a device bound in between is counted.
  */
-export async function setMaxDevices(deps: Deps, input: SetMaxDevicesInput & { teamId: string }) {
+export async function setMaxDevices(deps: Deps, input: OwnerInput<typeof setMaxDevicesSchema>) {
   for (let attempt = 1; attempt <= 3; attempt++) {
     const license = await ownedLicense(deps, input.teamId, input.license_key);
     if (license.hwids.length > input.max_devices) {

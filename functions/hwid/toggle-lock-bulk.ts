@@ -1,7 +1,8 @@
-import { runBulk } from '#core/bulk';
+import { runBulk } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
-import { notFound } from '#core/ownership';
-import type { ToggleLockBulkInput } from './schemas';
+import { notFound } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
+import type { toggleLockBulkSchema } from './schemas';
 
 /**
  * Sets `hwid_lock` on each key on its own: a key that is missing or another
@@ -9,7 +10,7 @@ import type { ToggleLockBulkInput } from './schemas';
  * SERVER_ERROR, and the rest go on. An explicit value makes a retried request
  * leave the same end state.
  */
-export function toggleLockBulk(deps: Deps, input: ToggleLockBulkInput & { teamId: string }) {
+export function toggleLockBulk(deps: Deps, input: OwnerInput<typeof toggleLockBulkSchema>) {
   return runBulk(
     input.license_keys,
     async (licenseKey) => {

@@ -1,15 +1,15 @@
-import type * as z from 'zod/mini';
-import { mapConcurrently } from '#core/bulk';
+import { mapConcurrently } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { managementView } from '#core/license-view';
+import { ManagementError } from '#core/http/errors';
+import { managementView } from '#core/domain/license-view';
 import { describeError } from '#core/logger';
+import type { OwnerInput } from '#core/http/handler';
 import type { License } from '#data/license.repo';
 import { newLicense } from './new-license';
 import type { createBulkSchema } from './schemas';
 import { appAndSubscription } from './subscription-of-app';
 
-type Input = z.infer<typeof createBulkSchema> & { teamId: string };
+type Input = OwnerInput<typeof createBulkSchema>;
 
 /** TransactWriteItems takes at most 100 items. */
 const chunkSize = 100;
@@ -59,10 +59,9 @@ export async function createLicensesInBulk(deps: Deps, input: Input) {
   } catch (error) {
     deps.logger.error('bulk create: removing the written licenses failed', describeError(error));
     throw new ManagementError(
-      500,
       'SERVER_ERROR',
       'The licenses could not all be written, and removing the ones written failed: some of them may exist. Check /license/get-bulk before retrying',
     );
   }
-  throw new ManagementError(500, 'SERVER_ERROR', 'The licenses could not all be written; none were created. Retry the request');
+  throw new ManagementError('SERVER_ERROR', 'The licenses could not all be written; none were created. Retry the request');
 }

@@ -1,19 +1,19 @@
-import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { managementView } from '#core/license-view';
-import { hashPassword } from '#core/passwords';
+import { ManagementError } from '#core/http/errors';
+import { managementView } from '#core/domain/license-view';
+import { hashPassword } from '#core/domain/passwords';
+import type { OwnerInput } from '#core/http/handler';
 import { newLicense } from './new-license';
 import type { createSchema } from './schemas';
 import { appAndSubscription } from './subscription-of-app';
 
-type Input = z.infer<typeof createSchema> & { teamId: string };
+type Input = OwnerInput<typeof createSchema>;
 
 /** A generated key (125 random bits) colliding even once is practically impossible; three times means a fault. */
 const generatedKeyAttempts = 3;
 
-export const keyTaken = () => new ManagementError(409, 'LICENSE_KEY_TAKEN', 'License key is already taken');
-export const usernameTaken = () => new ManagementError(409, 'USERNAME_TAKEN', 'Username is already used in this application');
+export const keyTaken = () => new ManagementError('LICENSE_KEY_TAKEN');
+export const usernameTaken = () => new ManagementError('USERNAME_TAKEN');
 
 /**
  * One license, with credentials when given: license and username index item

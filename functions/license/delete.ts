@@ -1,6 +1,6 @@
-import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { ownedLicense } from '#core/ownership';
+import { ownedLicense } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
 import { optimistic } from './optimistic';
 import type { licenseKeySchema } from './schemas';
 
@@ -20,7 +20,7 @@ export function deleteOwned(deps: Deps, teamId: string, licenseKey: string): Pro
   });
 }
 
-export async function deleteLicense(deps: Deps, input: z.infer<typeof licenseKeySchema> & { teamId: string }) {
+export async function deleteLicense(deps: Deps, input: OwnerInput<typeof licenseKeySchema>) {
   await deleteOwned(deps, input.teamId, input.license_key);
   return { key: input.license_key, deleted: true };
 }

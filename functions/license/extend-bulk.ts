@@ -1,7 +1,7 @@
-import { mapConcurrently, runBulk } from '#core/bulk';
+import { mapConcurrently, runBulk } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
-import type { OwnerInput } from '#core/http';
-import { isOwnedLicense } from '#core/ownership';
+import type { OwnerInput } from '#core/http/handler';
+import { isOwnedLicense } from '#core/domain/ownership';
 import { keys } from '#data/keys';
 import type { ExpiryChange, License } from '#data/license.repo';
 import { extendedBy, extendOwned, extensionProblem } from './extend';

@@ -1,10 +1,10 @@
-import type * as z from 'zod/mini';
-import { addSeconds, latestTime, latestTimeMs } from '#core/clock';
-import { invalidInput } from '#core/errors';
+import { addSeconds, latestTime, latestTimeMs } from '#shared/clock';
+import { invalidInput } from '#core/http/errors';
 import type { Deps } from '#core/deps';
-import { ownedLicense } from '#core/ownership';
+import { ownedLicense } from '#core/domain/ownership';
 import type { ExpiryChange, License } from '#data/license.repo';
-import { licenseRecord } from '#core/license-view';
+import { licenseRecord } from '#core/domain/license-view';
+import type { OwnerInput } from '#core/http/handler';
 import { optimistic } from './optimistic';
 import { limits, type extendSchema } from './schemas';
 
@@ -48,6 +48,6 @@ export function extendOwned(
   });
 }
 
-export async function extendLicense(deps: Deps, input: z.infer<typeof extendSchema> & { teamId: string }) {
+export async function extendLicense(deps: Deps, input: OwnerInput<typeof extendSchema>) {
   return licenseRecord(deps, await extendOwned(deps, input.teamId, input.license_key, input.extend_seconds));
 }

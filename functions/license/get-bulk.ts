@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { decodeCursor, encodeCursor, notACursor } from '#core/cursor';
-import type { Page } from '#core/http';
-import { managementView, type LicenseRecord } from '#core/license-view';
-import { ownedApp } from '#core/ownership';
+import { decodeCursor, encodeCursor, notACursor } from '#core/http/cursor';
+import type { Page } from '#core/http/handler';
+import { managementView, type LicenseRecord } from '#core/domain/license-view';
+import { ownedApp } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
 import type { License, ListPosition } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import type { getBulkSchema } from './schemas';
@@ -36,7 +37,7 @@ async function subscriptionsOf(deps: Deps, licenses: License[], known: Subscript
   return byId;
 }
 
-export async function listLicenses(deps: Deps, input: z.infer<typeof getBulkSchema> & { teamId: string }): Promise<Page<LicenseRecord>> {
+export async function listLicenses(deps: Deps, input: OwnerInput<typeof getBulkSchema>): Promise<Page<LicenseRecord>> {
   const after = input.cursor ? decodeLicenseCursor(input.cursor, input.app_id) : undefined;
   await ownedApp(deps, input.teamId, input.app_id);
   const filtered = input.subscription_id === undefined ? undefined : await subscriptionForApp(deps, input.teamId, input.app_id, input.subscription_id);

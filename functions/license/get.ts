@@ -1,9 +1,9 @@
-import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { ownedLicense } from '#core/ownership';
-import { licenseRecord } from '#core/license-view';
+import { ownedLicense } from '#core/domain/ownership';
+import { licenseRecord } from '#core/domain/license-view';
+import type { OwnerInput } from '#core/http/handler';
 import type { licenseKeySchema } from './schemas';
 
-export async function getLicense(deps: Deps, input: z.infer<typeof licenseKeySchema> & { teamId: string }) {
+export async function getLicense(deps: Deps, input: OwnerInput<typeof licenseKeySchema>) {
   return licenseRecord(deps, await ownedLicense(deps, input.teamId, input.license_key));
 }

@@ -1,5 +1,5 @@
 import { lambdaDepsFromEnv } from '#core/deps';
-import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http';
+import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
 import { createLicense } from './create';
 import { createLicensesInBulk } from './create-bulk';
 import { deleteLicense } from './delete';

@@ -1,6 +1,6 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newLicenseKey } from '#core/ids';
+import { newLicenseKey } from '#core/domain/ids';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { durationUnitSeconds } from './schemas';

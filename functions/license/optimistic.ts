@@ -1,4 +1,4 @@
-import { concurrentChange } from '#core/errors';
+import { concurrentChange } from '#core/http/errors';
 import { backoffDelay, sleep } from '#data/backoff';
 
 const attempts = 8;

@@ -7,8 +7,8 @@ import {
   licenseKeyField as licenseKey,
   licenseKeysField as licenseKeys,
   subscriptionIdField,
-} from '#core/fields';
-import { maxPasswordBytes } from '#core/passwords';
+} from '#core/domain/fields';
+import { maxPasswordBytes } from '#core/domain/passwords';
 import { metadataProblem } from './metadata';
 
 /** The limits docs/management-api.md states for license bodies. */

@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
-import { invalidInput } from '#core/errors';
-import { ownedApp, ownedSubscription } from '#core/ownership';
+import { invalidInput } from '#core/http/errors';
+import { ownedApp, ownedSubscription } from '#core/domain/ownership';
 import type { Subscription } from '#data/subscription.repo';
 import { hwidResetDefaults } from './new-license';
 

@@ -1,11 +1,11 @@
-import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { notFound } from '#core/ownership';
-import { licenseRecord } from '#core/license-view';
+import { notFound } from '#core/domain/ownership';
+import { licenseRecord } from '#core/domain/license-view';
+import type { OwnerInput } from '#core/http/handler';
 import type { updateMetadataSchema } from './schemas';
 
 /** Replaces the whole object: owners send what they want stored, no merge rules to learn. */
-export async function updateMetadata(deps: Deps, input: z.infer<typeof updateMetadataSchema> & { teamId: string }) {
+export async function updateMetadata(deps: Deps, input: OwnerInput<typeof updateMetadataSchema>) {
   const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { metadata: input.metadata });
   if (!license) throw notFound.license();
   return licenseRecord(deps, license);

@@ -1,8 +1,8 @@
-import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { notFound } from '#core/ownership';
+import { notFound } from '#core/domain/ownership';
 import type { License } from '#data/license.repo';
-import { licenseRecord } from '#core/license-view';
+import { licenseRecord } from '#core/domain/license-view';
+import type { OwnerInput } from '#core/http/handler';
 import type { updateStatusSchema } from './schemas';
 
 /** One conditional write: a missing license and another owner's fail the same condition. */
@@ -12,6 +12,6 @@ export async function setStatusOwned(deps: Deps, teamId: string, licenseKey: str
   return license;
 }
 
-export async function updateStatus(deps: Deps, input: z.infer<typeof updateStatusSchema> & { teamId: string }) {
+export async function updateStatus(deps: Deps, input: OwnerInput<typeof updateStatusSchema>) {
   return licenseRecord(deps, await setStatusOwned(deps, input.teamId, input.license_key, input.status));
 }

@@ -1,10 +1,10 @@
-import { iso } from '#core/clock';
-import type * as z from 'zod/mini';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { concurrentChange, invalidInput } from '#core/errors';
+import { concurrentChange, invalidInput } from '#core/http/errors';
 import { maxTransactItems } from '#data/db';
-import { managementView } from '#core/license-view';
-import { notFound, ownedLicense } from '#core/ownership';
+import { managementView } from '#core/domain/license-view';
+import { notFound, ownedLicense } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
 import { hwidInUse } from '../hwid/edit';
 import type { updateSubscriptionSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
@@ -16,7 +16,7 @@ import { subscriptionForApp } from './subscription-of-app';
  * refuses the move with HWID_IN_USE), off one the license's index items are
  * released, so the index always matches the subscription the license is on.
  */
-export async function updateSubscription(deps: Deps, input: z.infer<typeof updateSubscriptionSchema> & { teamId: string }) {
+export async function updateSubscription(deps: Deps, input: OwnerInput<typeof updateSubscriptionSchema>) {
   for (let attempt = 1; attempt <= 3; attempt++) {
     const license = await ownedLicense(deps, input.teamId, input.license_key);
     const subscription = await subscriptionForApp(deps, input.teamId, license.app_id, input.subscription_id);

@@ -1,11 +1,11 @@
-import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { invalidInput } from '#core/errors';
-import { ownedLicense } from '#core/ownership';
-import { hashPassword } from '#core/passwords';
+import { invalidInput } from '#core/http/errors';
+import { ownedLicense } from '#core/domain/ownership';
+import { hashPassword } from '#core/domain/passwords';
 import type { License } from '#data/license.repo';
 import { usernameTaken } from './create';
-import { licenseRecord } from '#core/license-view';
+import { licenseRecord } from '#core/domain/license-view';
+import type { OwnerInput } from '#core/http/handler';
 import { optimistic } from './optimistic';
 import type { updateCredentialsSchema } from './schemas';
 
@@ -20,7 +20,7 @@ async function currentPasswordHash(deps: Deps, license: License): Promise<string
  * Sets the username (and the password, when given) of a license. Usernames stay
  * unique per application through the credentials repository's transaction.
  */
-export async function updateUserCredentials(deps: Deps, input: z.infer<typeof updateCredentialsSchema> & { teamId: string }) {
+export async function updateUserCredentials(deps: Deps, input: OwnerInput<typeof updateCredentialsSchema>) {
   const newHash = input.password === undefined ? undefined : await hashPassword(input.password, deps.config.bcryptCost);
   const updated = await optimistic(async () => {
     const license = await ownedLicense(deps, input.teamId, input.license_key);

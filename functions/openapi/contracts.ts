@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import * as appSchemas from '../app/schemas';
 import * as blacklistSchemas from '../blacklist/schemas';
-import { clientMessages, type ClientFailureCode, type ManagementErrorCode } from '#core/errors';
+import { clientMessages, type ClientFailureCode, type ManagementErrorCode } from '#core/http/errors';
 import * as hwidSchemas from '../hwid/schemas';
 import * as licenseSchemas from '../license/schemas';
 import { registeredMessage } from '../client/register';
@@ -52,29 +52,6 @@ export const isClientContract = (contract: Contract): contract is ClientContract
 
 /** Errors any management route can answer: the gateway's and the renderer's. */
 export const commonManagementErrors: ManagementErrorCode[] = ['INVALID_INPUT', 'MISSING_AUTH', 'INVALID_API_KEY', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SERVER_ERROR'];
-
-export const managementErrorStatus: Record<ManagementErrorCode, number> = {
-  INVALID_INPUT: 400,
-  MISSING_AUTH: 401,
-  INVALID_API_KEY: 401,
-  ACCESS_DENIED: 403,
-  APP_NOT_FOUND: 404,
-  LICENSE_NOT_FOUND: 404,
-  SUBSCRIPTION_NOT_FOUND: 404,
-  HWID_NOT_FOUND: 404,
-  BLACKLIST_ENTRY_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  CONFLICT: 409,
-  HWID_IN_USE: 409,
-  LICENSE_KEY_TAKEN: 409,
-  USERNAME_TAKEN: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  HEADERS_TOO_LARGE: 431,
-  RATE_LIMITED: 429,
-  SERVER_ERROR: 500,
-  NOT_IMPLEMENTED: 501,
-};
 
 const example = {
   appId: '3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f',

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { clientMessages } from '#core/errors';
-import { appIdField, subscriptionIdField } from '#core/fields';
+import { clientMessages, managementErrors } from '#core/http/errors';
+import { appIdField, subscriptionIdField } from '#core/domain/fields';
 import { groups, routes, sideOf, type RoutePath } from '../routes';
 import * as answers from './answers';
-import { commonManagementErrors, contracts, isClientContract, managementErrorStatus, type ClientContract, type ManagementContract } from './contracts';
+import { commonManagementErrors, contracts, isClientContract, type ClientContract, type ManagementContract } from './contracts';
 
 type Json = Record<string, unknown>;
 
@@ -92,7 +92,7 @@ const json = (schema: Json, example?: unknown) => ({ 'application/json': { schem
 function managementErrorResponses(contract: ManagementContract): Record<string, Json> {
   const byStatus = new Map<number, string[]>();
   for (const code of [...commonManagementErrors, ...contract.errors]) {
-    const status = managementErrorStatus[code];
+    const { status } = managementErrors[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: Record<string, Json> = {};

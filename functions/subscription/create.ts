@@ -1,12 +1,13 @@
-import { iso } from '#core/clock';
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newId } from '#core/ids';
-import { ownedApp } from '#core/ownership';
+import { newId } from '#core/domain/ids';
+import { ownedApp } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
 import type { Subscription } from '#data/subscription.repo';
-import type { CreateSubscriptionInput } from './schemas';
+import type { createSubscriptionSchema } from './schemas';
 import { subscriptionView } from './subscription-view';
 
-export async function createSubscription(deps: Deps, input: CreateSubscriptionInput & { teamId: string }) {
+export async function createSubscription(deps: Deps, input: OwnerInput<typeof createSubscriptionSchema>) {
   const app = await ownedApp(deps, input.teamId, input.app_id);
   const subscription: Subscription = {
     subscription_id: newId(),

@@ -1,9 +1,10 @@
 import type { Deps } from '#core/deps';
-import { notFound, ownedSubscription } from '#core/ownership';
-import type { DeleteSubscriptionInput } from './schemas';
+import { notFound, ownedSubscription } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
+import type { deleteSubscriptionSchema } from './schemas';
 
 /** Licenses of the tier stay; /auth answers them SUBSCRIPTION_ERROR until moved to another tier. */
-export async function deleteSubscription(deps: Deps, input: DeleteSubscriptionInput & { teamId: string }) {
+export async function deleteSubscription(deps: Deps, input: OwnerInput<typeof deleteSubscriptionSchema>) {
   await ownedSubscription(deps, input.teamId, input.subscription_id);
   if (!(await deps.repos.subscriptions.delete(input.subscription_id))) throw notFound.subscription();
   return { subscription_id: input.subscription_id, deleted: true };

@@ -1,13 +1,14 @@
 import type { Deps } from '#core/deps';
-import { notFound, ownedSubscription } from '#core/ownership';
-import type { EditSubscriptionInput } from './schemas';
+import { notFound, ownedSubscription } from '#core/domain/ownership';
+import type { OwnerInput } from '#core/http/handler';
+import type { editSubscriptionSchema } from './schemas';
 import { subscriptionView } from './subscription-view';
 
 /**
  * Changes only the fields sent. Turning `single_key_per_hwid` on does not
  * retro-fit index items for HWIDs bound before: it applies to bindings made from then on.
  */
-export async function editSubscription(deps: Deps, input: EditSubscriptionInput & { teamId: string }) {
+export async function editSubscription(deps: Deps, input: OwnerInput<typeof editSubscriptionSchema>) {
   await ownedSubscription(deps, input.teamId, input.subscription_id);
   const { subscription_id: subscriptionId, teamId: _team, ...fields } = input;
   const updated = await deps.repos.subscriptions.update(subscriptionId, fields);

@@ -1,5 +1,5 @@
 import { lambdaDepsFromEnv } from '#core/deps';
-import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http';
+import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
 import { createSubscription } from './create';
 import { deleteSubscription } from './delete';
 import { editSubscription } from './edit';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { appIdField, subscriptionIdField } from '#core/fields';
+import { appIdField, subscriptionIdField } from '#core/domain/fields';
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
 const level = z.int().check(z.minimum(0), z.maximum(1_000_000));
@@ -10,7 +10,6 @@ export const createSubscriptionSchema = z.object({
   level,
   single_key_per_hwid: z._default(z.boolean(), false),
 });
-export type CreateSubscriptionInput = z.infer<typeof createSubscriptionSchema>;
 
 export const editSubscriptionSchema = z
   .object({
@@ -26,10 +25,7 @@ export const editSubscriptionSchema = z
       'at least one of name, level, single_key_per_hwid, status is required',
     ),
   );
-export type EditSubscriptionInput = z.infer<typeof editSubscriptionSchema>;
 
 export const deleteSubscriptionSchema = z.object({ subscription_id: subscriptionIdField });
-export type DeleteSubscriptionInput = z.infer<typeof deleteSubscriptionSchema>;
 
 export const listSubscriptionsSchema = z.object({ app_id: appIdField });
-export type ListSubscriptionsInput = z.infer<typeof listSubscriptionsSchema>;

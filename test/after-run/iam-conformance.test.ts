@@ -12,15 +12,15 @@ import { logicalId, synthesize } from '../cdk/stack-fixture';
  * missing or needless grant shows before a deployment does.
  */
 const calls = readEvidence<AwsCall>(awsCallsKind);
-const { stack, template } = synthesize({}, { bundle: false });
+const { stack, service, template } = synthesize({}, { bundle: false });
 const iam = stackIam(
   template,
-  Object.fromEntries(Object.entries(stack.functions).map(([name, fn]) => [name, logicalId(stack, fn.role)])),
+  Object.fromEntries(Object.entries(service.functions).map(([name, fn]) => [name, logicalId(stack, fn.role)])),
   {
-    table: logicalId(stack, stack.table),
-    signingKey: logicalId(stack, stack.signingKey),
-    eventBus: logicalId(stack, stack.eventBus),
-    deadLetterQueue: logicalId(stack, stack.eventsDeadLetterQueue),
+    table: logicalId(stack, service.table),
+    signingKey: logicalId(stack, service.signingKey),
+    eventBus: logicalId(stack, service.eventBus),
+    deadLetterQueue: logicalId(stack, service.eventsDeadLetterQueue),
   },
 );
 

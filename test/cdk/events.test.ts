@@ -24,13 +24,13 @@ describe('events', () => {
 
   it('feeds the consumer from the stream, reporting failed records, bisecting, retrying a bounded number of times, then dead-lettering', () => {
     synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: ref(synth.stack.functions.events),
-      EventSourceArn: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.table), 'StreamArn'] },
+      FunctionName: ref(synth.service.functions.events),
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(synth.stack, synth.service.table), 'StreamArn'] },
       StartingPosition: 'TRIM_HORIZON',
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
-      DestinationConfig: { OnFailure: { Destination: arnOf(synth.stack.eventsDeadLetterQueue) } },
+      DestinationConfig: { OnFailure: { Destination: arnOf(synth.service.eventsDeadLetterQueue) } },
       // Only entities' own items: the consumer's audit items, counters and marks never invoke it.
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', { prefix: 'BL#' }, { prefix: 'USER#' }] } } } }) }] },
     });
@@ -39,10 +39,10 @@ describe('events', () => {
 
   it('creates the bus and tells the consumer where it and the dead-letter queue are, with the audit retention', () => {
     synth.template.hasResourceProperties('AWS::Events::EventBus', { Name: 'licensing-prod' });
-    const consumer = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions.events)];
+    const consumer = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions.events)];
     expect(consumer!.Properties.Environment.Variables).toMatchObject({
-      EVENT_BUS_NAME: ref(synth.stack.eventBus),
-      EVENTS_DLQ_URL: ref(synth.stack.eventsDeadLetterQueue),
+      EVENT_BUS_NAME: ref(synth.service.eventBus),
+      EVENTS_DLQ_URL: ref(synth.service.eventsDeadLetterQueue),
       AUDIT_RETENTION_DAYS: '90',
     });
   });
@@ -51,15 +51,15 @@ describe('events', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.eventsDeadLetterQueue), 'QueueName'] } }],
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(synth.stack, synth.service.eventsDeadLetterQueue), 'QueueName'] } }],
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      AlarmActions: [ref(synth.stack.alarmTopic)],
+      AlarmActions: [ref(synth.service.alarmTopic)],
     });
   });
 
   it('grants the consumer nothing beyond what it uses: its stream, its three partitions, the bus, the queue', () => {
-    const statements = statementsOf(synth.stack.functions.events.role);
+    const statements = statementsOf(synth.service.functions.events.role);
     const actions = statements.flatMap((statement) => [statement.Action].flat()).sort();
     expect(actions).toEqual(
       [
@@ -82,12 +82,12 @@ describe('events', () => {
     const updates = statements.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'))!;
     expect(updates.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APP#*#STATS'] } });
     const puts = statements.find((statement) => [statement.Action].flat().includes('events:PutEvents'))!;
-    expect(puts.Resource).toEqual(arnOf(synth.stack.eventBus));
+    expect(puts.Resource).toEqual(arnOf(synth.service.eventBus));
     expect(JSON.stringify(statements)).not.toMatch(/dynamodb:(GetItem|Query|Scan|DeleteItem|BatchWriteItem)/);
   });
 
   it('lets no other function publish events or write audit items', () => {
-    for (const [name, fn] of Object.entries(synth.stack.functions)) {
+    for (const [name, fn] of Object.entries(synth.service.functions)) {
       if (name === 'events') continue;
       const text = JSON.stringify(statementsOf(fn.role));
       expect(text).not.toContain('events:PutEvents');

@@ -16,7 +16,7 @@ function preflightOrigins(synth: Synthesized): { client: unknown[]; management: 
 }
 
 function environmentOf(synth: Synthesized, name: 'client' | 'license' | 'app'): Record<string, unknown> {
-  const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])]!;
+  const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions[name])]!;
   return (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 }
 
@@ -61,7 +61,7 @@ function findCycle(resources: Resources): string[] | undefined {
 describe('the management routes\' CORS origin', () => {
   it('is the dashboard\'s CloudFront origin by default, in the functions and the preflights, without a dependency cycle', () => {
     const synth = synthesize({}, { bundle: false });
-    const distribution = logicalId(synth.stack, synth.stack.dashboard!.distribution);
+    const distribution = logicalId(synth.stack, synth.service.dashboard!.distribution);
     const dashboardOrigin = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distribution, 'DomainName'] }]] };
 
     expect(environmentOf(synth, 'license').MANAGEMENT_CORS_ORIGIN).toEqual(dashboardOrigin);

@@ -76,7 +76,7 @@ describe('a stack synthesized with every context key set', () => {
       expect(group.Properties.RetentionInDays).toBe(90);
     }
     synth.template.hasResourceProperties('Custom::LogRetention', { LogGroupName: Match.objectLike({}), RetentionInDays: 365 });
-    const consumer = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions.events)];
+    const consumer = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions.events)];
     expect(consumer!.Properties.Environment.Variables.AUDIT_RETENTION_DAYS).toBe('30');
   });
 
@@ -90,7 +90,7 @@ describe('a stack synthesized with every context key set', () => {
 
   it('reserves the configured concurrency for the authorizer, the client function and each management function', () => {
     const reserved = Object.fromEntries(
-      Object.entries(synth.stack.functions).map(([name, fn]) => [
+      Object.entries(synth.service.functions).map(([name, fn]) => [
         name,
         synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, fn)]!.Properties.ReservedConcurrentExecutions,
       ]),
@@ -126,8 +126,8 @@ describe('a stack synthesized with every context key set', () => {
       ],
       CustomResponseBodies: { rateLimited: { ContentType: 'APPLICATION_JSON', Content: JSON.stringify(rateLimitedBody) } },
     });
-    const acl = logicalId(synth.stack, synth.stack.node.findChild('WebAcl'));
-    const stage = logicalId(synth.stack, synth.stack.api.deploymentStage);
+    const acl = logicalId(synth.stack, synth.service.firewall?.webAcl);
+    const stage = logicalId(synth.stack, synth.service.api.deploymentStage);
     const associations = Object.values(synth.template.findResources('AWS::WAFv2::WebACLAssociation'));
     expect(associations).toHaveLength(1);
     expect(associations[0]!.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [acl, 'Arn'] });
@@ -138,7 +138,7 @@ describe('a stack synthesized with every context key set', () => {
     synth.template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
-      TopicArn: { Ref: logicalId(synth.stack, synth.stack.alarmTopic) },
+      TopicArn: { Ref: logicalId(synth.stack, synth.service.alarmTopic) },
     });
   });
 
@@ -150,8 +150,8 @@ describe('a stack synthesized with every context key set', () => {
 
 describe('the logLevel setting, from CDK context to what a function logs', () => {
   async function deniedKeyLogLines(context: Record<string, unknown>): Promise<string[]> {
-    const { stack, template } = synthesize(context, { bundle: false });
-    const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack, stack.functions.authorizer)]!;
+    const { stack, service, template } = synthesize(context, { bundle: false });
+    const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack, service.functions.authorizer)]!;
     const config = readConfig(fn.Properties.Environment.Variables as Record<string, string>);
     const lines: string[] = [];
     const deps = { logger: createLogger(config.logLevel, {}, (line) => lines.push(line)), repos: {} } as unknown as Pick<Deps, 'repos' | 'logger'>;

@@ -31,20 +31,20 @@ describe('the signing keys’ KMS key', () => {
 
   it('may be used only by the client (kms:Encrypt, kms:Decrypt) and app (kms:Encrypt) functions, only with an {app_id} encryption context', () => {
     for (const name of [...groups, 'authorizer'] as const) {
-      const roleId = logicalId(synth.stack, synth.stack.functions[name].role!);
+      const roleId = logicalId(synth.stack, synth.service.functions[name].role!);
       const kmsStatements = roleStatements(roleId).filter(usesKey);
       if (name === 'client' || name === 'app') {
         expect(kmsStatements).toEqual([
           expect.objectContaining({
             Action: name === 'client' ? ['kms:Encrypt', 'kms:Decrypt'] : 'kms:Encrypt',
-            Resource: { 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.signingKey), 'Arn'] },
+            Resource: { 'Fn::GetAtt': [logicalId(synth.stack, synth.service.signingKey), 'Arn'] },
             Condition: appContextOnly,
           }),
         ]);
       } else {
         expect(kmsStatements).toEqual([]);
       }
-      const environment = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])]!.Properties
+      const environment = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions[name])]!.Properties
         .Environment.Variables as Record<string, unknown>;
       expect('SIGNING_KMS_KEY_ID' in environment).toBe(name === 'client' || name === 'app');
     }
@@ -54,7 +54,7 @@ describe('the signing keys’ KMS key', () => {
     const [key] = Object.values(synth.template.findResources('AWS::KMS::Key'));
     const statements = key!.Properties.KeyPolicy.Statement as Statement[];
     const decrypting = statements.filter((statement) => actionsOf(statement).includes('kms:Decrypt'));
-    const roleIds = [logicalId(synth.stack, synth.stack.functions.client.role!)];
+    const roleIds = [logicalId(synth.stack, synth.service.functions.client.role!)];
     expect(decrypting.map((statement) => statement.Principal)).toEqual(roleIds.map((id) => ({ AWS: { 'Fn::GetAtt': [id, 'Arn'] } })));
     for (const statement of statements.filter(usesKey)) expect(statement.Condition).toEqual(appContextOnly);
     expect(statements.flatMap(actionsOf)).not.toContain('kms:*');

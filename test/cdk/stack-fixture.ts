@@ -1,13 +1,15 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { CfnElement } from 'aws-cdk-lib';
+import type { CfnElement, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { LicensingStack } from '../../lib/licensing-stack';
+import type { LicensingService } from '../../lib/service';
 import { readSettings, type Settings } from '../../lib/settings';
 
 export interface Synthesized {
   app: App;
   stack: LicensingStack;
+  service: LicensingService;
   settings: Settings;
   template: Template;
 }
@@ -24,11 +26,11 @@ export function synthesize(context: Record<string, unknown> = {}, options: { bun
   });
   const settings = readSettings((key) => app.node.tryGetContext(key));
   const stack = new LicensingStack(app, `Licensing-${settings.stage}`, { settings });
-  return { app, stack, settings, template: Template.fromStack(stack) };
+  return { app, stack, service: stack.service, settings, template: Template.fromStack(stack) };
 }
 
 /** Logical ID of a construct's CloudFormation resource, as the template names it. */
-export function logicalId(stack: LicensingStack, construct: IConstruct | undefined): string {
+export function logicalId(stack: Stack, construct: IConstruct | undefined): string {
   if (!construct) throw new Error('construct expected');
   return stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
 }

@@ -6,7 +6,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { groups, openApiPath, routes, sideOf } from '../../functions/routes';
 import { tableDefinition } from '../../functions/data/table';
-import { corsHeaders } from '../../functions/core/middleware';
+import { corsHeaders } from '../../functions/core/http/middleware';
 import { gatewayResponses } from '../../lib/gateway-responses';
 import { leadingKeyPatterns, tableAccess } from '../../lib/permissions';
 import { logicalId, methods, serviceResources, synthesize, type Synthesized } from './stack-fixture';
@@ -29,7 +29,7 @@ afterAll(() => {
 const functionNames = [...groups, 'authorizer'] as const;
 
 function bundleOf(name: (typeof functionNames)[number]): string {
-  const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
+  const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions[name])];
   const key = (fn!.Properties.Code as { S3Key: string }).S3Key;
   return path.join(synth.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
 }
@@ -61,7 +61,7 @@ describe('routes', () => {
       const integration = method.properties.Integration as { Type: string; IntegrationHttpMethod: string; Uri: unknown };
       expect(integration.Type).toBe('AWS_PROXY');
       expect(integration.IntegrationHttpMethod).toBe('POST');
-      const functionId = logicalId(synth.stack, synth.stack.functions[route.group]);
+      const functionId = logicalId(synth.stack, synth.service.functions[route.group]);
       expect(JSON.stringify(integration.Uri)).toContain(`"${functionId}"`);
     }
   });
@@ -79,7 +79,7 @@ describe('routes', () => {
       };
       expect(integration.Type).toBe('MOCK');
       const expected = Object.fromEntries(
-        Object.entries(corsHeaders(sideOf(route.group), synth.stack.managementCorsOrigin)).map(([name, value]) => [`method.response.header.${name}`, synth.stack.resolve(`'${value}'`)]),
+        Object.entries(corsHeaders(sideOf(route.group), synth.service.managementCorsOrigin)).map(([name, value]) => [`method.response.header.${name}`, synth.stack.resolve(`'${value}'`)]),
       );
       expect(integration.IntegrationResponses).toEqual([{ StatusCode: '204', ResponseParameters: expected }]);
     }
@@ -101,7 +101,7 @@ describe('routes', () => {
     const method = gets[0]!.properties;
     expect(method.AuthorizationType).toBe('NONE');
     expect(method.ApiKeyRequired).not.toBe(true);
-    expect(JSON.stringify((method.Integration as { Uri: unknown }).Uri)).toContain(`"${logicalId(synth.stack, synth.stack.functions.openapi)}"`);
+    expect(JSON.stringify((method.Integration as { Uri: unknown }).Uri)).toContain(`"${logicalId(synth.stack, synth.service.functions.openapi)}"`);
   });
 
   it('defines no method besides POST and OPTIONS on the routes, and GET on the document', () => {
@@ -111,7 +111,7 @@ describe('routes', () => {
 
 describe('API key authorizer and usage plan', () => {
   it('puts every management route behind the authorizer with an API key required, and leaves client routes open', () => {
-    const authorizerId = logicalId(synth.stack, synth.stack.authorizer);
+    const authorizerId = logicalId(synth.stack, synth.service.authorizer);
     const posts = methods(synth.template).filter((method) => method.httpMethod === 'POST');
     for (const route of routes) {
       const method = posts.find((candidate) => candidate.path === route.path)!;
@@ -125,7 +125,7 @@ describe('API key authorizer and usage plan', () => {
   });
 
   it('runs the authorizer function as a REQUEST authorizer cached on the x-api-key header', () => {
-    const authorizerFunction = logicalId(synth.stack, synth.stack.functions.authorizer);
+    const authorizerFunction = logicalId(synth.stack, synth.service.functions.authorizer);
     synth.template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
       IdentitySource: 'method.request.header.x-api-key',
@@ -140,8 +140,8 @@ describe('API key authorizer and usage plan', () => {
   });
 
   it('attaches the owner usage plan to the stage with the configured throttle', () => {
-    const apiId = logicalId(synth.stack, synth.stack.api);
-    const stageId = logicalId(synth.stack, synth.stack.api.deploymentStage);
+    const apiId = logicalId(synth.stack, synth.service.api);
+    const stageId = logicalId(synth.stack, synth.service.api.deploymentStage);
     synth.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
       ApiStages: [Match.objectLike({ ApiId: { Ref: apiId }, Stage: { Ref: stageId } })],
       Throttle: { RateLimit: 100, BurstLimit: 500 },
@@ -256,7 +256,7 @@ describe('table', () => {
 describe('functions', () => {
   it('runs one arm64 nodejs22.x function per group plus the authorizer, configured for the table', () => {
     for (const name of functionNames) {
-      const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
+      const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions[name])];
       expect(fn!.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
@@ -264,7 +264,7 @@ describe('functions', () => {
         LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO' },
         Environment: {
           Variables: {
-            TABLE_NAME: { Ref: logicalId(synth.stack, synth.stack.table) },
+            TABLE_NAME: { Ref: logicalId(synth.stack, synth.service.table) },
             LOG_LEVEL: 'info',
             // API Gateway's edge distribution sets the country header (not the ASN) and cannot be bypassed.
             TRUSTED_VIEWER_HEADERS: 'country',
@@ -331,9 +331,9 @@ describe('functions', () => {
 
   it('traces every function and the stage with X-Ray, and lets each role write its traces', () => {
     for (const name of functionNames) {
-      const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.stack.functions[name])];
+      const fn = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions[name])];
       expect(fn!.Properties.TracingConfig).toEqual({ Mode: 'Active' });
-      const roleId = logicalId(synth.stack, synth.stack.functions[name].role);
+      const roleId = logicalId(synth.stack, synth.service.functions[name].role);
       const xray = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('xray:')));
       expect(xray).toEqual([expect.objectContaining({ Effect: 'Allow', Resource: '*' })]);
       expect(actionsOf(xray[0]!).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
@@ -342,9 +342,9 @@ describe('functions', () => {
   });
 
   it('grants each function exactly the table actions of lib/permissions.ts, each scoped to its partitions by LeadingKeys', () => {
-    const tableId = logicalId(synth.stack, synth.stack.table);
+    const tableId = logicalId(synth.stack, synth.service.table);
     for (const name of functionNames) {
-      const roleId = logicalId(synth.stack, synth.stack.functions[name].role);
+      const roleId = logicalId(synth.stack, synth.service.functions[name].role);
       const statements = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
       for (const statement of statements) {
         expect(Object.keys(statement.Condition ?? {})).toEqual(['ForAllValues:StringLike']);
@@ -366,7 +366,7 @@ describe('functions', () => {
   });
 
   it('lets the client function write no API key and no team item', () => {
-    const roleId = logicalId(synth.stack, synth.stack.functions.client.role);
+    const roleId = logicalId(synth.stack, synth.service.functions.client.role);
     const writes = statementsOfRole(roleId).filter((statement) =>
       actionsOf(statement).some((action) => ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'].includes(action)),
     );
@@ -387,7 +387,7 @@ describe('functions', () => {
 
   it('lets each function write only to its own log group', () => {
     for (const name of functionNames) {
-      const fn = synth.stack.functions[name];
+      const fn = synth.service.functions[name];
       const roleId = logicalId(synth.stack, fn.role);
       const logStatements = statementsOfRole(roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('logs:')));
       expect(logStatements).toEqual([
@@ -403,7 +403,7 @@ describe('functions', () => {
 });
 
 describe('operations', () => {
-  const alarmActionsTo = () => [{ Ref: logicalId(synth.stack, synth.stack.alarmTopic) }];
+  const alarmActionsTo = () => [{ Ref: logicalId(synth.stack, synth.service.alarmTopic) }];
 
   it('alarms on the API\'s 5xx rate', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -417,7 +417,7 @@ describe('operations', () => {
 
   it('alarms on errors and throttles of every function', () => {
     for (const name of functionNames) {
-      const functionRef = { Ref: logicalId(synth.stack, synth.stack.functions[name]) };
+      const functionRef = { Ref: logicalId(synth.stack, synth.service.functions[name]) };
       for (const metric of ['Errors', 'Throttles']) {
         synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: 'AWS/Lambda',
@@ -430,7 +430,7 @@ describe('operations', () => {
   });
 
   it('alarms on the table\'s and the index\'s read and write throttle events, which DynamoDB publishes per table', () => {
-    const tableRef = { Ref: logicalId(synth.stack, synth.stack.table) };
+    const tableRef = { Ref: logicalId(synth.stack, synth.service.table) };
     const [alarm] = Object.values(
       synth.template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmDescription: Match.stringLikeRegexp('DynamoDB throttled') } }),
     );
@@ -446,7 +446,7 @@ describe('operations', () => {
   });
 
   it('lets CloudWatch alarms of this account publish to the alarm topic, over the SSL-only policy', () => {
-    const topicRef = { Ref: logicalId(synth.stack, synth.stack.alarmTopic) };
+    const topicRef = { Ref: logicalId(synth.stack, synth.service.alarmTopic) };
     synth.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       Topics: [topicRef],
       PolicyDocument: {
@@ -488,7 +488,7 @@ describe('operations', () => {
       expect({ id, group: stackGroups.has(fn.Properties.LoggingConfig?.LogGroup?.Ref) }).toEqual({ id, group: true });
     }
     synth.template.hasResourceProperties('Custom::LogRetention', {
-      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: logicalId(synth.stack, synth.stack.api) }, '/prod']] },
+      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: logicalId(synth.stack, synth.service.api) }, '/prod']] },
       RetentionInDays: 30,
     });
   });
@@ -496,9 +496,9 @@ describe('operations', () => {
   it('outputs what the admin CLI and the deploy guide name', () => {
     const outputs = synth.template.findOutputs('*');
     expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DashboardUrl', 'EventBusName', 'EventsDeadLetterQueueUrl', 'RestApiId', 'SigningKmsKeyArn', 'TableName', 'UsagePlanId']);
-    expect(outputs.TableName!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.table) });
-    expect(outputs.UsagePlanId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.usagePlan) });
-    expect(outputs.RestApiId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.stack.api) });
+    expect(outputs.TableName!.Value).toEqual({ Ref: logicalId(synth.stack, synth.service.table) });
+    expect(outputs.UsagePlanId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.service.usagePlan) });
+    expect(outputs.RestApiId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.service.api) });
   });
 
   it('has no web ACL unless asked for', () => {

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 import { keys } from '#data/keys';
 import * as owners from '../../functions/admin/owners';
 import { createOwner, type Owner } from '../support/owners';

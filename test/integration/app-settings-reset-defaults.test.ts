@@ -1,4 +1,4 @@
-import { MAX_RESET_INTERVAL_SECONDS } from '#core/fields';
+import { MAX_RESET_INTERVAL_SECONDS } from '#core/domain/fields';
 import type { Subscription } from '#data/subscription.repo';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';

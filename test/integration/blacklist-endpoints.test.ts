@@ -1,4 +1,4 @@
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 import { keys } from '#data/keys';
 import { getItem } from '#data/db';
 import { createOwner, type Owner } from '../support/owners';

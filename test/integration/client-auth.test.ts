@@ -1,5 +1,5 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { newId } from '#core/ids';
+import { newId } from '#core/domain/ids';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
 import type { License } from '#data/license.repo';

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { hashPassword } from '#core/passwords';
+import { hashPassword } from '#core/domain/passwords';
 import { keys } from '#data/keys';
 import type { Subscription } from '#data/subscription.repo';
 import { createFakeClock } from '../support/clock';

@@ -1,4 +1,4 @@
-import { newId } from '#core/ids';
+import { newId } from '#core/domain/ids';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
 import type { License } from '#data/license.repo';

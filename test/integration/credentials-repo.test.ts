@@ -1,4 +1,4 @@
-import { hashPassword } from '#core/passwords';
+import { hashPassword } from '#core/domain/passwords';
 import { keys } from '#data/keys';
 import { getItem } from '#data/db';
 import { createTestEnv, type TestEnv } from '../support/env';

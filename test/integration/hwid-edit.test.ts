@@ -1,5 +1,5 @@
-import type { Clock } from '#core/clock';
-import { hwidResetAvailable, hwidResetCooldown } from '#core/license-view';
+import type { Clock } from '#shared/clock';
+import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { startTestServer, type TestServer } from '../support/env';

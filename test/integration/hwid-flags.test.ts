@@ -1,6 +1,6 @@
-import type { Clock } from '#core/clock';
-import { MAX_RESET_INTERVAL_SECONDS } from '#core/fields';
-import { hwidResetAvailable, hwidResetCooldown } from '#core/license-view';
+import type { Clock } from '#shared/clock';
+import { MAX_RESET_INTERVAL_SECONDS } from '#core/domain/fields';
+import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { startTestServer, type TestServer } from '../support/env';

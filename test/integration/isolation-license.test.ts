@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { hashPassword } from '#core/passwords';
+import { hashPassword } from '#core/domain/passwords';
 import { hwidIndexItem } from '#data/hwid.repo';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';

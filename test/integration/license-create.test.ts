@@ -1,4 +1,4 @@
-import { verifyPassword } from '#core/passwords';
+import { verifyPassword } from '#core/domain/passwords';
 import type { Subscription } from '#data/subscription.repo';
 import { createApp } from '../../functions/admin/owners';
 import { createLicensesInBulk } from '../../functions/license/create-bulk';
@@ -209,6 +209,7 @@ describe('POST /license/create-bulk when a chunk cannot be written', () => {
     await expect(
       createLicensesInBulk(failingDeps, {
         teamId: owner.team_id,
+        requestId: 'bulk-create-cleanup',
         key_amount: 250,
         app_id: owner.app_id,
         subscription_id: own.subscription_id,

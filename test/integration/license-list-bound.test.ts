@@ -1,6 +1,6 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createApp } from '../../functions/admin/owners';
-import { mapConcurrently } from '#core/bulk';
+import { mapConcurrently } from '#core/domain/bulk';
 import { licenseItem, maxItemsReadPerList, type License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';

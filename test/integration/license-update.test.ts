@@ -1,4 +1,4 @@
-import { verifyPassword } from '#core/passwords';
+import { verifyPassword } from '#core/domain/passwords';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
 import type { Subscription } from '#data/subscription.repo';

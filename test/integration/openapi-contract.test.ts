@@ -1,4 +1,4 @@
-import { newId } from '#core/ids';
+import { newId } from '#core/domain/ids';
 import type { Subscription } from '#data/subscription.repo';
 import { routes, type RoutePath } from '../../functions/routes';
 import { blacklist } from '../support/client';

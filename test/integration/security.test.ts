@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
 import { createDeps } from '#core/deps';
-import { newId } from '#core/ids';
+import { newId } from '#core/domain/ids';
 import { createLogger } from '#core/logger';
-import type { HttpEvent } from '#core/middleware';
+import type { HttpEvent } from '#core/http/middleware';
 import type { Subscription } from '#data/subscription.repo';
 import { createGroupHandlers } from '../../local/handlers';
 import { startLocalServer, type LocalServer } from '../../local/server';

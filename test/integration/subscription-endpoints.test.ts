@@ -1,4 +1,4 @@
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { startTestServer, type TestServer } from '../support/env';

@@ -2,8 +2,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, type PutEventsCommandInput, type PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
 import { KMSClient, type DecryptCommandInput, type EncryptCommandInput } from '@aws-sdk/client-kms';
 import { SQSClient, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
-import type { KeyVault } from '#core/key-vault';
-import { kmsKeyVault } from '#core/kms-vault';
+import type { KeyVault } from '#core/signing/key-vault';
+import { kmsKeyVault } from '#core/signing/kms-vault';
 import { tableDefinition } from '#data/table';
 import { servingFunction } from '../../local/serving';
 import { evidenceEnabled, recordEvidence } from './evidence';
@@ -140,7 +140,7 @@ function answeredLocally<C extends KMSClient | EventBridgeClient | SQSClient>(cl
 const placeholders = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 
 /**
- * The deployed functions' KMS vault (functions/core/kms-vault.ts), its requests
+ * The deployed functions' KMS vault (functions/core/signing/kms-vault.ts), its requests
  * recorded and answered by `local`: the encryption context the code sends is
  * what binds the ciphertext to the application, as KMS would.
  */

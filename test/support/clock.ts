@@ -1,4 +1,4 @@
-import type { Clock } from '#core/clock';
+import type { Clock } from '#shared/clock';
 
 /** A clock tests move by hand, so expiry and cooldowns need no sleeping. */
 export interface FakeClock extends Clock {

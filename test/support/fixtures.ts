@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { newId, newLicenseKey } from '#core/ids';
+import { newId, newLicenseKey } from '#core/domain/ids';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import type { Owner } from './owners';

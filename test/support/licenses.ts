@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '#core/deps';
-import type { LicenseRecord } from '#core/license-view';
+import type { LicenseRecord } from '#core/domain/license-view';
 import type { Subscription } from '#data/subscription.repo';
 import type { TestServer } from './env';
 import type { Owner } from './owners';

@@ -1,6 +1,6 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { Deps } from '#core/deps';
-import { newApiKey, sha256Hex } from '#core/ids';
+import { newApiKey, sha256Hex } from '#core/domain/ids';
 import { createLogger } from '#core/logger';
 import type { ApiKeyRecord } from '#data/api-key.repo';
 import { authorize } from '../../functions/authorizer/handler';

@@ -1,5 +1,5 @@
-import { mapConcurrently, runBulk } from '#core/bulk';
-import { ManagementError } from '#core/errors';
+import { mapConcurrently, runBulk } from '#core/domain/bulk';
+import { ManagementError } from '#core/http/errors';
 import { createLogger } from '#core/logger';
 
 const quietLogger = (lines: string[] = []) => createLogger('error', {}, (line) => lines.push(line));
@@ -11,7 +11,7 @@ describe('the bulk runner', () => {
       ['a', 'b', 'a', 'c'],
       async (key) => {
         seen.push(key);
-        if (key === 'b') throw new ManagementError(404, 'LICENSE_NOT_FOUND', 'License not found');
+        if (key === 'b') throw new ManagementError('LICENSE_NOT_FOUND');
       },
       { logger: quietLogger() },
     );

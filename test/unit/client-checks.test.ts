@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { ClientError } from '#core/errors';
+import { ClientError } from '#core/http/errors';
 import type { AuthItems } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';

@@ -1,4 +1,4 @@
-import { validate } from '#core/validation';
+import { validate } from '#core/http/validation';
 import { authSchema, registerSchema } from '../../functions/client/schemas';
 
 const appId = '123e4567-e89b-42d3-a456-426614174000';

@@ -23,7 +23,7 @@ describe('toggleLockBulk', () => {
       return licenseKey === 'MISSING' ? undefined : someLicense;
     });
 
-    const result = await toggleLockBulk(deps, { license_keys: ['A', 'BROKEN', 'MISSING', 'B'], hwid_lock: true, teamId: 't' });
+    const result = await toggleLockBulk(deps, { license_keys: ['A', 'BROKEN', 'MISSING', 'B'], hwid_lock: true, teamId: 't', requestId: 'r-1' });
 
     expect(result).toEqual({
       succeeded: ['A', 'B'],
@@ -48,7 +48,7 @@ describe('toggleLockBulk', () => {
     });
     const licenseKeys = Array.from({ length: 100 }, (_, index) => `K${index}`);
 
-    const result = await toggleLockBulk(deps, { license_keys: licenseKeys, hwid_lock: false, teamId: 't' });
+    const result = await toggleLockBulk(deps, { license_keys: licenseKeys, hwid_lock: false, teamId: 't', requestId: 'r-2' });
 
     expect(result.succeeded).toEqual(licenseKeys);
     expect(most).toBe(16);

@@ -1,4 +1,4 @@
-import { createItemCache } from '#core/cache';
+import { createItemCache } from '#data/item-cache';
 import { keys } from '#data/keys';
 import { createFakeClock } from '../support/clock';
 

@@ -1,10 +1,11 @@
 import type { Context } from 'aws-lambda';
 import { ConfigError, readConfig } from '#core/config';
 import type { Deps } from '#core/deps';
-import { ManagementError } from '#core/errors';
-import { createGroupHandler, type Endpoint } from '#core/http';
+import { ManagementError } from '#core/http/errors';
+import { createGroupHandler, type Endpoint } from '#core/http/handler';
 import { createLogger } from '#core/logger';
-import type { HttpEvent } from '#core/middleware';
+import type { HttpEvent } from '#core/http/middleware';
+import { endpointsOf } from '../support/endpoints';
 
 const dashboard = 'https://d111111abcdef8.cloudfront.net';
 const deps = () => ({ config: readConfig({ MANAGEMENT_CORS_ORIGIN: dashboard }), logger: createLogger('silent', {}) }) as unknown as Deps;
@@ -31,15 +32,15 @@ const ok: Endpoint = async () => ({ body: { success: true } });
 const management = () =>
   createGroupHandler(
     'license',
-    {
+    endpointsOf('license', {
       '/license/get': async () => {
-        throw new ManagementError(404, 'LICENSE_NOT_FOUND', 'License not found');
+        throw new ManagementError('LICENSE_NOT_FOUND');
       },
       '/license/update-metadata': ok,
-    },
+    }),
     deps,
   );
-const client = () => createGroupHandler('client', { '/auth': ok }, deps);
+const client = () => createGroupHandler('client', endpointsOf('client', { '/auth': ok }), deps);
 
 describe('MANAGEMENT_CORS_ORIGIN', () => {
   it('is the origin management routes allow, on preflights, successes and errors', async () => {

@@ -1,10 +1,11 @@
 import type { Context } from 'aws-lambda';
 import { readConfig } from '#core/config';
 import type { Deps } from '#core/deps';
-import { clientFailure, ManagementError } from '#core/errors';
-import { createGroupHandler, type Endpoint } from '#core/http';
+import { clientFailure, ManagementError, rateLimited } from '#core/http/errors';
+import { createGroupHandler, type Endpoint, type Endpoints } from '#core/http/handler';
 import { createLogger } from '#core/logger';
-import type { HttpEvent } from '#core/middleware';
+import type { HttpEvent } from '#core/http/middleware';
+import { endpointsOf } from '../support/endpoints';
 import { recordingSink } from '../support/log-evidence';
 
 const logged: string[] = [];
@@ -37,19 +38,19 @@ const boom: Endpoint = async () => {
   throw new TypeError('database exploded at line 42');
 };
 
-const client = (debug = false) => createGroupHandler('client', { '/auth': echo, '/register': boom }, depsFor(debug));
+const client = (debug = false) => createGroupHandler('client', endpointsOf('client', { '/auth': echo, '/register': boom }), depsFor(debug));
 const management = () =>
   createGroupHandler(
     'license',
-    {
+    endpointsOf('license', {
       '/license/get': async () => {
-        throw new ManagementError(404, 'LICENSE_NOT_FOUND', 'License not found');
+        throw new ManagementError('LICENSE_NOT_FOUND');
       },
       '/license/extend': async () => {
-        throw new ManagementError(429, 'RATE_LIMITED', 'Too many requests', { 'Retry-After': '3' });
+        throw rateLimited(3);
       },
       '/license/update-metadata': echo,
-    },
+    }),
     depsFor(false),
   );
 
@@ -148,7 +149,7 @@ describe('the shared Middy stack', () => {
 
   it('keeps the body bytes as received for the endpoint after parsing, base64 decoded or as text', async () => {
     const rawEcho: Endpoint = async (_deps, body, request) => ({ body: { body, raw: Buffer.from(request.rawBody).toString('base64') } });
-    const handler = createGroupHandler('client', { '/auth': rawEcho }, depsFor(false));
+    const handler = createGroupHandler('client', endpointsOf('client', { '/auth': rawEcho }), depsFor(false));
     const bytes = Buffer.from('{ "name" : "Zoë\u00e9",\r\n "n": 1.50 }');
     const fromBase64 = await handler(event('/auth', bytes.toString('base64'), 'POST', { isBase64Encoded: true }), context);
     const fromText = await handler(event('/auth', bytes.toString('utf8')), context);
@@ -193,7 +194,7 @@ describe('the shared Middy stack', () => {
   });
 
   it('renders typed errors in their side’s shape', async () => {
-    const handler = createGroupHandler('client', { '/auth': async () => { throw clientFailure('LICENSE_EXPIRED', { expires_at: 'x' }); } }, depsFor(false));
+    const handler = createGroupHandler('client', endpointsOf('client', { '/auth': async () => { throw clientFailure('LICENSE_EXPIRED', { expires_at: 'x' }); } }), depsFor(false));
     const clientAnswer = await handler(event('/auth', '{}'), context);
     expect(clientAnswer.statusCode).toBe(403);
     expect(JSON.parse(clientAnswer.body)).toEqual({ success: false, message: 'LICENSE_EXPIRED', data: { expires_at: 'x' } });
@@ -221,9 +222,17 @@ describe('the shared Middy stack', () => {
     });
   });
 
-  it('answers 501 in the side’s shape for a route without an endpoint yet', async () => {
-    const response = await management()(event('/license/create', '{}'), context);
-    expect(response.statusCode).toBe(501);
-    expect(JSON.parse(response.body)).toMatchObject({ error_code: 'NOT_IMPLEMENTED' });
+  it('takes a table with an endpoint for every path of the group, and no table missing one', async () => {
+    // @ts-expect-error /reset-hwid is a client route: a client table without it does not compile.
+    const missing: Endpoints<'client'> = { '/auth': echo, '/register': echo };
+    expect(Object.keys(missing)).toHaveLength(2);
+    expect(Object.keys(endpointsOf('client', {})).sort()).toEqual(['/auth', '/register', '/reset-hwid']);
+  });
+
+  it('answers a path of another group, which the stack never sends, as a server fault', async () => {
+    const response = await management()(event('/auth', '{}'), context);
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body)).toEqual({ error: 'Internal server error', error_code: 'SERVER_ERROR' });
+    expect(logged.join('\n')).toContain('/auth is not a route of the license group');
   });
 });

@@ -1,4 +1,4 @@
-import { normalizeAsn, normalizeBlacklistValue, normalizeCountry, normalizeIp } from '#core/network';
+import { normalizeAsn, normalizeBlacklistValue, normalizeCountry, normalizeIp } from '#core/http/network';
 
 describe('blacklist value normalisation', () => {
   it('gives one spelling to every form of an IPv6 address', () => {

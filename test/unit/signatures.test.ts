@@ -3,7 +3,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serializeDictionary } from 'structured-headers';
-import { loadMasterKey, localKeyVault } from '#core/key-vault';
+import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
 import {
   acceptSignatureNonce,
   answerSignatureHeaders,
@@ -14,7 +14,7 @@ import {
   requestNonce,
   signatureBase,
   signatureParams,
-} from '#core/signatures';
+} from '#core/signing/signatures';
 
 // RFC 9421 Appendix B.1.4, test-key-ed25519.
 const rfcPrivateKey = createPrivateKey('-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF\n-----END PRIVATE KEY-----\n');

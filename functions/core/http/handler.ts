@@ -1,10 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { sideOf, type Group, type PathOf, type Side } from '../routes';
+import { sideOf, type Group, type PathOf, type Side } from '../../routes';
 import { missingApiKey } from './api-key-auth';
-import { forRequest, type Deps } from './deps';
-import { edgeErrors } from './errors';
+import { forRequest, type Deps } from '../deps';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, rawBodyOf, type HttpEvent } from './middleware';
 import { validate } from './validation';
 
@@ -30,7 +29,8 @@ export interface Reply {
 }
 
 export type Endpoint = (deps: Deps, body: unknown, request: RequestInfo) => Promise<Reply>;
-export type Endpoints<G extends Group> = Partial<Record<PathOf<G>, Endpoint>>;
+/** Every path of the group's routes has its endpoint: a route added to the table without one does not compile. */
+export type Endpoints<G extends Group> = Record<PathOf<G>, Endpoint>;
 
 /** `event` as the Middy stack left it: header names are lower-cased. */
 function requestInfo(event: HttpEvent): RequestInfo {
@@ -102,7 +102,8 @@ export interface AnswerLayer {
 
 /**
  * One Lambda per group: Middy wiring and dispatch by API Gateway resource path.
- * A path of the group without an endpoint yet answers 501 in the side's shape.
+ * The stack and the local server send a group's Lambda only its own paths, so a
+ * path without an endpoint here is a wiring fault: a 500.
  */
 export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource, layer?: AnswerLayer) {
   const side: Side = sideOf(group);
@@ -118,7 +119,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
     .use(jsonBody())
     .handler(async (event) => {
       const endpoint = (endpoints as Partial<Record<string, Endpoint>>)[event.resource];
-      if (!endpoint) throw edgeErrors.notImplemented(side, event.resource);
+      if (!endpoint) throw new Error(`${event.resource} is not a route of the ${group} group`);
       // http-json-body-parser replaced the text with the value it holds.
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import type { Side } from '../routes';
+import type { Side } from '../../routes';
 import { badClientRequest, invalidInput, type ServiceError } from './errors';
 
 // zod/mini (a fifth of classic zod's size, which every cold start parses) has

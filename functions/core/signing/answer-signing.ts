@@ -1,12 +1,12 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { App } from '#data/app.repo';
-import type { Deps } from './deps';
-import type { AnswerLayer } from './http';
-import { badClientRequest, clientMessages } from './errors';
-import { canonicalUuid, isUuid } from './ids';
-import { describeError } from './logger';
-import { rawBodyOf, type HttpEvent } from './middleware';
+import type { Deps } from '../deps';
+import type { AnswerLayer } from '../http/handler';
+import { badClientRequest, clientMessages } from '../http/errors';
+import { canonicalUuid, isUuid } from '../domain/ids';
+import { describeError } from '../logger';
+import { rawBodyOf, type HttpEvent } from '../http/middleware';
 import { answerSignatureHeaders, requestContentDigest, requestNonce } from './signatures';
 import type { Signer } from './signer-cache';
 import { signerOf } from './signing-keys';

@@ -1,5 +1,5 @@
-import { readConfig } from './config';
-import { createLambdaDeps, type Deps } from './deps';
+import { readConfig } from '../config';
+import { createLambdaDeps, type Deps } from '../deps';
 import { createKmsClient, kmsKeyVault } from './kms-vault';
 
 let signingDeps: Promise<Deps> | undefined;

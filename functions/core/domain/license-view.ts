@@ -1,5 +1,5 @@
 import type { License } from '#data/license.repo';
-import type { Deps } from './deps';
+import type { Deps } from '../deps';
 import type { Subscription } from '#data/subscription.repo';
 import { isFloating, isLive, liveLeases } from '#data/leases';
 

@@ -1,6 +1,6 @@
-import { itemId as id } from '#data/batch-get';
-import type { ItemKey } from '#data/keys';
-import type { Clock } from './clock';
+import { itemId as id } from './batch-get';
+import type { ItemKey } from './keys';
+import type { Clock } from '#shared/clock';
 
 /**
  * A short-lived in-memory cache of table items (app, team, subscription) that a

@@ -1,8 +1,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { App, StoredSigningKey } from '#data/app.repo';
-import { iso } from './clock';
-import type { Deps } from './deps';
+import { iso } from '#shared/clock';
+import type { Deps } from '../deps';
 import type { KeyVault } from './key-vault';
 import type { Signer } from './signer-cache';
 

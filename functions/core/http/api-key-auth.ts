@@ -1,6 +1,6 @@
-import type { Deps } from './deps';
+import type { Deps } from '../deps';
 import { ManagementError } from './errors';
-import { constantTimeEqual, isApiKeyFormat, sha256Hex } from './ids';
+import { constantTimeEqual, isApiKeyFormat, sha256Hex } from '../domain/ids';
 
 export interface Owner {
   teamId: string;
@@ -12,8 +12,8 @@ export interface Owner {
 
 export const apiKeyActor = (keyHash: string): string => `api_key:${keyHash.slice(0, 8)}`;
 
-export const missingApiKey = () => new ManagementError(401, 'MISSING_AUTH', 'Missing API key');
-export const invalidApiKey = () => new ManagementError(401, 'INVALID_API_KEY', 'Invalid or inactive API key');
+export const missingApiKey = () => new ManagementError('MISSING_AUTH');
+export const invalidApiKey = () => new ManagementError('INVALID_API_KEY');
 
 /**
  * Resolves an `x-api-key` to its owner. The lookup is by SHA-256, so the stored

@@ -1,8 +1,8 @@
 import type { App } from '#data/app.repo';
 import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
-import type { Deps } from './deps';
-import { ManagementError } from './errors';
+import type { Deps } from '../deps';
+import { ManagementError } from '../http/errors';
 
 /**
  * Ownership rules of docs/management-api.md (its introduction), checked after the API key and the body.
@@ -13,12 +13,12 @@ import { ManagementError } from './errors';
 type OwnershipDeps = Pick<Deps, 'repos'>;
 
 export const notFound = {
-  app: () => new ManagementError(404, 'APP_NOT_FOUND', 'Application not found'),
-  license: () => new ManagementError(404, 'LICENSE_NOT_FOUND', 'License not found'),
-  subscription: () => new ManagementError(404, 'SUBSCRIPTION_NOT_FOUND', 'Subscription not found'),
+  app: () => new ManagementError('APP_NOT_FOUND'),
+  license: () => new ManagementError('LICENSE_NOT_FOUND'),
+  subscription: () => new ManagementError('SUBSCRIPTION_NOT_FOUND'),
 };
 
-export const accessDenied = () => new ManagementError(403, 'ACCESS_DENIED', 'Access denied');
+export const accessDenied = () => new ManagementError('ACCESS_DENIED');
 
 export async function ownedApp(deps: OwnershipDeps, teamId: string, appId: string): Promise<App> {
   const app = await deps.repos.apps.get(appId);

@@ -1,5 +1,5 @@
-import { describeError, licenseFingerprint, type Logger } from './logger';
-import { ManagementError, type ManagementErrorCode } from './errors';
+import { describeError, licenseFingerprint, type Logger } from '../logger';
+import { ManagementError, type ManagementErrorCode } from '../http/errors';
 
 export interface BulkFailure {
   license_key: string;

@@ -1,4 +1,4 @@
-import type { Side } from '../routes';
+import type { Side } from '../../routes';
 
 /**
  * Every error a request can end with. Each knows its HTTP status and renders the
@@ -29,37 +29,48 @@ export class ClientError extends ServiceError {
   }
 }
 
-export type ManagementErrorCode =
-  | 'MISSING_AUTH'
-  | 'INVALID_API_KEY'
-  | 'ACCESS_DENIED'
-  | 'APP_NOT_FOUND'
-  | 'LICENSE_NOT_FOUND'
-  | 'SUBSCRIPTION_NOT_FOUND'
-  | 'INVALID_INPUT'
-  | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'HEADERS_TOO_LARGE'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'NOT_IMPLEMENTED'
-  | 'RATE_LIMITED'
-  | 'SERVER_ERROR'
-  | 'HWID_IN_USE'
-  | 'HWID_NOT_FOUND'
-  | 'BLACKLIST_ENTRY_NOT_FOUND'
-  | 'LICENSE_KEY_TAKEN'
-  | 'USERNAME_TAKEN';
+/**
+ * The one catalogue of management errors: each code's HTTP status and its usual
+ * message. Throw sites name a code (and a message where the case says more); the
+ * OpenAPI document (functions/openapi/document.ts) takes each code's status from
+ * here, so a status is stated once. Codes and messages are documented in
+ * docs/management-api.md.
+ */
+export const managementErrors = {
+  INVALID_INPUT: { status: 400, message: 'Invalid input' },
+  MISSING_AUTH: { status: 401, message: 'Missing API key' },
+  INVALID_API_KEY: { status: 401, message: 'Invalid or inactive API key' },
+  ACCESS_DENIED: { status: 403, message: 'Access denied' },
+  APP_NOT_FOUND: { status: 404, message: 'Application not found' },
+  LICENSE_NOT_FOUND: { status: 404, message: 'License not found' },
+  SUBSCRIPTION_NOT_FOUND: { status: 404, message: 'Subscription not found' },
+  HWID_NOT_FOUND: { status: 404, message: 'This HWID is not bound to the license' },
+  BLACKLIST_ENTRY_NOT_FOUND: { status: 404, message: 'Blacklist entry not found' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+  CONFLICT: { status: 409, message: 'The license was changed by another request at the same time; try again' },
+  HWID_IN_USE: { status: 409, message: 'This HWID is bound to another license of the application' },
+  LICENSE_KEY_TAKEN: { status: 409, message: 'License key is already taken' },
+  USERNAME_TAKEN: { status: 409, message: 'Username is already used in this application' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
+  SERVER_ERROR: { status: 500, message: 'Internal server error' },
+} as const satisfies Record<string, { status: number; message: string }>;
 
-/** Management routes: `{error, error_code}`. */
+export type ManagementErrorCode = keyof typeof managementErrors;
+
+/** Management routes: `{error, error_code}`, with the status the catalogue gives the code. */
 export class ManagementError extends ServiceError {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
     readonly code: ManagementErrorCode,
-    message: string,
+    message: string = managementErrors[code].message,
     private readonly extraHeaders: Record<string, string> = {},
   ) {
     super(message);
+    this.status = managementErrors[code].status;
   }
 
   body(): Record<string, unknown> {
@@ -127,7 +138,7 @@ export function badClientRequest(message: string): ClientError {
 }
 
 export function invalidInput(message: string): ManagementError {
-  return new ManagementError(400, 'INVALID_INPUT', message);
+  return new ManagementError('INVALID_INPUT', message);
 }
 
 /** Errors raised before a route's own code runs, rendered in the shape of the route's side. */
@@ -139,28 +150,27 @@ export const edgeErrors = {
   bodyTooLarge: (side: Side): ServiceError =>
     side === 'client'
       ? new ClientError(413, clientMessages.bodyTooLarge)
-      : new ManagementError(413, 'PAYLOAD_TOO_LARGE', clientMessages.bodyTooLarge),
-  notImplemented: (side: Side, path: string): ServiceError =>
-    side === 'client'
-      ? new ClientError(501, `${path} is not implemented yet`)
-      : new ManagementError(501, 'NOT_IMPLEMENTED', `${path} is not implemented yet`),
+      : new ManagementError('PAYLOAD_TOO_LARGE'),
   malformedTarget: (side: Side): ServiceError =>
     side === 'client'
       ? badClientRequest(clientMessages.malformedTarget)
       : invalidInput(`${clientMessages.malformedTarget}: a path and query of URI characters only, escapes as % and two hex digits`),
   /** Answered before the request is parsed, so without a route to take the side from: the management shape. */
-  headersTooLarge: (): ServiceError => new ManagementError(431, 'HEADERS_TOO_LARGE', 'Request headers too large'),
+  headersTooLarge: (): ServiceError => new ManagementError('HEADERS_TOO_LARGE'),
   malformedRequest: (): ServiceError => invalidInput('Malformed HTTP request'),
   methodNotAllowed: (side: Side): ServiceError =>
     side === 'client'
       ? new ClientError(405, 'Method not allowed')
-      : new ManagementError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed'),
+      : new ManagementError('METHOD_NOT_ALLOWED'),
   serverError: (side: Side): ServiceError =>
     side === 'client'
       ? new ClientError(500, clientMessages.serverError)
-      : new ManagementError(500, 'SERVER_ERROR', clientMessages.serverError),
+      : new ManagementError('SERVER_ERROR'),
 };
 
+/** A 429 with the seconds after which a request is let through again. */
+export const rateLimited = (retryAfterSeconds: number) =>
+  new ManagementError('RATE_LIMITED', undefined, { 'Retry-After': String(retryAfterSeconds) });
+
 /** A license kept changing under a read-then-conditional-write: sending the request again is safe. */
-export const concurrentChange = () =>
-  new ManagementError(409, 'CONFLICT', 'The license was changed by another request at the same time; try again');
+export const concurrentChange = () => new ManagementError('CONFLICT');

@@ -3,10 +3,10 @@ import httpCors, { type Options as CorsOptions } from '@middy/http-cors';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Side } from '../routes';
-import type { Config } from './config';
+import type { Side } from '../../routes';
+import type { Config } from '../config';
 import { edgeErrors, ServiceError } from './errors';
-import { describeError, type Logger } from './logger';
+import { describeError, type Logger } from '../logger';
 
 /**
  * What API Gateway's REST proxy integration hands a Lambda. Inside the Middy

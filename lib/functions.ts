@@ -1,0 +1,118 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { LogLevel as ServiceLogLevel } from '../functions/core/config';
+import { groups, sideOf, type FunctionName } from '../functions/routes';
+import { serviceFunction } from './code';
+import type { ServiceData } from './data';
+import { trustedViewerHeaders, type Settings } from './settings';
+
+/**
+ * What each group does with the signing key: the client signs answers (Decrypt) and makes the key of an
+ * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt).
+ */
+const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = { client: ['kms:Encrypt', 'kms:Decrypt'], app: ['kms:Encrypt'] };
+
+/** `silent` writes nothing, so the strictest filter Lambda has is as good as any. */
+const applicationLogLevels: Record<ServiceLogLevel, lambda.ApplicationLogLevel> = {
+  debug: lambda.ApplicationLogLevel.DEBUG,
+  info: lambda.ApplicationLogLevel.INFO,
+  warn: lambda.ApplicationLogLevel.WARN,
+  error: lambda.ApplicationLogLevel.ERROR,
+  silent: lambda.ApplicationLogLevel.FATAL,
+};
+
+/** How long each function may run, and which reserved-concurrency setting is its (none: the function reserves nothing). */
+function sizing(name: FunctionName, settings: Settings): { timeout: Duration; reservedConcurrency: number } {
+  switch (name) {
+    case 'client':
+      return { timeout: Duration.seconds(10), reservedConcurrency: settings.clientReservedConcurrency };
+    case 'authorizer':
+      return { timeout: Duration.seconds(10), reservedConcurrency: settings.authorizerReservedConcurrency };
+    case 'events':
+      return { timeout: Duration.minutes(1), reservedConcurrency: 0 };
+    case 'openapi':
+      return { timeout: Duration.seconds(10), reservedConcurrency: 0 };
+    default:
+      // Management timeouts stay under API Gateway's 29-second integration limit; bulk operations need most of it.
+      return { timeout: Duration.seconds(28), reservedConcurrency: settings.managementReservedConcurrency };
+  }
+}
+
+/** The function names in the order the stack has always made them. */
+export const functionNames: readonly FunctionName[] = [...groups, 'authorizer', 'events', 'openapi'];
+
+export interface ServiceFunctionsProps {
+  settings: Settings;
+  data: ServiceData;
+}
+
+/**
+ * One Lambda per route group of functions/routes.ts, the API-key authorizer, the
+ * events consumer and the OpenAPI document's, each with a log group and a role of
+ * its own that grants what lib/permissions.ts lists for it and nothing more.
+ */
+export class ServiceFunctions extends Construct {
+  readonly functions: Record<FunctionName, lambda.Function>;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
+    super(scope, id);
+    this.functions = Object.fromEntries(functionNames.map((name) => [name, this.createFunction(name, props)])) as Record<FunctionName, lambda.Function>;
+  }
+
+  /** Sets `MANAGEMENT_CORS_ORIGIN` on every management function. */
+  setManagementCorsOrigin(origin: string): void {
+    for (const group of groups) {
+      if (sideOf(group) === 'management') this.functions[group].addEnvironment('MANAGEMENT_CORS_ORIGIN', origin);
+    }
+  }
+
+  private createFunction(name: FunctionName, { settings, data }: ServiceFunctionsProps): lambda.Function {
+    const id = pascalCase(name);
+    const { timeout, reservedConcurrency } = sizing(name, settings);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, {
+      retention: settings.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Our own role instead of AWSLambdaBasicExecutionRole: it may write to its one log group, nowhere else.
+    const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+    const keyActions = signingKeyUse[name];
+    const fn = serviceFunction(this, `${id}Function`, name, {
+      role,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: settings.lambdaMemoryMb,
+      timeout,
+      // Caps what a flood of one kind of request can take of the account's concurrency, and keeps that much for it.
+      reservedConcurrentExecutions: reservedConcurrency > 0 ? reservedConcurrency : undefined,
+      logGroup,
+      // Active tracing also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
+      tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      // Platform lines (START, REPORT, uncaught errors) become JSON with the request ID, like the service's own lines.
+      loggingFormat: lambda.LoggingFormat.JSON,
+      // With JSON logs Lambda filters application lines by their level itself (INFO unless told): it must pass what LOG_LEVEL keeps.
+      applicationLogLevelV2: applicationLogLevels[settings.logLevel],
+      environment: {
+        TABLE_NAME: data.table.tableName,
+        LOG_LEVEL: settings.logLevel,
+        TRUSTED_VIEWER_HEADERS: trustedViewerHeaders(settings).join(','),
+        BCRYPT_COST: String(settings.bcryptCost),
+        CACHE_TTL_SECONDS: String(settings.cacheTtlSeconds),
+        DEBUG: String(settings.debug),
+        TRACING: String(settings.tracing),
+        ...(keyActions ? { SIGNING_KMS_KEY_ID: data.signingKey.keyArn } : {}),
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+    data.grantTableAccess(role, name);
+    if (keyActions) data.grantSigningKeyUse(role, keyActions);
+    return fn;
+  }
+}
+
+export function pascalCase(name: string): string {
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+}

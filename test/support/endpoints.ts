@@ -1,0 +1,14 @@
+import type { Endpoint, Endpoints } from '#core/http/handler';
+import { routes, type Group, type PathOf } from '../../functions/routes';
+
+/**
+ * A group's endpoint table for tests of the handler's wiring: the endpoints given,
+ * and for every other path of the group one that fails the request if it runs.
+ */
+export function endpointsOf<G extends Group>(group: G, given: Partial<Endpoints<G>>): Endpoints<G> {
+  const unexpected = (path: string): Endpoint => async () => {
+    throw new Error(`no test endpoint for ${path}`);
+  };
+  const paths = routes.filter((route) => route.group === group).map((route) => route.path as PathOf<G>);
+  return Object.fromEntries(paths.map((path) => [path, given[path] ?? unexpected(path)])) as Endpoints<G>;
+}
