@@ -206,5 +206,7 @@ describe('/hwid/set-lease and the license record', () => {
     expect(await stored(key)).toMatchObject({ lease_seconds: null, leases: {} });
     const made = await manage('/license/create', { ...create, hwid_lock: true, lease_seconds: 60, max_devices: 5 });
     expect(made.body.data).toMatchObject({ lease_seconds: 60, floating: true, leases: [], max_devices: 5 });
+    const many = await manage('/license/create-bulk', { ...create, key_amount: 3, hwid_lock: true, lease_seconds: 120, max_devices: 2 });
+    expect(many.body.data.map((license: { lease_seconds: number; leases: unknown[] }) => [license.lease_seconds, license.leases])).toEqual(Array(3).fill([120, []]));
   });
 });
