@@ -11,6 +11,7 @@ export const routes = [
   { path: '/auth', group: 'client' },
   { path: '/register', group: 'client' },
   { path: '/reset-hwid', group: 'client' },
+  { path: '/release', group: 'client' },
   { path: '/usage', group: 'client' },
 
   { path: '/license/create', group: 'license' },
@@ -37,6 +38,7 @@ export const routes = [
   { path: '/hwid/update-reset-interval', group: 'hwid' },
   { path: '/hwid/set-max-devices', group: 'hwid' },
   { path: '/hwid/remove', group: 'hwid' },
+  { path: '/hwid/set-lease', group: 'hwid' },
 
   { path: '/subscription/create', group: 'subscription' },
   { path: '/subscription/edit', group: 'subscription' },

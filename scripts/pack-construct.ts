@@ -1,6 +1,7 @@
 import { execFileSync, execSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { buildDashboard } from '../dashboard/build';
@@ -59,7 +60,12 @@ await build({
   plugins: [prebuiltCode],
   logLevel: 'warning',
 });
-execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(packageDir, 'tsconfig.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
+const declarations = mkdtempSync(join(tmpdir(), 'licensing-construct-types-'));
+execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(packageDir, 'tsconfig.json'), '--outDir', declarations], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+copyDeclarations(declarations, join(dist, 'types'), join('construct', 'src', 'index.d.ts'));
+rmSync(declarations, { recursive: true, force: true });
 log('library and declarations built');
 
 const packDir = join(packageDir, 'pack');
@@ -70,3 +76,25 @@ const packed = JSON.parse(
 const tarball = join(packDir, packed[0]!.filename);
 log(`packed ${packed[0]!.size} bytes`);
 process.stdout.write(`${tarball}\n`);
+
+/**
+ * Copies the declaration files the package's types reach from its entry, and no
+ * others: tsc declares every file of the program, including handlers whose types
+ * import packages an owner's app does not have. A reachable file importing anything
+ * but the peers stops the pack.
+ */
+function copyDeclarations(from: string, to: string, entry: string): void {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(join(from, file), 'utf8');
+    for (const [, specifier] of text.matchAll(/(?:from |import\()['"]([^'"]+)['"]/g)) {
+      if (specifier!.startsWith('.')) visit(relative(from, join(from, dirname(file), `${specifier!.replace(/\.js$/, '')}.d.ts`)));
+      else if (!/^(aws-cdk-lib|constructs)(\/|$)/.test(specifier!)) throw new Error(`${file} imports ${specifier}, which the package does not ship`);
+    }
+    mkdirSync(dirname(join(to, file)), { recursive: true });
+    copyFileSync(join(from, file), join(to, file));
+  };
+  visit(entry);
+}

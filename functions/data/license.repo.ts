@@ -5,6 +5,7 @@ import { maxTransactItems, putNew, stampUpdate, transactWrite, type Table, type 
 import { assignments, equalities } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
+import { leaseSchema, type Lease } from './leases';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
@@ -41,14 +42,20 @@ export const licenseSchema = z.object({
   hwids: z.optional(z.array(z.string())),
   /** Seats: how many HWIDs may be bound at once. Absent on items written before seats existed: 1. */
   max_devices: z.optional(z.int().check(z.minimum(1))),
+  /** Floating seats (leases.ts): seconds a seat is lent per /auth; absent or null: seats are bound for good. */
+  lease_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
+  /** Each listed HWID's lease, by HWID; present whenever `lease_seconds` is set. */
+  leases: z.optional(z.record(z.string(), leaseSchema)),
   /** The license's own features, beside its subscription's. Absent on items written before entitlements existed: none. */
   features: z.optional(z.array(z.string())),
   /** The license's own usage limits, overriding its subscription's of the same name. */
   usage_limits: z.optional(z.record(z.string(), usageLimitField)),
 });
-export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices'> & {
+export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices' | 'lease_seconds' | 'leases'> & {
   hwids: string[];
   max_devices: number;
+  lease_seconds: number | null;
+  leases: Record<string, Lease>;
   /** Usage counted so far, by counter (data/usage-counters.ts): read from the item, never written with it. */
   counters?: Record<string, StoredCounter>;
 };
@@ -57,11 +64,13 @@ export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices
 export const maxDevicesLimit = 100;
 
 export function licenseItem(license: License): Record<string, unknown> {
-  const { counters: _counters, ...stored } = license;
+  // A license that never floated is stored as before leases existed; a floating one always has its `leases` map, which lease updates write into.
+  const { lease_seconds, leases, counters: _counters, ...rest } = license;
   return {
     ...keys.licenseOf(license),
     ...keys.licenseByApp(license.app_id, license.created_at, license.key),
-    ...stored,
+    ...rest,
+    ...(lease_seconds === null && Object.keys(leases).length === 0 ? {} : { lease_seconds, leases }),
   };
 }
 
@@ -72,6 +81,8 @@ export function parseLicense(item: Record<string, unknown>): License {
     ...parsed,
     hwids: parsed.hwids ?? (parsed.hwid === null ? [] : [parsed.hwid]),
     max_devices: parsed.max_devices ?? 1,
+    lease_seconds: parsed.lease_seconds ?? null,
+    leases: parsed.leases ?? {},
     ...(Object.keys(counters).length > 0 ? { counters } : {}),
   };
 }

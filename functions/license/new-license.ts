@@ -22,6 +22,8 @@ export interface NewLicenseInput {
   key?: string;
   username?: string;
   max_devices: number;
+  /** Floating seats: null binds seats for good. */
+  lease_seconds: number | null;
   features?: string[];
   usage_limits?: UsageLimits;
 }
@@ -42,6 +44,8 @@ export function newLicense(deps: Pick<Deps, 'clock'>, input: NewLicenseInput): L
     hwid: null,
     hwids: [],
     max_devices: input.max_devices,
+    lease_seconds: input.lease_seconds,
+    leases: {},
     hwid_lock: input.hwid_lock,
     hwid_reset_allowed: input.hwid_reset_allowed,
     hwid_reset_interval: input.hwid_reset_interval,

@@ -1,3 +1,4 @@
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { concurrentChange, invalidInput } from '#core/http/errors';
 import { maxTransactItems } from '#data/db';
@@ -31,6 +32,7 @@ export async function updateSubscription(deps: Deps, input: OwnerInput<typeof up
       claimKept: claim,
       releaseKept: !claim,
       subscriptionId: subscription.subscription_id,
+      now: iso(deps.clock.now()),
       expect: { conditions: ['team_id = :team', 'app_id = :app'], values: { ':team': input.teamId, ':app': license.app_id } },
     });
     if (outcome === 'hwid-in-use') throw hwidInUse();

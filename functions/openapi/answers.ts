@@ -21,6 +21,17 @@ const seats = {
   max_devices: z.optional(z.int()),
 };
 
+/** A live lease of a floating license (docs/licensing-models.md, "Floating seats"). */
+const lease = z.strictObject({ hwid: z.string(), expires_at: timestamp, borrowed: z.boolean() });
+
+/** Present once `lease_seconds` was set on the license (docs/management-api.md, "Floating seats"). */
+const leasing = {
+  lease_seconds: z.optional(z.int()),
+  /** False while `hwid_lock` is off: leasing then has no effect. */
+  floating: z.optional(z.boolean()),
+  leases: z.optional(z.array(lease)),
+};
+
 /** A usage counter as /usage and the license record show it (docs/client-api.md, POST /usage). */
 export const usageCounter = z.strictObject({
   counter: z.string(),
@@ -55,6 +66,7 @@ export const licenseRecord = z.strictObject({
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
   ...seats,
+  ...leasing,
   /** The license's own features and usage limits, what applies with its subscription's, and its usage (docs/licensing-models.md). */
   features: z.array(z.string()),
   effective_features: z.array(z.string()),
@@ -101,6 +113,7 @@ export const appSettings = z.strictObject({
   offline_token_ttl: z.int(),
   default_hwid_reset_allowed: z.boolean(),
   default_hwid_reset_interval: z.int(),
+  max_borrow_seconds: z.int(),
 });
 
 export const signingKey = z.strictObject({
@@ -159,6 +172,8 @@ export const authData = z.strictObject({
   subscription_level: z.int(),
   subscription_name: z.string(),
   ...seats,
+  /** A floating license's: the end of this device's lease, null when it holds none (after /release). */
+  lease_expires_at: z.optional(nullableTimestamp),
   /** The features of the license and its subscription, only when there are any (docs/licensing-models.md, "Entitlements"). */
   features: z.optional(z.array(z.string())),
   /** Only while the license is past its expiry within its subscription's grace (docs/licensing-models.md, "Grace periods"). */
@@ -174,6 +189,12 @@ export const hwidMismatchData = z.strictObject({
 });
 
 export const licenseExpiredData = z.strictObject({ expires_at: timestamp });
+
+/** `SEATS_EXHAUSTED`: every seat of a floating license is leased; `next_seat_at` is the earliest live lease's end. */
+export const seatsExhaustedData = z.strictObject({ max_devices: z.int(), next_seat_at: nullableTimestamp });
+
+/** `LEASE_BORROWED`: a borrowed seat stays taken until its end. */
+export const leaseBorrowedData = z.strictObject({ lease_expires_at: timestamp });
 
 export const hwidResetCooldownData = z.strictObject({
   last_hwid_reset_at: timestamp,

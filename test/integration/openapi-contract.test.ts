@@ -84,8 +84,8 @@ const license = (overrides: Parameters<typeof seedLicense>[2] = {}) => seedLicen
 
 describe('every management route, against the document', () => {
   /** A valid body for each route, made against fresh data. */
-  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/usage'>, () => Promise<Record<string, unknown>>> = {
-    '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2 }),
+  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/release' | '/usage'>, () => Promise<Record<string, unknown>>> = {
+    '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2, hwid_lock: true, lease_seconds: 3600 }),
     '/license/create-bulk': async () => ({ key_amount: 2, app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30 }),
     '/license/extend': async () => ({ license_key: (await license()).key, extend_seconds: 3600 }),
     '/license/extend-bulk': async () => ({ license_keys: [(await license()).key, 'NO-SUCH-KEY'], extend_seconds: 3600, request_id: newId() }),
@@ -108,6 +108,7 @@ describe('every management route, against the document', () => {
     '/hwid/update-reset-interval': async () => ({ license_key: (await license()).key, hwid_reset_interval: 86400 }),
     '/hwid/set-max-devices': async () => ({ license_key: (await license({ hwids: ['a'], hwid: 'a' })).key, max_devices: 3 }),
     '/hwid/remove': async () => ({ license_key: (await license({ hwid: 'old-pc', hwid_lock: true })).key, hwid: 'old-pc' }),
+    '/hwid/set-lease': async () => ({ license_key: (await license({ hwid: 'desk', hwid_lock: true, max_devices: 2 })).key, lease_seconds: 3600 }),
     '/subscription/create': async () => ({ app_id: owner.app_id, name: 'Team', level: 5 }),
     '/subscription/edit': async () => ({ subscription_id: (await seedSubscription(env.deps, owner)).subscription_id, name: 'Renamed' }),
     '/subscription/delete': async () => ({ subscription_id: (await seedSubscription(env.deps, owner)).subscription_id }),
@@ -119,7 +120,7 @@ describe('every management route, against the document', () => {
     },
     '/blacklist/get-bulk': async () => ({ app_id: owner.app_id }),
     '/app/list': async () => ({}),
-    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600 }),
+    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600, max_borrow_seconds: 86400 }),
     '/app/signing-key': async () => ({ app_id: owner.app_id }),
     '/app/stats': async () => ({ app_id: owner.app_id, days: 3 }),
     '/audit/get-bulk': async () => ({ app_id: owner.app_id, per_page: 5 }),
@@ -165,7 +166,7 @@ describe('every management route, against the document', () => {
       await expectOutcome(manage(path, { ...extra, ...foreignApp }), '403:ACCESS_DENIED');
     }
 
-    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/license/update-features', '/license/update-usage-limits', '/license/reset-usage', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove'] as const) {
+    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/license/update-features', '/license/update-usage-limits', '/license/reset-usage', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove', '/hwid/set-lease'] as const) {
       const extra = {
         '/license/update-features': { features: [] },
         '/license/update-usage-limits': { usage_limits: {} },
@@ -178,6 +179,7 @@ describe('every management route, against the document', () => {
         '/hwid/update-reset-interval': { hwid_reset_interval: 60 },
         '/hwid/set-max-devices': { max_devices: 2 },
         '/hwid/remove': { hwid: 'x' },
+        '/hwid/set-lease': { lease_seconds: 60 },
       }[path as string] ?? {};
       await expectOutcome(manage(path, { ...extra, ...missingKey }), '404:LICENSE_NOT_FOUND');
       // Another owner's license is answered exactly like a missing one.
@@ -217,6 +219,8 @@ describe('the client routes, against the document', () => {
   const client = (path: RoutePath, body: unknown, headers: Record<string, string> = {}) => send(env, path, body, headers);
   const auth = (body: Record<string, unknown>, headers: Record<string, string> = {}) => client('/auth', { app_id: owner.app_id, ...body }, headers);
   const reset = (body: Record<string, unknown>) => client('/reset-hwid', { app_id: owner.app_id, ...body });
+  const release = (body: Record<string, unknown>) => client('/release', { app_id: owner.app_id, ...body });
+  const floating = (overrides: Parameters<typeof seedLicense>[2] = {}) => license({ hwid_lock: true, lease_seconds: 3600, max_devices: 1, ...overrides });
 
   it('/auth: the four success messages, signed, with and without an offline token', async () => {
     await expectOutcome(auth({ license: (await license()).key }), '200:LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
@@ -229,7 +233,7 @@ describe('the client routes, against the document', () => {
     await expectOutcome(auth({ license: seats.key }), '200:LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY');
   });
 
-  it.each(['/auth', '/reset-hwid'] as const)('%s: every 400 message, in the shape the document gives', async (path) => {
+  it.each(['/auth', '/reset-hwid', '/release'] as const)('%s: every 400 message, in the shape the document gives', async (path) => {
     await expectOutcome(client(path, '{"app_id":'), '400:Invalid JSON in request body');
     await expectOutcome(client(path, {}), '400:App ID is required');
     await expectOutcome(client(path, { app_id: 'nope' }), '400:Invalid App ID format (must be a valid UUID)');
@@ -261,7 +265,7 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client('/register', { app_id: owner.app_id, license: (await license()).key, username: name, password: 'correct horse' }), '403:USERNAME_TAKEN');
   });
 
-  it.each(['/auth', '/reset-hwid', '/usage'] as const)('%s: the 403s it shares with the others', async (path) => {
+  it.each(['/auth', '/reset-hwid', '/release', '/usage'] as const)('%s: the 403s it shares with the others', async (path) => {
     // /usage reads a counter besides /auth's body: with one, its checks run as /auth's do.
     const counter = path === '/usage' ? { counter: 'exports' } : {};
     const call = (body: Record<string, unknown>) => client(path, { app_id: owner.app_id, ...body, ...counter });
@@ -307,6 +311,33 @@ describe('the client routes, against the document', () => {
     await expectOutcome(auth({ license: second.key, hwid: 'claimed-pc' }), '403:DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
   });
 
+  it('/auth on a floating license: the lease, a borrow with its token, SEATS_EXHAUSTED, LICENSE_NOT_FLOATING and Invalid borrow_seconds', async () => {
+    const seat = await floating();
+    const held = await expectOutcome(auth({ license: seat.key, hwid: 'float-a' }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    expect(held.body.data.lease_expires_at).toBe(new Date(clock.now().getTime() + 3600_000).toISOString());
+    const full = await expectOutcome(auth({ license: seat.key, hwid: 'float-b' }), '403:SEATS_EXHAUSTED');
+    expect(full.body.data).toEqual({ max_devices: 1, next_seat_at: held.body.data.lease_expires_at });
+    const borrowed = await expectOutcome(auth({ license: (await floating()).key, hwid: 'float-c', borrow_seconds: 600 }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    expect(typeof borrowed.body.data.offline_token).toBe('string');
+    await expectOutcome(auth({ license: (await license()).key, borrow_seconds: 600 }), '403:LICENSE_NOT_FLOATING');
+    await expectOutcome(auth({ license: seat.key, hwid: 'float-a', borrow_seconds: 59 }), '400:Invalid borrow_seconds');
+  });
+
+  it('/release: success and its own 403s', async () => {
+    const seat = await floating({ max_devices: 2 });
+    await auth({ license: seat.key, hwid: 'rel-a' });
+    await auth({ license: seat.key, hwid: 'rel-b' });
+    const released = await expectOutcome(release({ license: seat.key, hwid: 'rel-a' }), '200:SEAT_RELEASED');
+    expect(released.body.data).toMatchObject({ hwids: ['rel-b'], max_devices: 2, lease_expires_at: null });
+    await expectOutcome(release({ license: seat.key }), '403:HWID_NOT_PROVIDED');
+    await expectOutcome(release({ license: (await license()).key, hwid: 'rel-a' }), '403:LICENSE_NOT_FLOATING');
+    await expectOutcome(release({ license: seat.key, hwid: 'rel-a' }), '403:HWID_NOT_BOUND');
+    await auth({ license: seat.key, hwid: 'rel-c', borrow_seconds: 600 });
+    const borrowed = await expectOutcome(release({ license: seat.key, hwid: 'rel-c' }), '403:LEASE_BORROWED');
+    expect(Object.keys(borrowed.body.data)).toEqual(['lease_expires_at']);
+    await expectOutcome(reset({ license: seat.key, hwid: 'rel-c' }), '403:LEASE_BORROWED');
+  });
+
   it('/usage: success, every 400 message and its own 403s', async () => {
     const used = { first_used_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86400_000).toISOString() };
     const metered = await license({ ...used, usage_limits: { exports: { limit: 1, period: 'month', overage: 0 } } });
@@ -348,8 +379,8 @@ describe('the client routes, against the document', () => {
   it('answers 429 RATE_LIMITED with Retry-After on every client route once the application is over the limit', async () => {
     const throttledOwner = await createOwner(throttled.deps);
     await request(throttled.server.url, '/auth', 'POST', { app_id: throttledOwner.app_id, license: 'K' });
-    for (const path of ['/auth', '/register', '/reset-hwid', '/usage'] as const) {
-      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse', counter: 'exports' }), '429:RATE_LIMITED');
+    for (const path of ['/auth', '/register', '/reset-hwid', '/release'] as const) {
+      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse' }), '429:RATE_LIMITED');
     }
   });
 });
@@ -361,7 +392,7 @@ describe('the whole document', () => {
 
   it('gives examples with the fields of real answers', () => {
     // Present only on some answers: seats on multi-seat licenses, the token when asked for, an audit entry's changes.
-    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after', 'features', 'grace_until']);
+    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after', 'lease_seconds', 'floating', 'leases', 'lease_expires_at', 'features', 'grace_until']);
     const fields = (value: unknown): string[] => {
       const item = Array.isArray(value) ? value[0] : value;
       return item && typeof item === 'object' ? Object.keys(item).filter((key) => !conditional.has(key)).sort() : [];

@@ -98,11 +98,12 @@ export const clientMessages = {
   serverError: 'Internal server error',
   hwidFormat: 'HWID must be a string of at most 256 characters',
   invalidNonce: 'Invalid nonce',
+  invalidBorrowSeconds: 'Invalid borrow_seconds',
   invalidContentDigest: 'Invalid Content-Digest',
   invalidUsage: 'Invalid usage request',
 } as const;
 
-/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them), /reset-hwid's and /usage's. */
+/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them), /reset-hwid's, /release's and /usage's. */
 export type ClientFailureCode =
   | 'LICENSE_NOT_FOUND'
   | 'INVALID_USERNAME_OR_PASSWORD'
@@ -125,6 +126,9 @@ export type ClientFailureCode =
   | 'HWID_RESET_NOT_ALLOWED'
   | 'HWID_NOT_BOUND'
   | 'HWID_RESET_COOLDOWN'
+  | 'SEATS_EXHAUSTED'
+  | 'LICENSE_NOT_FLOATING'
+  | 'LEASE_BORROWED'
   | 'LICENSE_NOT_ACTIVATED'
   | 'USAGE_COUNTER_UNKNOWN'
   | 'USAGE_LIMIT_REACHED';
