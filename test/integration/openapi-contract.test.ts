@@ -379,8 +379,8 @@ describe('the client routes, against the document', () => {
   it('answers 429 RATE_LIMITED with Retry-After on every client route once the application is over the limit', async () => {
     const throttledOwner = await createOwner(throttled.deps);
     await request(throttled.server.url, '/auth', 'POST', { app_id: throttledOwner.app_id, license: 'K' });
-    for (const path of ['/auth', '/register', '/reset-hwid', '/release'] as const) {
-      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse' }), '429:RATE_LIMITED');
+    for (const path of ['/auth', '/register', '/reset-hwid', '/release', '/usage'] as const) {
+      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse', counter: 'exports' }), '429:RATE_LIMITED');
     }
   });
 });
