@@ -5,6 +5,7 @@ import { counterView, effectiveUsageLimits, entitlementName, usedNow, type Count
 import { isValidNonce } from '#core/signing/signatures';
 import type { BlacklistProbe } from '#data/auth.repo';
 import { sleep } from '#data/backoff';
+import { isFloating, isLive } from '#data/leases';
 import type { License } from '#data/license.repo';
 import { checkLicenseState, hwidToBind, licenseOfApp } from './auth-checks';
 import { checkedLicense } from './auth';
@@ -56,8 +57,7 @@ export async function recordUsage(
   const { subscription, now } = checked;
   let license = checked.license;
   if (license.first_used_at === null) throw clientFailure('LICENSE_NOT_ACTIVATED');
-  // A device /auth would bind now has not been activated on this license yet.
-  if (hwidToBind(license, input.hwid, now) !== undefined) throw clientFailure('LICENSE_NOT_ACTIVATED');
+  if (!activeDevice(license, input.hwid, now)) throw clientFailure('LICENSE_NOT_ACTIVATED');
 
   for (let attempt = 1; attempt <= maxCountAttempts; attempt++) {
     const limit = effectiveUsageLimits(subscription, license)[input.counter];
@@ -86,6 +86,18 @@ export async function recordUsage(
     license = stillValid(await deps.repos.auth.currentLicense(license), input.appId, now, subscription.grace_seconds);
   }
   throw new Error(`usage counter changed under each of ${maxCountAttempts} attempts`);
+}
+
+/**
+ * Whether the device may count: on a locked license one /auth has bound, or on
+ * a floating one a device holding a live lease. A device /auth would bind (or
+ * give a seat) now has not been activated yet. A missing or foreign HWID gets
+ * /auth's 403.
+ */
+function activeDevice(license: License, hwid: string | undefined, now: Date): boolean {
+  if (!isFloating(license)) return hwidToBind(license, hwid, now) === undefined;
+  if (hwid === undefined) throw clientFailure('HWID_NOT_PROVIDED');
+  return isLive(license.leases[hwid], now);
 }
 
 /** The license as read again after a lost race, checked as step 5 checks it. */

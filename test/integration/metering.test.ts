@@ -290,3 +290,15 @@ describe('grace periods', () => {
     expect((await usage({ license: inGrace.key, counter: 'api' })).body.message).toBe('USAGE_RECORDED');
   });
 });
+
+describe('usage on a floating license', () => {
+  it('counts from a device holding a live lease, and answers LICENSE_NOT_ACTIVATED once its seat is released', async () => {
+    const license = await usedLicense(metered, { hwid_lock: true, lease_seconds: 3600, max_devices: 2 });
+    expect((await env.post('/auth', { app_id: owner.app_id, license: license.key, hwid: 'float-a' })).status).toBe(200);
+    expect((await usage({ license: license.key, counter: 'exports', hwid: 'float-a' })).body.message).toBe('USAGE_RECORDED');
+    expect((await usage({ license: license.key, counter: 'exports', hwid: 'float-b' })).body.message).toBe('LICENSE_NOT_ACTIVATED');
+    expect((await usage({ license: license.key, counter: 'exports' })).body.message).toBe('HWID_NOT_PROVIDED');
+    expect((await env.post('/release', { app_id: owner.app_id, license: license.key, hwid: 'float-a' })).body.message).toBe('SEAT_RELEASED');
+    expect((await usage({ license: license.key, counter: 'exports', hwid: 'float-a' })).body.message).toBe('LICENSE_NOT_ACTIVATED');
+  });
+});
