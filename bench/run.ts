@@ -50,6 +50,8 @@ const concurrencies = [1, 32] as const;
  * and 32 of them share two cores): those runs get the time for each connection to finish some. A --quick run drives the two bulk
  * writes with 4 connections, not 32: 32 of them are 32,000 item writes, minutes on DynamoDB Local.
  */
+/** A heartbeat on a floating license against /auth by key in the same run (docs/licensing-models.md, "What it costs"). */
+const floatingBudgetRatio = 0.8;
 const slow = new Set(['auth_credentials', 'register', 'create_bulk', 'get_bulk', 'extend_bulk']);
 const bulkWrites = new Set(['create_bulk', 'extend_bulk']);
 const concurrenciesOf = (name: string) => (quick && bulkWrites.has(name) ? [1, 4] : concurrencies);
@@ -131,6 +133,11 @@ try {
   );
   keys.push(...created.slice(0, 9).flat().map((license) => license.key));
   lockedKeys.push(...created[9]!.map((license) => license.key));
+  // Floating licenses of 5 seats, 3 of them leased (for an hour) before measuring: the heartbeat renews a live lease among others.
+  const floatingKeys = ((await management('/license/create-bulk', { ...createBulk(subscriptions[1]!, true), max_devices: 5, lease_seconds: 3600 })) as { key: string }[]).map(
+    (license) => license.key,
+  );
+  const seatDevices = [0, 1, 2].map((seat) => (license: string) => `seat-${seat}-${license}`);
   const warmKeys = keys.slice(0, plan.warmLicenses);
   const registerPool = keys.slice(plan.warmLicenses, plan.warmLicenses + 3000);
   const extendKeys = keys.slice(plan.warmLicenses + 3000, plan.warmLicenses + 4000);
@@ -159,6 +166,13 @@ try {
       path: '/auth',
       bodies: () => lockedKeys.map((license, i) => body({ app_id: owner.app_id, license, hwid: `device-${i}` })),
       amount: plan.amount,
+    },
+    // A heartbeat: the device holds a live lease on a floating license, beside two other live leases. Signing off, as auth_license.
+    auth_floating: {
+      path: '/auth',
+      bodies: () => floatingKeys.map((license) => body({ app_id: owner.app_id, license, hwid: seatDevices[0]!(license) })),
+      amount: plan.amount,
+      unsigned: true,
     },
     auth_credentials: { path: '/auth', bodies: () => users.map((user) => body({ app_id: owner.app_id, ...user })), amount: plan.amount },
     register: {
@@ -189,6 +203,10 @@ try {
   await warmUp(server.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
   await warmUp(unsignedServer.url, scenarios.auth_license!.bodies().map((text) => ({ path: '/auth', body: text })));
   await warmUp(server.url, scenarios.auth_license_hwid!.bodies().map((text) => ({ path: '/auth', body: text })));
+  await warmUp(
+    unsignedServer.url,
+    seatDevices.flatMap((device) => floatingKeys.map((license) => ({ path: '/auth', body: body({ app_id: owner.app_id, license, hwid: device(license) }) }))),
+  );
   // The events consumer runs through every measured load, as npm start runs it, on a client of its own so the meter sees
   // only the requests' calls. Started after the seeding (which is not measured), it first consumes what the seeding wrote.
   progress('events consumer: consuming the seeding and warm-up records before any measured load');
@@ -341,6 +359,7 @@ try {
     auth_license: operation('auth_license'),
     auth_license_signed: operation('auth_license_signed'),
     auth_license_hwid: operation('auth_license_hwid'),
+    auth_floating: operation('auth_floating'),
     auth_credentials: operation('auth_credentials'),
     register: operation('register'),
     create_bulk: operation('create_bulk'),
@@ -377,6 +396,7 @@ type AuthResult = { rps: number; cold: Meter; warm: Meter; ddb_round_trips_cold:
 
 type Results = {
   auth_license: AuthResult;
+  auth_floating: AuthResult;
   auth_license_signed: AuthResult;
   bundles_reference_kms: BundleResult;
   baseline_store: { rps: number; by_concurrency: Record<string, LoadResult> };
@@ -395,6 +415,21 @@ function checkBudgets(results: Results) {
       budget: '/auth by key: at least half the baseline requests/s (concurrency 32)',
       value: round(auth.rps / results.baseline_store.rps),
       pass: auth.rps >= results.baseline_store.rps / 2,
+    },
+    {
+      budget: 'floating heartbeat: the DynamoDB round trips of /auth by key, warm',
+      value: results.auth_floating.ddb_round_trips_warm,
+      pass: results.auth_floating.ddb_round_trips_warm === auth.ddb_round_trips_warm,
+    },
+    {
+      budget: 'floating heartbeat: the write requests and write units of /auth by key, warm',
+      value: results.auth_floating.warm.write_units,
+      pass: results.auth_floating.warm.write_requests === auth.warm.write_requests && results.auth_floating.warm.write_units === auth.warm.write_units,
+    },
+    {
+      budget: `floating heartbeat: at least ${floatingBudgetRatio} × the requests/s of /auth by key (concurrency 32)`,
+      value: ratio(results.auth_floating.rps, auth.rps),
+      pass: results.auth_floating.rps >= floatingBudgetRatio * auth.rps,
     },
     {
       budget: 'events consumer keeps up with /auth at concurrency 32: seconds behind at the end of the load, at most 5',
@@ -435,6 +470,7 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     auth_license: '`/auth` by key, unlocked, signing off',
     auth_license_signed: '`/auth` by key, unlocked, signed',
     auth_license_hwid: '`/auth` by key, HWID-locked',
+    auth_floating: '`/auth` heartbeat, floating license (3 of 5 seats leased), signing off',
     auth_credentials: '`/auth` by username/password',
     register: '`/register`',
     create_bulk: '`create-bulk` of 1000',

@@ -11,6 +11,7 @@ export const routes = [
   { path: '/auth', group: 'client' },
   { path: '/register', group: 'client' },
   { path: '/reset-hwid', group: 'client' },
+  { path: '/release', group: 'client' },
 
   { path: '/license/create', group: 'license' },
   { path: '/license/create-bulk', group: 'license' },
@@ -33,6 +34,7 @@ export const routes = [
   { path: '/hwid/update-reset-interval', group: 'hwid' },
   { path: '/hwid/set-max-devices', group: 'hwid' },
   { path: '/hwid/remove', group: 'hwid' },
+  { path: '/hwid/set-lease', group: 'hwid' },
 
   { path: '/subscription/create', group: 'subscription' },
   { path: '/subscription/edit', group: 'subscription' },

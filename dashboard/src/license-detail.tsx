@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
+import { FloatingSeats } from './floating-seats';
 import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
@@ -202,6 +203,14 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
             Set seats
           </button>
         </form>
+
+        <FloatingSeats
+          license={license}
+          busy={busy}
+          confirm={setConfirm}
+          onSetLease={(leaseSeconds) => void act('/hwid/set-lease', { lease_seconds: leaseSeconds }, leaseSeconds === null ? 'Leasing off.' : `Leases of ${leaseSeconds} s.`)}
+          onRemove={(hwid) => void act('/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
+        />
 
         <form
           class="card"

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { appIdField, hwidResetIntervalField, licenseKeyField } from '#core/domain/fields';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
+import { borrowSecondsLimits } from '#data/leases';
 
 /** Strict: a field sent here was meant for another route, and silently ignoring it would hide the mistake. */
 export const listAppsSchema = z.strictObject({});
@@ -13,6 +14,7 @@ export const settingsSchema = z.object({
   offline_token_ttl: z.optional(z.int().check(z.gte(offlineTokenTtl.minSeconds), z.lte(offlineTokenTtl.maxSeconds))),
   default_hwid_reset_allowed: z.optional(z.boolean()),
   default_hwid_reset_interval: z.optional(hwidResetIntervalField),
+  max_borrow_seconds: z.optional(z.int().check(z.gte(borrowSecondsLimits.min), z.lte(borrowSecondsLimits.max))),
 });
 
 export const statsSchema = z.object({

@@ -4,6 +4,7 @@ import { notFound, ownedApp } from '#core/domain/ownership';
 import { appSettingsFields, type AppSettingsChange } from '#data/app.repo';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';
+import { borrowSecondsLimits } from '#data/leases';
 import type { settingsSchema } from './schemas';
 
 export interface AppSettings {
@@ -11,6 +12,7 @@ export interface AppSettings {
   offline_token_ttl: number;
   default_hwid_reset_allowed: boolean;
   default_hwid_reset_interval: number;
+  max_borrow_seconds: number;
 }
 
 /** `POST /app/settings`: sets what the body names, then answers every setting as stored. */
@@ -24,5 +26,6 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
     offline_token_ttl: settings.offline_token_ttl ?? offlineTokenTtl.defaultSeconds,
     default_hwid_reset_allowed: settings.default_hwid_reset_allowed ?? hwidResetDefaults.hwid_reset_allowed,
     default_hwid_reset_interval: settings.default_hwid_reset_interval ?? hwidResetDefaults.hwid_reset_interval,
+    max_borrow_seconds: settings.max_borrow_seconds ?? borrowSecondsLimits.defaultMax,
   };
 }

@@ -1,4 +1,4 @@
-import { iso } from '#shared/clock';
+import { addSeconds, iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';
@@ -10,6 +10,9 @@ import type { License } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { sleep } from '#data/backoff';
 import type { UsernameIndex } from '#data/username.repo';
+import { isFloating, type Lease } from '#data/leases';
+import { seatFor } from './seats';
+import { checkBorrowAllowed } from './schemas';
 import {
   checkApplication,
   checkBlacklists,
@@ -30,6 +33,8 @@ export interface AuthSuccess {
   app: App;
   license: License;
   subscription: Subscription;
+  /** On a floating license: this device's lease after this /auth. */
+  lease?: Lease;
 }
 
 /** Lost races re-read the license and decide again; this many in a row means something else is wrong. */
@@ -42,15 +47,18 @@ const maxActivationAttempts = 5;
  * in by username costs one more read, as the license is known only after the
  * password check.
  */
-export async function authenticate(deps: Deps, input: AuthInput, probes: BlacklistProbe[]): Promise<AuthSuccess> {
+export async function authenticate(deps: Deps, input: AuthInput, probes: BlacklistProbe[], borrowSeconds?: number): Promise<AuthSuccess> {
   const { repos } = deps;
-  const checked = await checkedLicense(deps, input, probes);
+  const checked = await checkedLicense(deps, input, probes, (app) => checkBorrowAllowed(borrowSeconds, app.max_borrow_seconds));
   const { now, subscription } = checked;
   let license = checked.license;
 
   for (let attempt = 1; ; attempt++) {
-    const bindHwid = hwidToBind(license, input.hwid, now);
+    const floating = isFloating(license);
+    if (borrowSeconds !== undefined && !floating) throw clientFailure('LICENSE_NOT_FLOATING');
     const firstUse = license.first_used_at === null;
+    const seat = floating ? seatFor(license, input.hwid, now, license.expires_at ?? addSeconds(iso(now), license.initial_duration), borrowSeconds) : undefined;
+    const bindHwid = seat ? (seat.held ? undefined : seat.hwid) : hwidToBind(license, input.hwid, now);
     const outcome = await repos.auth.activate({
       license,
       now: iso(now),
@@ -58,14 +66,16 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
       bindHwid,
       sentHwid: input.hwid,
       claimDevice: bindHwid !== undefined && subscription.single_key_per_hwid,
+      seat,
     });
     if (outcome.kind === 'activated') {
       return {
         message: successCode(firstUse, license.hwid_lock),
-        data: authView(outcome.license, subscription, now),
+        data: authView(outcome.license, subscription, now, input.hwid),
         app: checked.app,
         license: outcome.license,
         subscription,
+        ...(seat ? { lease: seat.lease } : {}),
       };
     }
     if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
@@ -83,6 +93,8 @@ export async function checkedLicense(
   deps: Deps,
   input: Pick<AuthInput, 'appId' | 'credential'>,
   probes: BlacklistProbe[],
+  /** A 400 that needs the application's settings: checked as soon as it is read, before the 403 steps. */
+  checkApp?: (app: App) => void,
 ): Promise<{ app: App; license: License; subscription: Subscription; now: Date }> {
   const { repos } = deps;
   const now = deps.clock.now();
@@ -94,6 +106,7 @@ export async function checkedLicense(
       : { login: { appId: input.appId, username: input.credential.username } }),
   });
   if (!entry.app) throw clientFailure('INVALID_APP_ID');
+  checkApp?.(entry.app);
   checkBlacklists(entry.blacklisted);
   const license =
     'license' in input.credential

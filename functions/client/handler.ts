@@ -8,8 +8,9 @@ import { blacklistProbes } from './auth-checks';
 import { countsAsAuthFailure } from './failure-count';
 import { offlineToken } from './offline-token';
 import { registerCredentials, registeredMessage } from './register';
+import { releaseSeat } from './release';
 import { resetHwid } from './reset-hwid';
-import { authSchema, registerSchema, resetHwidSchema } from './schemas';
+import { authSchema, borrowSecondsOf, registerSchema, releaseSchema, resetHwidSchema } from './schemas';
 
 /** A client route's body after its 400 checks (docs/client-api.md#check-order), then the nonce's, then the request's Content-Digest: all before any read. */
 function clientInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): { input: z.infer<S>; nonce: string | undefined } {
@@ -22,19 +23,27 @@ function clientInput<S extends z.ZodMiniType>(schema: S, body: unknown, request:
 export const endpoints: Endpoints<'client'> = {
   '/auth': async (deps, body, request) => {
     const { input, nonce } = clientInput(authSchema, body, request);
+    const borrowSeconds = borrowSecondsOf(body);
     let success;
     try {
-      success = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
+      success = await authenticate(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders), borrowSeconds);
     } catch (error) {
       if (countsAsAuthFailure(error)) deps.authFailures.note(input.appId);
       throw error;
     }
-    const data = input.offlineToken ? { ...success.data, offline_token: await offlineToken(deps, { ...success, nonce }) } : success.data;
+    // A borrow always carries its token: it is what the device works offline with until the lease ends.
+    const token = input.offlineToken || borrowSeconds !== undefined;
+    const data = token ? { ...success.data, offline_token: await offlineToken(deps, { ...success, nonce }) } : success.data;
     return { body: { success: true, message: success.message, data } };
   },
   '/reset-hwid': async (deps, body, request) => {
     const { input } = clientInput(resetHwidSchema, body, request);
     const { message, data } = await resetHwid(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
+    return { body: { success: true, message, data } };
+  },
+  '/release': async (deps, body, request) => {
+    const { input } = clientInput(releaseSchema, body, request);
+    const { message, data } = await releaseSeat(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders));
     return { body: { success: true, message, data } };
   },
   '/register': async (deps, body, request) => {

@@ -3,6 +3,7 @@ import { SignJWT } from 'jose';
 import type { Deps } from '#core/deps';
 import type { App } from '#data/app.repo';
 import type { License } from '#data/license.repo';
+import type { Lease } from '#data/leases';
 import type { Subscription } from '#data/subscription.repo';
 import { signerOf } from '#core/signing/signing-keys';
 
@@ -14,6 +15,8 @@ export interface OfflineTokenInput {
   license: License;
   subscription: Subscription;
   nonce: string | undefined;
+  /** On a floating license, the device's lease after this /auth: the token ends with it. */
+  lease?: Lease;
 }
 
 /** A compact JWS signed with the application's key: what a program may trust while offline, until `exp`. */
@@ -30,14 +33,18 @@ export async function offlineToken(deps: Deps, input: OfflineTokenInput): Promis
     subscription_level: subscription.level,
     expires_at: license.expires_at,
     ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
+    ...(input.lease?.borrowed ? { borrowed: true } : {}),
   };
+  // A floating seat's token lasts no longer than its lease; a borrowed one exactly as long (docs/licensing-models.md, "Floating seats").
+  const leaseEnd = input.lease === undefined ? Infinity : Math.floor(Date.parse(input.lease.expires_at) / 1000);
+  const exp = input.lease?.borrowed ? leaseEnd : Math.min(licenseExpiry, iat + ttl, leaseEnd);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'EdDSA', kid: signer.keyId, typ: 'JWT' })
     .setIssuer(app.app_id)
     .setSubject(license.key)
     .setIssuedAt(iat)
     .setNotBefore(iat)
-    .setExpirationTime(Math.min(licenseExpiry, iat + ttl))
+    .setExpirationTime(exp)
     .setJti(randomUUID())
     .sign(signer.privateKey);
 }

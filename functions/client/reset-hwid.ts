@@ -4,18 +4,31 @@ import { clientFailure } from '#core/http/errors';
 import { authView, hwidResetCooldown } from '#core/domain/license-view';
 import type { BlacklistProbe } from '#data/auth.repo';
 import type { License } from '#data/license.repo';
+import { isFloating, liveLeases, nextSeatAt } from '#data/leases';
 import { afterLostRace, checkedLicense } from './auth';
 import type { ResetHwidInput } from './schemas';
 
 export const hwidResetMessage = 'HWID_RESET';
 
-/** What /reset-hwid releases: the one device named, or every device. */
-function toRelease(license: License, hwid: string | undefined): string[] {
+/**
+ * What /reset-hwid releases: the one device named, or every device. On a
+ * floating license only devices with a live lease count as bound, and a
+ * borrowed lease is kept to its end, as /release keeps it (else cycling borrow
+ * and reset would hand out more offline seats than the license has).
+ */
+function toRelease(license: License, hwid: string | undefined, now: Date): string[] {
+  const floating = isFloating(license);
+  const live = floating ? liveLeases(license, now) : [];
+  const bound = floating ? live.map((lease) => lease.hwid) : license.hwids;
+  const borrowed = live.filter((lease) => lease.borrowed);
   if (hwid === undefined) {
-    if (license.hwids.length === 0) throw clientFailure('HWID_NOT_BOUND');
-    return license.hwids;
+    if (bound.length === 0) throw clientFailure('HWID_NOT_BOUND');
+    if (borrowed.length === bound.length) throw clientFailure('LEASE_BORROWED', { lease_expires_at: nextSeatAt(borrowed) });
+    return license.hwids.filter((listed) => !borrowed.some((lease) => lease.hwid === listed));
   }
-  if (!license.hwids.includes(hwid)) throw clientFailure('HWID_NOT_BOUND');
+  if (!bound.includes(hwid)) throw clientFailure('HWID_NOT_BOUND');
+  const lease = borrowed.find((held) => held.hwid === hwid);
+  if (lease) throw clientFailure('LEASE_BORROWED', { lease_expires_at: lease.expires_at });
   return [hwid];
 }
 
@@ -45,13 +58,14 @@ export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: Black
   let license = checked.license;
   for (let attempt = 1; ; attempt++) {
     if (!license.hwid_reset_allowed) throw clientFailure('HWID_RESET_NOT_ALLOWED');
-    const released = toRelease(license, input.hwid);
+    const released = toRelease(license, input.hwid, now);
     checkCooldown(license, now);
     const resetAt = iso(now);
     const outcome = await deps.repos.hwids.replaceHwids({
       license,
       hwids: license.hwids.filter((hwid) => !released.includes(hwid)),
       resetAt,
+      now: resetAt,
       claim: false,
       expect: {
         conditions: [
@@ -72,7 +86,7 @@ export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: Black
     if (outcome === 'changed') {
       const hwids = license.hwids.filter((hwid) => !released.includes(hwid));
       const after: License = { ...license, hwids, hwid: hwids[0] ?? null, last_hwid_reset_at: resetAt };
-      return { message: hwidResetMessage, data: authView(after, subscription, now) };
+      return { message: hwidResetMessage, data: authView(after, subscription, now, input.hwid) };
     }
     license = await afterLostRace(deps, license, input.appId, now, attempt);
   }

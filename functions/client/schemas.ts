@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { clientMessages } from '#core/http/errors';
+import { badClientRequest, clientMessages } from '#core/http/errors';
+import { borrowSecondsLimits } from '#data/leases';
 import { canonicalUuid, isUuid } from '#core/domain/ids';
 import { maxPasswordBytes } from '#core/domain/passwords';
 
@@ -113,3 +114,36 @@ export interface ResetHwidInput {
 
 /** `/reset-hwid` takes `/auth`'s body and answers its 400 messages (docs/client-api.md, "POST /reset-hwid"). */
 export const resetHwidSchema: z.ZodMiniType<ResetHwidInput, unknown> = authSchema;
+
+/**
+ * `borrow_seconds` of /auth (docs/client-api.md, "Borrowing a floating seat"), checked right after
+ * the nonce: absent (or null or "", as SDKs send a field they lack) is no
+ * borrow; anything but an integer from 60 s to 365 days is 400 `Invalid
+ * borrow_seconds`. The application's own `max_borrow_seconds` is checked once
+ * the application is read (`checkBorrowAllowed`).
+ */
+export function borrowSecondsOf(body: unknown): number | undefined {
+  const value = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).borrow_seconds : undefined;
+  if (absent(value)) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < borrowSecondsLimits.min || value > borrowSecondsLimits.max) {
+    throw badClientRequest(clientMessages.invalidBorrowSeconds);
+  }
+  return value;
+}
+
+/** The application's limit on a borrow: 400 `Invalid borrow_seconds` above it. */
+export function checkBorrowAllowed(borrowSeconds: number | undefined, maxBorrowSeconds: number | undefined): void {
+  if (borrowSeconds !== undefined && borrowSeconds > (maxBorrowSeconds ?? borrowSecondsLimits.defaultMax)) {
+    throw badClientRequest(clientMessages.invalidBorrowSeconds);
+  }
+}
+
+export interface ReleaseInput {
+  appId: string;
+  credential: AuthCredential;
+  /** The device whose seat is released; without it the answer is 403 `HWID_NOT_PROVIDED`. */
+  hwid: string | undefined;
+}
+
+/** `/release` takes `/auth`'s body and answers its 400 messages (docs/client-api.md, "POST /release"). */
+export const releaseSchema: z.ZodMiniType<ReleaseInput, unknown> = authSchema;

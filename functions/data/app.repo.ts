@@ -25,6 +25,8 @@ export const appSchema = z.object({
   signing_key: z.optional(storedSigningKeySchema),
   /** Seconds an offline token lives at most; absent: the default. */
   offline_token_ttl: z.optional(z.number()),
+  /** The longest `borrow_seconds` /auth accepts; absent: the default of leases.ts. */
+  max_borrow_seconds: z.optional(z.int()),
   /** What a new license gets when its create request does not say; absent: the defaults of new-license.ts. */
   default_hwid_reset_allowed: z.optional(z.boolean()),
   default_hwid_reset_interval: z.optional(z.int().check(z.nonnegative())),
@@ -32,7 +34,7 @@ export const appSchema = z.object({
 export type App = z.infer<typeof appSchema>;
 
 /** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
-export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval'] as const satisfies readonly (keyof App)[];
+export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval', 'max_borrow_seconds'] as const satisfies readonly (keyof App)[];
 
 /** The settings an owner changes through /app/settings. */
 export type AppSettingsChange = Partial<Pick<App, (typeof appSettingsFields)[number]>>;

@@ -8,7 +8,8 @@ import { cancellationCodes, isConditionFailure } from './retry';
 import { hwidIndexItem } from './hwid.repo';
 import { releaseStaleIndexItem } from './hwid-overflow';
 import { keys, type BlacklistType, type ItemKey } from './keys';
-import { parseLicense, type License } from './license.repo';
+import { boundAsRead, parseLicense, type License } from './license.repo';
+import { droppedClaims, renewal, takeAppending, takeDroppingEnded, takeFirst, type SeatExpression, type SeatWrite } from './seat-writes';
 import { subscriptionSchema, type Subscription } from './subscription.repo';
 import { teamSchema, type Team } from './team.repo';
 import { usernameIndexSchema, type UsernameIndex } from './username.repo';
@@ -51,6 +52,8 @@ export interface Activation {
   sentHwid: string | undefined;
   /** Under `single_key_per_hwid`: claim the device in the HWID index in the same transaction. */
   claimDevice: boolean;
+  /** On a floating license: the lease this /auth writes (a renewal, or a seat taken when `bindHwid` is set). */
+  seat?: SeatWrite;
 }
 
 export type ActivationOutcome =
@@ -149,13 +152,16 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
     },
 
     async activate(activation: Activation): Promise<ActivationOutcome> {
-      const { license, now, firstUse, bindHwid, claimDevice, sentHwid } = activation;
-      const hwids = bindHwid === undefined ? license.hwids : [...license.hwids, bindHwid];
+      const { license, now, firstUse, bindHwid, claimDevice, sentHwid, seat } = activation;
+      const seatWrite = seat && seatExpression(license, seat, bindHwid);
+      const hwids = seatWrite?.hwids ?? (bindHwid === undefined ? license.hwids : [...license.hwids, bindHwid]);
+      const leases = seat ? { ...Object.fromEntries(hwids.flatMap((hwid) => (license.leases[hwid] ? [[hwid, license.leases[hwid]]] : []))), [seat.hwid]: seat.lease } : license.leases;
       const updated: License = {
         ...license,
         last_login: now,
         ...(firstUse ? { first_used_at: now, expires_at: addSeconds(now, license.initial_duration) } : {}),
         ...(bindHwid !== undefined ? { hwids, hwid: hwids[0]! } : {}),
+        leases,
       };
       const sets = ['last_login = :now'];
       const conditions = ['attribute_exists(pk)', '#status = :active', 'hwid_lock = :lock'];
@@ -169,7 +175,9 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         values[':null'] = 'NULL';
         values[':duration'] = license.initial_duration;
       }
-      if (bindHwid !== undefined && license.hwids.length === 0) {
+      if (seatWrite?.replacesList) {
+        // The list is replaced as a whole (seat-writes.ts): the other binding branches do not apply.
+      } else if (bindHwid !== undefined && license.hwids.length === 0) {
         sets.push('hwid = :hwid', 'hwids = :hwids');
         conditions.push('(attribute_not_exists(hwid) OR attribute_type(hwid, :null))', '(attribute_not_exists(hwids) OR size(hwids) = :zero)');
         values[':hwid'] = bindHwid;
@@ -191,12 +199,21 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         conditions.push('contains(hwids, :bound)');
         values[':bound'] = sentHwid;
       }
+      const names: Record<string, string> = { '#status': 'status' };
+      const removes: string[] = [];
+      if (seatWrite) {
+        sets.push(...seatWrite.sets);
+        removes.push(...seatWrite.removes);
+        conditions.push(...seatWrite.conditions);
+        Object.assign(names, seatWrite.names);
+        Object.assign(values, seatWrite.values);
+      }
       const update = {
         TableName: table.name,
         Key: keys.licenseOf(license),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
         ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       };
 
@@ -218,6 +235,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
 
       const items: TransactItem[] = [{ Update: update }];
       if (claimDevice && bindHwid !== undefined) {
+        // Right after the license: the cancellation reasons below are read by position.
         items.push({
           Put: {
             TableName: table.name,
@@ -227,6 +245,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
           },
         });
       }
+      if (claimDevice && seat) items.push(...droppedClaims(table.name, license, seat));
       try {
         await transactWrite(table, items, { retryCancellations: false });
         return { kind: 'activated', license: updated };
@@ -237,11 +256,29 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         if (lostRace(codes[0])) return { kind: 'license_changed' };
         if (codes[1] === 'ConditionalCheckFailed') {
           // An item a release had no room for names a license that gave the device up: once removed, decide again.
-          return bindHwid !== undefined && (await releaseStaleIndexItem(table, license, bindHwid)) ? { kind: 'license_changed' } : { kind: 'device_taken' };
+          return bindHwid !== undefined && (await releaseStaleIndexItem(table, license, bindHwid, now)) ? { kind: 'license_changed' } : { kind: 'device_taken' };
         }
-        if (lostRace(codes[1])) return { kind: 'license_changed' };
+        if (codes.slice(1).some(lostRace)) return { kind: 'license_changed' };
         throw error;
       }
     },
   };
+}
+
+/**
+ * The lease parts of a floating license's /auth write (seat-writes.ts): a
+ * renewal, the first seat, a seat appended beside live ones, or a seat taken
+ * while ended leases are dropped (the list then replaced as a whole, `hwids`
+ * the list afterwards).
+ */
+function seatExpression(license: License, seat: SeatWrite, bindHwid: string | undefined): (SeatExpression & { hwids?: string[]; replacesList?: true }) | undefined {
+  if (seat.held) return renewal({ ...seat, held: seat.held });
+  if (bindHwid === undefined) return undefined;
+  if (seat.dropped.length > 0) {
+    const dropped = new Set(seat.dropped.map(({ hwid }) => hwid));
+    const { hwids, ...expression } = takeDroppingEnded(seat, license.hwids.filter((hwid) => !dropped.has(hwid) && hwid !== seat.hwid));
+    const bound = boundAsRead(license);
+    return { ...expression, conditions: [...expression.conditions, bound.condition], values: { ...expression.values, ...bound.values }, hwids, replacesList: true };
+  }
+  return license.hwids.length === 0 ? takeFirst(seat) : takeAppending(seat);
 }

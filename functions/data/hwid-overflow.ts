@@ -1,5 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, transactWrite, type Table } from './db';
+import { batchGetItems, itemId } from './batch-get';
+import { getItem, transactWrite, type Table, type TransactItem } from './db';
+import { leaseSchema } from './leases';
 import { keys } from './keys';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 
@@ -36,18 +38,22 @@ export async function releaseOverflow(table: Table, license: IndexHolder, hwids:
 /**
  * Removes an HWID's index item when the license it points at (in the
  * claimer's app, under either form of its key) no longer holds that HWID, in
- * one transaction with checks that it still does not. True when the item is
- * gone and a claim may try again.
+ * one transaction with checks that it still does not. When that license still
+ * lists the HWID but its lease ended before `now` (a floating seat: leases.ts),
+ * the lease is removed from it in the same transaction as the index item, so
+ * a heartbeat that would renew it afterwards fails and decides again. True
+ * when the item is gone and a claim may try again.
  */
-export async function releaseStaleIndexItem(table: Table, claimer: { app_id: string; team_id: string }, hwid: string): Promise<boolean> {
+export async function releaseStaleIndexItem(table: Table, claimer: { app_id: string; team_id: string }, hwid: string, now?: string): Promise<boolean> {
   const key = keys.hwid(claimer.app_id, hwid);
   const item = await getItem(table, key);
   if (!item) return true;
   const holder = String(item.license_key);
   const stillFree = { ':hwid': hwid, ':app': claimer.app_id };
+  const release = { Delete: { TableName: table.name, Key: key, ConditionExpression: 'license_key = :holder', ExpressionAttributeValues: { ':holder': holder } } };
   try {
     await transactWrite(table, [
-      { Delete: { TableName: table.name, Key: key, ConditionExpression: 'license_key = :holder', ExpressionAttributeValues: { ':holder': holder } } },
+      release,
       ...keys.licenseCandidates(holder, claimer.team_id).map((candidate) => ({
         ConditionCheck: {
           TableName: table.name,
@@ -59,7 +65,45 @@ export async function releaseStaleIndexItem(table: Table, claimer: { app_id: str
     ]);
     return true;
   } catch (error) {
-    if (cancelledByCondition(error) || cancelledByConflict(error)) return false;
-    throw error;
+    if (!(cancelledByCondition(error) || cancelledByConflict(error))) throw error;
   }
+  return now !== undefined && releaseEndedLease(table, claimer, hwid, holder, release, now);
+}
+
+/** The second way an index item is stale: its license's lease on the HWID has ended. */
+async function releaseEndedLease(
+  table: Table,
+  claimer: { app_id: string; team_id: string },
+  hwid: string,
+  holder: string,
+  release: TransactItem,
+  now: string,
+): Promise<boolean> {
+  const candidates = keys.licenseCandidates(holder, claimer.team_id);
+  const items = await batchGetItems(table, candidates, { consistentRead: true });
+  for (const candidate of candidates) {
+    const license = items.get(itemId(candidate));
+    const lease = leaseSchema.safeParse((license?.leases as Record<string, unknown> | undefined)?.[hwid]);
+    if (!license || license.app_id !== claimer.app_id || !lease.success || Date.parse(lease.data.expires_at) > Date.parse(now)) continue;
+    try {
+      await transactWrite(table, [
+        release,
+        {
+          Update: {
+            TableName: table.name,
+            Key: candidate,
+            UpdateExpression: 'REMOVE leases.#hwid',
+            ConditionExpression: 'app_id = :app AND leases.#hwid.expires_at = :end',
+            ExpressionAttributeNames: { '#hwid': hwid },
+            ExpressionAttributeValues: { ':app': claimer.app_id, ':end': lease.data.expires_at },
+          },
+        },
+      ]);
+      return true;
+    } catch (error) {
+      if (cancelledByCondition(error) || cancelledByConflict(error)) return false;
+      throw error;
+    }
+  }
+  return false;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { addSeconds } from '#shared/clock';
 import { batchGetItems } from './batch-get';
 import { getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
 import { releaseOverflow, releaseStaleIndexItem } from './hwid-overflow';
@@ -63,6 +64,21 @@ export function createHwidRepo(table: Table) {
       const sets = ['hwids = :hwids', 'hwid = :hwid'];
       const values: Record<string, unknown> = { ':hwids': hwids, ':hwid': hwids[0] ?? null, ...bound.values };
       const conditions = ['attribute_exists(pk)', bound.condition];
+      const names: Record<string, string> = { ...change.expect?.names };
+      const removes: string[] = [];
+      if (license.lease_seconds !== null) {
+        // A floating license's leases follow its list (leases.ts): a device given up loses its lease, a device set gets a fresh one.
+        license.hwids.filter((hwid) => !hwids.includes(hwid)).forEach((hwid, index) => {
+          names[`#gone${index}`] = hwid;
+          removes.push(`leases.#gone${index}`);
+        });
+        hwids.filter((hwid) => !license.hwids.includes(hwid)).forEach((hwid, index) => {
+          if (change.now === undefined) throw new Error('replaceHwids needs `now` to lease a device to a floating license');
+          names[`#new${index}`] = hwid;
+          values[`:newLease${index}`] = { expires_at: addSeconds(change.now, license.lease_seconds!), borrowed: false };
+          sets.push(`leases.#new${index} = :newLease${index}`);
+        });
+      }
       if (change.resetAt !== undefined) {
         sets.push('last_hwid_reset_at = :reset_at');
         values[':reset_at'] = change.resetAt;
@@ -82,10 +98,10 @@ export function createHwidRepo(table: Table) {
           Update: {
             TableName: table.name,
             Key: keys.licenseOf(license),
-            UpdateExpression: `SET ${sets.join(', ')}`,
+            UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
             ConditionExpression: conditions.join(' AND '),
             ExpressionAttributeValues: values,
-            ...(change.expect?.names ? { ExpressionAttributeNames: change.expect.names } : {}),
+            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
           },
         },
         ...claimed.map((hwid) => ({
@@ -115,7 +131,7 @@ export function createHwidRepo(table: Table) {
           const refused = claimed.filter((_, index) => reasons[1 + index] === 'ConditionalCheckFailed');
           if (reasons[0] === 'ConditionalCheckFailed' || refused.length === 0) return 'stale';
           // An item left by a release that ran out of room is no claim: once removed, the change is tried again.
-          const freed = await Promise.all(refused.map((hwid) => releaseStaleIndexItem(table, license, hwid)));
+          const freed = await Promise.all(refused.map((hwid) => releaseStaleIndexItem(table, license, hwid, change.now)));
           return freed.some(Boolean) ? 'stale' : 'hwid-in-use';
         }
         if (cancelledByConflict(error)) return 'stale';
@@ -166,6 +182,8 @@ export interface HwidChange {
   releaseKept?: boolean;
   /** Moves the license to this subscription in the same transaction. */
   subscriptionId?: string;
+  /** The time of the change: a floating license's new devices are leased from it, and claims on ended leases judged by it. */
+  now?: string;
   /** More conditions on the license, with their values (the fields a client decision relied on). */
   expect?: { conditions: string[]; names?: Record<string, string>; values: Record<string, unknown> };
 }

@@ -5,6 +5,7 @@ import { maxTransactItems, putNew, stampUpdate, transactWrite, type Table, type 
 import { assignments, equalities } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
+import { leaseSchema, type Lease } from './leases';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
@@ -39,23 +40,41 @@ export const licenseSchema = z.object({
   hwids: z.optional(z.array(z.string())),
   /** Seats: how many HWIDs may be bound at once. Absent on items written before seats existed: 1. */
   max_devices: z.optional(z.int().check(z.minimum(1))),
+  /** Floating seats (leases.ts): seconds a seat is lent per /auth; absent or null: seats are bound for good. */
+  lease_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
+  /** Each listed HWID's lease, by HWID; present whenever `lease_seconds` is set. */
+  leases: z.optional(z.record(z.string(), leaseSchema)),
 });
-export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices'> & { hwids: string[]; max_devices: number };
+export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices' | 'lease_seconds' | 'leases'> & {
+  hwids: string[];
+  max_devices: number;
+  lease_seconds: number | null;
+  leases: Record<string, Lease>;
+};
 
 /** Seats a license may have (docs/management-api.md, "Devices: seats and self-service reset"). */
 export const maxDevicesLimit = 100;
 
 export function licenseItem(license: License): Record<string, unknown> {
+  // A license that never floated is stored as before leases existed; a floating one always has its `leases` map, which lease updates write into.
+  const { lease_seconds, leases, ...rest } = license;
   return {
     ...keys.licenseOf(license),
     ...keys.licenseByApp(license.app_id, license.created_at, license.key),
-    ...license,
+    ...rest,
+    ...(lease_seconds === null && Object.keys(leases).length === 0 ? {} : { lease_seconds, leases }),
   };
 }
 
 export function parseLicense(item: Record<string, unknown>): License {
   const parsed = licenseSchema.parse(item);
-  return { ...parsed, hwids: parsed.hwids ?? (parsed.hwid === null ? [] : [parsed.hwid]), max_devices: parsed.max_devices ?? 1 };
+  return {
+    ...parsed,
+    hwids: parsed.hwids ?? (parsed.hwid === null ? [] : [parsed.hwid]),
+    max_devices: parsed.max_devices ?? 1,
+    lease_seconds: parsed.lease_seconds ?? null,
+    leases: parsed.leases ?? {},
+  };
 }
 
 /**

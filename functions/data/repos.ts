@@ -7,6 +7,7 @@ import { createCredentialsRepo } from './credentials.repo';
 import { createEventsRepo } from './events.repo';
 import type { Table } from './db';
 import { createHwidRepo } from './hwid.repo';
+import { createLeaseRepo } from './lease.repo';
 import { createLicenseRepo } from './license.repo';
 import { createSubscriptionRepo } from './subscription.repo';
 import { createTeamRepo } from './team.repo';
@@ -20,6 +21,7 @@ export function createRepos(table: Table, cache: ItemCache) {
     subscriptions: createSubscriptionRepo(table),
     licenses: createLicenseRepo(table),
     hwids: createHwidRepo(table),
+    leases: createLeaseRepo(table),
     usernames: createUsernameRepo(table),
     blacklist: createBlacklistRepo(table),
     credentials: createCredentialsRepo(table),

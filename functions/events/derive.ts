@@ -15,6 +15,8 @@ export const eventTypes = [
   'license.hwid_reset',
   'license.credentials_changed',
   'license.metadata_changed',
+  'license.seat_taken',
+  'license.seat_released',
   'subscription.created',
   'subscription.changed',
   'subscription.deleted',
@@ -91,6 +93,27 @@ function changedFields(before: Record<string, unknown>, after: Record<string, un
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** A license whose seats are leases (docs/licensing-models.md, "Floating seats"): its devices come and go as seats. */
+const leasing = (license: Record<string, unknown>): boolean => typeof license.lease_seconds === 'number';
+
+function leaseEnds(license: Record<string, unknown>): Map<string, number> {
+  const leases = (license.leases ?? {}) as Record<string, { expires_at?: unknown }>;
+  return new Map(Object.entries(leases).map(([hwid, lease]) => [hwid, Date.parse(String(lease?.expires_at))]));
+}
+
+/**
+ * A seat taken: a device has a lease it did not have, or whose lease had
+ * ended when this write was made; a seat released: a lease is gone (given up,
+ * removed by the owner, or dropped once ended). A renewal is neither.
+ */
+function seatEvents(before: Record<string, unknown>, after: Record<string, unknown>, at: number): EventType[] {
+  const [had, has] = [leaseEnds(before), leaseEnds(after)];
+  const types: EventType[] = [];
+  if ([...has.keys()].some((hwid) => !had.has(hwid) || had.get(hwid)! <= at)) types.push('license.seat_taken');
+  if ([...had.keys()].some((hwid) => !has.has(hwid))) types.push('license.seat_released');
+  return types;
+}
+
 /** Bound devices: `hwids` where the license has it, else its one `hwid`. */
 function devices(license: Record<string, unknown>): string[] {
   if (Array.isArray(license.hwids)) return license.hwids.filter((hwid): hwid is string => typeof hwid === 'string');
@@ -109,6 +132,7 @@ const announcedLicenseFields = new Set([
   'last_hwid_reset_at',
   'username',
   'last_login',
+  'leases',
 ]);
 
 function licenseEffects(change: StreamChange, event: EventOf): Effects {
@@ -140,9 +164,13 @@ function licenseEffects(change: StreamChange, event: EventOf): Effects {
   // A first use sets expires_at from the duration: that is the activation, not an extension.
   if (changed.has('initial_duration') || (changed.has('expires_at') && !activated)) events.push(emit('license.extended'));
   if (changed.has('status')) events.push(emit('license.status_changed'));
-  const [had, has] = [devices(before), devices(after)];
-  if (has.some((hwid) => !had.includes(hwid))) events.push(emit('license.hwid_bound'));
-  else if (had.some((hwid) => !has.includes(hwid)) || changed.has('last_hwid_reset_at')) events.push(emit('license.hwid_reset'));
+  if (leasing(before) && leasing(after)) events.push(...seatEvents(before, after, change.at).map(emit));
+  else {
+    const [had, has] = [devices(before), devices(after)];
+    if (has.some((hwid) => !had.includes(hwid))) events.push(emit('license.hwid_bound'));
+    else if (had.some((hwid) => !has.includes(hwid)) || changed.has('last_hwid_reset_at')) events.push(emit('license.hwid_reset'));
+  }
+  if (leasing(before) && leasing(after) && changed.has('last_hwid_reset_at')) events.push(emit('license.hwid_reset'));
   if (changed.has('username')) events.push(emit('license.credentials_changed'));
   // The list of types is binding and names no other change: settings (subscription, tags, HWID rules, seats) go with metadata.
   if ([...changed].some((field) => !announcedLicenseFields.has(field))) events.push(emit('license.metadata_changed'));

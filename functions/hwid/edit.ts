@@ -26,7 +26,7 @@ export async function changeOwnedHwids(
     const license = await ownedLicense(deps, teamId, licenseKey);
     const wanted = await change(license);
     if (!wanted) return licenseRecord(deps, license);
-    const outcome = await deps.repos.hwids.replaceHwids({ license, ...wanted });
+    const outcome = await deps.repos.hwids.replaceHwids({ license, now: iso(deps.clock.now()), ...wanted });
     if (outcome === 'hwid-in-use') throw hwidInUse();
     if (outcome === 'changed') {
       const updated = await deps.repos.licenses.get(license.key, license.team_id);

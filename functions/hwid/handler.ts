@@ -2,10 +2,12 @@ import { lambdaDepsFromEnv } from '#core/deps';
 import { createGroupHandler, managementEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
 import { editHwid } from './edit';
 import { removeHwid } from './remove';
+import { setLease } from './set-lease';
 import { setMaxDevices } from './set-max-devices';
 import {
   editHwidSchema,
   removeHwidSchema,
+  setLeaseSchema,
   setMaxDevicesSchema,
   toggleLockBulkSchema,
   toggleLockSchema,
@@ -25,6 +27,7 @@ export const endpoints: Endpoints<'hwid'> = {
   '/hwid/update-reset-interval': managementEndpoint(updateResetIntervalSchema, updateResetInterval),
   '/hwid/set-max-devices': managementEndpoint(setMaxDevicesSchema, setMaxDevices),
   '/hwid/remove': managementEndpoint(removeHwidSchema, removeHwid),
+  '/hwid/set-lease': managementEndpoint(setLeaseSchema, setLease),
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('hwid', endpoints, deps);

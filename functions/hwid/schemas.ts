@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { hwidResetIntervalField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
+import { hwidResetIntervalField, leaseSecondsField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
 
 export const editHwidSchema = z.object({
   license_key: licenseKeyField,
@@ -36,4 +36,9 @@ export const setMaxDevicesSchema = z.object({
 export const removeHwidSchema = z.object({
   license_key: licenseKeyField,
   hwid: hwidField,
+});
+
+export const setLeaseSchema = z.object({
+  license_key: licenseKeyField,
+  lease_seconds: leaseSecondsField,
 });

@@ -51,7 +51,7 @@ export async function createLicensesInBulk(deps: Deps, input: Input) {
 
   const outcomes = await mapConcurrently(sizes, parallelChunks, writeChunk);
   const written = outcomes.flatMap((outcome) => ('written' in outcome ? outcome.written : []));
-  if (written.length === input.key_amount) return written.map((license) => managementView(license, subscription));
+  if (written.length === input.key_amount) return written.map((license) => managementView(license, subscription, deps.clock.now()));
 
   const maybeWritten = outcomes.flatMap((outcome) => ('written' in outcome ? outcome.written : 'unknown' in outcome ? outcome.unknown : []));
   try {

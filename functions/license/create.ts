@@ -36,7 +36,7 @@ export async function createLicense(deps: Deps, input: Input) {
       passwordHash === undefined
         ? (await deps.repos.licenses.create(license)) ? 'created' : 'key_taken'
         : await deps.repos.licenses.createWithCredentials(license, passwordHash);
-    if (outcome === 'created') return managementView(license, subscription);
+    if (outcome === 'created') return managementView(license, subscription, deps.clock.now());
     if (outcome === 'username_taken') throw usernameTaken();
     if (input.license_key !== undefined) throw keyTaken();
   }

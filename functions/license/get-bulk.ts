@@ -50,7 +50,7 @@ export async function listLicenses(deps: Deps, input: OwnerInput<typeof getBulkS
   });
   const byId = await subscriptionsOf(deps, page.licenses, filtered);
   return {
-    items: page.licenses.map((license) => managementView(license, byId.get(license.subscription_id))),
+    items: page.licenses.map((license) => managementView(license, byId.get(license.subscription_id), deps.clock.now())),
     nextCursor: page.next ? encodeLicenseCursor(input.app_id, page.next) : null,
   };
 }

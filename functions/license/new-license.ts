@@ -21,6 +21,8 @@ export interface NewLicenseInput {
   key?: string;
   username?: string;
   max_devices: number;
+  /** Floating seats: null binds seats for good. */
+  lease_seconds: number | null;
 }
 
 /** A new, unused license: its clock starts at first activation, so only `initial_duration` is set. */
@@ -39,6 +41,8 @@ export function newLicense(deps: Pick<Deps, 'clock'>, input: NewLicenseInput): L
     hwid: null,
     hwids: [],
     max_devices: input.max_devices,
+    lease_seconds: input.lease_seconds,
+    leases: {},
     hwid_lock: input.hwid_lock,
     hwid_reset_allowed: input.hwid_reset_allowed,
     hwid_reset_interval: input.hwid_reset_interval,

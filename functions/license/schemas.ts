@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import {
   appIdField,
   hwidResetIntervalField,
+  leaseSecondsField,
   maxDevicesField,
   licenseKeyField as licenseKey,
   licenseKeysField as licenseKeys,
@@ -79,6 +80,7 @@ export const createSchema = z
     password: z.optional(password),
     license_key: z.optional(customLicenseKey),
     max_devices: z._default(maxDevicesField, 1),
+    lease_seconds: z._default(leaseSecondsField, null),
     hwid_reset_allowed: z.optional(z.boolean()),
     hwid_reset_interval: z.optional(hwidResetIntervalField),
   })
@@ -101,6 +103,7 @@ export const createBulkSchema = z
     hwid_lock: z._default(z.boolean(), false),
     tags: z._default(tags, []),
     max_devices: z._default(maxDevicesField, 1),
+    lease_seconds: z._default(leaseSecondsField, null),
     hwid_reset_allowed: z.optional(z.boolean()),
     hwid_reset_interval: z.optional(hwidResetIntervalField),
   })

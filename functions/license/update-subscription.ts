@@ -1,3 +1,4 @@
+import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { concurrentChange, invalidInput } from '#core/http/errors';
 import { maxTransactItems } from '#data/db';
@@ -31,13 +32,14 @@ export async function updateSubscription(deps: Deps, input: OwnerInput<typeof up
       claimKept: claim,
       releaseKept: !claim,
       subscriptionId: subscription.subscription_id,
+      now: iso(deps.clock.now()),
       expect: { conditions: ['team_id = :team', 'app_id = :app'], values: { ':team': input.teamId, ':app': license.app_id } },
     });
     if (outcome === 'hwid-in-use') throw hwidInUse();
     if (outcome === 'changed') {
       const updated = await deps.repos.licenses.get(license.key, license.team_id);
       if (!updated) throw notFound.license();
-      return managementView(updated, subscription);
+      return managementView(updated, subscription, deps.clock.now());
     }
   }
   throw concurrentChange();

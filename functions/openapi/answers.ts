@@ -20,6 +20,17 @@ const seats = {
   max_devices: z.optional(z.int()),
 };
 
+/** A live lease of a floating license (docs/licensing-models.md, "Floating seats"). */
+const lease = z.strictObject({ hwid: z.string(), expires_at: timestamp, borrowed: z.boolean() });
+
+/** Present once `lease_seconds` was set on the license (docs/management-api.md, "Floating seats"). */
+const leasing = {
+  lease_seconds: z.optional(z.int()),
+  /** False while `hwid_lock` is off: leasing then has no effect. */
+  floating: z.optional(z.boolean()),
+  leases: z.optional(z.array(lease)),
+};
+
 export const licenseRecord = z.strictObject({
   key: z.string(),
   app_id: uuid,
@@ -41,6 +52,7 @@ export const licenseRecord = z.strictObject({
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
   ...seats,
+  ...leasing,
 });
 
 export const bulkResult = z.strictObject({
@@ -79,6 +91,7 @@ export const appSettings = z.strictObject({
   offline_token_ttl: z.int(),
   default_hwid_reset_allowed: z.boolean(),
   default_hwid_reset_interval: z.int(),
+  max_borrow_seconds: z.int(),
 });
 
 export const signingKey = z.strictObject({
@@ -137,6 +150,8 @@ export const authData = z.strictObject({
   subscription_level: z.int(),
   subscription_name: z.string(),
   ...seats,
+  /** A floating license's: the end of this device's lease, null when it holds none (after /release). */
+  lease_expires_at: z.optional(nullableTimestamp),
   /** Only when the request asked for one with `"offline_token": true` (docs/client-api.md, "Signed answers and offline tokens"). */
   offline_token: z.optional(z.string()),
 });
@@ -148,6 +163,12 @@ export const hwidMismatchData = z.strictObject({
 });
 
 export const licenseExpiredData = z.strictObject({ expires_at: timestamp });
+
+/** `SEATS_EXHAUSTED`: every seat of a floating license is leased; `next_seat_at` is the earliest live lease's end. */
+export const seatsExhaustedData = z.strictObject({ max_devices: z.int(), next_seat_at: nullableTimestamp });
+
+/** `LEASE_BORROWED`: a borrowed seat stays taken until its end. */
+export const leaseBorrowedData = z.strictObject({ lease_expires_at: timestamp });
 
 export const hwidResetCooldownData = z.strictObject({
   last_hwid_reset_at: timestamp,

@@ -126,7 +126,8 @@ const clientBody = {
 const hwid = z.optional(z.nullable(z.string().check(z.maxLength(256))));
 const nonce = z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~+/=-]{8,128}$/)));
 
-const authBody = z.object({ ...clientBody, hwid, offline_token: z.optional(z.boolean()), nonce });
+const borrowSeconds = z.optional(z.nullable(z.int().check(z.minimum(60), z.maximum(365 * 86400))));
+const authBody = z.object({ ...clientBody, hwid, offline_token: z.optional(z.boolean()), borrow_seconds: borrowSeconds, nonce });
 const registerBody = z.object({
   app_id: clientBody.app_id,
   license: z.string(),
@@ -135,6 +136,7 @@ const registerBody = z.object({
   nonce,
 });
 const resetHwidBody = z.object({ ...clientBody, hwid, nonce });
+const releaseBody = z.object({ ...clientBody, hwid: z.string().check(z.minLength(1), z.maxLength(256)), nonce });
 
 /** `/auth` and `/reset-hwid` authenticate alike (docs/client-api.md, "POST /reset-hwid"): their 400s and first 403s are the same. */
 const authBadRequest = [
@@ -168,7 +170,7 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Client',
     summary: 'Authenticate an end user by license key or username and password',
     description:
-      'The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.',
+      'The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. On a floating license (`lease_seconds` set, `hwid_lock` on) each /auth is the heartbeat that renews this device\'s lease or takes a free seat, and `data.lease_expires_at` says until when; `borrow_seconds` borrows the seat for offline work and always carries a token that ends with the lease (docs/client-api.md, "Borrowing a floating seat"). Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.',
     request: authBody,
     requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a' },
     successMessages: [
@@ -179,11 +181,13 @@ export const contracts: Record<RoutePath, Contract> = {
     ],
     answer: answers.authData,
     answerExample: { success: true, message: 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY', data: authExample },
-    badRequest: authBadRequest,
+    badRequest: [...authBadRequest, clientMessages.invalidBorrowSeconds],
     failures: [
       ...authenticationFailures,
+      'LICENSE_NOT_FLOATING',
       'HWID_NOT_PROVIDED',
       'HWID_MISMATCH',
+      'SEATS_EXHAUSTED',
       'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE',
     ],
   },
@@ -229,8 +233,22 @@ export const contracts: Record<RoutePath, Contract> = {
       ...authenticationFailures,
       'HWID_RESET_NOT_ALLOWED',
       'HWID_NOT_BOUND',
+      'LEASE_BORROWED',
       'HWID_RESET_COOLDOWN',
     ],
+  },
+  '/release': {
+    tag: 'Client',
+    summary: 'Give up the floating seat of this device',
+    description:
+      'Authenticates like `/auth`, then frees the seat `hwid` leases on a floating license at once (see the Client API page, POST /release). A borrowed seat cannot be released before its end.',
+    request: releaseBody,
+    requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a' },
+    successMessages: ['SEAT_RELEASED'],
+    answer: answers.authData,
+    answerExample: { success: true, message: 'SEAT_RELEASED', data: { ...authExample, hwids: ['laptop-21c9'], max_devices: 5, lease_expires_at: null } },
+    badRequest: authBadRequest,
+    failures: [...authenticationFailures, 'HWID_NOT_PROVIDED', 'LICENSE_NOT_FLOATING', 'HWID_NOT_BOUND', 'LEASE_BORROWED'],
   },
 
   '/license/create': {
@@ -415,6 +433,17 @@ export const contracts: Record<RoutePath, Contract> = {
     answerExample: { ...licenseExample, hwids: [], max_devices: 3 },
     errors: ['LICENSE_NOT_FOUND', 'CONFLICT'],
   },
+  '/hwid/set-lease': {
+    tag: 'Devices',
+    summary: 'Make a license floating: lease its seats for lease_seconds (60 to 2592000), or null for bindings for good',
+    description:
+      'With a number every device holds its seat until that long after its last `/auth`; from null, devices already bound get a lease from now. With null, live leases become bindings for good and ended ones are dropped. Leasing needs `hwid_lock` on: while it is off, `floating` in the record is false and `lease_seconds` has no effect.',
+    request: hwidSchemas.setLeaseSchema,
+    requestExample: { license_key: example.key, lease_seconds: 3600 },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, hwids: [], max_devices: 5, lease_seconds: 3600, floating: true, leases: [] },
+    errors: ['LICENSE_NOT_FOUND', 'CONFLICT'],
+  },
   '/hwid/remove': {
     tag: 'Devices',
     summary: 'Release one device of a license',
@@ -511,7 +540,7 @@ export const contracts: Record<RoutePath, Contract> = {
     request: appSchemas.settingsSchema,
     requestExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_interval: 86400 },
     answer: answers.appSettings,
-    answerExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_allowed: true, default_hwid_reset_interval: 86400 },
+    answerExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_allowed: true, default_hwid_reset_interval: 86400, max_borrow_seconds: 604800 },
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
   },
   '/app/signing-key': {

@@ -113,6 +113,8 @@ const failureData: Partial<Record<string, [name: string, schema: z.ZodMiniType]>
   LICENSE_EXPIRED: ['LicenseExpiredData', answers.licenseExpiredData],
   HWID_MISMATCH: ['HwidMismatchData', answers.hwidMismatchData],
   HWID_RESET_COOLDOWN: ['HwidResetCooldownData', answers.hwidResetCooldownData],
+  SEATS_EXHAUSTED: ['SeatsExhaustedData', answers.seatsExhaustedData],
+  LEASE_BORROWED: ['LeaseBorrowedData', answers.leaseBorrowedData],
 };
 
 /** 403 bodies: the codes with `data` get their own shape, the rest share one. */

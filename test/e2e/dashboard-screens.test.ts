@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 import type { BrowserContext, Page } from 'playwright-core';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { api, serviceAndBrowser } from '../support/browser';
 
 /**
@@ -140,5 +142,38 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Remove device' }).click();
     await page.getByText('Device SEAT-DEVICE-1 removed.').waitFor();
     expect((await api(session.service, '/license/get', { license_key: key })).body.data).toMatchObject({ max_devices: 3, hwids: [] });
+  }, 60_000);
+
+  it('shows a floating license\'s leases with time left and a borrowed mark, and releases one after confirming', async () => {
+    const subscription = await api<{ subscription_id: string }>(session.service, '/subscription/create', { app_id: session.service.appId, name: `F${Date.now()}`, level: 1 });
+    const created = await api<{ key: string }>(session.service, '/license/create', {
+      app_id: session.service.appId,
+      subscription_id: subscription.body.data.subscription_id,
+      duration_unit: 'days',
+      duration_value: 30,
+      hwid_lock: true,
+      max_devices: 3,
+      lease_seconds: 3600,
+    });
+    const key = created.body.data.key;
+    expect((await api(session.service, '/auth', { app_id: session.service.appId, license: key, hwid: 'DESK-1' })).status).toBe(200);
+    expect((await api(session.service, '/auth', { app_id: session.service.appId, license: key, hwid: 'LAPTOP-2', borrow_seconds: 172800 })).status).toBe(200);
+
+    await page.getByLabel('Find by key').fill(key);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: `License ${key}` }).waitFor();
+    const floating = page.getByRole('form', { name: 'Floating seats' });
+    await floating.getByText('2 of 3 seats leased.').waitFor();
+    const leases = floating.getByRole('list', { name: 'Leases' }).locator('li');
+    expect(await leases.count()).toBe(2);
+    expect(await leases.nth(0).textContent()).toMatch(/^DESK-1(59 min \d+ s|1 h 0 min) left/);
+    expect(await leases.nth(1).textContent()).toMatch(/^LAPTOP-2(1 d 23 h|2 d 0 h) leftborrowed/);
+    await page.screenshot({ path: process.env.FLOATING_SCREENSHOT ?? join(tmpdir(), 'dashboard-floating-seats.png'), fullPage: true });
+
+    await floating.getByRole('button', { name: 'Release seat of LAPTOP-2' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Release seat' }).click();
+    await page.getByText('Seat of LAPTOP-2 released.').waitFor();
+    expect((await api(session.service, '/license/get', { license_key: key })).body.data).toMatchObject({ hwids: ['DESK-1'], leases: [{ hwid: 'DESK-1', borrowed: false }] });
+    await floating.getByText('1 of 3 seats leased.').waitFor();
   }, 60_000);
 });

@@ -14,16 +14,18 @@ type FieldType = 'uuid' | 'string' | 'integer' | 'boolean' | 'strings' | 'object
 
 /** The fields each route reads (docs/client-api.md, docs/management-api.md), so hostile values land where the code looks. */
 const fields: Record<RoutePath, Record<string, FieldType>> = {
-  '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string', offline_token: 'boolean' },
+  '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string', offline_token: 'boolean', borrow_seconds: 'integer' },
   '/register': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', nonce: 'string' },
   '/reset-hwid': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string' },
+  '/release': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string' },
   '/license/create': {
     app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer', hwid_lock: 'boolean',
     tags: 'strings', metadata: 'object', username: 'string', password: 'string', license_key: 'string', max_devices: 'integer',
+    lease_seconds: 'integer',
   },
   '/license/create-bulk': {
     key_amount: 'integer', app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer',
-    hwid_lock: 'boolean', tags: 'strings', max_devices: 'integer',
+    hwid_lock: 'boolean', tags: 'strings', max_devices: 'integer', lease_seconds: 'integer',
   },
   '/license/extend': { license_key: 'string', extend_seconds: 'integer' },
   '/license/extend-bulk': { license_keys: 'strings', extend_seconds: 'integer', request_id: 'string' },
@@ -46,6 +48,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/hwid/update-reset-interval': { license_key: 'string', hwid_reset_interval: 'integer' },
   '/hwid/set-max-devices': { license_key: 'string', max_devices: 'integer' },
   '/hwid/remove': { license_key: 'string', hwid: 'string' },
+  '/hwid/set-lease': { license_key: 'string', lease_seconds: 'integer' },
   '/subscription/create': { app_id: 'uuid', name: 'string', level: 'integer', single_key_per_hwid: 'boolean' },
   '/subscription/edit': { subscription_id: 'uuid', name: 'string', level: 'integer', single_key_per_hwid: 'boolean', status: 'string' },
   '/subscription/delete': { subscription_id: 'uuid' },
@@ -54,7 +57,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/blacklist/delete': { app_id: 'uuid', type: 'string', value: 'string' },
   '/blacklist/get-bulk': { app_id: 'uuid', type: 'string', cursor: 'string' },
   '/app/list': {},
-  '/app/settings': { app_id: 'uuid', offline_token_ttl: 'integer' },
+  '/app/settings': { app_id: 'uuid', offline_token_ttl: 'integer', max_borrow_seconds: 'integer' },
   '/app/signing-key': { app_id: 'uuid' },
   '/app/stats': { app_id: 'uuid', days: 'integer' },
   '/audit/get-bulk': { app_id: 'uuid', license_key: 'string', type: 'string', per_page: 'integer', cursor: 'string' },

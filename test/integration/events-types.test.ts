@@ -39,6 +39,25 @@ function expectNoSecrets(value: unknown) {
 }
 
 describe('events of license, subscription and blacklist changes', () => {
+  it('announces floating seats taken and released, and no renewal', async () => {
+    await events.drain();
+    const manage = (path: string, body: Record<string, unknown>) => () => env.post(path, body, owner.auth);
+    const tier = await eventsOf(manage('/subscription/create', { app_id: owner.app_id, name: 'Floating', level: 1 }));
+    const created = await eventsOf(
+      manage('/license/create', { app_id: owner.app_id, subscription_id: tier[0]!.subject, duration_unit: 'days', duration_value: 30, hwid_lock: true, lease_seconds: 3600, max_devices: 2 }),
+    );
+    const key = created[0]!.subject;
+    const auth = (hwid: string) => () => env.post('/auth', { app_id: owner.app_id, license: key, hwid });
+
+    expect(types(await eventsOf(auth('seat-1')))).toEqual(['license.activated', 'license.seat_taken']);
+    expect(types(await eventsOf(auth('seat-2')))).toEqual(['license.seat_taken']);
+    expect(await eventsOf(auth('seat-1'))).toEqual([]);
+    const released = await eventsOf(() => env.post('/release', { app_id: owner.app_id, license: key, hwid: 'seat-1' }));
+    expect(released).toMatchObject([{ type: 'license.seat_released', actor: 'client', subject: key }]);
+    expect(types(await eventsOf(manage('/hwid/remove', { license_key: key, hwid: 'seat-2' })))).toEqual(['license.seat_released']);
+  });
+
+
   it('produces each event type once, from the operation that makes the change, with who made it', async () => {
     // The owner's application was announced when it was made (see the application events below).
     await events.drain();

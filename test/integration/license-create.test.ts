@@ -218,6 +218,7 @@ describe('POST /license/create-bulk when a chunk cannot be written', () => {
         hwid_lock: false,
         tags: [],
         max_devices: 1,
+        lease_seconds: null,
       }),
     ).rejects.toMatchObject({ status: 500, code: 'SERVER_ERROR' });
 

@@ -84,8 +84,8 @@ const license = (overrides: Parameters<typeof seedLicense>[2] = {}) => seedLicen
 
 describe('every management route, against the document', () => {
   /** A valid body for each route, made against fresh data. */
-  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid'>, () => Promise<Record<string, unknown>>> = {
-    '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2 }),
+  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/release'>, () => Promise<Record<string, unknown>>> = {
+    '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2, hwid_lock: true, lease_seconds: 3600 }),
     '/license/create-bulk': async () => ({ key_amount: 2, app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30 }),
     '/license/extend': async () => ({ license_key: (await license()).key, extend_seconds: 3600 }),
     '/license/extend-bulk': async () => ({ license_keys: [(await license()).key, 'NO-SUCH-KEY'], extend_seconds: 3600, request_id: newId() }),
@@ -105,6 +105,7 @@ describe('every management route, against the document', () => {
     '/hwid/update-reset-interval': async () => ({ license_key: (await license()).key, hwid_reset_interval: 86400 }),
     '/hwid/set-max-devices': async () => ({ license_key: (await license({ hwids: ['a'], hwid: 'a' })).key, max_devices: 3 }),
     '/hwid/remove': async () => ({ license_key: (await license({ hwid: 'old-pc', hwid_lock: true })).key, hwid: 'old-pc' }),
+    '/hwid/set-lease': async () => ({ license_key: (await license({ hwid: 'desk', hwid_lock: true, max_devices: 2 })).key, lease_seconds: 3600 }),
     '/subscription/create': async () => ({ app_id: owner.app_id, name: 'Team', level: 5 }),
     '/subscription/edit': async () => ({ subscription_id: (await seedSubscription(env.deps, owner)).subscription_id, name: 'Renamed' }),
     '/subscription/delete': async () => ({ subscription_id: (await seedSubscription(env.deps, owner)).subscription_id }),
@@ -116,7 +117,7 @@ describe('every management route, against the document', () => {
     },
     '/blacklist/get-bulk': async () => ({ app_id: owner.app_id }),
     '/app/list': async () => ({}),
-    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600 }),
+    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600, max_borrow_seconds: 86400 }),
     '/app/signing-key': async () => ({ app_id: owner.app_id }),
     '/app/stats': async () => ({ app_id: owner.app_id, days: 3 }),
     '/audit/get-bulk': async () => ({ app_id: owner.app_id, per_page: 5 }),
@@ -162,7 +163,7 @@ describe('every management route, against the document', () => {
       await expectOutcome(manage(path, { ...extra, ...foreignApp }), '403:ACCESS_DENIED');
     }
 
-    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove'] as const) {
+    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove', '/hwid/set-lease'] as const) {
       const extra = {
         '/license/extend': { extend_seconds: 60 },
         '/license/update-status': { status: 'paused' },
@@ -173,6 +174,7 @@ describe('every management route, against the document', () => {
         '/hwid/update-reset-interval': { hwid_reset_interval: 60 },
         '/hwid/set-max-devices': { max_devices: 2 },
         '/hwid/remove': { hwid: 'x' },
+        '/hwid/set-lease': { lease_seconds: 60 },
       }[path as string] ?? {};
       await expectOutcome(manage(path, { ...extra, ...missingKey }), '404:LICENSE_NOT_FOUND');
       // Another owner's license is answered exactly like a missing one.
@@ -212,6 +214,8 @@ describe('the client routes, against the document', () => {
   const client = (path: RoutePath, body: unknown, headers: Record<string, string> = {}) => send(env, path, body, headers);
   const auth = (body: Record<string, unknown>, headers: Record<string, string> = {}) => client('/auth', { app_id: owner.app_id, ...body }, headers);
   const reset = (body: Record<string, unknown>) => client('/reset-hwid', { app_id: owner.app_id, ...body });
+  const release = (body: Record<string, unknown>) => client('/release', { app_id: owner.app_id, ...body });
+  const floating = (overrides: Parameters<typeof seedLicense>[2] = {}) => license({ hwid_lock: true, lease_seconds: 3600, max_devices: 1, ...overrides });
 
   it('/auth: the four success messages, signed, with and without an offline token', async () => {
     await expectOutcome(auth({ license: (await license()).key }), '200:LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
@@ -224,7 +228,7 @@ describe('the client routes, against the document', () => {
     await expectOutcome(auth({ license: seats.key }), '200:LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY');
   });
 
-  it.each(['/auth', '/reset-hwid'] as const)('%s: every 400 message, in the shape the document gives', async (path) => {
+  it.each(['/auth', '/reset-hwid', '/release'] as const)('%s: every 400 message, in the shape the document gives', async (path) => {
     await expectOutcome(client(path, '{"app_id":'), '400:Invalid JSON in request body');
     await expectOutcome(client(path, {}), '400:App ID is required');
     await expectOutcome(client(path, { app_id: 'nope' }), '400:Invalid App ID format (must be a valid UUID)');
@@ -256,8 +260,8 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client('/register', { app_id: owner.app_id, license: (await license()).key, username: name, password: 'correct horse' }), '403:USERNAME_TAKEN');
   });
 
-  it.each(['/auth', '/reset-hwid'] as const)('%s: the 403s it shares with the other', async (path) => {
-    const call = path === '/auth' ? auth : reset;
+  it.each(['/auth', '/reset-hwid', '/release'] as const)('%s: the 403s it shares with the others', async (path) => {
+    const call = { '/auth': auth, '/reset-hwid': reset, '/release': release }[path];
     await expectOutcome(client(path, { app_id: newId(), license: 'K' }), '403:INVALID_APP_ID');
     await expectOutcome(call({ license: 'NO-SUCH-KEY' }), '403:LICENSE_NOT_FOUND');
     await expectOutcome(call({ username: 'nobody-at-all', password: 'wrong password' }), '403:INVALID_USERNAME_OR_PASSWORD');
@@ -300,6 +304,33 @@ describe('the client routes, against the document', () => {
     await expectOutcome(auth({ license: second.key, hwid: 'claimed-pc' }), '403:DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
   });
 
+  it('/auth on a floating license: the lease, a borrow with its token, SEATS_EXHAUSTED, LICENSE_NOT_FLOATING and Invalid borrow_seconds', async () => {
+    const seat = await floating();
+    const held = await expectOutcome(auth({ license: seat.key, hwid: 'float-a' }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    expect(held.body.data.lease_expires_at).toBe(new Date(clock.now().getTime() + 3600_000).toISOString());
+    const full = await expectOutcome(auth({ license: seat.key, hwid: 'float-b' }), '403:SEATS_EXHAUSTED');
+    expect(full.body.data).toEqual({ max_devices: 1, next_seat_at: held.body.data.lease_expires_at });
+    const borrowed = await expectOutcome(auth({ license: (await floating()).key, hwid: 'float-c', borrow_seconds: 600 }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    expect(typeof borrowed.body.data.offline_token).toBe('string');
+    await expectOutcome(auth({ license: (await license()).key, borrow_seconds: 600 }), '403:LICENSE_NOT_FLOATING');
+    await expectOutcome(auth({ license: seat.key, hwid: 'float-a', borrow_seconds: 59 }), '400:Invalid borrow_seconds');
+  });
+
+  it('/release: success and its own 403s', async () => {
+    const seat = await floating({ max_devices: 2 });
+    await auth({ license: seat.key, hwid: 'rel-a' });
+    await auth({ license: seat.key, hwid: 'rel-b' });
+    const released = await expectOutcome(release({ license: seat.key, hwid: 'rel-a' }), '200:SEAT_RELEASED');
+    expect(released.body.data).toMatchObject({ hwids: ['rel-b'], max_devices: 2, lease_expires_at: null });
+    await expectOutcome(release({ license: seat.key }), '403:HWID_NOT_PROVIDED');
+    await expectOutcome(release({ license: (await license()).key, hwid: 'rel-a' }), '403:LICENSE_NOT_FLOATING');
+    await expectOutcome(release({ license: seat.key, hwid: 'rel-a' }), '403:HWID_NOT_BOUND');
+    await auth({ license: seat.key, hwid: 'rel-c', borrow_seconds: 600 });
+    const borrowed = await expectOutcome(release({ license: seat.key, hwid: 'rel-c' }), '403:LEASE_BORROWED');
+    expect(Object.keys(borrowed.body.data)).toEqual(['lease_expires_at']);
+    await expectOutcome(reset({ license: seat.key, hwid: 'rel-c' }), '403:LEASE_BORROWED');
+  });
+
   it('/reset-hwid: success and its own 403s', async () => {
     const bound = await license({ hwid_lock: true, hwid: 'old-pc', hwid_reset_interval: 604800 });
     await expectOutcome(reset({ license: bound.key, hwid: 'old-pc' }), '200:HWID_RESET');
@@ -313,7 +344,7 @@ describe('the client routes, against the document', () => {
   it('answers 429 RATE_LIMITED with Retry-After on every client route once the application is over the limit', async () => {
     const throttledOwner = await createOwner(throttled.deps);
     await request(throttled.server.url, '/auth', 'POST', { app_id: throttledOwner.app_id, license: 'K' });
-    for (const path of ['/auth', '/register', '/reset-hwid'] as const) {
+    for (const path of ['/auth', '/register', '/reset-hwid', '/release'] as const) {
       await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse' }), '429:RATE_LIMITED');
     }
   });
@@ -326,7 +357,7 @@ describe('the whole document', () => {
 
   it('gives examples with the fields of real answers', () => {
     // Present only on some answers: seats on multi-seat licenses, the token when asked for, an audit entry's changes.
-    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after']);
+    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after', 'lease_seconds', 'floating', 'leases', 'lease_expires_at']);
     const fields = (value: unknown): string[] => {
       const item = Array.isArray(value) ? value[0] : value;
       return item && typeof item === 'object' ? Object.keys(item).filter((key) => !conditional.has(key)).sort() : [];

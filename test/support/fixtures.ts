@@ -43,6 +43,8 @@ export function licenseRecord(subscription: Subscription, overrides: Partial<Lic
     tags: [],
     metadata: {},
     max_devices: 1,
+    lease_seconds: null,
+    leases: {},
     ...overrides,
     hwids: overrides.hwids ?? (overrides.hwid ? [overrides.hwid] : []),
   };

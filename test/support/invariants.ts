@@ -22,6 +22,17 @@ function boundHwids(license: Item): string[] {
 }
 
 /**
+ * The HWIDs a license holds a claim on: on a floating license (lease_seconds
+ * set) a listed HWID whose lease another license took over (the lease removed)
+ * holds none, though it stays listed until the next seat taken drops it.
+ */
+function claimedHwids(license: Item): string[] {
+  const hwids = boundHwids(license);
+  if (license.lease_seconds === null || license.lease_seconds === undefined) return hwids;
+  return hwids.filter((hwid) => license.leases?.[hwid] !== undefined);
+}
+
+/**
  * The data invariants of docs/security.md#what-the-service-guarantees-and-how, checked over a whole table: every bound HWID
  * index item points at exactly one license that holds that HWID (and back, under
  * single_key_per_hwid), every username index item at one license that holds that
@@ -61,8 +72,13 @@ export function checkInvariants(items: Item[], expected: { created?: string[] } 
     if (license.hwid !== (hwids[0] ?? null)) violations.push(`license ${license.key} has hwid ${String(license.hwid)} but hwids ${hwids.join(',')}`);
     if (new Set(hwids).size !== hwids.length) violations.push(`license ${license.key} lists an HWID twice`);
     if (hwids.length > (license.max_devices ?? 1)) violations.push(`license ${license.key} holds ${hwids.length} HWIDs on ${license.max_devices ?? 1} seats`);
+    if (license.lease_seconds !== null && license.lease_seconds !== undefined) {
+      const leased = Object.keys(license.leases ?? {});
+      const unlisted = leased.filter((hwid) => !hwids.includes(hwid));
+      if (unlisted.length > 0) violations.push(`license ${license.key} has leases of unlisted HWIDs ${unlisted.join(',')}`);
+    }
     if (!subscriptions.get(license.subscription_id)?.single_key_per_hwid) continue;
-    for (const hwid of hwids) {
+    for (const hwid of claimedHwids(license)) {
       const slot = `${license.app_id}|${hwid}`;
       const holder = singleKeyHolders.get(slot);
       if (holder) violations.push(`HWID ${slot} bound to two single-key licenses: ${holder} and ${license.key}`);

@@ -43,6 +43,38 @@ describe('events of a stream record', () => {
     expect(effects.counts.map((count) => count.counter)).toEqual(['activated', 'logins']);
   });
 
+  describe('on a floating license', () => {
+    const lease = (expires_at: string, borrowed = false) => ({ expires_at, borrowed });
+    const floating = { ...license, hwid_lock: true, lease_seconds: 60, hwid: 'pc-a', hwids: ['pc-a'], leases: { 'pc-a': lease('2026-03-04T10:00:30.000Z') }, actor: 'client' };
+    const typesOf = (before: Record<string, unknown>, after: Record<string, unknown>) => effectsOf(change('MODIFY', before, after)).events.map((event) => event.type);
+
+    it('announces no renewal, only counts its login', () => {
+      expect(typesOf(floating, { ...floating, last_login: '2026-03-04T10:00:00.000Z', leases: { 'pc-a': lease('2026-03-04T10:01:00.000Z') } })).toEqual([]);
+    });
+
+    it('announces a seat taken beside another as license.seat_taken, not as a bound HWID', () => {
+      const after = { ...floating, hwids: ['pc-a', 'pc-b'], leases: { ...floating.leases, 'pc-b': lease('2026-03-04T10:01:00.000Z') } };
+      expect(typesOf(floating, after)).toEqual(['license.seat_taken']);
+    });
+
+    it('announces a seat taken over an ended lease, which it drops, as taken and released', () => {
+      const ended = { ...floating, leases: { 'pc-a': lease('2026-03-04T09:59:00.000Z') } };
+      expect(typesOf(ended, { ...floating, hwid: 'pc-b', hwids: ['pc-b'], leases: { 'pc-b': lease('2026-03-04T10:01:00.000Z') } })).toEqual([
+        'license.seat_taken',
+        'license.seat_released',
+      ]);
+    });
+
+    it('announces a device taking its own ended lease again as license.seat_taken', () => {
+      const ended = { ...floating, leases: { 'pc-a': lease('2026-03-04T09:59:00.000Z') } };
+      expect(typesOf(ended, { ...floating, leases: { 'pc-a': lease('2026-03-04T10:01:00.000Z') } })).toEqual(['license.seat_taken']);
+    });
+
+    it('announces a release as license.seat_released, not as a reset', () => {
+      expect(typesOf(floating, { ...floating, hwid: null, hwids: [], leases: {} })).toEqual(['license.seat_released']);
+    });
+  });
+
   it('sees a write that only stamped the actor as no change', () => {
     expect(effectsOf(change('MODIFY', license, { ...license, actor: 'api_key:ffffffff' }))).toEqual({ events: [], counts: [] });
   });
@@ -96,6 +128,7 @@ describe('events of an application item', () => {
     offline_token_ttl: null,
     default_hwid_reset_allowed: null,
     default_hwid_reset_interval: null,
+    max_borrow_seconds: null,
     signing_key_id: 'kid-1',
   };
   const events = (kind: StreamChange['kind'], before?: Record<string, unknown>, after?: Record<string, unknown>) => effectsOf(change(kind, before, after)).events;
@@ -117,8 +150,8 @@ describe('events of an application item', () => {
     const [changed] = events('MODIFY', app, { ...app, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400 });
     expect(changed).toMatchObject({
       type: 'app.settings_changed',
-      before: { offline_token_ttl: null, default_hwid_reset_allowed: null, default_hwid_reset_interval: null },
-      after: { offline_token_ttl: null, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400 },
+      before: { offline_token_ttl: null, default_hwid_reset_allowed: null, default_hwid_reset_interval: null, max_borrow_seconds: null },
+      after: { offline_token_ttl: null, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400, max_borrow_seconds: null },
     });
   });
 

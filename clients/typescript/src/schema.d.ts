@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Authenticate an end user by license key or username and password
-         * @description The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.
+         * @description The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. On a floating license (`lease_seconds` set, `hwid_lock` on) each /auth is the heartbeat that renews this device's lease or takes a free seat, and `data.lease_expires_at` says until when; `borrow_seconds` borrows the seat for offline work and always carries a token that ends with the lease (docs/client-api.md, "Borrowing a floating seat"). Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.
          */
         post: operations["auth"];
         delete?: never;
@@ -58,6 +58,26 @@ export interface paths {
          * @description Authenticates like `/auth`, then releases `hwid` (or every device without it) when the owner allows resets and the cooldown has passed (see the Client API page, POST /reset-hwid).
          */
         post: operations["resetHwid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give up the floating seat of this device
+         * @description Authenticates like `/auth`, then frees the seat `hwid` leases on a floating license at once (see the Client API page, POST /release). A borrowed seat cannot be released before its end.
+         */
+        post: operations["release"];
         delete?: never;
         options?: never;
         head?: never;
@@ -428,6 +448,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hwid/set-lease": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a license floating: lease its seats for lease_seconds (60 to 2592000), or null for bindings for good
+         * @description With a number every device holds its seat until that long after its last `/auth`; from null, devices already bound get a lease from now. With null, live leases become bindings for good and ended ones are dropped. Leasing needs `hwid_lock` on: while it is off, `floating` in the record is false and `lease_seconds` has no effect.
+         */
+        post: operations["hwidSetLease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscription/create": {
         parameters: {
             query?: never;
@@ -665,6 +705,7 @@ export interface components {
             password?: string | null;
             hwid?: string | null;
             offline_token?: boolean;
+            borrow_seconds?: number | null;
             nonce?: string;
         };
         RegisterRequest: {
@@ -682,6 +723,15 @@ export interface components {
             username?: string | null;
             password?: string | null;
             hwid?: string | null;
+            nonce?: string;
+        };
+        ReleaseRequest: {
+            /** Format: uuid */
+            app_id: string;
+            license?: string | null;
+            username?: string | null;
+            password?: string | null;
+            hwid: string;
             nonce?: string;
         };
         LicenseCreateRequest: {
@@ -702,6 +752,8 @@ export interface components {
             license_key?: string;
             /** @default 1 */
             max_devices?: number;
+            /** @default null */
+            lease_seconds?: number | null;
             hwid_reset_allowed?: boolean;
             hwid_reset_interval?: number;
         };
@@ -720,6 +772,8 @@ export interface components {
             tags?: string[];
             /** @default 1 */
             max_devices?: number;
+            /** @default null */
+            lease_seconds?: number | null;
             hwid_reset_allowed?: boolean;
             hwid_reset_interval?: number;
         };
@@ -815,6 +869,10 @@ export interface components {
             license_key: string;
             hwid: string;
         };
+        HwidSetLeaseRequest: {
+            license_key: string;
+            lease_seconds: number | null;
+        };
         SubscriptionCreateRequest: {
             /** Format: uuid */
             app_id: string;
@@ -871,6 +929,7 @@ export interface components {
             offline_token_ttl?: number;
             default_hwid_reset_allowed?: boolean;
             default_hwid_reset_interval?: number;
+            max_borrow_seconds?: number;
         };
         AppSigningKeyRequest: {
             /** Format: uuid */
@@ -887,7 +946,7 @@ export interface components {
             app_id: string;
             license_key?: string;
             /** @enum {string} */
-            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
+            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
             /** @default 25 */
             per_page?: number;
             cursor?: string | null;
@@ -920,6 +979,14 @@ export interface components {
             };
             hwids?: string[];
             max_devices?: number;
+            lease_seconds?: number;
+            floating?: boolean;
+            leases?: {
+                hwid: string;
+                /** Format: date-time */
+                expires_at: string;
+                borrowed: boolean;
+            }[];
         };
         BulkResult: {
             succeeded: string[];
@@ -968,6 +1035,7 @@ export interface components {
             subscription_name: string;
             hwids?: string[];
             max_devices?: number;
+            lease_expires_at?: string | null;
             offline_token?: string;
         };
         LicenseExpiredData: {
@@ -985,6 +1053,14 @@ export interface components {
             hwid_reset_cooldown: number;
             /** Format: date-time */
             next_reset_at: string;
+        };
+        SeatsExhaustedData: {
+            max_devices: number;
+            next_seat_at: string | null;
+        };
+        LeaseBorrowedData: {
+            /** Format: date-time */
+            lease_expires_at: string;
         };
         AuthAnswer: {
             /** @constant */
@@ -1004,6 +1080,13 @@ export interface components {
             success: true;
             /** @enum {string} */
             message: "HWID_RESET";
+            data: components["schemas"]["AuthData"];
+        };
+        ReleaseAnswer: {
+            /** @constant */
+            success: true;
+            /** @enum {string} */
+            message: "SEAT_RELEASED";
             data: components["schemas"]["AuthData"];
         };
         LicenseCreateAnswer: {
@@ -1111,6 +1194,11 @@ export interface components {
             success: true;
             data: components["schemas"]["LicenseRecord"];
         };
+        HwidSetLeaseAnswer: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["LicenseRecord"];
+        };
         SubscriptionCreateAnswer: {
             /** @constant */
             success: true;
@@ -1181,6 +1269,7 @@ export interface components {
                 offline_token_ttl: number;
                 default_hwid_reset_allowed: boolean;
                 default_hwid_reset_interval: number;
+                max_borrow_seconds: number;
             };
         };
         AppSigningKeyAnswer: {
@@ -1235,7 +1324,7 @@ export interface components {
             data: {
                 id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated";
                 /** Format: uuid */
                 app_id: string;
                 subject: string;
@@ -1344,7 +1433,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest; Invalid borrow_seconds */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -1355,11 +1444,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest" | "Invalid borrow_seconds";
                     };
                 };
             };
-            /** @description INVALID_APP_ID, APPLICATION_NOT_FOUND, APPLICATION_NOT_ACTIVE, TEAM_ERROR, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, LICENSE_NOT_FOUND, INVALID_USERNAME_OR_PASSWORD, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_NOT_PROVIDED, HWID_MISMATCH, DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE */
+            /** @description INVALID_APP_ID, APPLICATION_NOT_FOUND, APPLICATION_NOT_ACTIVE, TEAM_ERROR, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, LICENSE_NOT_FOUND, INVALID_USERNAME_OR_PASSWORD, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, LICENSE_NOT_FLOATING, HWID_NOT_PROVIDED, HWID_MISMATCH, SEATS_EXHAUSTED, DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE */
             403: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -1389,8 +1478,14 @@ export interface operations {
                     } | {
                         /** @constant */
                         success: false;
+                        /** @constant */
+                        message: "SEATS_EXHAUSTED";
+                        data: components["schemas"]["SeatsExhaustedData"];
+                    } | {
+                        /** @constant */
+                        success: false;
                         /** @enum {unknown} */
-                        message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "INVALID_USERNAME_OR_PASSWORD" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "HWID_NOT_PROVIDED" | "DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE";
+                        message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "INVALID_USERNAME_OR_PASSWORD" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "LICENSE_NOT_FLOATING" | "HWID_NOT_PROVIDED" | "DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE";
                     };
                 };
             };
@@ -1651,7 +1746,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_APP_ID, APPLICATION_NOT_FOUND, APPLICATION_NOT_ACTIVE, TEAM_ERROR, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, LICENSE_NOT_FOUND, INVALID_USERNAME_OR_PASSWORD, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_RESET_NOT_ALLOWED, HWID_NOT_BOUND, HWID_RESET_COOLDOWN */
+            /** @description INVALID_APP_ID, APPLICATION_NOT_FOUND, APPLICATION_NOT_ACTIVE, TEAM_ERROR, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, LICENSE_NOT_FOUND, INVALID_USERNAME_OR_PASSWORD, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_RESET_NOT_ALLOWED, HWID_NOT_BOUND, LEASE_BORROWED, HWID_RESET_COOLDOWN */
             403: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -1676,6 +1771,12 @@ export interface operations {
                         /** @constant */
                         success: false;
                         /** @constant */
+                        message: "LEASE_BORROWED";
+                        data: components["schemas"]["LeaseBorrowedData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
                         message: "HWID_RESET_COOLDOWN";
                         data: components["schemas"]["HwidResetCooldownData"];
                     } | {
@@ -1683,6 +1784,170 @@ export interface operations {
                         success: false;
                         /** @enum {unknown} */
                         message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "INVALID_USERNAME_OR_PASSWORD" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "HWID_RESET_NOT_ALLOWED" | "HWID_NOT_BOUND";
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Request body too large";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: the application sent too many requests */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Internal server error";
+                    };
+                };
+            };
+        };
+    };
+    release: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9421 Accept-Signature with a `nonce` parameter: the answer's `Signature-Input` carries it (the body's `nonce` does the same).
+                 * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
+                 */
+                "Accept-Signature"?: components["parameters"]["Accept-Signature"];
+                /**
+                 * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+                 * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+                 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "license": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "hwid": "desktop-7f3a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReleaseRequest"];
+            };
+        };
+        responses: {
+            /** @description SEAT_RELEASED */
+            200: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "SEAT_RELEASED",
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": "2592000",
+                     *         "first_used_at": "2026-03-02T08:30:00.000Z",
+                     *         "hwid_lock": true,
+                     *         "last_hwid_reset_at": null,
+                     *         "hwid_reset_cooldown": 0,
+                     *         "hwid_reset_allowed": true,
+                     *         "username": null,
+                     *         "last_login": "2026-03-02T08:30:00.000Z",
+                     *         "subscription_level": 2,
+                     *         "subscription_name": "Pro",
+                     *         "hwids": [
+                     *           "laptop-21c9"
+                     *         ],
+                     *         "max_devices": 5,
+                     *         "lease_expires_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReleaseAnswer"];
+                };
+            };
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest */
+            400: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest";
+                    };
+                };
+            };
+            /** @description INVALID_APP_ID, APPLICATION_NOT_FOUND, APPLICATION_NOT_ACTIVE, TEAM_ERROR, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, LICENSE_NOT_FOUND, INVALID_USERNAME_OR_PASSWORD, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_NOT_PROVIDED, LICENSE_NOT_FLOATING, HWID_NOT_BOUND, LEASE_BORROWED */
+            403: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "INVALID_APP_ID"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "LICENSE_EXPIRED";
+                        data: components["schemas"]["LicenseExpiredData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "LEASE_BORROWED";
+                        data: components["schemas"]["LeaseBorrowedData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @enum {unknown} */
+                        message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "INVALID_USERNAME_OR_PASSWORD" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "HWID_NOT_PROVIDED" | "LICENSE_NOT_FLOATING" | "HWID_NOT_BOUND";
                     };
                 };
             };
@@ -4464,6 +4729,156 @@ export interface operations {
             };
         };
     };
+    hwidSetLease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "lease_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["HwidSetLeaseRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *         "subscription_name": "Pro",
+                     *         "subscription_level": 2,
+                     *         "status": "active",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": 2592000,
+                     *         "first_used_at": null,
+                     *         "last_login": null,
+                     *         "hwid": null,
+                     *         "hwid_lock": true,
+                     *         "hwid_reset_allowed": true,
+                     *         "hwid_reset_interval": 604800,
+                     *         "last_hwid_reset_at": null,
+                     *         "username": null,
+                     *         "tags": [
+                     *           "reseller-a"
+                     *         ],
+                     *         "metadata": {
+                     *           "order": 1042
+                     *         },
+                     *         "hwids": [],
+                     *         "max_devices": 5,
+                     *         "lease_seconds": 3600,
+                     *         "floating": true,
+                     *         "leases": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HwidSetLeaseAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
     subscriptionCreate: {
         parameters: {
             query?: never;
@@ -5495,7 +5910,8 @@ export interface operations {
                      *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
                      *         "offline_token_ttl": 86400,
                      *         "default_hwid_reset_allowed": true,
-                     *         "default_hwid_reset_interval": 86400
+                     *         "default_hwid_reset_interval": 86400,
+                     *         "max_borrow_seconds": 604800
                      *       }
                      *     }
                      */

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { canonicalUuid, isUuid } from './ids';
 import { maxDevicesLimit } from '#data/license.repo';
+import { leaseSecondsLimits } from '#data/leases';
 
 /**
  * Body fields shared by management routes. Identifiers are checked for shape
@@ -36,3 +37,6 @@ export const MAX_RESET_INTERVAL_SECONDS = 10 * 365 * 86400;
 
 /** Seconds between two self-service HWID resets of a license. */
 export const hwidResetIntervalField = z.int().check(z.minimum(0), z.maximum(MAX_RESET_INTERVAL_SECONDS));
+
+/** Floating seats (docs/licensing-models.md, "Floating seats"): null binds seats for good, else 60 s to 30 days per lease. */
+export const leaseSecondsField = z.nullable(z.int().check(z.minimum(leaseSecondsLimits.min), z.maximum(leaseSecondsLimits.max)));

@@ -1,6 +1,7 @@
 import type { License } from '#data/license.repo';
 import type { Deps } from '../deps';
 import type { Subscription } from '#data/subscription.repo';
+import { isFloating, isLive, liveLeases } from '#data/leases';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
 export function hwidResetCooldown(license: License, now: Date): number {
@@ -16,12 +17,29 @@ export function hwidResetAvailable(license: License, now: Date): boolean {
 
 /**
  * `hwids` and `max_devices` (docs/management-api.md, "Devices: seats and self-service reset"), appended only to the
- * answers about a license with several seats: a one-seat license answers byte
+ * answers about a license with several seats or floating ones: a one-seat license answers byte
  * for byte as docs/client-api.md#license-data shows it, so clients that know only
  * that shape (the Keycrate SDKs) see no difference; its one device is `hwid`.
  */
 function seats(license: License): { hwids?: string[]; max_devices?: number } {
-  return license.max_devices > 1 ? { hwids: license.hwids, max_devices: license.max_devices } : {};
+  return license.max_devices > 1 || isFloating(license) ? { hwids: license.hwids, max_devices: license.max_devices } : {};
+}
+
+/**
+ * A floating license as its answers show it (docs/licensing-models.md, "Floating seats"): only
+ * devices with a live lease are bound; a listed device whose lease ended is
+ * not, though it stays in the item until the next seat taken drops it.
+ */
+function asBoundNow(license: License, now: Date): License {
+  if (!isFloating(license)) return license;
+  const hwids = liveLeases(license, now).map((lease) => lease.hwid);
+  return { ...license, hwids, hwid: hwids[0] ?? null };
+}
+
+/** The record's leasing fields, present once `lease_seconds` was set: `floating` false says leasing has no effect while `hwid_lock` is off. */
+function leasing(license: License, now: Date) {
+  if (license.lease_seconds === null) return {};
+  return { lease_seconds: license.lease_seconds, floating: isFloating(license), leases: liveLeases(license, now) };
 }
 
 /** Subscription name and level as a license shows them; a deleted subscription shows as null. */
@@ -30,7 +48,8 @@ function tier(subscription: Subscription | undefined) {
 }
 
 /** The license record of management responses (docs/management-api.md, Licenses); never a password hash. */
-export function managementView(license: License, subscription: Subscription | undefined) {
+export function managementView(stored: License, subscription: Subscription | undefined, now: Date) {
+  const license = asBoundNow(stored, now);
   return {
     key: license.key,
     app_id: license.app_id,
@@ -51,18 +70,24 @@ export function managementView(license: License, subscription: Subscription | un
     tags: license.tags,
     metadata: license.metadata,
     ...seats(license),
+    ...leasing(license, now),
   };
 }
 
 export type LicenseRecord = ReturnType<typeof managementView>;
 
 /** The record a management answer shows, as the license stands now, with its subscription's name and level. */
-export async function licenseRecord(deps: Pick<Deps, 'repos'>, license: License): Promise<LicenseRecord> {
-  return managementView(license, await deps.repos.subscriptions.get(license.subscription_id));
+export async function licenseRecord(deps: Pick<Deps, 'repos' | 'clock'>, license: License): Promise<LicenseRecord> {
+  return managementView(license, await deps.repos.subscriptions.get(license.subscription_id), deps.clock.now());
 }
 
-/** The 13 fields of docs/client-api.md, "POST /auth", for a successful /auth (the license as it stands after this login). */
-export function authView(license: License, subscription: Subscription, now: Date) {
+/**
+ * The 13 fields of docs/client-api.md, "POST /auth", for a successful /auth (the license as it stands after this login);
+ * a floating license adds `lease_expires_at`, the end of `hwid`'s lease (null when it holds none).
+ */
+export function authView(stored: License, subscription: Subscription, now: Date, hwid?: string) {
+  const license = asBoundNow(stored, now);
+  const lease = hwid === undefined ? undefined : stored.leases[hwid];
   return {
     key: license.key,
     created_at: license.created_at,
@@ -78,5 +103,6 @@ export function authView(license: License, subscription: Subscription, now: Date
     subscription_level: subscription.level,
     subscription_name: subscription.name,
     ...seats(license),
+    ...(isFloating(license) ? { lease_expires_at: isLive(lease, now) ? lease.expires_at : null } : {}),
   };
 }

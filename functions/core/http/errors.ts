@@ -98,10 +98,11 @@ export const clientMessages = {
   serverError: 'Internal server error',
   hwidFormat: 'HWID must be a string of at most 256 characters',
   invalidNonce: 'Invalid nonce',
+  invalidBorrowSeconds: 'Invalid borrow_seconds',
   invalidContentDigest: 'Invalid Content-Digest',
 } as const;
 
-/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them) and /reset-hwid's. */
+/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them), /reset-hwid's and /release's. */
 export type ClientFailureCode =
   | 'LICENSE_NOT_FOUND'
   | 'INVALID_USERNAME_OR_PASSWORD'
@@ -123,7 +124,10 @@ export type ClientFailureCode =
   | 'USERNAME_TAKEN'
   | 'HWID_RESET_NOT_ALLOWED'
   | 'HWID_NOT_BOUND'
-  | 'HWID_RESET_COOLDOWN';
+  | 'HWID_RESET_COOLDOWN'
+  | 'SEATS_EXHAUSTED'
+  | 'LICENSE_NOT_FLOATING'
+  | 'LEASE_BORROWED';
 
 export function clientFailure(code: ClientFailureCode, data?: Record<string, unknown>): ClientError {
   return new ClientError(403, code, data);

@@ -138,8 +138,11 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       const reply = await endpoint(context.requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
-  return (event: HttpEvent, context: Context): Promise<APIGatewayProxyResult> =>
-    withLogFields({ request_id: event.requestContext?.requestId }, () => handler(event, context));
+  return (event: HttpEvent, context: RequestContext): Promise<APIGatewayProxyResult> => {
+    // Lambda gives each request a context of its own; a caller that passes one again must not see the last request's deps.
+    delete context.requestDeps;
+    return withLogFields({ request_id: event.requestContext?.requestId }, () => handler(event, context));
+  };
 }
 
 export type GroupHandler = ReturnType<typeof createGroupHandler>;

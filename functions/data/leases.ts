@@ -1,0 +1,58 @@
+import * as z from 'zod/mini';
+
+/**
+ * Floating seats (docs/licensing-models.md, "Floating seats"). A floating
+ * license keeps its seats where /auth already writes, on the license item:
+ * `hwids` lists the devices holding or having held a seat in the order they
+ * took it, and `leases` maps each of them to its lease. A lease whose end has
+ * passed holds no seat; the next seat taken drops it from both in the same
+ * conditional write.
+ */
+export const leaseSchema = z.object({
+  /** ISO time; the seat is held while now is before it. */
+  expires_at: z.string(),
+  /** Taken offline with `borrow_seconds`: the client cannot release it before its end. */
+  borrowed: z.boolean(),
+});
+export type Lease = z.infer<typeof leaseSchema>;
+
+/** `lease_seconds` of a license: null (seats are bound for good) or 60 s to 30 days. */
+export const leaseSecondsLimits = { min: 60, max: 30 * 86400 } as const;
+
+/** `borrow_seconds` of /auth: from 60 s to the application's `max_borrow_seconds` (default 7 days, at most 365 days). */
+export const borrowSecondsLimits = { min: 60, defaultMax: 7 * 86400, max: 365 * 86400 } as const;
+
+/** What the lease rules read of a license. */
+export interface LeaseHolder {
+  hwid_lock: boolean;
+  hwids: string[];
+  lease_seconds: number | null;
+  leases: Record<string, Lease>;
+}
+
+/** Leasing applies only with `hwid_lock` on: a seat is counted by HWID. */
+export function isFloating(license: Pick<LeaseHolder, 'hwid_lock' | 'lease_seconds'>): boolean {
+  return license.hwid_lock && license.lease_seconds !== null;
+}
+
+export function isLive(lease: Lease | undefined, now: Date): lease is Lease {
+  return lease !== undefined && Date.parse(lease.expires_at) > now.getTime();
+}
+
+export interface LiveLease extends Lease {
+  hwid: string;
+}
+
+/** The leases holding a seat now, oldest first (the order their devices took them). */
+export function liveLeases(license: Pick<LeaseHolder, 'hwids' | 'leases'>, now: Date): LiveLease[] {
+  return license.hwids.flatMap((hwid) => {
+    const lease = license.leases[hwid];
+    return isLive(lease, now) ? [{ hwid, ...lease }] : [];
+  });
+}
+
+/** The earliest end among live leases: when a seat frees up at the latest, unless released earlier. */
+export function nextSeatAt(live: readonly LiveLease[]): string | null {
+  if (live.length === 0) return null;
+  return live.reduce((earliest, lease) => (Date.parse(lease.expires_at) < Date.parse(earliest) ? lease.expires_at : earliest), live[0]!.expires_at);
+}

@@ -1,0 +1,212 @@
+import { decodeJwt } from 'jose';
+import type { Subscription } from '#data/subscription.repo';
+import { createFakeClock } from '../support/clock';
+import { startTestServer, type TestServer } from '../support/env';
+import { seedLicense, seedSubscription } from '../support/fixtures';
+import { checkInvariants, scanAll } from '../support/invariants';
+import { createOwner, type Owner } from '../support/owners';
+
+/**
+ * Floating seats (docs/licensing-models.md, "Floating seats") through the local server against
+ * DynamoDB Local: requests sent at once, then every stored item checked. The
+ * clock is fake, so a 60 s lease ends without waiting.
+ */
+const clock = createFakeClock(new Date('2026-06-01T10:00:00.000Z'));
+let env: TestServer;
+let owner: Owner;
+let plain: Subscription;
+let singleKey: Subscription;
+
+beforeAll(async () => {
+  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0 } });
+  owner = await createOwner(env.deps);
+  plain = await seedSubscription(env.deps, owner);
+  singleKey = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
+});
+afterAll(() => env.close());
+
+const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
+const release = (body: Record<string, unknown>) => env.post('/release', { app_id: owner.app_id, ...body });
+const manage = (path: string, body: Record<string, unknown>) => env.post(path, body, owner.auth);
+const floating = (subscription: Subscription, overrides: Parameters<typeof seedLicense>[2] = {}) =>
+  seedLicense(env.deps, subscription, { hwid_lock: true, lease_seconds: 60, ...overrides });
+const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
+const liveLeases = async (key: string) => {
+  const license = await stored(key);
+  return license.hwids.filter((hwid) => license.leases[hwid] && Date.parse(license.leases[hwid]!.expires_at) > clock.now().getTime());
+};
+const at = (seconds: number) => new Date(clock.now().getTime() + seconds * 1000).toISOString();
+
+describe('floating seats under races', () => {
+  it('20 concurrent /auth from 20 new devices on a 3-seat floating license: exactly 3 succeed and 3 leases are stored', async () => {
+    const { key } = await floating(singleKey, { max_devices: 3, lease_seconds: 3600 });
+    const hwids = Array.from({ length: 20 }, (_, index) => `float-${index}`);
+
+    const responses = await Promise.all(hwids.map((hwid) => auth({ license: key, hwid })));
+
+    const winners = hwids.filter((_, index) => responses[index]!.status === 200);
+    expect(winners).toHaveLength(3);
+    expect(responses.filter((response) => response.status === 403).map((response) => response.body.message)).toEqual(Array(17).fill('SEATS_EXHAUSTED'));
+    const license = await stored(key);
+    expect([...license.hwids].sort()).toEqual([...winners].sort());
+    expect(Object.keys(license.leases).sort()).toEqual([...winners].sort());
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
+  });
+
+  it('half of the seat holders release while new devices ask: never more than max_devices live leases', async () => {
+    const { key } = await floating(singleKey, { max_devices: 4, lease_seconds: 3600 });
+    const holders = ['hold-0', 'hold-1', 'hold-2', 'hold-3'];
+    for (const hwid of holders) expect((await auth({ license: key, hwid })).status).toBe(200);
+    const newcomers = Array.from({ length: 10 }, (_, index) => `new-${index}`);
+    let watching = true;
+    const seen: number[] = [];
+    const watcher = (async () => {
+      while (watching) seen.push((await liveLeases(key)).length);
+    })();
+
+    const [releases, takes] = await Promise.all([
+      Promise.all(holders.slice(0, 2).map((hwid) => release({ license: key, hwid }))),
+      Promise.all(newcomers.map((hwid) => auth({ license: key, hwid }))),
+    ]);
+    watching = false;
+    await watcher;
+
+    expect(releases.map((response) => response.body.message)).toEqual(['SEAT_RELEASED', 'SEAT_RELEASED']);
+    const taken = newcomers.filter((_, index) => takes[index]!.status === 200);
+    for (const response of takes) if (response.status !== 200) expect(response.body.message).toBe('SEATS_EXHAUSTED');
+    expect(taken.length).toBeLessThanOrEqual(2);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(4);
+    const live = await liveLeases(key);
+    expect(live.length).toBeLessThanOrEqual(4);
+    expect([...live].sort()).toEqual([...holders.slice(2), ...taken].sort());
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
+  });
+});
+
+describe('leases in time', () => {
+  it('a heartbeat renews the lease; a 60 s lease that ended gives its seat to a new device, with the ended one dropped', async () => {
+    const { key } = await floating(plain, { max_devices: 1 });
+    const first = await auth({ license: key, hwid: 'pc-a' });
+    expect(first.body.data).toMatchObject({ hwids: ['pc-a'], max_devices: 1, lease_expires_at: at(60) });
+    clock.advance(30);
+    expect((await auth({ license: key, hwid: 'pc-a' })).body.data.lease_expires_at).toBe(at(60));
+    const exhausted = await auth({ license: key, hwid: 'pc-b' });
+    expect(exhausted.status).toBe(403);
+    expect(exhausted.body).toEqual({ success: false, message: 'SEATS_EXHAUSTED', data: { max_devices: 1, next_seat_at: at(60) } });
+
+    clock.advance(61);
+    const taken = await auth({ license: key, hwid: 'pc-b' });
+
+    expect(taken.status).toBe(200);
+    expect(taken.body.data).toMatchObject({ hwids: ['pc-b'], lease_expires_at: at(60) });
+    const license = await stored(key);
+    expect(license.hwids).toEqual(['pc-b']);
+    expect(Object.keys(license.leases)).toEqual(['pc-b']);
+    expect((await auth({ license: key, hwid: 'pc-a' })).body.message).toBe('SEATS_EXHAUSTED');
+  });
+
+  it('an ended lease holds no single_key_per_hwid claim: another license of that tier binds the HWID, and the first cannot renew it', async () => {
+    const first = await floating(singleKey, { max_devices: 2 });
+    const second = await seedLicense(env.deps, singleKey, { hwid_lock: true });
+    expect((await auth({ license: first.key, hwid: 'roaming-pc' })).status).toBe(200);
+    expect((await auth({ license: second.key, hwid: 'roaming-pc' })).body.message).toBe('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+
+    clock.advance(61);
+    const bound = await auth({ license: second.key, hwid: 'roaming-pc' });
+
+    expect(bound.status).toBe(200);
+    expect(await env.deps.repos.hwids.get(owner.app_id, 'roaming-pc')).toMatchObject({ license_key: second.key });
+    expect((await auth({ license: first.key, hwid: 'roaming-pc' })).body.message).toBe('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+    expect((await manage('/license/get', { license_key: first.key })).body.data.leases).toEqual([]);
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
+  });
+});
+
+describe('borrowing', () => {
+  it('a borrowed seat carries a token ending with the lease, cannot be released by the client, and is freed by the owner', async () => {
+    const { key } = await floating(singleKey, { max_devices: 1, lease_seconds: 3600 });
+    const borrowed = await auth({ license: key, hwid: 'laptop', borrow_seconds: 86400 });
+    expect(borrowed.status).toBe(200);
+    const end = borrowed.body.data.lease_expires_at;
+    expect(end).toBe(at(86400));
+    const claims = decodeJwt(borrowed.body.data.offline_token);
+    expect(claims.exp).toBe(Date.parse(end) / 1000);
+    expect(claims.borrowed).toBe(true);
+    expect((await manage('/license/get', { license_key: key })).body.data.leases).toEqual([{ hwid: 'laptop', expires_at: end, borrowed: true }]);
+
+    // A heartbeat does not shorten the borrow.
+    expect((await auth({ license: key, hwid: 'laptop' })).body.data.lease_expires_at).toBe(end);
+    const refused = await release({ license: key, hwid: 'laptop' });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ success: false, message: 'LEASE_BORROWED', data: { lease_expires_at: end } });
+    expect((await env.post('/reset-hwid', { app_id: owner.app_id, license: key, hwid: 'laptop' })).body.message).toBe('LEASE_BORROWED');
+    expect((await auth({ license: key, hwid: 'desk' })).body.message).toBe('SEATS_EXHAUSTED');
+
+    expect((await manage('/hwid/remove', { license_key: key, hwid: 'laptop' })).status).toBe(200);
+    expect((await auth({ license: key, hwid: 'desk' })).status).toBe(200);
+    expect(await env.deps.repos.hwids.get(owner.app_id, 'laptop')).toBeUndefined();
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
+  });
+
+  it('a borrow ends no later than the license, and is refused beyond the application limit or on a license that is not floating', async () => {
+    const { key } = await floating(plain, { initial_duration: 3600 });
+    const borrowed = await auth({ license: key, hwid: 'short', borrow_seconds: 7200 });
+    expect(borrowed.body.data.lease_expires_at).toBe(borrowed.body.data.expires_at.replace(/\.\d{3}Z$/, '.000Z'));
+    expect((await auth({ license: key, hwid: 'short', borrow_seconds: 604801 })).body).toEqual({ success: false, message: 'Invalid borrow_seconds' });
+    await manage('/app/settings', { app_id: owner.app_id, max_borrow_seconds: 600 });
+    expect((await auth({ license: key, hwid: 'short', borrow_seconds: 601 })).body.message).toBe('Invalid borrow_seconds');
+    await manage('/app/settings', { app_id: owner.app_id, max_borrow_seconds: 604800 });
+    const locked = await seedLicense(env.deps, plain, { hwid_lock: true });
+    expect((await auth({ license: locked.key, hwid: 'x', borrow_seconds: 600 })).body.message).toBe('LICENSE_NOT_FLOATING');
+  });
+});
+
+describe('/hwid/set-lease and the license record', () => {
+  it('turns leasing on for bound devices, says when hwid_lock is off, and turns it off keeping live leases as bindings', async () => {
+    const { key } = await seedLicense(env.deps, singleKey, { hwid_lock: true, max_devices: 3 });
+    await auth({ license: key, hwid: 'kept' });
+    await auth({ license: key, hwid: 'lapsing' });
+
+    const on = await manage('/hwid/set-lease', { license_key: key, lease_seconds: 120 });
+    expect(on.body.data).toMatchObject({
+      lease_seconds: 120,
+      floating: true,
+      leases: [
+        { hwid: 'kept', expires_at: at(120), borrowed: false },
+        { hwid: 'lapsing', expires_at: at(120), borrowed: false },
+      ],
+    });
+    clock.advance(100);
+    await auth({ license: key, hwid: 'kept' });
+    clock.advance(30);
+    const off = await manage('/hwid/set-lease', { license_key: key, lease_seconds: null });
+    expect(off.status).toBe(200);
+    expect(off.body.data).toMatchObject({ hwid: 'kept', hwids: ['kept'] });
+    expect(off.body.data).not.toHaveProperty('leases');
+    expect(await env.deps.repos.hwids.get(owner.app_id, 'lapsing')).toBeUndefined();
+    expect((await auth({ license: key, hwid: 'kept' })).body.data).not.toHaveProperty('lease_expires_at');
+
+    await manage('/hwid/set-lease', { license_key: key, lease_seconds: 60 });
+    const unlocked = await manage('/hwid/toggle-lock', { license_key: key, hwid_lock: false });
+    expect(unlocked.body.data).toMatchObject({ lease_seconds: 60, floating: false });
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
+  });
+
+  it('refuses bad lease_seconds with INVALID_INPUT and writes nothing', async () => {
+    const { key } = await seedLicense(env.deps, plain, { hwid_lock: true });
+    for (const lease_seconds of [59, 2_592_001, 1.5, '60', true, undefined]) {
+      const answer = await manage('/hwid/set-lease', { license_key: key, lease_seconds });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error_code).toBe('INVALID_INPUT');
+    }
+    const create = { app_id: owner.app_id, subscription_id: plain.subscription_id, duration_unit: 'days', duration_value: 1 };
+    expect((await manage('/license/create', { ...create, lease_seconds: 30 })).body.error_code).toBe('INVALID_INPUT');
+    expect((await manage('/license/create-bulk', { ...create, key_amount: 2, lease_seconds: 'x' })).body.error_code).toBe('INVALID_INPUT');
+    expect((await manage('/app/settings', { app_id: owner.app_id, max_borrow_seconds: 59 })).body.error_code).toBe('INVALID_INPUT');
+    expect(await stored(key)).toMatchObject({ lease_seconds: null, leases: {} });
+    const made = await manage('/license/create', { ...create, hwid_lock: true, lease_seconds: 60, max_devices: 5 });
+    expect(made.body.data).toMatchObject({ lease_seconds: 60, floating: true, leases: [], max_devices: 5 });
+    const many = await manage('/license/create-bulk', { ...create, key_amount: 3, hwid_lock: true, lease_seconds: 120, max_devices: 2 });
+    expect(many.body.data.map((license: { lease_seconds: number; leases: unknown[] }) => [license.lease_seconds, license.leases])).toEqual(Array(3).fill([120, []]));
+  });
+});
