@@ -115,8 +115,8 @@ export async function checkedLicense(
       ? licenseOfApp(entry.license, input.appId)
       : await logIn(deps, entry.app, input.credential.password, entry.login);
   // An expired license may still be in its subscription's grace, known only
-  // once the subscription is read: its step 5 waits for round trip 2 and still
-  // answers before the checks of steps 6 to 8.
+  // once the subscription is read: its check 5 (docs/client-api.md#check-order)
+  // waits for round trip 2 and still answers before checks 6 to 8.
   const maybeInGrace = license.status === 'active' && pastExpiry(license, now);
   if (!maybeInGrace) checkLicenseState(license, now);
 

@@ -100,7 +100,7 @@ function activeDevice(license: License, hwid: string | undefined, now: Date): bo
   return isLive(license.leases[hwid], now);
 }
 
-/** The license as read again after a lost race, checked as step 5 checks it. */
+/** The license as read again after a lost race, checked as check 5 of docs/client-api.md#check-order checks it. */
 function stillValid(license: License | undefined, appId: string, now: Date, graceSeconds: number | undefined): License {
   const current = licenseOfApp(license, appId);
   checkLicenseState(current, now, graceSeconds);
