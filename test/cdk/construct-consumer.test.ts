@@ -53,7 +53,7 @@ let resources: Record<string, Resource>;
 const sameBytes = (a: string, b: string) => readFileSync(a).equals(readFileSync(b));
 const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
 const run = (command: string, args: string[], cwd: string, env: Record<string, string> = {}) =>
-  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_json: 'false', ...env } });
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
 
 // About a minute of CPU (nine bundles and the declarations packed, the app compiled and synthesized): the bound leaves room for a busy machine.
 beforeAll(() => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { managementErrors } from '#core/http/errors';
+import { routes, sideOf } from '../../functions/routes';
 
 /**
  * docs/client-api.md and docs/management-api.md are the reference of the interface
@@ -15,7 +16,7 @@ const openapi = JSON.parse(read('docs/openapi.json')) as {
   paths: Record<string, { post: { responses: Record<string, unknown> } }>;
   components: { schemas: Record<string, unknown> };
 };
-const clientPaths = new Set(['/auth', '/register', '/reset-hwid']);
+const clientPaths = new Set(routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path));
 
 /** The values a response schema allows for `field`, by `enum` or `const`, at any depth, through `$ref`s. */
 function allowed(schema: unknown, field: string): string[] {

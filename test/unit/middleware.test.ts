@@ -213,8 +213,7 @@ describe('the shared Middy stack', () => {
     const missing: Endpoints<'client'> = { '/auth': echo, '/register': echo };
     expect(Object.keys(missing)).toHaveLength(2);
     const clientPaths = routes.filter((route) => route.group === 'client').map((route) => route.path);
-    expect(Object.keys(endpointsOf('client', {})).sort()).toEqual([...clientPaths].sort());
-    expect(clientPaths).toContain('/reset-hwid');
+    expect(Object.keys(endpointsOf('client', {})).sort()).toEqual(clientPaths.sort());
   });
 
   it('answers a path of another group, which the stack never sends, as a server fault', async () => {
