@@ -24,7 +24,7 @@ export function parseUsageLimits(text: string): UsageLimits {
   for (const line of text.split('\n').map((entry) => entry.trim()).filter(Boolean)) {
     const [name, limit, period, overage = '0', extra] = line.split(/\s+/);
     if (!name || extra !== undefined || !/^\d+$/.test(limit ?? '') || !periods.includes(period as Period) || !/^\d+$/.test(overage)) {
-      throw new Error(`"${line}": write a counter as name, limit, period (${periods.join(', ')}) and an optional overage`);
+      throw new Error(`"${line}": write a counter as its name, limit, period (${periods.join(', ')}) and an optional overage`);
     }
     limits[name] = { limit: Number(limit), period: period as Period, overage: Number(overage) };
   }
@@ -85,7 +85,7 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
             }
           }}
         >
-          <Field label="This license's own limits (one a line: name limit period [overage]; they replace the tier's of the same name)">
+          <Field label="This license's own limits (counter, limit, period, overage; one a line; they replace the tier's counters of the same name)">
             <textarea name="usage_limits" rows={3} spellcheck={false} value={limits} onInput={(event) => setLimits(event.currentTarget.value)} />
           </Field>
           <button type="submit" disabled={busy}>

@@ -64,7 +64,7 @@ export function Subscriptions({ app }: { app: App }) {
         <Field label="Features (comma separated)">
           <input name="features" placeholder="reports, sync" />
         </Field>
-        <Field label="Usage limits (name limit period [overage], one a line)">
+        <Field label="Usage limits (counter, limit, period, overage; one a line)">
           <textarea name="usage_limits" rows={2} spellcheck={false} placeholder="exports 50 month 5" />
         </Field>
         <Field label="Grace after expiry (hours)">

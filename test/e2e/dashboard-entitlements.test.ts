@@ -24,7 +24,7 @@ describe('the dashboard screens for entitlements, usage and grace', () => {
     const form = page.getByRole('form', { name: 'New subscription' });
     await form.getByLabel('Name', { exact: true }).fill(name);
     await form.getByLabel('Features (comma separated)').fill('sync, reports');
-    await form.getByLabel('Usage limits (name limit period [overage], one a line)').fill('exports 50 month 5\napi 1000 day');
+    await form.getByLabel('Usage limits (counter, limit, period, overage; one a line)').fill('exports 50 month 5\napi 1000 day');
     await form.getByLabel('Grace after expiry (hours)').fill('72');
     await form.getByRole('button', { name: 'Create subscription' }).click();
     await page.getByText(`Subscription ${name} created.`).waitFor();
@@ -45,9 +45,9 @@ describe('the dashboard screens for entitlements, usage and grace', () => {
     expect((await api(session.service, '/subscription/get-bulk', { app_id: session.service.appId })).body.data.find((entry: { name: string }) => entry.name === name)).toMatchObject({ grace_seconds: 3600 });
 
     await form.getByLabel('Name', { exact: true }).fill('Broken');
-    await form.getByLabel('Usage limits (name limit period [overage], one a line)').fill('exports lots');
+    await form.getByLabel('Usage limits (counter, limit, period, overage; one a line)').fill('exports lots');
     await form.getByRole('button', { name: 'Create subscription' }).click();
-    await page.getByRole('alert').getByText(/"exports lots": write a counter as name, limit, period/).waitFor();
+    await page.getByRole('alert').getByText(/"exports lots": write a counter as its name, limit, period/).waitFor();
   }, 60_000);
 
   it('shows a bar per counter with what /usage counted, resets one, and saves the license features', async () => {

@@ -47,6 +47,10 @@ describe('POST /license/create', () => {
       username: null,
       tags: [],
       metadata: {},
+      features: [],
+      effective_features: [],
+      usage_limits: {},
+      usage: [],
     });
     expect(await env.deps.repos.licenses.get(record.key, record.team_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
   });

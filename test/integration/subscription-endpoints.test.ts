@@ -32,6 +32,9 @@ describe('/subscription/create', () => {
         single_key_per_hwid: true,
         status: 'active',
         created_at: now.toISOString(),
+        features: [],
+        usage_limits: {},
+        grace_seconds: 0,
       },
     });
     const stored = await env.deps.repos.subscriptions.get(response.body.data.subscription_id);
@@ -77,7 +80,8 @@ describe('/subscription/edit', () => {
 
     expect(response.status).toBe(200);
     const { team_id: _team, ...view } = subscription;
-    expect(response.body.data).toEqual({ ...view, name: 'New', status: 'inactive' });
+    // A tier stored before entitlements existed shows none of them, and no grace.
+    expect(response.body.data).toEqual({ ...view, name: 'New', status: 'inactive', features: [], usage_limits: {}, grace_seconds: 0 });
     expect(await env.deps.repos.subscriptions.get(subscription.subscription_id)).toEqual({ ...subscription, name: 'New', status: 'inactive' });
   });
 
