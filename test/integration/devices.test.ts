@@ -190,8 +190,10 @@ describe('several seats', () => {
     });
 
     expect(Object.keys(one.body.data)).not.toContain('max_devices');
-    expect(Object.keys(one.body.data).at(-1)).toBe('metadata');
-    expect(Object.keys(three.body.data).slice(-3)).toEqual(['metadata', 'hwids', 'max_devices']);
+    // The entitlement fields come last (docs/management-api.md, Licenses); the fields before them keep their order.
+    const entitlements = ['features', 'effective_features', 'usage_limits', 'usage'];
+    expect(Object.keys(one.body.data).slice(-5)).toEqual(['metadata', ...entitlements]);
+    expect(Object.keys(three.body.data).slice(-7)).toEqual(['metadata', 'hwids', 'max_devices', ...entitlements]);
     expect(three.body.data).toMatchObject({ hwid: null, hwids: [], max_devices: 3 });
     expect(bulk.body.data.map((record: { max_devices: number }) => record.max_devices)).toEqual([5, 5]);
     expect((await manage('/license/create', { app_id: owner.app_id, subscription_id: plain.subscription_id, duration_unit: 'days', duration_value: 1, max_devices: 101 })).body).toEqual({
