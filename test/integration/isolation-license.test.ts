@@ -68,6 +68,9 @@ const attempts = (): [string, Record<string, unknown>, Expectation][] => {
     ['/license/update-user-credentials', { license_key: bound.key, username: 'intruder', password: 'password-9' }, notFound],
     ['/license/update-user-credentials', { license_key: plain.key, username: 'victim-user', password: 'password-9' }, notFound],
     ['/license/update-metadata', { license_key: plain.key, metadata: { owned: true } }, notFound],
+    ['/license/update-features', { license_key: plain.key, features: ['stolen'] }, notFound],
+    ['/license/update-usage-limits', { license_key: plain.key, usage_limits: { api: { limit: 1, period: 'day' } } }, notFound],
+    ['/license/reset-usage', { license_key: plain.key }, notFound],
   ];
 };
 
