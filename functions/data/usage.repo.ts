@@ -13,10 +13,10 @@ import { counterAttribute } from './usage-counters';
 export const usageIdSeconds = 86_400;
 
 /**
- * Each count leaves the request's token in one of this many slots of its
+ * Each count leaves a mark of the request's token in one of this many slots of its
  * counter, chosen by the token: when the SDK sends a count again after its
- * answer was lost, the count finds its own token and knows it was applied.
- * Another count overwrites that slot only if its token falls in the same slot
+ * answer was lost, the count finds its own mark and knows it was applied.
+ * Another count overwrites that slot only if its mark falls in the same slot
  * within the moment between the lost answer and the resend.
  */
 const tokenSlots = 16;
