@@ -1,29 +1,27 @@
-import type * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
 import { effectiveUsageLimits } from '#shared/entitlements';
 import { invalidInput } from '#core/http/errors';
+import type { OwnerInput } from '#core/http/handler';
 import { licenseRecord } from '#core/domain/license-view';
 import { notFound, ownedLicense } from '#core/domain/ownership';
 import type { resetUsageSchema, updateFeaturesSchema, updateUsageLimitsSchema } from './schemas';
 
-type Owned<S extends z.ZodMiniType> = z.infer<S> & { teamId: string };
-
 /** Replaces the license's own features; its subscription's still apply beside them. */
-export async function updateFeatures(deps: Deps, input: Owned<typeof updateFeaturesSchema>) {
+export async function updateFeatures(deps: Deps, input: OwnerInput<typeof updateFeaturesSchema>) {
   const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { features: input.features });
   if (!license) throw notFound.license();
   return licenseRecord(deps, license);
 }
 
 /** Replaces the license's own usage limits; counts already made stay, measured against the new limits. */
-export async function updateUsageLimits(deps: Deps, input: Owned<typeof updateUsageLimitsSchema>) {
+export async function updateUsageLimits(deps: Deps, input: OwnerInput<typeof updateUsageLimitsSchema>) {
   const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { usage_limits: input.usage_limits });
   if (!license) throw notFound.license();
   return licenseRecord(deps, license);
 }
 
 /** Sets one counter, or every counter the license has counted, back to 0 in its current period. */
-export async function resetUsage(deps: Deps, input: Owned<typeof resetUsageSchema>) {
+export async function resetUsage(deps: Deps, input: OwnerInput<typeof resetUsageSchema>) {
   const license = await ownedLicense(deps, input.teamId, input.license_key);
   const subscription = await deps.repos.subscriptions.get(license.subscription_id);
   if (input.counter !== undefined && !(input.counter in effectiveUsageLimits(subscription, license))) {
