@@ -7,6 +7,8 @@ type AppSettings = Answer<'/app/settings'>['data'];
 
 /** The limits `/app/settings` accepts for offline_token_ttl (functions/client/offline-token.ts). */
 const ttlLimits = { min: 60, max: 365 * 86400 };
+/** The limits `/app/settings` accepts for max_borrow_seconds (functions/data/leases.ts). */
+const borrowLimits = { min: 60, max: 365 * 86400 };
 /** The longest reset interval `/app/settings` accepts, as /hwid/update-reset-interval (functions/core/domain/fields.ts). */
 const maxResetInterval = 10 * 365 * 86400;
 
@@ -104,6 +106,38 @@ export function Settings({ app }: { app: App }) {
           </Field>
           <button type="submit" disabled={busy}>
             Save lifetime
+          </button>
+        </form>
+      )}
+      {settings && (
+        <form
+          class="card stack"
+          aria-label="Borrowing floating seats"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const seconds = Number(new FormData(event.currentTarget).get('max_borrow_seconds'));
+            void run(async () => {
+              const saved = (await call('/app/settings', { app_id: app.app_id, max_borrow_seconds: seconds })).data;
+              setSettings(saved);
+              setNotice(`Longest borrow set to ${duration(saved.max_borrow_seconds)}.`);
+            });
+          }}
+        >
+          <h2>Borrowing floating seats</h2>
+          <p>A device may borrow a floating seat for offline work for up to {duration(settings.max_borrow_seconds)}; the seat stays taken until the borrow ends.</p>
+          <Field label="Longest borrow (seconds)">
+            <input
+              name="max_borrow_seconds"
+              type="number"
+              min={borrowLimits.min}
+              max={borrowLimits.max}
+              required
+              defaultValue={String(settings.max_borrow_seconds)}
+              key={settings.max_borrow_seconds}
+            />
+          </Field>
+          <button type="submit" disabled={busy}>
+            Save longest borrow
           </button>
         </form>
       )}

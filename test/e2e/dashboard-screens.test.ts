@@ -99,6 +99,12 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await form.getByRole('button', { name: 'Save lifetime' }).click();
     await page.getByText('Offline token lifetime set to 2 days.').waitFor();
     expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.offline_token_ttl).toBe(172800);
+
+    const borrowing = page.getByRole('form', { name: 'Borrowing floating seats' });
+    await borrowing.getByLabel('Longest borrow (seconds)').fill('86400');
+    await borrowing.getByRole('button', { name: 'Save longest borrow' }).click();
+    await page.getByText('Longest borrow set to 1 days.').waitFor();
+    expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.max_borrow_seconds).toBe(86400);
   }, 60_000);
 
   it('edits the reset rules new licenses get, which /app/settings then answers and a new license has', async () => {
