@@ -45,6 +45,6 @@ export const gatewayResponses: readonly GatewayResponseSpec[] = [
   },
   // Other 4xx (body over 10 MB, WAF block without its own body) keep API Gateway's message.
   { type: 'DEFAULT_4XX' },
-  // Authorizer failures and integration timeouts: the status (500, 504) stays, the body takes the spec's shape.
+  // Authorizer failures and integration timeouts: the status (500, 504) stays, the body takes the side's failure shape (docs/client-api.md#answers-cors-and-retries, docs/management-api.md#errors).
   { type: 'DEFAULT_5XX', body: eitherSide(edgeErrors.serverError('client'), edgeErrors.serverError('management')) },
 ];

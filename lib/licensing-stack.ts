@@ -14,13 +14,14 @@ export interface LicensingStackProps extends StackProps {
  */
 export class LicensingStack extends Stack {
   readonly service: LicensingService;
+  private renames: { children: number; pairs: (readonly [now: string, before: string])[] } | undefined;
 
   constructor(scope: Construct, id: string, props: LicensingStackProps) {
     super(scope, id, props);
     // "Default" leaves the service out of the logical ids (CDK hides that id), and allocateLogicalId its parts.
     const service = new LicensingService(this, 'Default', props.settings);
     this.service = service;
-    new CfnOutput(this, 'ApiUrl', { value: service.api.url, description: 'Base URL of the API (the {base_url} of docs/client-api.md)' });
+    new CfnOutput(this, 'ApiUrl', { value: service.api.url, description: 'Base URL of the API: every route is a path under it' });
     new CfnOutput(this, 'TableName', { value: service.table.tableName, description: 'DynamoDB table; pass it to the admin CLI' });
     new CfnOutput(this, 'UsagePlanId', { value: service.usagePlan.usagePlanId, description: 'Usage plan every owner API key joins' });
     new CfnOutput(this, 'RestApiId', { value: service.api.restApiId });
@@ -44,10 +45,16 @@ export class LicensingStack extends Stack {
     if (!(service instanceof LicensingService) || !element.node.scopes.includes(service)) return super.allocateLogicalId(element);
     const parts = new Set<IConstruct>(service.node.children.filter((child) => child.node.id !== 'Dashboard'));
     const pathBefore = (scopes: readonly IConstruct[]) => scopes.slice(scopes.indexOf(this) + 1).filter((scope) => !parts.has(scope));
-    const renames = [...parts].flatMap((part) =>
-      part.node.children.map((child) => [Names.nodeUniqueId(child.node), uniqueId([this, ...pathBefore(child.node.scopes)])] as const),
-    );
-    const rename = (id: string) => renames.reduce((renamed, [now, before]) => renamed.replaceAll(now, before), id);
+    const children = [...parts].flatMap((part) => part.node.children);
+    // Asked once per resource: worked out again only when the parts have gained children since.
+    if (this.renames?.children !== children.length) {
+      this.renames = {
+        children: children.length,
+        pairs: children.map((child) => [Names.nodeUniqueId(child.node), uniqueId([this, ...pathBefore(child.node.scopes)])] as const),
+      };
+    }
+    const { pairs } = this.renames;
+    const rename = (id: string) => pairs.reduce((renamed, [now, before]) => renamed.replaceAll(now, before), id);
     return uniqueId(pathBefore(element.node.scopes), rename);
   }
 }

@@ -55,7 +55,6 @@ const words: Record<string, string> = {
   HWID_NOT_FOUND: 'This device is not bound to the license.',
   HWID_IN_USE: 'This HWID is bound to another license of a one-key-per-device subscription.',
   BLACKLIST_ENTRY_NOT_FOUND: 'This blacklist entry does not exist.',
-  NOT_IMPLEMENTED: 'The service does not offer this yet.',
   CONFLICT: 'The license kept changing while this was saved. Try again.',
   NETWORK: 'The service could not be reached. Check your connection.',
 };

@@ -153,7 +153,7 @@ export function csv(rows: string[][]): string {
   return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',')).join('\n')}\n`;
 }
 
-/** Duration units of the API, with their length in seconds (api-decisions.md: a month is 30 days, a year 365). */
+/** Duration units of the API, with their length in seconds (docs/management-api.md#licenses, "Durations": a month is 30 days, a year 365). */
 export const units = ['hours', 'days', 'weeks', 'months', 'years'] as const;
 export const unitSeconds: Record<(typeof units)[number], number> = { hours: 3600, days: 86400, weeks: 604800, months: 2592000, years: 31536000 };
 

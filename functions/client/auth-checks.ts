@@ -11,13 +11,13 @@ import type { Subscription } from '#data/subscription.repo';
 import type { Team } from '#data/team.repo';
 
 /**
- * The checks of docs/client-api.md, "POST /auth", one function per step, each throwing the step's 403.
+ * The checks of docs/client-api.md#check-order, one function per check, each throwing the check's 403.
  * They are pure: the pipeline in auth.ts fetches the items and calls them in
- * the spec's order.
+ * that page's order.
  */
 
 /**
- * Step 3's inputs in the spec's order. Country and ASN come from CloudFront's
+ * The inputs of check 3 (docs/client-api.md#check-order) in that page's order. Country and ASN come from CloudFront's
  * viewer headers, and only those the deployment trusts (a client reaching API
  * Gateway without CloudFront could send any value); the IP from API Gateway. A
  * value that is absent, untrusted or does not parse is not looked up, so its
@@ -48,7 +48,7 @@ const blacklistCodes: Record<BlacklistType, ClientFailureCode> = {
   hwid: 'HWID_BLACKLISTED',
 };
 
-/** Step 3: the first listed type in the spec's order wins. */
+/** Check 3 of docs/client-api.md#check-order: the first type in that page's order wins. */
 export function checkBlacklists(listed: readonly BlacklistType[]): void {
   const first = (['country', 'asn', 'ip', 'hwid'] as const).find((type) => listed.includes(type));
   if (first) throw clientFailure(blacklistCodes[first]);
@@ -60,7 +60,7 @@ export function licenseOfApp(license: License | undefined, appId: string): Licen
   return license;
 }
 
-/** Step 5: status first, then expiry; only a used license has an expiry. */
+/** Check 5 of docs/client-api.md#check-order: status first, then expiry; only a used license has an expiry. */
 export function checkLicenseState(license: License, now: Date): void {
   if (license.status !== 'active') throw clientFailure('LICENSE_NOT_ACTIVE');
   if (license.expires_at !== null && now.getTime() >= Date.parse(license.expires_at)) {
@@ -68,30 +68,30 @@ export function checkLicenseState(license: License, now: Date): void {
   }
 }
 
-/** Step 6. */
+/** Check 6 of docs/client-api.md#check-order. */
 export function checkApplication(app: App | undefined): asserts app is App {
   if (!app) throw clientFailure('APPLICATION_NOT_FOUND');
   if (app.status !== 'active') throw clientFailure('APPLICATION_NOT_ACTIVE');
 }
 
-/** Step 7: a null plan expiry never expires. */
+/** Check 7 of docs/client-api.md#check-order: a null plan expiry never expires. */
 export function checkTeam(team: Team | undefined, now: Date): void {
   if (!team || (team.plan_expires_at !== null && now.getTime() >= Date.parse(team.plan_expires_at))) {
     throw clientFailure('TEAM_ERROR');
   }
 }
 
-/** Step 8: a subscription of another application is as good as none. */
+/** Check 8 of docs/client-api.md#check-order: a subscription of another application is as good as none. */
 export function checkSubscription(subscription: Subscription | undefined, license: License): asserts subscription is Subscription {
   if (!subscription || subscription.app_id !== license.app_id) throw clientFailure('SUBSCRIPTION_ERROR');
   if (subscription.status !== 'active') throw clientFailure('SUBSCRIPTION_NOT_ACTIVE');
 }
 
 /**
- * Step 9: the HWID this request binds, if any. An unlocked license ignores the
+ * Check 9 of docs/client-api.md#check-order: the HWID this request binds, if any. An unlocked license ignores the
  * HWID; a locked one needs one, accepts any of its bound HWIDs, binds a new one
  * while a seat is free (first use, after a reset, or a license with several
- * seats) and otherwise answers the spec's mismatch.
+ * seats) and otherwise answers `HWID_MISMATCH`.
  */
 export function hwidToBind(license: License, hwid: string | undefined, now: Date): string | undefined {
   if (!license.hwid_lock) return undefined;

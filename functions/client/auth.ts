@@ -150,7 +150,7 @@ function dummyHash(cost: number): Promise<string> {
   return hash;
 }
 
-/** Step 4 by username: unknown usernames and wrong passwords get one answer, after one bcrypt comparison. */
+/** Check 4 of docs/client-api.md#check-order by username: unknown usernames and wrong passwords get one answer, after one bcrypt comparison. */
 async function logIn(deps: Deps, app: App, password: string, login: UsernameIndex | undefined): Promise<License> {
   const hash = login?.password_hash ?? (await dummyHash(deps.config.bcryptCost));
   const matches = await verifyPassword(password, hash);

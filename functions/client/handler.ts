@@ -12,7 +12,7 @@ import { releaseSeat } from './release';
 import { resetHwid } from './reset-hwid';
 import { authSchema, borrowSecondsOf, registerSchema, releaseSchema, resetHwidSchema } from './schemas';
 
-/** A client route's body after the spec's 400 checks, then the nonce's, then the request's Content-Digest: all before any read. */
+/** A client route's body after its 400 checks (docs/client-api.md#check-order), then the nonce's, then the request's Content-Digest: all before any read. */
 function clientInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): { input: z.infer<S>; nonce: string | undefined } {
   const input = validate('client', schema, body);
   const nonce = checkedNonce(body, request.header);

@@ -46,7 +46,7 @@ export interface AuthInput {
   appId: string;
   credential: AuthCredential;
   hwid: string | undefined;
-  /** docs/client-api.md, "Signed answers and offline tokens": only `true` asks for one; anything else is the spec's answer. */
+  /** docs/client-api.md, "Signed answers and offline tokens": only `true` asks for one; anything else gets the base answer. */
   offlineToken: boolean;
 }
 

@@ -26,7 +26,7 @@ function leaseFor(license: License, held: Lease | undefined, now: Date, expiresA
 }
 
 /**
- * Step 9 on a floating license: a device with a live lease renews it; one
+ * Check 9 of docs/client-api.md, "Check order", on a floating license: a device with a live lease renews it; one
  * without takes a seat while fewer than `max_devices` leases are live,
  * dropping ended ones in the same write; otherwise 403 `SEATS_EXHAUSTED`.
  * `expiresAt` is the license's expiry after this /auth (set by a first use).

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
 import { createRepos, type Repos } from '#data/repos';
 import { AuthFailureCounter } from './domain/auth-failures';
-import { createItemCache, type ItemCache } from '../data/item-cache';
+import { createItemCache, requestItemCache, type ItemCache } from '#data/item-cache';
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from '#shared/clock';
 import type { KeyVault } from './signing/key-vault';
@@ -49,12 +49,14 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
 
 /**
  * The deps one API request works with: the same client and caches, with a
- * table whose transactions carry tokens derived from the request's id.
+ * table whose transactions carry tokens derived from the request's id, read
+ * through a cache that also keeps what this request read (requestItemCache).
  */
 export function forRequest(deps: Deps, requestId: string | undefined, actor?: string): Deps {
   if (!requestId && actor === undefined) return deps;
   const table = { ...deps.table, ...(requestId ? { requestId } : {}), ...(actor === undefined ? {} : { actor }) };
-  return { ...deps, table, repos: createRepos(table, deps.cache) };
+  const cache = requestItemCache(deps.cache);
+  return { ...deps, table, cache, repos: createRepos(table, cache) };
 }
 
 let lambdaDeps: Promise<Deps> | undefined;

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LogLevel } from './config';
 import { sha256Hex } from './domain/ids';
 
@@ -11,7 +12,18 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
-  child(fields: Record<string, unknown>): Logger;
+}
+
+const requestScope = new AsyncLocalStorage<Record<string, unknown>>();
+
+/**
+ * Runs `work` with `fields` on every line any logger writes until it settles,
+ * however deep the code that logs (an action, a repository, a middleware after
+ * the handler): the group handlers put each request's `request_id` there, so
+ * no call has to pass it down.
+ */
+export function withLogFields<T>(fields: Record<string, unknown>, work: () => T): T {
+  return requestScope.run({ ...requestScope.getStore(), ...fields }, work);
 }
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -46,14 +58,14 @@ export function createLogger(level: LogLevel, base: Record<string, unknown> = {}
   const write = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) => {
     if (rank[at] < rank[level]) return;
     // `level` and an RFC 3339 `timestamp` are what Lambda's log-level filter reads (JSON log format); a line without them counts as INFO.
-    sink(JSON.stringify({ level: at, timestamp: new Date().toISOString(), message, ...(withoutSecrets({ ...base, ...fields }, 0) as object) }));
+    const scoped = requestScope.getStore();
+    sink(JSON.stringify({ level: at, timestamp: new Date().toISOString(), message, ...(withoutSecrets({ ...base, ...scoped, ...fields }, 0) as object) }));
   };
   return {
     debug: (message, fields) => write('debug', message, fields),
     info: (message, fields) => write('info', message, fields),
     warn: (message, fields) => write('warn', message, fields),
     error: (message, fields) => write('error', message, fields),
-    child: (fields) => createLogger(level, { ...base, ...fields }, sink),
   };
 }
 

@@ -1,6 +1,7 @@
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { getItem, putNew, queryIndexPartition, updateExisting, type Table } from './db';
+import { assignments } from './expressions';
 import { keys } from './keys';
 import { isConditionFailure } from './retry';
 
@@ -80,13 +81,8 @@ export function createAppRepo(table: Table) {
 
     /** Every setting sent, in one write; sent again it sets the same values. False: no such application. */
     updateSettings(appId: string, change: AppSettingsChange): Promise<boolean> {
-      const names = Object.keys(change).filter((name) => change[name as keyof AppSettingsChange] !== undefined);
-      return updateExisting(
-        table,
-        keys.app(appId),
-        `SET ${names.map((name) => `${name} = :${name}`).join(', ')}`,
-        Object.fromEntries(names.map((name) => [`:${name}`, change[name as keyof AppSettingsChange]])),
-      );
+      const set = assignments(Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)));
+      return updateExisting(table, keys.app(appId), `SET ${set.text}`, set.values, set.names);
     },
 
     setName(appId: string, name: string): Promise<boolean> {

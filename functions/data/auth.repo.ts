@@ -139,6 +139,12 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       };
     },
 
+    /** The application as the cache holds it (a request's cache first holds what the request read), without a read. */
+    cachedApp(appId: string): App | undefined {
+      const found = cache.get(keys.app(appId));
+      return found ? appSchema.parse(found) : undefined;
+    },
+
     /** A strongly consistent read of a license as it stands now, for deciding again after a lost race. */
     async currentLicense(license: License): Promise<License | undefined> {
       const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: keys.licenseOf(license), ConsistentRead: true }));

@@ -37,3 +37,24 @@ export function createItemCache(ttlSeconds: number, clock: Clock): ItemCache {
     },
   };
 }
+
+/**
+ * The cache one request reads through: besides the shared cache it keeps, for
+ * the request's life and whatever the TTL, every cacheable item the request
+ * read, so a later look at one within the request (its answer's signature)
+ * costs no read and sees what the request saw.
+ */
+export function requestItemCache(shared: ItemCache): ItemCache {
+  const seen = new Map<string, Record<string, unknown>>();
+  return {
+    get(key) {
+      const item = seen.get(id(key)) ?? shared.get(key);
+      if (item) seen.set(id(key), item);
+      return item;
+    },
+    set(key, item) {
+      seen.set(id(key), item);
+      shared.set(key, item);
+    },
+  };
+}

@@ -2,6 +2,7 @@ import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dyn
 import * as z from 'zod/mini';
 import { batchGetItems, itemId } from './batch-get';
 import { maxTransactItems, putNew, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
+import { assignments, equalities } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
 import { leaseSchema, type Lease } from './leases';
@@ -348,19 +349,11 @@ function createLicenseWrites(table: Table) {
       changes: Partial<LicenseSettings>,
       expected: Partial<Pick<License, keyof LicenseSettings | 'app_id'>> = {},
     ): Promise<License | undefined> {
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':team': teamId };
-      const sets = Object.entries(changes).map(([field, value], index) => {
-        names[`#set${index}`] = field;
-        values[`:set${index}`] = value;
-        return `#set${index} = :set${index}`;
-      });
-      const conditions = ['team_id = :team'];
-      Object.entries(expected).forEach(([field, value], index) => {
-        names[`#expected${index}`] = field;
-        values[`:expected${index}`] = value;
-        conditions.push(`#expected${index} = :expected${index}`);
-      });
+      const set = assignments(changes);
+      const unchanged = equalities(expected);
+      const names = { ...set.names, ...unchanged.names };
+      const values = { ':team': teamId, ...set.values, ...unchanged.values };
+      const conditions = ['team_id = :team', ...(unchanged.text ? [unchanged.text] : [])];
       // The key names the license in the shared namespace or under the team; the team condition makes the wrong one fail.
       for (const key of keys.licenseCandidates(licenseKey, teamId)) {
         try {
@@ -371,7 +364,7 @@ function createLicenseWrites(table: Table) {
                 stampUpdate(table, {
                   TableName: table.name,
                   Key: key,
-                  UpdateExpression: `SET ${sets.join(', ')}`,
+                  UpdateExpression: `SET ${set.text}`,
                   ConditionExpression: conditions.join(' AND '),
                   ExpressionAttributeNames: names,
                   ExpressionAttributeValues: values,

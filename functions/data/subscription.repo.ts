@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems } from './batch-get';
 import { deleteExisting, getItem, putNew, queryIndexPartition, stampUpdate, type Table } from './db';
+import { assignments } from './expressions';
 import { isConditionFailure } from './retry';
 import { keys } from './keys';
 
@@ -50,17 +51,17 @@ export function createSubscriptionRepo(table: Table) {
 
     /** Undefined when the subscription is gone; never recreates a deleted one. */
     async update(subscriptionId: string, fields: Partial<SubscriptionSettings>): Promise<Subscription | undefined> {
-      const entries = Object.entries(fields);
+      const set = assignments(fields);
       try {
         const { Attributes } = await table.doc.send(
           new UpdateCommand(
             stampUpdate(table, {
               TableName: table.name,
               Key: keys.subscription(subscriptionId),
-              UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+              UpdateExpression: `SET ${set.text}`,
               ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: Object.fromEntries(entries.map(([field]) => [`#${field}`, field])),
-              ExpressionAttributeValues: Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
+              ExpressionAttributeNames: set.names,
+              ExpressionAttributeValues: set.values,
               ReturnValues: 'ALL_NEW',
             }),
           ),

@@ -114,7 +114,7 @@ describe('a stack synthesized with every context key set', () => {
               AggregateKeyType: 'IP',
               ScopeDownStatement: {
                 OrStatement: {
-                  Statements: ['/auth', '/register', '/reset-hwid'].map((path) => ({
+                  Statements: ['/auth', '/register', '/reset-hwid', '/release'].map((path) => ({
                     ByteMatchStatement: Match.objectLike({ FieldToMatch: { UriPath: {} }, PositionalConstraint: 'ENDS_WITH', SearchString: path }),
                   })),
                 },

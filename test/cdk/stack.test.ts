@@ -66,7 +66,7 @@ describe('routes', () => {
     }
   });
 
-  it('answers OPTIONS on every route from API Gateway with 204 and the spec\'s CORS headers', () => {
+  it('answers OPTIONS on every route from API Gateway with 204 and the documented CORS headers', () => {
     const preflights = methods(synth.template).filter((method) => method.httpMethod === 'OPTIONS');
     expect(preflights.map((method) => method.path).sort()).toEqual(routes.map((route) => route.path).sort());
     for (const route of routes) {
@@ -85,7 +85,7 @@ describe('routes', () => {
     }
   });
 
-  it('gives client preflights exactly the header values of spec 4.3, plus the signature headers exposed (extensions.md)', () => {
+  it('gives client preflights exactly the documented header values, plus the signature headers exposed', () => {
     expect(corsHeaders('client', 'https://dashboard.example.com')).toEqual({
       'Access-Control-Allow-Origin': '*',
       'Access-Control-Allow-Methods': 'POST, OPTIONS',
@@ -204,7 +204,7 @@ describe('gateway responses', () => {
     expect(JSON.parse(response.ResponseTemplates!['application/json']!)).toMatchObject({ success: false, error_code: 'SERVER_ERROR' });
   });
 
-  it('adds the client routes\' exact spec 4.3 CORS headers to every gateway response, since they can reach /auth and /register', () => {
+  it('adds the client routes\' exact CORS headers to every gateway response, since they can reach /auth and /register', () => {
     const all = synth.template.findResources('AWS::ApiGateway::GatewayResponse');
     expect(Object.keys(all)).toHaveLength(gatewayResponses.length);
     for (const response of Object.values(all)) {

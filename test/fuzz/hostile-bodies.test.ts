@@ -13,7 +13,7 @@ import { createOwner, type Owner } from '../support/owners';
  */
 type FieldType = 'uuid' | 'string' | 'integer' | 'boolean' | 'strings' | 'object';
 
-/** The fields each route reads (api-decisions.md), so hostile values land where the code looks. */
+/** The fields each route reads (docs/client-api.md, docs/management-api.md), so hostile values land where the code looks. */
 const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/auth': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string', offline_token: 'boolean', borrow_seconds: 'integer' },
   '/register': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', nonce: 'string' },

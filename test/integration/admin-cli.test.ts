@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,6 +11,9 @@ const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let env: TestServer;
+
+/** An owner's shell: without the npm_* variables `npm test` hands down, which would carry this run's npm settings into the inner npm. */
+const ownerShell = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
 
 beforeAll(async () => {
   env = await startTestServer();
@@ -83,12 +88,24 @@ describe('the admin CLI', () => {
     });
   });
 
-  it('prints exactly one JSON object on stdout when run through npm, as owners type it', async () => {
+  it('prints exactly one JSON object on stdout when run through npm, as owners type it (docs/admin-cli.md#machine-readable-output)', async () => {
     const port = new URL(env.config.dynamodbEndpoint!).port;
-    const { stdout } = await run('npm', ['run', 'admin', '--', 'team', 'create', '--json'], {
+    const { stdout } = await run('npm', ['run', '-s', 'admin', '--', 'team', 'create', '--json'], {
       cwd: root,
-      env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: env.config.tableName },
+      env: { ...ownerShell, DYNAMODB_PORT: port, TABLE_NAME: env.config.tableName },
     });
     expect(Object.keys(JSON.parse(stdout))).toEqual(['team_id']);
+  });
+
+  it('leaves npm’s own output as npm makes it: no project setting turns on JSON or silences npm, so `npm ci` prints its summary', async () => {
+    // Empty user and global configs: only the repository's settings and npm's defaults count, whatever this machine's ~/.npmrc says.
+    const empty = mkdtempSync(join(tmpdir(), 'npmrc-'));
+    for (const name of ['user', 'global']) writeFileSync(join(empty, name), '');
+    const { stdout } = await run('npm', [`--userconfig=${join(empty, 'user')}`, `--globalconfig=${join(empty, 'global')}`, 'config', 'get', 'json', 'loglevel'], {
+      cwd: root,
+      env: ownerShell,
+    });
+    rmSync(empty, { recursive: true });
+    expect(stdout.trim().split('\n')).toEqual(['json=false', 'loglevel=notice']);
   });
 });

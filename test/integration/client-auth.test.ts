@@ -48,7 +48,7 @@ describe('POST /auth validation', () => {
     expect(response.body).toEqual(failure(message));
   });
 
-  it('answers 400 with the spec’s message for a body that is not JSON', async () => {
+  it('answers 400 with the documented message for a body that is not JSON', async () => {
     const response = await env.post('/auth', '{"app_id":');
     expect(response.status).toBe(400);
     expect(response.body).toEqual(failure('Invalid JSON in request body'));
@@ -219,7 +219,7 @@ describe('POST /auth processing order', () => {
 });
 
 describe('POST /auth license lifecycle', () => {
-  it('activates an unused license: UNUSED code, first_used_at and expires_at set, all 13 fields typed as spec 2.1', async () => {
+  it('activates an unused license: UNUSED code, first_used_at and expires_at set, all 13 fields typed as the client API’s license data', async () => {
     const unused = await license({ initial_duration: 86400 });
     const now = clock.now().toISOString();
 

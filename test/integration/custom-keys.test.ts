@@ -9,7 +9,7 @@ import { createLicenseOverHttp, listAllLicenses } from '../support/licenses';
 import { createOwner, type Owner } from '../support/owners';
 
 // Custom keys live under their owner's team: choosing one tells an owner
-// nothing about other owners' keys (issue 18), and two owners may both use it.
+// nothing about other owners' keys, and two owners may both use it.
 const clock = createFakeClock();
 let env: TestServer;
 let alice: Owner;

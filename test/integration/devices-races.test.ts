@@ -4,7 +4,7 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
 
-/** The races of extensions.md section 2, sent at once through the local server, checked over every stored item. */
+/** The races of docs/client-api.md#post-reset-hwid and docs/management-api.md#devices-seats-and-self-service-reset, sent at once through the local server, checked over every stored item. */
 let env: TestServer;
 let owner: Owner;
 let plain: Subscription;

@@ -9,7 +9,7 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
 
-/** extensions.md section 2: /reset-hwid, and licenses with several seats. */
+/** docs/client-api.md#post-reset-hwid, and licenses with several seats (docs/management-api.md#devices-seats-and-self-service-reset). */
 const clock = createFakeClock(new Date('2026-01-01T00:00:00.000Z'));
 let env: TestServer;
 let owner: Owner;
@@ -98,7 +98,7 @@ describe('POST /reset-hwid', () => {
     expect((await reset({ license: key })).body.message).toBe('HWID_RESET');
   });
 
-  it('answers /auth’s 403s first, in the spec’s order', async () => {
+  it('answers /auth’s 403s first, in their order', async () => {
     const { key } = await locked();
     await auth({ license: key, hwid: 'pc-1' });
     await blacklist(env, owner.app_id, 'hwid', 'banned-pc');

@@ -182,7 +182,7 @@ describe('npm run admin with DYNAMODB_ENDPOINT', () => {
     const tableName = `external-${randomUUID()}`;
     const env = await externalEnv(tableName);
 
-    const { stdout } = await run('npm', ['run', 'admin', '--', 'bootstrap', '--json'], { cwd: root, env, timeout: 60_000 });
+    const { stdout } = await run('npm', ['run', '-s', 'admin', '--', 'bootstrap', '--json'], { cwd: root, env, timeout: 60_000 });
 
     const owner = JSON.parse(stdout) as { team_id: string; app_id: string };
     const deps = storeDeps(tableName);

@@ -20,7 +20,7 @@ const specCors = {
 };
 
 describe('the local server', () => {
-  it.each(['/auth', '/register'])('answers OPTIONS %s with 204 and the spec’s CORS headers', async (path) => {
+  it.each(['/auth', '/register'])('answers OPTIONS %s with 204 and the documented CORS headers', async (path) => {
     const response = await request(env.server.url, path, 'OPTIONS', undefined);
     expect(response.status).toBe(204);
     for (const [name, value] of Object.entries(specCors)) expect(response.headers.get(name)).toBe(value);
@@ -34,7 +34,7 @@ describe('the local server', () => {
     }
   });
 
-  it('answers invalid JSON on a client route with the spec’s message and CORS headers', async () => {
+  it('answers invalid JSON on a client route with the documented message and CORS headers', async () => {
     const response = await env.post('/auth', '{"app_id": ');
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ success: false, message: 'Invalid JSON in request body' });

@@ -22,7 +22,7 @@ const elsewhere: Record<string, string> = {
   SERVER_ERROR: 'store faults: test/integration/faults.test.ts, client-faults.test.ts',
   'Internal server error': 'store faults: test/integration/client-faults.test.ts',
   CONFLICT: 'concurrent changes: test/integration/races.test.ts, devices-races.test.ts',
-  // Spec 7.1 step 6: the application vanished between the request's first read (INVALID_APP_ID) and its second.
+  // Check 6 of docs/client-api.md#check-order: the application vanished between the request's first read (INVALID_APP_ID) and its second.
   APPLICATION_NOT_FOUND: 'an application deleted mid-request: test/unit/client-checks.test.ts',
 };
 

@@ -135,7 +135,7 @@ describe('signed client answers', () => {
     }
   });
 
-  it('answer 400 Invalid nonce after the spec’s 400 checks, for a malformed nonce or two that differ', async () => {
+  it('answer 400 Invalid nonce after the route’s other 400 checks, for a malformed nonce or two that differ', async () => {
     const { verifyAnswer } = await docsVerifier();
     const cases: [Record<string, unknown>, Record<string, string>][] = [
       [{ nonce: 'short' }, {}],
@@ -280,6 +280,23 @@ describe('signed client answers', () => {
     const answer = await post('/auth', await licenseBody({ nonce: sent }), {}, server.url);
     expect([answer.status, JSON.parse(answer.body)]).toEqual([500, { success: false, message: 'Internal server error' }]);
     expect(verifyAnswer(answer, { jwk, nonce: sent })).toBeDefined();
+    client.destroy();
+  });
+
+  it('signs a 500 from a failed read with the key the container holds, without asking the failing store again', async () => {
+    const { verifyAnswer } = await docsVerifier();
+    const client = createTestClient(env.config);
+    const deps = createDeps({ ...env.config, cacheTtlSeconds: 0 }, { client, keyVault: env.deps.keyVault, logger: createLogger('silent') });
+    const server = await startLocalServer({ deps, port: 0 });
+    servers.push(server);
+    // A first answer has the container decrypt and keep the application's key; the cache is off, so no item is kept.
+    expect((await post('/auth', await licenseBody(), {}, server.url)).status).toBe(200);
+    const reads = injectFault(client, 'BatchGetItemCommand', () => awsError('ValidationException'));
+    const sent = nonce();
+    const answer = await post('/auth', await licenseBody({ nonce: sent }), {}, server.url);
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([500, { success: false, message: 'Internal server error' }]);
+    expect(verifyAnswer(answer, { jwk, nonce: sent })).toBeDefined();
+    expect(reads.attempts()).toBe(1);
     client.destroy();
   });
 });

@@ -95,7 +95,7 @@ describe('the typed client against the local server', () => {
     expect(waitsOfMainClient).toEqual([]);
   });
 
-  it('retries a 5xx after the spec’s first wait, sending the body again intact', async () => {
+  it('retries a 5xx after the documented first wait, sending the body again intact', async () => {
     const { subscription } = await newLicense();
     const { waits, sleep } = recordingSleep();
     const bodies: string[] = [];

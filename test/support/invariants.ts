@@ -33,7 +33,7 @@ function claimedHwids(license: Item): string[] {
 }
 
 /**
- * The data invariants of DESIGN.md, checked over a whole table: every bound HWID
+ * The data invariants of docs/security.md#what-the-service-guarantees-and-how, checked over a whole table: every bound HWID
  * index item points at exactly one license that holds that HWID (and back, under
  * single_key_per_hwid), every username index item at one license that holds that
  * username (and back), and every license the caller counted as created exists.

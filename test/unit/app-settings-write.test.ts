@@ -20,8 +20,9 @@ describe('app settings write', () => {
     const [call] = documentMock.commandCalls(UpdateCommand);
     expect(call!.args[0].input).toMatchObject({
       Key: keys.app('app-1'),
-      UpdateExpression: 'SET default_hwid_reset_allowed = :default_hwid_reset_allowed, default_hwid_reset_interval = :default_hwid_reset_interval',
-      ExpressionAttributeValues: { ':default_hwid_reset_allowed': false, ':default_hwid_reset_interval': 86400 },
+      UpdateExpression: 'SET #set0 = :set0, #set1 = :set1',
+      ExpressionAttributeNames: { '#set0': 'default_hwid_reset_allowed', '#set1': 'default_hwid_reset_interval' },
+      ExpressionAttributeValues: { ':set0': false, ':set1': 86400 },
       ConditionExpression: 'attribute_exists(pk)',
     });
   });

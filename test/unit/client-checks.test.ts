@@ -44,7 +44,7 @@ function codeOf(check: () => unknown): string | undefined {
 const headers = (values: Record<string, string>) => (name: string) => values[name.toLowerCase()];
 
 describe('blacklist probes', () => {
-  it('normalise country, ASN, IP and HWID, in the spec’s order', () => {
+  it('normalise country, ASN, IP and HWID, in the documented order', () => {
     const probes = blacklistProbes(
       { header: headers({ 'cloudfront-viewer-country': 'de', 'cloudfront-viewer-asn': 'AS13335' }), sourceIp: '::ffff:192.0.2.7' },
       'device-1',
@@ -80,7 +80,7 @@ describe('blacklist probes', () => {
   });
 });
 
-describe('license state (step 5)', () => {
+describe('license state (check 5 of docs/client-api.md#check-order)', () => {
   const used = { ...license, first_used_at: '2026-06-01T11:00:00.000Z', expires_at: '2026-06-01T12:00:00.000Z' };
 
   it('expires a license at its expires_at, not a millisecond later', () => {
@@ -102,7 +102,7 @@ describe('license state (step 5)', () => {
   });
 });
 
-describe('team and subscription (steps 7 and 8)', () => {
+describe('team and subscription (checks 7 and 8 of docs/client-api.md#check-order)', () => {
   const team = { team_id: 'team-1', name: 'T', created_at: 'x' };
 
   it('accept a plan that never expires or expires later, and refuse one that has expired or a missing team', () => {
@@ -119,7 +119,7 @@ describe('team and subscription (steps 7 and 8)', () => {
   });
 });
 
-describe('HWID processing (step 9)', () => {
+describe('HWID processing (check 9 of docs/client-api.md#check-order)', () => {
   const locked = { ...license, hwid_lock: true };
 
   it('binds nothing for an unlocked license, whatever is sent', () => {
@@ -152,7 +152,7 @@ describe('HWID processing (step 9)', () => {
 });
 
 describe('the /auth pipeline', () => {
-  it('answers APPLICATION_NOT_FOUND when the app vanishes between step 2 and step 6', async () => {
+  it('answers APPLICATION_NOT_FOUND when the app vanishes between check 2 and check 6 of docs/client-api.md#check-order', async () => {
     const app = { app_id: 'app-1', team_id: 'team-1', name: 'A', status: 'active' as const, created_at: 'x' };
     const reads: AuthItems[] = [
       { app, license, blacklisted: [] },

@@ -44,7 +44,7 @@ describe('the /auth body', () => {
 });
 
 describe('the /register body', () => {
-  it('asks for the fields in the spec’s order, then applies the length rules', () => {
+  it('asks for the fields in the documented order, then applies the length rules', () => {
     const steps: [Record<string, unknown>, string][] = [
       [{}, 'App ID is required'],
       [{ app_id: 'x' }, 'Invalid App ID format (must be a valid UUID)'],

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { anchorsOf } from '../support/citations';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -18,24 +19,6 @@ function markdownFiles(): string[] {
 /** The text a reader sees as prose: fenced blocks and inline code hold examples, not links. */
 function withoutCode(markdown: string): string {
   return markdown.replace(/^\s*```[\s\S]*?^\s*```/gm, '').replace(/`[^`\n]*`/g, '');
-}
-
-/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
-function anchorsOf(markdown: string): Set<string> {
-  const anchors = new Set<string>();
-  const seen = new Map<string, number>();
-  const outsideFences = markdown.replace(/^\s*```[\s\S]*?^\s*```/gm, '');
-  for (const [, title] of outsideFences.matchAll(/^#{1,6}\s+(.+?)\s*$/gm)) {
-    const slug = title!
-      .replace(/`/g, '')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const count = seen.get(slug) ?? 0;
-    anchors.add(count === 0 ? slug : `${slug}-${count}`);
-    seen.set(slug, count + 1);
-  }
-  return anchors;
 }
 
 /** Inline links and images `[text](target "title")`, and reference definitions `[label]: target`. */

@@ -5,7 +5,7 @@ import { denials, stackIam, unusedGrants, type Statement } from '../support/iam-
 /**
  * The IAM conformance check's evaluator, on a template of a few resources: the
  * hwid grants as they were before BatchGetItem and ConditionCheckItem were
- * granted (issue 23), and the signing key's context conditions.
+ * granted, and the signing key's context conditions.
  */
 const onPartitions = (...patterns: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } });
 const appContextOnly = {

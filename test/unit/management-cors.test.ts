@@ -5,27 +5,12 @@ import { ManagementError } from '#core/http/errors';
 import { createGroupHandler, type Endpoint } from '#core/http/handler';
 import { createLogger } from '#core/logger';
 import type { HttpEvent } from '#core/http/middleware';
-import { endpointsOf } from '../support/endpoints';
+import { endpointsOf, proxyEvent } from '../support/endpoints';
 
 const dashboard = 'https://d111111abcdef8.cloudfront.net';
 const deps = () => ({ config: readConfig({ MANAGEMENT_CORS_ORIGIN: dashboard }), logger: createLogger('silent', {}) }) as unknown as Deps;
 
-function event(path: string, method = 'POST'): HttpEvent {
-  return {
-    resource: path,
-    path,
-    httpMethod: method,
-    headers: { Origin: dashboard },
-    multiValueHeaders: {},
-    body: '{}',
-    isBase64Encoded: false,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    requestContext: { requestId: 'r-1', identity: { sourceIp: '192.0.2.1' } } as HttpEvent['requestContext'],
-  };
-}
+const event = (path: string, method = 'POST'): HttpEvent => proxyEvent(path, '{}', { httpMethod: method, headers: { Origin: dashboard } });
 
 const context = {} as Context;
 const ok: Endpoint = async () => ({ body: { success: true } });
@@ -53,7 +38,7 @@ describe('MANAGEMENT_CORS_ORIGIN', () => {
     expect(failure.statusCode).toBe(404);
   });
 
-  it('leaves client routes at * (spec 4.3)', async () => {
+  it('leaves client routes at * (docs/client-api.md#answers-cors-and-retries)', async () => {
     const preflight = await client()(event('/auth', 'OPTIONS'), context);
     const answer = await client()(event('/auth'), context);
 

@@ -5,30 +5,16 @@ import { clientFailure, ManagementError, rateLimited } from '#core/http/errors';
 import { createGroupHandler, type Endpoint, type Endpoints } from '#core/http/handler';
 import { createLogger } from '#core/logger';
 import type { HttpEvent } from '#core/http/middleware';
-import { endpointsOf } from '../support/endpoints';
+import { routes } from '../../functions/routes';
+import { endpointsOf, proxyEvent } from '../support/endpoints';
 import { recordingSink } from '../support/log-evidence';
 
 const logged: string[] = [];
 const depsFor = (debug: boolean) => () =>
   ({ config: { ...readConfig({}), debug }, logger: createLogger('debug', {}, recordingSink(logged)) }) as unknown as Deps;
 
-function event(path: string, body: string | null, method = 'POST', extra: Partial<HttpEvent> = {}): HttpEvent {
-  return {
-    resource: path,
-    path,
-    httpMethod: method,
-    headers: {},
-    multiValueHeaders: {},
-    body,
-    isBase64Encoded: false,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    requestContext: { requestId: 'r-1', identity: { sourceIp: '192.0.2.1' } } as HttpEvent['requestContext'],
-    ...extra,
-  };
-}
+const event = (path: string, body: string | null, method = 'POST', extra: Partial<HttpEvent> = {}): HttpEvent =>
+  proxyEvent(path, body, { httpMethod: method, ...extra });
 
 const context = {} as Context;
 const echo: Endpoint = async (_deps, body, request) => ({
@@ -61,14 +47,14 @@ const specCors = {
   'Access-Control-Max-Age': '86400',
 };
 const managementCors = { ...specCors, 'Access-Control-Allow-Headers': 'Content-Type, Authorization, x-api-key' };
-/** extensions.md section 1: browser clients may read the signature headers. */
+/** docs/client-api.md#signed-answers-and-offline-tokens: browser clients may read the signature headers. */
 const clientCors = { ...specCors, 'Access-Control-Expose-Headers': 'Signature, Signature-Input, Content-Digest' };
 const json = { 'Content-Type': 'application/json' };
 
 describe('the shared Middy stack', () => {
   beforeEach(() => logged.splice(0));
 
-  it('answers a preflight with 204, the spec’s four CORS headers and the exposed signature headers', async () => {
+  it('answers a preflight with 204, the four CORS headers of the client API and the exposed signature headers', async () => {
     const response = await client()(event('/auth', null, 'OPTIONS'), context);
     expect(response.statusCode).toBe(204);
     expect(response.headers).toEqual(clientCors);
@@ -122,7 +108,7 @@ describe('the shared Middy stack', () => {
     expect(JSON.parse(response.body).body).toEqual({ a: 1 });
   });
 
-  it('renders invalid JSON as the spec’s client message, and as INVALID_INPUT on management routes', async () => {
+  it('renders invalid JSON as the client API’s message, and as INVALID_INPUT on management routes', async () => {
     const clientAnswer = await client()(event('/auth', '{nope'), context);
     expect(clientAnswer.statusCode).toBe(400);
     expect(JSON.parse(clientAnswer.body)).toEqual({ success: false, message: 'Invalid JSON in request body' });
@@ -226,7 +212,8 @@ describe('the shared Middy stack', () => {
     // @ts-expect-error /reset-hwid is a client route: a client table without it does not compile.
     const missing: Endpoints<'client'> = { '/auth': echo, '/register': echo };
     expect(Object.keys(missing)).toHaveLength(2);
-    expect(Object.keys(endpointsOf('client', {})).sort()).toEqual(['/auth', '/register', '/reset-hwid']);
+    const clientPaths = routes.filter((route) => route.group === 'client').map((route) => route.path);
+    expect(Object.keys(endpointsOf('client', {})).sort()).toEqual(clientPaths.sort());
   });
 
   it('answers a path of another group, which the stack never sends, as a server fault', async () => {

@@ -36,7 +36,7 @@ describe('Retry-After', () => {
 });
 
 describe('the retrying fetch', () => {
-  it('waits the spec’s 1 s, 4 s, 10 s on 429 and 5xx without Retry-After, re-sending the same body, then gives the last answer', async () => {
+  it('waits the documented 1 s, 4 s, 10 s on 429 and 5xx without Retry-After, re-sending the same body, then gives the last answer', async () => {
     const { fetchOnce, bodies } = scriptedFetch([json(429, {}), json(500, {}), json(503, {}), json(502, { error: 'last' })]);
     const { waits, sleep } = recordingSleep();
     const response = await retryingFetch(fetchOnce, { sleep })(request());

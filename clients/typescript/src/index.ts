@@ -28,7 +28,7 @@ export interface LicensingClientOptions extends Omit<ClientOptions, 'baseUrl' | 
   retry?: RetryOptions | false;
 }
 
-/** The spec's backoff (section 8: "waits such as 1 s, 4 s, 10 s"): three retries. */
+/** The backoff of docs/client-api.md#answers-cors-and-retries (1 s, 4 s, 10 s): three retries. */
 export const defaultRetryDelays: readonly number[] = [1000, 4000, 10_000];
 
 const wait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));

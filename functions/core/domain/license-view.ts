@@ -18,8 +18,8 @@ export function hwidResetAvailable(license: License, now: Date): boolean {
 /**
  * `hwids` and `max_devices` (docs/management-api.md, "Devices: seats and self-service reset"), appended only to the
  * answers about a license with several seats or floating ones: a one-seat license answers byte
- * for byte as the spec shows it, so clients that know only the spec (the
- * Keycrate SDKs) see no difference; its one device is `hwid`.
+ * for byte as docs/client-api.md#license-data shows it, so clients that know only
+ * that shape (the Keycrate SDKs) see no difference; its one device is `hwid`.
  */
 function seats(license: License): { hwids?: string[]; max_devices?: number } {
   return license.max_devices > 1 || isFloating(license) ? { hwids: license.hwids, max_devices: license.max_devices } : {};

@@ -1,9 +1,10 @@
 import middy from '@middy/core';
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { sideOf, type Group, type PathOf, type Side } from '../../routes';
 import { missingApiKey } from './api-key-auth';
 import { forRequest, type Deps } from '../deps';
+import { withLogFields } from '../logger';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, rawBodyOf, type HttpEvent } from './middleware';
 import { validate } from './validation';
 
@@ -91,43 +92,57 @@ export function managementListEndpoint<S extends z.ZodMiniType, T>(
 export type DepsSource = () => Deps | Promise<Deps>;
 
 /**
- * A group's own layer around every answer and around the deps each request
- * works with: the client group signs its answers with it (answer-signing.ts).
- * Passed in by the group, so groups without it do not bundle its code.
+ * A group's own layer around every answer: the client group signs its answers
+ * with it (answer-signing.ts). Passed in by the group, so groups without it do
+ * not bundle its code.
  */
 export interface AnswerLayer {
   middleware(deps: DepsSource): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
-  requestDeps(event: HttpEvent, deps: Deps): Deps;
+}
+
+/**
+ * The Lambda context as Middy hands it on, once the handler ran: the deps the
+ * request worked with, so a layer after it (the answer's signature) uses what
+ * the request already read instead of reading it again.
+ */
+export interface RequestContext extends Context {
+  requestDeps?: Deps;
 }
 
 /**
  * One Lambda per group: Middy wiring and dispatch by API Gateway resource path.
  * The stack and the local server send a group's Lambda only its own paths, so a
- * path without an endpoint here is a wiring fault: a 500.
+ * path without an endpoint here is a wiring fault: a 500. Every line logged
+ * while a request runs, by the handler or anything below it, carries its `request_id`.
  */
 export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoints<G>, deps: DepsSource, layer?: AnswerLayer) {
   const side: Side = sideOf(group);
   // Before: preflight, headers, body checks, parsing. After and onError run in
   // reverse: the renderer, then the group's layer (the client routes' signature
   // over the final body), then CORS on the answer.
-  return middy<HttpEvent, APIGatewayProxyResult>()
+  const handler = middy<HttpEvent, APIGatewayProxyResult>()
     .use(cors(side, async () => (await deps()).config.managementCorsOrigin))
     .use(layer ? [layer.middleware(deps)] : [])
     .use(errorRenderer(side, deps))
     .use(normalizeHeaders())
     .use(bodyGuard(side))
     .use(jsonBody())
-    .handler(async (event) => {
+    .handler(async (event, context: RequestContext) => {
       const endpoint = (endpoints as Partial<Record<string, Endpoint>>)[event.resource];
       if (!endpoint) throw new Error(`${event.resource} is not a route of the ${group} group`);
       // http-json-body-parser replaced the text with the value it holds.
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
       const actor = side === 'client' ? 'client' : request.actor;
-      const requestDeps = forRequest(await deps(), request.requestId, actor);
-      const reply = await endpoint(layer ? layer.requestDeps(event, requestDeps) : requestDeps, parsedBody, request);
+      context.requestDeps = forRequest(await deps(), request.requestId, actor);
+      const reply = await endpoint(context.requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
+  return (event: HttpEvent, context: RequestContext): Promise<APIGatewayProxyResult> => {
+    // Lambda gives each request a context of its own; a caller that passes one again must not see the last request's deps.
+    delete context.requestDeps;
+    return withLogFields({ request_id: event.requestContext?.requestId }, () => handler(event, context));
+  };
 }
 
 export type GroupHandler = ReturnType<typeof createGroupHandler>;

@@ -26,7 +26,7 @@ interface CorsPolicy {
 }
 
 /**
- * Spec 4.3, word for word, for client routes. Management routes also allow the
+ * The client routes' headers of docs/client-api.md#answers-cors-and-retries, word for word. Management routes also allow the
  * API key header so browsers may call them. The Lambdas (through @middy/http-cors),
  * API Gateway's preflight mocks and its gateway responses all read this one policy.
  */
@@ -162,7 +162,7 @@ export function errorRenderer(side: Side, deps: () => RendererDeps | Promise<Ren
         return;
       }
       const { config, logger } = await deps();
-      logger.error('request failed', { path: event.resource, request_id: event.requestContext?.requestId, ...describeError(error) });
+      logger.error('request failed', { path: event.resource, ...describeError(error) });
       const fault = edgeErrors.serverError(side);
       const body: Record<string, unknown> = fault.body();
       if (config.debug) {

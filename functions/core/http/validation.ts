@@ -8,9 +8,9 @@ import { badClientRequest, invalidInput, type ServiceError } from './errors';
 z.config(en());
 
 /**
- * Turns a zod failure into the side's 400. Client schemas carry the spec's exact
- * messages and are ordered field by field, so the first issue is the one the
- * spec wants a client to see; management answers name the failing field.
+ * Turns a zod failure into the side's 400. Client schemas carry the exact messages
+ * of docs/client-api.md and are ordered field by field, so the first issue is the
+ * one that page's check order puts first; management answers name the failing field.
  */
 export function validate<S extends z.ZodMiniType>(side: Side, schema: S, body: unknown): z.infer<S> {
   const result = schema.safeParse(body);

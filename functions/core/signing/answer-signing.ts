@@ -1,8 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { App } from '#data/app.repo';
 import type { Deps } from '../deps';
-import type { AnswerLayer } from '../http/handler';
+import type { AnswerLayer, RequestContext } from '../http/handler';
 import { badClientRequest, clientMessages } from '../http/errors';
 import { canonicalUuid, isUuid } from '../domain/ids';
 import { describeError } from '../logger';
@@ -13,30 +12,6 @@ import { signerOf } from './signing-keys';
 
 type Request = middy.Request<HttpEvent, APIGatewayProxyResult>;
 type Middleware = middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
-
-/**
- * The application each request's own reads found, so signing its answer costs
- * no read of its own; `failed` when the request's read failed, so the store
- * that just failed (after the SDK's retries) is not asked again for the answer.
- */
-const appsRead = new WeakMap<HttpEvent, App | 'failed'>();
-
-/** The request's deps, noting the application its client-route reads return. */
-export function noteAppReads(event: HttpEvent, deps: Deps): Deps {
-  const auth = deps.repos.auth;
-  const read: typeof auth.read = async (wanted) => {
-    let items;
-    try {
-      items = await auth.read(wanted);
-    } catch (error) {
-      appsRead.set(event, 'failed');
-      throw error;
-    }
-    if (items.app) appsRead.set(event, items.app);
-    return items;
-  };
-  return { ...deps, repos: { ...deps.repos, auth: { ...auth, read } } };
-}
 
 /** The nonce a client route answers with; 400 `Invalid nonce` when body and `Accept-Signature` disagree or one is malformed. */
 export function checkedNonce(body: unknown, header: (name: string) => string | undefined): string | undefined {
@@ -59,16 +34,18 @@ function bodyField(body: unknown, name: string): unknown {
 }
 
 /**
- * The application whose key signs the answer: the one the request read, else
- * one read now (from the warm cache when it is there). When the table cannot
- * be read (the answer is then usually that 500) a key this container already
- * holds still signs.
+ * The application whose key signs the answer, read through the deps the
+ * request worked with (Middy's context, set by the group handler): the item
+ * the request itself read costs no read again. A server fault before the
+ * request read its application is most often the table failing (after the
+ * SDK's retries), so it is not asked again: a key this container already holds
+ * signs; so it does when a read now fails.
  */
-async function signerFor(deps: Deps, event: HttpEvent, appId: string): Promise<Signer | undefined> {
-  const seen = appsRead.get(event);
-  if (seen === 'failed') return deps.signers.get(appId);
-  let app = seen;
-  if (app?.app_id !== appId) {
+async function signerFor(base: Deps, request: Request, appId: string): Promise<Signer | undefined> {
+  const deps = (request.context as RequestContext).requestDeps ?? base;
+  let app = deps.repos.auth.cachedApp(appId);
+  if (!app) {
+    if ((request.response?.statusCode ?? 500) >= 500) return deps.signers.get(appId);
     try {
       app = (await deps.repos.auth.read({ app: appId })).app;
     } catch {
@@ -95,7 +72,7 @@ function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
     const base = await deps();
     if (!base.config.signAnswers) return;
     try {
-      const signer = await signerFor(base, event, appId);
+      const signer = await signerFor(base, request, appId);
       if (!signer) return;
       const verdict = requestNonce(bodyField(event.body, 'nonce'), event.headers?.['accept-signature']);
       const digest = requestContentDigest(event.headers?.['content-digest'], rawBodyOf(event));
@@ -118,4 +95,4 @@ function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
 }
 
 /** The client group's answer layer: every client route, present and future, is signed through it. */
-export const answerSigning: AnswerLayer = { middleware: signAnswers, requestDeps: noteAppReads };
+export const answerSigning: AnswerLayer = { middleware: signAnswers };

@@ -1,0 +1,8 @@
+/**
+ * The construct package: the same LicensingService class bin/app.ts deploys, built
+ * by scripts/pack-construct.ts with its Lambda code and dashboard already bundled.
+ */
+export { LicensingService } from '../../lib/service';
+export type { EndpointType, LicensingServiceProps, Settings } from '../../lib/settings';
+export { SettingsError } from '../../lib/settings';
+export type { FunctionName, Group } from '../../functions/routes';
