@@ -16,7 +16,7 @@ const openapi = JSON.parse(read('docs/openapi.json')) as {
   paths: Record<string, { post: { responses: Record<string, unknown> } }>;
   components: { schemas: Record<string, unknown> };
 };
-const clientPaths = new Set(routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path));
+const clientPaths = new Set<string>(routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path));
 
 /** The values a response schema allows for `field`, by `enum` or `const`, at any depth, through `$ref`s. */
 function allowed(schema: unknown, field: string): string[] {
