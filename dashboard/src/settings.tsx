@@ -7,6 +7,8 @@ type AppSettings = Answer<'/app/settings'>['data'];
 
 /** The limits `/app/settings` accepts for offline_token_ttl (functions/client/offline-token.ts). */
 const ttlLimits = { min: 60, max: 365 * 86400 };
+/** The limits `/app/settings` accepts for max_borrow_seconds (functions/data/leases.ts). */
+const borrowLimits = { min: 60, max: 365 * 86400 };
 /** The longest reset interval `/app/settings` accepts, as /hwid/update-reset-interval (functions/core/domain/fields.ts). */
 const maxResetInterval = 10 * 365 * 86400;
 
@@ -76,36 +78,42 @@ export function Settings({ app }: { app: App }) {
         </div>
       )}
       {settings && (
-        <form
-          class="card stack"
-          aria-label="Offline tokens"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const seconds = Number(new FormData(event.currentTarget).get('offline_token_ttl'));
+        <SecondsSetting
+          title="Offline tokens"
+          text={`Tokens issued from now on are valid for ${duration(settings.offline_token_ttl)}; tokens already issued keep their expiry.`}
+          label="Offline token lifetime (seconds)"
+          name="offline_token_ttl"
+          limits={ttlLimits}
+          value={settings.offline_token_ttl}
+          submit="Save lifetime"
+          busy={busy}
+          onSave={(seconds) =>
             void run(async () => {
               const saved = (await call('/app/settings', { app_id: app.app_id, offline_token_ttl: seconds })).data;
               setSettings(saved);
               setNotice(`Offline token lifetime set to ${duration(saved.offline_token_ttl)}.`);
-            });
-          }}
-        >
-          <h2>Offline tokens</h2>
-          <p>Tokens issued from now on are valid for {duration(settings.offline_token_ttl)}; tokens already issued keep their expiry.</p>
-          <Field label="Offline token lifetime (seconds)">
-            <input
-              name="offline_token_ttl"
-              type="number"
-              min={ttlLimits.min}
-              max={ttlLimits.max}
-              required
-              defaultValue={String(settings.offline_token_ttl)}
-              key={settings.offline_token_ttl}
-            />
-          </Field>
-          <button type="submit" disabled={busy}>
-            Save lifetime
-          </button>
-        </form>
+            })
+          }
+        />
+      )}
+      {settings && (
+        <SecondsSetting
+          title="Borrowing floating seats"
+          text={`A device may borrow a floating seat for offline work for up to ${duration(settings.max_borrow_seconds)}; the seat stays taken until the borrow ends.`}
+          label="Longest borrow (seconds)"
+          name="max_borrow_seconds"
+          limits={borrowLimits}
+          value={settings.max_borrow_seconds}
+          submit="Save longest borrow"
+          busy={busy}
+          onSave={(seconds) =>
+            void run(async () => {
+              const saved = (await call('/app/settings', { app_id: app.app_id, max_borrow_seconds: seconds })).data;
+              setSettings(saved);
+              setNotice(`Longest borrow set to ${duration(saved.max_borrow_seconds)}.`);
+            })
+          }
+        />
       )}
       {settings && (
         <form
@@ -154,5 +162,38 @@ export function Settings({ app }: { app: App }) {
         </form>
       )}
     </section>
+  );
+}
+
+/** One setting in seconds, its own card and form. */
+function SecondsSetting(props: {
+  title: string;
+  text: string;
+  label: string;
+  name: string;
+  limits: { min: number; max: number };
+  value: number;
+  submit: string;
+  busy: boolean;
+  onSave: (seconds: number) => void;
+}) {
+  return (
+    <form
+      class="card stack"
+      aria-label={props.title}
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSave(Number(new FormData(event.currentTarget).get(props.name)));
+      }}
+    >
+      <h2>{props.title}</h2>
+      <p>{props.text}</p>
+      <Field label={props.label}>
+        <input name={props.name} type="number" min={props.limits.min} max={props.limits.max} required defaultValue={String(props.value)} key={props.value} />
+      </Field>
+      <button type="submit" disabled={props.busy}>
+        {props.submit}
+      </button>
+    </form>
   );
 }

@@ -95,6 +95,12 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await form.getByRole('button', { name: 'Save lifetime' }).click();
     await page.getByText('Offline token lifetime set to 2 days.').waitFor();
     expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.offline_token_ttl).toBe(172800);
+
+    const borrowing = page.getByRole('form', { name: 'Borrowing floating seats' });
+    await borrowing.getByLabel('Longest borrow (seconds)').fill('86400');
+    await borrowing.getByRole('button', { name: 'Save longest borrow' }).click();
+    await page.getByText('Longest borrow set to 1 days.').waitFor();
+    expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.max_borrow_seconds).toBe(86400);
   }, 60_000);
 
   it('edits the reset rules new licenses get, which /app/settings then answers and a new license has', async () => {
@@ -153,7 +159,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     });
     const key = created.body.data.key;
     expect((await api(session.service, '/auth', { app_id: session.service.appId, license: key, hwid: 'DESK-1' })).status).toBe(200);
-    expect((await api(session.service, '/auth', { app_id: session.service.appId, license: key, hwid: 'LAPTOP-2', borrow_seconds: 172800 })).status).toBe(200);
+    expect((await api(session.service, '/auth', { app_id: session.service.appId, license: key, hwid: 'LAPTOP-2', borrow_seconds: 43200 })).status).toBe(200);
 
     await page.getByLabel('Find by key').fill(key);
     await page.getByRole('button', { name: 'Open' }).click();
@@ -163,7 +169,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     const leases = floating.getByRole('list', { name: 'Leases' }).locator('li');
     expect(await leases.count()).toBe(2);
     expect(await leases.nth(0).textContent()).toMatch(/^DESK-1(59 min \d+ s|1 h 0 min) left/);
-    expect(await leases.nth(1).textContent()).toMatch(/^LAPTOP-2(1 d 23 h|2 d 0 h) leftborrowed/);
+    expect(await leases.nth(1).textContent()).toMatch(/^LAPTOP-2(11 h 59 min|12 h 0 min) leftborrowed/);
     await page.screenshot({ path: process.env.FLOATING_SCREENSHOT ?? join(tmpdir(), 'dashboard-floating-seats.png'), fullPage: true });
 
     await floating.getByRole('button', { name: 'Release seat of LAPTOP-2' }).click();

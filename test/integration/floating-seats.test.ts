@@ -122,6 +122,22 @@ describe('leases in time', () => {
   });
 });
 
+describe('seats of a floating license', () => {
+  it('count only live leases when the owner lowers max_devices, and the next seat taken drops the ended ones', async () => {
+    const { key } = await floating(plain, { max_devices: 3 });
+    for (const hwid of ['old-a', 'old-b']) expect((await auth({ license: key, hwid })).status).toBe(200);
+    expect((await manage('/hwid/set-max-devices', { license_key: key, max_devices: 1 })).body.error_code).toBe('INVALID_INPUT');
+    clock.advance(61);
+
+    expect((await manage('/hwid/set-max-devices', { license_key: key, max_devices: 1 })).body.data).toMatchObject({ max_devices: 1, hwids: [], leases: [] });
+    expect((await auth({ license: key, hwid: 'new-c' })).status).toBe(200);
+    expect((await auth({ license: key, hwid: 'new-d' })).body.message).toBe('SEATS_EXHAUSTED');
+
+    expect((await stored(key)).hwids).toEqual(['new-c']);
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
+  });
+});
+
 describe('borrowing', () => {
   it('a borrowed seat carries a token ending with the lease, cannot be released by the client, and is freed by the owner', async () => {
     const { key } = await floating(singleKey, { max_devices: 1, lease_seconds: 3600 });

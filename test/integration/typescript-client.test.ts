@@ -198,6 +198,21 @@ describe('verifying signed answers and offline tokens', () => {
     expect(await verifyOfflineToken(token, { publicKeyPem: pem, appId: owner.app_id })).toEqual(claims);
   });
 
+  it('makes a license floating, borrows a seat with a verified borrowed token, and is refused its release, all typed', async () => {
+    const { license } = await newLicense(true);
+    const { data: floating } = await unwrap(client.POST('/hwid/set-lease', { body: { license_key: license.key, lease_seconds: 900 } }));
+    expect(floating).toMatchObject({ lease_seconds: 900, floating: true, leases: [] });
+
+    const borrowed = await appClient().POST('/auth', { body: { app_id: owner.app_id, license: license.key, hwid: 'laptop', borrow_seconds: 3600 } });
+    const leaseEnd = borrowed.data!.data.lease_expires_at!;
+    const claims = await verifyOfflineToken(borrowed.data!.data.offline_token!, { jwk, appId: owner.app_id, licenseKey: license.key, hwid: 'laptop' });
+    expect(claims).toMatchObject({ borrowed: true, exp: Date.parse(leaseEnd) / 1000 });
+
+    const refused = await appClient().POST('/release', { body: { app_id: owner.app_id, license: license.key, hwid: 'laptop' } });
+    expect(refused.response.status).toBe(403);
+    expect(refused.error).toEqual({ success: false, message: 'LEASE_BORROWED', data: { lease_expires_at: leaseEnd } });
+  });
+
   it('accepts a signed failure and an answer without a nonce when none was sent, from the PEM as well', async () => {
     const refused = await rawAuth({ app_id: owner.app_id, license: 'NO-SUCH-LICENSE-KEY' });
     expect(refused.status).toBe(403);

@@ -188,7 +188,7 @@ function dictionaryMember(headers: Headers, name: string) {
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, index) => byte === b[index]);
 
 /**
- * Checks a client-route answer (`/auth`, `/register`, `/reset-hwid`) as the service
+ * Checks a client-route answer (`/auth`, `/register`, `/reset-hwid`, `/release`) as the service
  * signs it: the body against `Content-Digest`, then the RFC 9421 Ed25519 signature
  * over `"@status"`, `"content-digest"` and, when the request sent one, the
  * request's `"content-digest";req`. The signature parameters are rebuilt from what
@@ -273,6 +273,8 @@ export interface OfflineTokenClaims extends JWTPayload {
   subscription_level: number;
   expires_at: string | null;
   nonce?: string;
+  /** Set on the token of a borrowed floating seat: `exp` is exactly the end of the borrow. */
+  borrowed?: true;
 }
 
 /** The claims of `data.offline_token`, once its EdDSA signature, issuer, lifetime and the given expectations check out. */
