@@ -40,13 +40,14 @@ describe('table access per function', () => {
       keys.auditByLicense('a', 'l', 'p').gsi1pk,
       keys.dailyStats('a', '2026-01-01').pk,
       keys.streamRecord('e').pk,
+      keys.usageMarker(keys.license('l', 't'), 'u-12345678').pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
       [
         'apiKey', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid',
         'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp',
-        'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username',
+        'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'streamRecord', 'entityOf',
       ].sort(),
     );

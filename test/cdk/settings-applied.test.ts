@@ -4,10 +4,12 @@ import { readConfig } from '#core/config';
 import type { Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
 import { authorize } from '../../functions/authorizer/handler';
+import { routes, sideOf } from '../../functions/routes';
 import { rateLimitedBody } from '../../lib/gateway-responses';
 import { logicalId, serviceResources, synthesize, type Synthesized } from './stack-fixture';
 
 let synth: Synthesized;
+const clientPaths = routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path);
 
 beforeAll(() => {
   synth = synthesize(
@@ -114,7 +116,7 @@ describe('a stack synthesized with every context key set', () => {
               AggregateKeyType: 'IP',
               ScopeDownStatement: {
                 OrStatement: {
-                  Statements: ['/auth', '/register', '/reset-hwid', '/release'].map((path) => ({
+                  Statements: clientPaths.map((path) => ({
                     ByteMatchStatement: Match.objectLike({ FieldToMatch: { UriPath: {} }, PositionalConstraint: 'ENDS_WITH', SearchString: path }),
                   })),
                 },
