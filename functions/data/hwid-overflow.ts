@@ -1,7 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, itemId } from './batch-get';
 import { getItem, transactWrite, type Table, type TransactItem } from './db';
-import { leaseSchema } from './leases';
+import { storedLeaseSchema } from './leases';
 import { keys } from './keys';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 
@@ -83,8 +83,8 @@ async function releaseEndedLease(
   const items = await batchGetItems(table, candidates, { consistentRead: true });
   for (const candidate of candidates) {
     const license = items.get(itemId(candidate));
-    const lease = leaseSchema.safeParse((license?.leases as Record<string, unknown> | undefined)?.[hwid]);
-    if (!license || license.app_id !== claimer.app_id || !lease.success || Date.parse(lease.data.expires_at) > Date.parse(now)) continue;
+    const lease = storedLeaseSchema.safeParse((license?.leases as Record<string, unknown> | undefined)?.[hwid]);
+    if (!license || license.app_id !== claimer.app_id || !lease.success || Math.abs(lease.data) > Date.parse(now)) continue;
     try {
       await transactWrite(table, [
         release,
@@ -93,9 +93,9 @@ async function releaseEndedLease(
             TableName: table.name,
             Key: candidate,
             UpdateExpression: 'REMOVE leases.#hwid',
-            ConditionExpression: 'app_id = :app AND leases.#hwid.expires_at = :end',
+            ConditionExpression: 'app_id = :app AND leases.#hwid = :lease',
             ExpressionAttributeNames: { '#hwid': hwid },
-            ExpressionAttributeValues: { ':app': claimer.app_id, ':end': lease.data.expires_at },
+            ExpressionAttributeValues: { ':app': claimer.app_id, ':lease': lease.data },
           },
         },
       ]);

@@ -3,6 +3,7 @@ import { addSeconds } from '#shared/clock';
 import { batchGetItems } from './batch-get';
 import { getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
 import { releaseOverflow, releaseStaleIndexItem } from './hwid-overflow';
+import { storedLease } from './leases';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 import { keys } from './keys';
 import { boundAsRead, type License } from './license.repo';
@@ -75,7 +76,7 @@ export function createHwidRepo(table: Table) {
         hwids.filter((hwid) => !license.hwids.includes(hwid)).forEach((hwid, index) => {
           if (change.now === undefined) throw new Error('replaceHwids needs `now` to lease a device to a floating license');
           names[`#new${index}`] = hwid;
-          values[`:newLease${index}`] = { expires_at: addSeconds(change.now, license.lease_seconds!), borrowed: false };
+          values[`:newLease${index}`] = storedLease({ expires_at: addSeconds(change.now, license.lease_seconds!), borrowed: false });
           sets.push(`leases.#new${index} = :newLease${index}`);
         });
       }

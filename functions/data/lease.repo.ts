@@ -1,7 +1,7 @@
 import { addSeconds } from '#shared/clock';
 import { transactWrite, type Table, type TransactItem } from './db';
 import { keys } from './keys';
-import { liveLeases, type Lease } from './leases';
+import { liveLeases, storedLease, storedLeases, type Lease } from './leases';
 import { boundAsRead, type License } from './license.repo';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 
@@ -19,8 +19,8 @@ export function createLeaseRepo(table: Table) {
     async release(license: License, hwid: string, lease: Lease, releaseClaim: boolean): Promise<'released' | 'changed'> {
       const position = license.hwids.indexOf(hwid);
       if (position < 0) return 'changed';
-      const values: Record<string, unknown> = { ':hwid': hwid, ':end': lease.expires_at, ':borrowed': lease.borrowed };
-      const conditions = [`hwids[${position}] = :hwid`, 'leases.#hwid.expires_at = :end', 'leases.#hwid.borrowed = :borrowed'];
+      const values: Record<string, unknown> = { ':hwid': hwid, ':lease': storedLease(lease) };
+      const conditions = [`hwids[${position}] = :hwid`, 'leases.#hwid = :lease'];
       let sets = '';
       if (position === 0) {
         const next = license.hwids[1];
@@ -86,14 +86,14 @@ export function createLeaseRepo(table: Table) {
       if (license.lease_seconds === null && seconds !== null) {
         const end = addSeconds(now.toISOString(), seconds);
         expression = 'SET lease_seconds = :seconds, leases = :leases';
-        values[':leases'] = Object.fromEntries(license.hwids.map((hwid) => [hwid, { expires_at: end, borrowed: false }]));
+        values[':leases'] = Object.fromEntries(license.hwids.map((hwid) => [hwid, storedLease({ expires_at: end, borrowed: false })]));
       } else if (seconds !== null) {
         expression = 'SET lease_seconds = :seconds';
       } else {
         const kept = liveLeases(license, now).map((lease) => lease.hwid);
         expression = 'SET lease_seconds = :seconds, hwids = :kept, hwid = :first REMOVE leases';
         conditions.push('leases = :readLeases');
-        Object.assign(values, { ':kept': kept, ':first': kept[0] ?? null, ':readLeases': license.leases });
+        Object.assign(values, { ':kept': kept, ':first': kept[0] ?? null, ':readLeases': storedLeases(license.leases) });
         for (const hwid of license.hwids.filter((listed) => !kept.includes(listed) && heldClaims.includes(listed))) {
           items.push({
             Delete: {

@@ -5,7 +5,7 @@ import { maxTransactItems, putNew, stampUpdate, transactWrite, type Table, type 
 import { assignments, equalities } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
-import { leaseSchema, type Lease } from './leases';
+import { leasesOf, storedLeases, storedLeaseSchema, type Lease } from './leases';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
@@ -45,7 +45,7 @@ export const licenseSchema = z.object({
   /** Floating seats (leases.ts): seconds a seat is lent per /auth; absent or null: seats are bound for good. */
   lease_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
   /** Each listed HWID's lease, by HWID; present whenever `lease_seconds` is set. */
-  leases: z.optional(z.record(z.string(), leaseSchema)),
+  leases: z.optional(z.record(z.string(), storedLeaseSchema)),
   /** The license's own features, beside its subscription's. Absent on items written before entitlements existed: none. */
   features: z.optional(z.array(z.string())),
   /** The license's own usage limits, overriding its subscription's of the same name. */
@@ -70,7 +70,7 @@ export function licenseItem(license: License): Record<string, unknown> {
     ...keys.licenseOf(license),
     ...keys.licenseByApp(license.app_id, license.created_at, license.key),
     ...rest,
-    ...(lease_seconds === null && Object.keys(leases).length === 0 ? {} : { lease_seconds, leases }),
+    ...(lease_seconds === null && Object.keys(leases).length === 0 ? {} : { lease_seconds, leases: storedLeases(leases) }),
   };
 }
 
@@ -82,7 +82,7 @@ export function parseLicense(item: Record<string, unknown>): License {
     hwids: parsed.hwids ?? (parsed.hwid === null ? [] : [parsed.hwid]),
     max_devices: parsed.max_devices ?? 1,
     lease_seconds: parsed.lease_seconds ?? null,
-    leases: parsed.leases ?? {},
+    leases: leasesOf(parsed.leases ?? {}),
     ...(Object.keys(counters).length > 0 ? { counters } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { TransactItem } from './db';
 import { keys } from './keys';
-import type { Lease } from './leases';
+import { storedLease, type Lease } from './leases';
 
 /** What /auth writes on a floating license, decided from the license as read (client/seats.ts). */
 export interface SeatWrite {
@@ -32,14 +32,15 @@ export interface SeatExpression {
  */
 export function renewal(seat: SeatWrite & { held: Lease }): SeatExpression {
   const names = { '#leaseHwid': seat.hwid };
-  const values: Record<string, unknown> = { ':lease': seat.lease, ':leaseHwid': seat.hwid };
+  const values: Record<string, unknown> = { ':lease': storedLease(seat.lease), ':leaseHwid': seat.hwid };
   const conditions = ['contains(hwids, :leaseHwid)'];
   if (seat.held.borrowed) {
-    conditions.push('leases.#leaseHwid.expires_at = :heldEnd');
-    values[':heldEnd'] = seat.held.expires_at;
+    conditions.push('leases.#leaseHwid = :held');
+    values[':held'] = storedLease(seat.held);
   } else {
-    conditions.push('leases.#leaseHwid.borrowed = :notBorrowed');
-    values[':notBorrowed'] = false;
+    // A borrowed lease is stored negative (leases.ts).
+    conditions.push('leases.#leaseHwid > :notBorrowed');
+    values[':notBorrowed'] = 0;
   }
   return { sets: ['leases.#leaseHwid = :lease'], removes: [], conditions, names, values };
 }
@@ -53,7 +54,7 @@ export function renewal(seat: SeatWrite & { held: Lease }): SeatExpression {
 export function takeDroppingEnded(seat: SeatWrite, liveHwids: readonly string[]): SeatExpression & { hwids: string[] } {
   const hwids = [...liveHwids, seat.hwid];
   const names: Record<string, string> = { '#leaseHwid': seat.hwid };
-  const values: Record<string, unknown> = { ':lease': seat.lease, ':newHwids': hwids, ':newHwid': hwids[0], ':seatCount': hwids.length };
+  const values: Record<string, unknown> = { ':lease': storedLease(seat.lease), ':newHwids': hwids, ':newHwid': hwids[0], ':seatCount': hwids.length };
   const conditions = [':seatCount <= max_devices'];
   const removes: string[] = [];
   seat.dropped.forEach(({ hwid, lease }, index) => {
@@ -61,8 +62,8 @@ export function takeDroppingEnded(seat: SeatWrite, liveHwids: readonly string[])
     names[name] = hwid;
     if (name !== '#leaseHwid') removes.push(`leases.${name}`);
     if (lease) {
-      conditions.push(`leases.${name}.expires_at = :droppedEnd${index}`);
-      values[`:droppedEnd${index}`] = lease.expires_at;
+      conditions.push(`leases.${name} = :dropped${index}`);
+      values[`:dropped${index}`] = storedLease(lease);
     } else {
       conditions.push(`attribute_not_exists(leases.${name})`);
     }
@@ -72,12 +73,12 @@ export function takeDroppingEnded(seat: SeatWrite, liveHwids: readonly string[])
 
 /** A seat taken beside the live ones: appended, as a node-locked seat is. */
 export function takeAppending(seat: SeatWrite): SeatExpression {
-  return { sets: ['leases.#leaseHwid = :lease'], removes: [], conditions: [], names: { '#leaseHwid': seat.hwid }, values: { ':lease': seat.lease } };
+  return { sets: ['leases.#leaseHwid = :lease'], removes: [], conditions: [], names: { '#leaseHwid': seat.hwid }, values: { ':lease': storedLease(seat.lease) } };
 }
 
 /** The first seat of a license: the whole map is written, as nothing is listed. */
 export function takeFirst(seat: SeatWrite): SeatExpression {
-  return { sets: ['leases = :leases'], removes: [], conditions: [], names: {}, values: { ':leases': { [seat.hwid]: seat.lease } } };
+  return { sets: ['leases = :leases'], removes: [], conditions: [], names: {}, values: { ':leases': { [seat.hwid]: storedLease(seat.lease) } } };
 }
 
 /**

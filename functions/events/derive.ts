@@ -100,8 +100,9 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 const leasing = (license: Record<string, unknown>): boolean => typeof license.lease_seconds === 'number';
 
 function leaseEnds(license: Record<string, unknown>): Map<string, number> {
-  const leases = (license.leases ?? {}) as Record<string, { expires_at?: unknown }>;
-  return new Map(Object.entries(leases).map(([hwid, lease]) => [hwid, Date.parse(String(lease?.expires_at))]));
+  // A stored lease is its end in epoch milliseconds, negated when borrowed (data/leases.ts).
+  const leases = (license.leases ?? {}) as Record<string, unknown>;
+  return new Map(Object.entries(leases).map(([hwid, lease]) => [hwid, Math.abs(Number(lease))]));
 }
 
 /**

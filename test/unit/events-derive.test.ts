@@ -1,4 +1,5 @@
 import { effectsOf, publicImage, type StreamChange } from '../../functions/events/derive';
+import { storedLease } from '#data/leases';
 
 const license = {
   pk: 'LIC#KEY-1',
@@ -44,7 +45,7 @@ describe('events of a stream record', () => {
   });
 
   describe('on a floating license', () => {
-    const lease = (expires_at: string, borrowed = false) => ({ expires_at, borrowed });
+    const lease = (expires_at: string, borrowed = false) => storedLease({ expires_at, borrowed });
     const floating = { ...license, hwid_lock: true, lease_seconds: 60, hwid: 'pc-a', hwids: ['pc-a'], leases: { 'pc-a': lease('2026-03-04T10:00:30.000Z') }, actor: 'client' };
     const typesOf = (before: Record<string, unknown>, after: Record<string, unknown>) => effectsOf(change('MODIFY', before, after)).events.map((event) => event.type);
 
