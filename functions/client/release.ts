@@ -32,6 +32,6 @@ export async function releaseSeat(deps: Deps, input: ReleaseInput, probes: Black
       const after: License = { ...license, hwids, hwid: hwids[0] ?? null, leases };
       return { message: seatReleasedMessage, data: authView(after, subscription, now, hwid) };
     }
-    license = await afterLostRace(deps, license, input.appId, now, attempt);
+    license = await afterLostRace(deps, license, input.appId, now, attempt, subscription.grace_seconds);
   }
 }
