@@ -2,7 +2,7 @@
  * The route table: plain data read by the CDK stack, the local server and each
  * group's dispatch, so the three can never disagree about which paths exist.
  */
-export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist' | 'app';
+export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist' | 'app' | 'webhook';
 
 /** Client routes answer `{success, message}`; management routes answer `{error, error_code}` and need an API key. */
 export type Side = 'client' | 'management';
@@ -54,16 +54,27 @@ export const routes = [
   { path: '/app/signing-key', group: 'app' },
   { path: '/app/stats', group: 'app' },
   { path: '/audit/get-bulk', group: 'app' },
+
+  { path: '/webhook/create', group: 'webhook' },
+  { path: '/webhook/list', group: 'webhook' },
+  { path: '/webhook/update', group: 'webhook' },
+  { path: '/webhook/delete', group: 'webhook' },
+  { path: '/webhook/rotate-secret', group: 'webhook' },
+  { path: '/webhook/deliveries', group: 'webhook' },
+  { path: '/webhook/redeliver', group: 'webhook' },
 ] as const satisfies readonly { path: string; group: Group }[];
 
 export type Route = (typeof routes)[number];
 export type RoutePath = Route['path'];
 export type PathOf<G extends Group> = Extract<Route, { group: G }>['path'];
 
-/** Every Lambda of the service: one per group, the API-key authorizer, the events consumer and the OpenAPI document's. */
-export type FunctionName = Group | 'authorizer' | 'events' | 'openapi';
+/** Every Lambda of the service: one per group, the API-key authorizer, the events consumer, the OpenAPI document's and the webhooks' delivery function. */
+export type FunctionName = Group | 'authorizer' | 'events' | 'openapi' | 'delivery';
 
-export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist', 'app'];
+export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist', 'app', 'webhook'];
+
+/** The delivery function's entry: it has no route (docs/webhooks.md#on-aws). */
+export const deliveryEntry = 'functions/delivery/handler.ts';
 
 export function sideOf(group: Group): Side {
   return group === 'client' ? 'client' : 'management';

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { xrayChunkFile } from '../functions/core/tracing';
-import { authorizerEntry, groups, handlerEntry, type FunctionName } from '../functions/routes';
+import { authorizerEntry, deliveryEntry, groups, handlerEntry, type FunctionName } from '../functions/routes';
 
 /**
  * How every Lambda is bundled: the CDK stack hands these to NodejsFunction and
@@ -25,6 +25,8 @@ export const functionEntries: Record<FunctionName, string> = {
   // The events consumer has no route: the table's stream invokes it.
   events: 'functions/events/handler.ts',
   openapi: 'functions/openapi/handler.ts',
+  // Webhook deliveries have no route: the delivery queue invokes it.
+  delivery: deliveryEntry,
 };
 
 /** The same bundling as esbuild options, for building outside CDK. */

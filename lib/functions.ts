@@ -13,7 +13,13 @@ import { trustedViewerHeaders, type Settings } from './settings';
  * What each group does with the signing key: the client signs answers (Decrypt) and makes the key of an
  * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt).
  */
-const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = { client: ['kms:Encrypt', 'kms:Decrypt'], app: ['kms:Encrypt'] };
+const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = {
+  client: ['kms:Encrypt', 'kms:Decrypt'],
+  app: ['kms:Encrypt'],
+  // Webhook secrets are encrypted under the same key and context as signing keys: the routes encrypt, the delivery function decrypts.
+  webhook: ['kms:Encrypt'],
+  delivery: ['kms:Decrypt'],
+};
 
 /** `silent` writes nothing, so the strictest filter Lambda has is as good as any. */
 const applicationLogLevels: Record<ServiceLogLevel, lambda.ApplicationLogLevel> = {
@@ -35,6 +41,9 @@ function sizing(name: FunctionName, settings: Settings): { timeout: Duration; re
       return { timeout: Duration.minutes(1), reservedConcurrency: 0 };
     case 'openapi':
       return { timeout: Duration.seconds(10), reservedConcurrency: 0 };
+    case 'delivery':
+      // Attempts of one batch run side by side, each bounded by 15 seconds.
+      return { timeout: Duration.seconds(60), reservedConcurrency: 0 };
     default:
       // Management timeouts stay under API Gateway's 29-second integration limit; bulk operations need most of it.
       return { timeout: Duration.seconds(28), reservedConcurrency: settings.managementReservedConcurrency };
@@ -42,7 +51,7 @@ function sizing(name: FunctionName, settings: Settings): { timeout: Duration; re
 }
 
 /** The function names in the order the stack has always made them. */
-export const functionNames: readonly FunctionName[] = [...groups, 'authorizer', 'events', 'openapi'];
+export const functionNames: readonly FunctionName[] = [...groups, 'authorizer', 'events', 'openapi', 'delivery'];
 
 export interface ServiceFunctionsProps {
   settings: Settings;

@@ -10,7 +10,7 @@ import type { FunctionName } from '../functions/routes';
  * `npm test` holds every call of every route's tests to these grants, and
  * fails on a grant no call used (test/after-run/iam-conformance.test.ts).
  */
-export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord';
+export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'webhook' | 'webhooksOfApp';
 
 /** `LIC#x` → `LIC#`: what every partition key of that entity begins with. */
 function prefixOf(partitionKey: string): string {
@@ -31,6 +31,8 @@ export const partitionPrefixes: Record<Partition, string> = {
   audit: prefixOf(keys.auditOfApp('-')),
   dailyStats: prefixOf(keys.dailyStatsOfApp('-')),
   streamRecord: prefixOf(keys.streamRecord('-').pk),
+  webhook: prefixOf(keys.webhook('-').pk),
+  webhooksOfApp: prefixOf(keys.webhooksOfApp('-')),
 };
 
 /**
@@ -41,6 +43,7 @@ export const partitionPrefixes: Record<Partition, string> = {
 const appScoped: Partial<Record<Partition, string>> = {
   audit: `${keys.auditOfApp('*')}*`,
   dailyStats: keys.dailyStatsOfApp('*'),
+  webhooksOfApp: keys.webhooksOfApp('*'),
 };
 
 /** `dynamodb:LeadingKeys` patterns (ForAllValues:StringLike) for these partitions. */
@@ -128,6 +131,23 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   openapi: {
     grants: [],
     queriesIndexes: [],
+  },
+  // Endpoints and their delivery logs live in their own partitions (`WEBHOOK#<id>`): created and deleted in a
+  // transaction with the app's endpoint count (`APP#<id>#WEBHOOKS`), listed per app through the index, their
+  // logs queried in the table; ownership reads the app.
+  webhook: {
+    grants: [
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'webhook'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Query'], partitions: ['webhook'] },
+      { actions: ['dynamodb:UpdateItem'], partitions: ['webhook', 'webhooksOfApp'] },
+    ],
+    queriesIndexes: ['webhooksOfApp'],
+  },
+  // Lists an app's endpoints through the index, writes each delivery and its attempts, and records an
+  // endpoint's failures (or disables it) on the endpoint's item. Nothing of the app, no license.
+  delivery: {
+    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['webhook'] }],
+    queriesIndexes: ['webhooksOfApp'],
   },
   // The stream consumer only writes, in transactions: marks of records done and audit items are new items,
   // daily counters are added to.

@@ -17,6 +17,7 @@ import { Firewall } from './firewall';
 import { ServiceFunctions } from './functions';
 import { Monitoring } from './monitoring';
 import { acknowledgeNagFindings } from './nag';
+import { WebhookDelivery } from './webhooks';
 import { settingsFromProps, type LicensingServiceProps, type Settings } from './settings';
 
 /**
@@ -32,7 +33,7 @@ export class LicensingService extends Construct {
   readonly table: dynamodb.Table;
   /** Encrypts applications' private signing keys (docs/client-api.md, "Signed answers and offline tokens"). */
   readonly signingKey: kms.Key;
-  /** The functions by name: one per route group, `authorizer`, `events` and `openapi`. */
+  /** The functions by name: one per route group, `authorizer`, `events`, `openapi` and the webhooks' `delivery`. */
   readonly functions: Record<FunctionName, lambda.Function>;
   readonly api: apigateway.RestApi;
   readonly authorizer: apigateway.RequestAuthorizer;
@@ -45,6 +46,8 @@ export class LicensingService extends Construct {
   /** Every alarm of the service goes here; subscribe to it, or send your own alarms with `alarmAction`. */
   readonly alarmTopic: sns.Topic;
   readonly alarmAction: cloudwatch.IAlarmAction;
+  /** The webhook delivery queue, its dead-letter queue and alarm (docs/webhooks.md#on-aws). */
+  readonly webhooks: WebhookDelivery;
   /** Absent when the `dashboard` prop is false. */
   readonly dashboard: DashboardSite | undefined;
   /** The dashboard's URL, when it is deployed. */
@@ -95,6 +98,12 @@ export class LicensingService extends Construct {
     });
     this.alarmTopic = monitoring.alarmTopic;
     this.alarmAction = monitoring.alarmAction;
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', {
+      eventBus: this.eventBus,
+      delivery: this.functions.delivery,
+      routes: this.functions.webhook,
+      alarmAction: this.alarmAction,
+    });
     this.dashboard = settings.dashboard
       ? new DashboardSite(this, 'Dashboard', { apiUrl: this.api.url, apiOrigin: api.origin, logRetentionDays: settings.logRetentionDays })
       : undefined;

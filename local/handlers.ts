@@ -7,6 +7,7 @@ import { createHandler as client } from '../functions/client/handler';
 import { createHandler as hwid } from '../functions/hwid/handler';
 import { createHandler as license } from '../functions/license/handler';
 import { createHandler as subscription } from '../functions/subscription/handler';
+import { createHandler as webhook } from '../functions/webhook/handler';
 import { serveAs } from './serving';
 
 type ServedHandler = (...args: Parameters<GroupHandler>) => ReturnType<GroupHandler>;
@@ -22,5 +23,6 @@ export function createGroupHandlers(deps: Deps): Record<Group, ServedHandler> {
     subscription: served('subscription', subscription(source)),
     blacklist: served('blacklist', blacklist(source)),
     app: served('app', app(source)),
+    webhook: served('webhook', webhook(source)),
   };
 }

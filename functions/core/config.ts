@@ -33,6 +33,8 @@ export interface Config {
   eventBusName: string | undefined;
   /** The SQS queue events EventBridge kept refusing are sent to (the events function, on AWS). */
   eventsDeadLetterQueueUrl: string | undefined;
+  /** The SQS queue of webhook deliveries (the webhook group's redeliveries and the delivery function, on AWS). */
+  webhookQueueUrl: string | undefined;
   /** The stack's KMS key that encrypts applications' private signing keys; unset locally. */
   signingKmsKeyId: string | undefined;
   /** A KMS other than the region's: the benchmark's local stub. Unset on AWS. */
@@ -131,6 +133,7 @@ export function readConfig(env: Env = process.env): Config {
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 90, 1, 3650),
     eventBusName: env.EVENT_BUS_NAME || undefined,
     eventsDeadLetterQueueUrl: env.EVENTS_DLQ_URL || undefined,
+    webhookQueueUrl: env.WEBHOOK_QUEUE_URL || undefined,
     signingKmsKeyId: env.SIGNING_KMS_KEY_ID || undefined,
     kmsEndpoint: env.KMS_ENDPOINT || undefined,
     signAnswers: flag(env, 'SIGN_ANSWERS', true),

@@ -9,6 +9,8 @@ import type { KeyVault } from './signing/key-vault';
 import { createLogger, type Logger } from './logger';
 import { createSignerCache, type SignerCache } from './signing/signer-cache';
 import { traceDynamoClient } from './tracing';
+import type { DeliveryQueue } from '../delivery/queue';
+import type { TargetPolicy } from '../delivery/targets';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */
 export interface Deps {
@@ -25,9 +27,16 @@ export interface Deps {
   keyVault: KeyVault | undefined;
   /** Applications' decrypted signing keys, kept for the container's life. */
   signers: SignerCache;
+  /** Where redeliveries are queued and which targets are allowed; only the webhook group has it. */
+  webhooks: WebhookSetup | undefined;
 }
 
-export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock; keyVault?: KeyVault } = {}): Deps {
+export interface WebhookSetup {
+  queue: DeliveryQueue;
+  policy: TargetPolicy;
+}
+
+export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock; keyVault?: KeyVault; webhooks?: WebhookSetup } = {}): Deps {
   const client = overrides.client ?? createDynamoClient(config);
   const table = createTable(client, config.tableName);
   const clock = overrides.clock ?? systemClock;
@@ -44,6 +53,7 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
     authFailures: new AuthFailureCounter(clock, (entry) => repos.events.addAuthFailures(entry.appId, entry.day, entry.count), logger),
     keyVault: overrides.keyVault,
     signers: createSignerCache(),
+    webhooks: overrides.webhooks,
   };
 }
 
@@ -67,7 +77,7 @@ export function lambdaDepsFromEnv(): Promise<Deps> {
   return lambdaDeps;
 }
 
-export async function createLambdaDeps(config: Config, keyVault?: KeyVault): Promise<Deps> {
+export async function createLambdaDeps(config: Config, keyVault?: KeyVault, webhooks?: WebhookSetup): Promise<Deps> {
   const client = createDynamoClient(config);
-  return createDeps(config, { client: config.tracing ? await traceDynamoClient(client) : client, keyVault });
+  return createDeps(config, { client: config.tracing ? await traceDynamoClient(client) : client, keyVault, webhooks });
 }

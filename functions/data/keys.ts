@@ -127,6 +127,24 @@ export const keys = {
    */
   usageMarker: (license: ItemKey, usageId: string): ItemKey => ({ pk: license.pk, sk: `USAGE#${usageId}` }),
 
+  /**
+   * A webhook endpoint, in a partition of its own that also holds its
+   * deliveries (newest last by `deliverySortKey`), so the delivery function's
+   * grants reach endpoints and their logs and nothing else of the app.
+   */
+  webhook: (webhookId: string): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: 'WEBHOOK' }),
+  /** Endpoints of an app, in creation order. */
+  webhookByApp: (appId: string, createdAt: string, webhookId: string): Gsi1Key => ({
+    gsi1pk: keys.webhooksOfApp(appId),
+    gsi1sk: `${createdAt}#${webhookId}`,
+  }),
+  webhooksOfApp: (appId: string): string => `APP#${appId}#WEBHOOKS`,
+  /** How many endpoints an app has: the item whose condition keeps them at most 10. */
+  webhookCount: (appId: string): ItemKey => ({ pk: keys.webhooksOfApp(appId), sk: 'COUNT' }),
+  /** One event's delivery to one endpoint; `position` sorts by the event's time (functions/delivery/deliver.ts). */
+  delivery: (webhookId: string, position: string): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: `${keys.deliveryPrefix}${position}` }),
+  deliveryPrefix: 'DLV#',
+
   /** Marks a stream record as counted and audited, so a redelivered record changes nothing twice. */
   streamRecord: (eventId: string): ItemKey => ({ pk: `STREAM#${eventId}`, sk: 'STREAM' }),
 
@@ -144,6 +162,7 @@ export const keys = {
     if (app && sk === 'APP') return { kind: 'app', id: app[1]! };
     if (app && sk.startsWith('BL#')) return { kind: 'blacklist', appId: app[1]! };
     if (app && sk.startsWith('USER#')) return { kind: 'username', appId: app[1]! };
+    if (sk === 'WEBHOOK' && pk.startsWith('WEBHOOK#')) return { kind: 'webhook', id: pk.slice('WEBHOOK#'.length) };
     return undefined;
   },
 } as const;
@@ -153,4 +172,5 @@ export type EntityRef =
   | { kind: 'license' }
   | { kind: 'subscription'; id: string }
   | { kind: 'blacklist'; appId: string }
-  | { kind: 'username'; appId: string };
+  | { kind: 'username'; appId: string }
+  | { kind: 'webhook'; id: string };

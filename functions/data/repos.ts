@@ -13,6 +13,7 @@ import { createSubscriptionRepo } from './subscription.repo';
 import { createTeamRepo } from './team.repo';
 import { createUsageRepo } from './usage.repo';
 import { createUsernameRepo } from './username.repo';
+import { createWebhookRepo } from './webhook.repo';
 
 export function createRepos(table: Table, cache: ItemCache) {
   return {
@@ -29,6 +30,7 @@ export function createRepos(table: Table, cache: ItemCache) {
     auth: createAuthRepo(table, cache),
     events: createEventsRepo(table),
     usage: createUsageRepo(table),
+    webhooks: createWebhookRepo(table),
   };
 }
 

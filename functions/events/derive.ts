@@ -29,6 +29,11 @@ export const eventTypes = [
   'app.updated',
   'app.settings_changed',
   'app.signing_key_rotated',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.disabled',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -272,6 +277,33 @@ function appEffects(change: StreamChange, appId: string, event: EventOf): Effect
   return { events, counts: [] };
 }
 
+/** An endpoint as its events show it: what /webhook/list shows, never its secret nor the delivery function's bookkeeping. */
+function webhookView(webhook: Record<string, unknown>): Record<string, unknown> {
+  const fields = ['webhook_id', 'url', 'events', 'description', 'enabled', 'created_at'];
+  return Object.fromEntries(fields.map((field) => [field, webhook[field] ?? null]));
+}
+
+/**
+ * Endpoints are made, changed, rotated and deleted by their owner; the
+ * delivery function counts their failures (no event) and may disable one
+ * (`disabled_reason` set with `enabled` false): `webhook.disabled`.
+ */
+function webhookEffects(change: StreamChange, webhookId: string, event: EventOf): Effects {
+  const { oldImage: before, newImage: after } = change;
+  const appId = text((after ?? before)?.app_id);
+  if (appId === undefined) return none;
+  if (change.kind === 'INSERT' && after) return { events: [event('webhook.created', appId, webhookId, { after: webhookView(after) })], counts: [] };
+  if (change.kind === 'REMOVE' && before) return { events: [event('webhook.deleted', appId, webhookId, { before: webhookView(before) })], counts: [] };
+  if (!before || !after) return none;
+  const images = { before: webhookView(before), after: webhookView(after) };
+  const events: ServiceEvent[] = [];
+  if (before.enabled === true && after.enabled === false && after.disabled_reason !== undefined) {
+    events.push(event('webhook.disabled', appId, webhookId, { before: images.before, after: { ...images.after, disabled_reason: after.disabled_reason } }));
+  } else if (!isDeepStrictEqual(images.before, images.after)) events.push(event('webhook.updated', appId, webhookId, images));
+  if (before.secret_ciphertext !== after.secret_ciphertext) events.push(event('webhook.secret_rotated', appId, webhookId, { after: images.after }));
+  return { events, counts: [] };
+}
+
 /**
  * The events a change announces and what it adds to the daily counters.
  * Ids derive from the stream record's id, so a redelivered record yields the
@@ -307,5 +339,7 @@ export function effectsOf(change: StreamChange): Effects {
       return subscriptionEffects(change, entity.id, event);
     case 'blacklist':
       return blacklistEffects(change, entity.appId, event);
+    case 'webhook':
+      return webhookEffects(change, entity.id, event);
   }
 }

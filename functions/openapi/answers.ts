@@ -201,3 +201,28 @@ export const hwidResetCooldownData = z.strictObject({
   hwid_reset_cooldown: z.int(),
   next_reset_at: timestamp,
 });
+
+/** A webhook endpoint (docs/webhooks.md#endpoints): never its secret, except in the answers that make one. */
+export const webhook = z.strictObject({
+  webhook_id: uuid,
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string(),
+  enabled: z.boolean(),
+  created_at: timestamp,
+});
+
+export const webhookWithSecret = z.strictObject({ ...webhook.shape, secret: z.string().check(z.regex(/^whsec_[A-Za-z0-9+/]{43}=$/)) });
+
+/** One event's delivery to one endpoint (docs/webhooks.md#the-delivery-log). */
+export const webhookDelivery = z.strictObject({
+  delivery_id: z.string(),
+  event_id: z.string(),
+  type: z.enum(eventTypes),
+  state: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.int(),
+  last_status: z.nullable(z.int()),
+  last_error: z.nullable(z.string()),
+  next_attempt_at: nullableTimestamp,
+  created_at: timestamp,
+});

@@ -7,6 +7,7 @@ import * as licenseSchemas from '../license/schemas';
 import { registeredMessage } from '../client/register';
 import type { RoutePath } from '../routes';
 import * as subscriptionSchemas from '../subscription/schemas';
+import * as webhookSchemas from '../webhook/schemas';
 import * as answers from './answers';
 
 /**
@@ -59,6 +60,7 @@ const example = {
   key: '7K2QX-M4TZP-9W3RD-HV8NB-C6YJE',
   otherKey: 'ABCDE-FGHJK-MNPQR-STVWX-YZ012',
   createdAt: '2026-03-01T12:00:00.000Z',
+  webhookId: '6a4f1e2d-0b9c-4d7e-8f3a-2c5b1e9d7a60',
 };
 
 const licenseExample = {
@@ -110,6 +112,15 @@ const subscriptionExample = {
   features: ['reports'],
   usage_limits: { exports: { limit: 50, period: 'month', overage: 5 } },
   grace_seconds: 259200,
+};
+
+const webhookExample = {
+  webhook_id: example.webhookId,
+  url: 'https://example.com/hooks/licensing',
+  events: ['license.created', 'license.deleted'],
+  description: 'CRM',
+  enabled: true,
+  created_at: example.createdAt,
 };
 
 const blacklistExample = { app_id: example.appId, type: 'asn', value: '13335', reason: 'datacenter traffic', created_at: example.createdAt };
@@ -673,5 +684,89 @@ export const contracts: Record<RoutePath, Contract> = {
     ],
     list: true,
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+
+  '/webhook/create': {
+    tag: 'Webhooks',
+    summary: 'Add a webhook endpoint to an application',
+    description:
+      'At most 10 endpoints per application (409 `WEBHOOK_LIMIT_REACHED`). `events` lists event types, or `["*"]` for all. The `secret` signs every delivery (docs/webhooks.md#verifying-a-delivery) and is shown only in this answer and by `/webhook/rotate-secret`. The URL must be https and must not name a loopback, private, link-local, multicast or reserved address (docs/webhooks.md#targets).',
+    request: webhookSchemas.createWebhookSchema,
+    requestExample: { app_id: example.appId, url: 'https://example.com/hooks/licensing', events: ['license.created', 'license.deleted'], description: 'CRM' },
+    answer: answers.webhookWithSecret,
+    answerExample: { ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0b1sZ8TjrwQ=' },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'WEBHOOK_LIMIT_REACHED'],
+  },
+  '/webhook/list': {
+    tag: 'Webhooks',
+    summary: "An application's webhook endpoints, oldest first",
+    request: webhookSchemas.listWebhooksSchema,
+    requestExample: { app_id: example.appId },
+    answer: z.array(answers.webhook),
+    answerExample: [webhookExample],
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/webhook/update': {
+    tag: 'Webhooks',
+    summary: "Change an endpoint's URL, events, description or enabled flag",
+    description: 'Enabling an endpoint clears its record of failures (docs/webhooks.md#retries-and-disabling).',
+    request: webhookSchemas.updateWebhookSchema,
+    requestExample: { webhook_id: example.webhookId, enabled: false },
+    answer: answers.webhook,
+    answerExample: { ...webhookExample, enabled: false },
+    errors: ['ACCESS_DENIED', 'WEBHOOK_NOT_FOUND'],
+  },
+  '/webhook/delete': {
+    tag: 'Webhooks',
+    summary: 'Delete an endpoint',
+    description: 'Nothing more is sent to it, retries included; its delivery log expires with its deliveries.',
+    request: webhookSchemas.webhookIdSchema,
+    requestExample: { webhook_id: example.webhookId },
+    answer: z.strictObject({ webhook_id: z.string(), deleted: z.literal(true) }),
+    answerExample: { webhook_id: example.webhookId, deleted: true },
+    errors: ['ACCESS_DENIED', 'WEBHOOK_NOT_FOUND'],
+  },
+  '/webhook/rotate-secret': {
+    tag: 'Webhooks',
+    summary: "Replace an endpoint's signing secret",
+    description: 'Attempts made from now on are signed with the new secret, retries of earlier events included; the answer is the only time it is shown.',
+    request: webhookSchemas.webhookIdSchema,
+    requestExample: { webhook_id: example.webhookId },
+    answer: answers.webhookWithSecret,
+    answerExample: { ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0b1sZ8TjrwQ=' },
+    errors: ['ACCESS_DENIED', 'WEBHOOK_NOT_FOUND'],
+  },
+  '/webhook/deliveries': {
+    tag: 'Webhooks',
+    summary: "An endpoint's delivery log, newest first",
+    description: '`last_error` is a short excerpt (what went wrong, or the first bytes of the answer); `next_attempt_at` is when a pending delivery is tried again. A `cursor` is valid only with the `webhook_id` and `state` it was issued for.',
+    request: webhookSchemas.deliveriesSchema,
+    requestExample: { webhook_id: example.webhookId, state: 'failed' },
+    answer: z.array(answers.webhookDelivery),
+    answerExample: [
+      {
+        delivery_id: `${example.webhookId}.1772618400000-5d1c0a7e9b3f2468`,
+        event_id: '49608e1a1b6bd8f1d3a5c0c0d1e2f3a4-0',
+        type: 'license.created',
+        state: 'pending',
+        attempts: 2,
+        last_status: 500,
+        last_error: 'HTTP 500: upstream unavailable',
+        next_attempt_at: '2026-03-04T10:35:05.000Z',
+        created_at: example.createdAt,
+      },
+    ],
+    list: true,
+    errors: ['ACCESS_DENIED', 'WEBHOOK_NOT_FOUND'],
+  },
+  '/webhook/redeliver': {
+    tag: 'Webhooks',
+    summary: 'Send a delivery again now',
+    description: 'Queues one more attempt now, whatever the delivery\'s state, with the same `webhook-id`; `/webhook/deliveries` shows its outcome. A disabled endpoint is not sent to (409 `WEBHOOK_DISABLED`).',
+    request: webhookSchemas.redeliverSchema,
+    requestExample: { delivery_id: `${example.webhookId}.1772618400000-5d1c0a7e9b3f2468` },
+    answer: z.strictObject({ delivery_id: z.string(), queued: z.literal(true) }),
+    answerExample: { delivery_id: `${example.webhookId}.1772618400000-5d1c0a7e9b3f2468`, queued: true },
+    errors: ['ACCESS_DENIED', 'DELIVERY_NOT_FOUND', 'WEBHOOK_DISABLED'],
   },
 };

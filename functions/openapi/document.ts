@@ -236,6 +236,7 @@ export function openApiDocument(serverUrl?: string): Json {
       { name: 'Subscriptions', description: 'Subscription tiers of an application.' },
       { name: 'Blacklists', description: 'Countries, ASNs, IP addresses and networks, HWIDs refused by /auth.' },
       { name: 'Applications', description: 'Applications, their signing keys, settings, statistics and audit log.' },
+      { name: 'Webhooks', description: 'Signed deliveries of events to your HTTPS endpoints, with retries and a delivery log.' },
     ],
     paths,
     components: {

@@ -69,6 +69,13 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/app/signing-key': { app_id: 'uuid' },
   '/app/stats': { app_id: 'uuid', days: 'integer' },
   '/audit/get-bulk': { app_id: 'uuid', license_key: 'string', type: 'string', per_page: 'integer', cursor: 'string' },
+  '/webhook/create': { app_id: 'uuid', url: 'string', events: 'strings', description: 'string' },
+  '/webhook/list': { app_id: 'uuid' },
+  '/webhook/update': { webhook_id: 'uuid', url: 'string', events: 'strings', description: 'string', enabled: 'boolean' },
+  '/webhook/delete': { webhook_id: 'uuid' },
+  '/webhook/rotate-secret': { webhook_id: 'uuid' },
+  '/webhook/deliveries': { webhook_id: 'uuid', state: 'string', per_page: 'integer', cursor: 'string' },
+  '/webhook/redeliver': { delivery_id: 'string' },
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];

@@ -7,6 +7,7 @@ import { request, startTestServer, type HttpResult, type TestServer } from '../s
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { committedDocument, documentValidator } from '../support/openapi';
 import { createOwner, type Owner } from '../support/owners';
+import { seedDelivery, seedWebhook } from '../support/webhooks';
 
 /**
  * Real requests to every route of the route table, for its success and each
@@ -124,6 +125,13 @@ describe('every management route, against the document', () => {
     '/app/signing-key': async () => ({ app_id: owner.app_id }),
     '/app/stats': async () => ({ app_id: owner.app_id, days: 3 }),
     '/audit/get-bulk': async () => ({ app_id: owner.app_id, per_page: 5 }),
+    '/webhook/create': async () => ({ app_id: owner.app_id, url: 'https://example.com/hooks', events: ['*'], description: 'CRM' }),
+    '/webhook/list': async () => ({ app_id: owner.app_id }),
+    '/webhook/update': async () => ({ webhook_id: (await seedWebhook(env, owner)).webhook_id, events: ['license.created'], enabled: false }),
+    '/webhook/delete': async () => ({ webhook_id: (await seedWebhook(env, owner)).webhook_id }),
+    '/webhook/rotate-secret': async () => ({ webhook_id: (await seedWebhook(env, owner)).webhook_id }),
+    '/webhook/deliveries': async () => ({ webhook_id: (await seedDelivery(env, owner)).webhook_id, per_page: 5 }),
+    '/webhook/redeliver': async () => ({ delivery_id: (await seedDelivery(env, owner)).delivery_id }),
   };
   const managementPaths = Object.keys(valid) as (keyof typeof valid)[];
 
@@ -212,6 +220,27 @@ describe('every management route, against the document', () => {
       await expectOutcome(manage(path, { ...extra, subscription_id: foreignSubscription.subscription_id }), '403:ACCESS_DENIED');
     }
     await expectOutcome(manage('/blacklist/delete', { app_id: owner.app_id, type: 'hwid', value: 'never-listed' }), '404:BLACKLIST_ENTRY_NOT_FOUND');
+
+    const hook = { url: 'https://example.com/hooks', events: ['*'] };
+    await expectOutcome(manage('/webhook/create', { ...hook, ...unknownApp }), '404:APP_NOT_FOUND');
+    await expectOutcome(manage('/webhook/create', { ...hook, ...foreignApp }), '403:ACCESS_DENIED');
+    await expectOutcome(manage('/webhook/list', unknownApp), '404:APP_NOT_FOUND');
+    await expectOutcome(manage('/webhook/list', foreignApp), '403:ACCESS_DENIED');
+    const full = await createOwner(env.deps);
+    const createFor = () => send(env, '/webhook/create', { ...hook, app_id: full.app_id }, full.auth);
+    for (let index = 0; index < 10; index++) await expectOutcome(createFor(), '200:');
+    await expectOutcome(createFor(), '409:WEBHOOK_LIMIT_REACHED');
+    const foreignWebhook = await seedWebhook(env, other);
+    for (const path of ['/webhook/update', '/webhook/delete', '/webhook/rotate-secret', '/webhook/deliveries'] as const) {
+      await expectOutcome(manage(path, { webhook_id: newId() }), '404:WEBHOOK_NOT_FOUND');
+      await expectOutcome(manage(path, { webhook_id: foreignWebhook.webhook_id }), '403:ACCESS_DENIED');
+    }
+    const foreignDelivery = await seedDelivery(env, other);
+    await expectOutcome(manage('/webhook/redeliver', { delivery_id: foreignDelivery.delivery_id }), '403:ACCESS_DENIED');
+    await expectOutcome(manage('/webhook/redeliver', { delivery_id: `${newId()}.1772618400000-5d1c0a7e9b3f2468` }), '404:DELIVERY_NOT_FOUND');
+    const disabled = await seedDelivery(env, owner);
+    await manage('/webhook/update', { webhook_id: disabled.webhook_id, enabled: false });
+    await expectOutcome(manage('/webhook/redeliver', { delivery_id: disabled.delivery_id }), '409:WEBHOOK_DISABLED');
   });
 });
 

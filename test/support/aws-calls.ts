@@ -1,7 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, type PutEventsCommandInput, type PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
 import { KMSClient, type DecryptCommandInput, type EncryptCommandInput } from '@aws-sdk/client-kms';
-import { SQSClient, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
+import { SQSClient, type SendMessageBatchCommandInput, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import { sqsDeliveryQueue, type AttemptMessage, type DeliveryQueue } from '../../functions/delivery/queue';
 import type { KeyVault } from '#core/signing/key-vault';
 import { kmsKeyVault } from '#core/signing/kms-vault';
 import { tableDefinition } from '#data/table';
@@ -18,7 +19,7 @@ import { evidenceEnabled, recordEvidence } from './evidence';
 export interface AwsCall {
   function: string;
   action: string;
-  /** `table`, `index/<name>`, `signingKey`, `eventBus` or `deadLetterQueue`; the check puts in the template's ARN. */
+  /** `table`, `index/<name>`, `signingKey`, `eventBus`, `deadLetterQueue` or `deliveryQueue`; the check puts in the template's ARN. */
   resource: string;
   /** `dynamodb:LeadingKeys`: the partition key of every item named, or of the partition queried. */
   leadingKeys?: string[];
@@ -175,4 +176,17 @@ export function eventClients(
     return { Successful: entries.map((entry) => ({ Id: entry.Id, MessageId: 'local', MD5OfMessageBody: '' })), Failed: [] };
   });
   return { bus, sqs };
+}
+
+/**
+ * The deployed SQS delivery queue (functions/delivery/queue.ts), its requests
+ * recorded and each message handed to `target` with the delay SQS was asked for.
+ */
+export function sqsShapedQueue(target: DeliveryQueue): DeliveryQueue {
+  const sqs = answeredLocally(new SQSClient(placeholders), 'sqs', 'deliveryQueue', async (_command, input) => {
+    const message = input as unknown as SendMessageCommandInput;
+    await target.send(JSON.parse(message.MessageBody!) as AttemptMessage, message.DelaySeconds ?? 0);
+    return { MessageId: 'local', MD5OfMessageBody: '' };
+  });
+  return sqsDeliveryQueue(sqs, 'https://sqs.local/webhook-deliveries');
 }

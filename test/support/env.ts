@@ -9,7 +9,8 @@ import { createDynamoClient } from '#data/db';
 import type { RateLimit } from '../../local/rate-limit';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { ensureTable } from '../../local/store';
-import { captureDynamoCalls, kmsShapedVault } from './aws-calls';
+import { captureDynamoCalls, kmsShapedVault, sqsShapedQueue } from './aws-calls';
+import type { AttemptMessage, DeliveryQueue } from '../../functions/delivery/queue';
 import { recordingSink, recordSecretsIn, recordTableSecrets } from './log-evidence';
 
 /** Lines a test's deps logged, for assertions on what reaches the logs. */
@@ -25,6 +26,8 @@ export interface TestEnv {
   logSink: LogSink;
   /** The DynamoDB client under `deps`, e.g. for `meterDynamo`. */
   client: DynamoDBClient;
+  /** What the webhook routes queue (redeliveries): kept in `sent`, and handed to `target` once a test set one (test/support/webhooks.ts). */
+  webhookQueue: { sent: AttemptMessage[]; target: DeliveryQueue | undefined };
 }
 
 /** A client of the run's DynamoDB Local whose served calls the IAM conformance check judges (test/support/aws-calls.ts). */
@@ -47,7 +50,16 @@ export async function createTestEnv(options: { config?: Partial<Config>; clock?:
   const logger: Logger = createLogger(config.logLevel, {}, logSink);
   // The deployed functions' KMS vault over a local key: the KMS calls the code makes are checked against the role's grants.
   const keyVault = kmsShapedVault(localKeyVault(randomBytes(32)));
-  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault }), config, logs, logSink, client };
+  const webhookQueue: TestEnv['webhookQueue'] = { sent: [], target: undefined };
+  const forward: DeliveryQueue = {
+    async send(message, delaySeconds) {
+      webhookQueue.sent.push(message);
+      await webhookQueue.target?.send(message, delaySeconds);
+    },
+  };
+  // Loopback receivers are the tests' targets, as in npm start.
+  const webhooks = { queue: sqsShapedQueue(forward), policy: 'local' as const };
+  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault, webhooks }), config, logs, logSink, client, webhookQueue };
 }
 
 export interface TestServer extends TestEnv {

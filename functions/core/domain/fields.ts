@@ -16,6 +16,8 @@ export const appIdField = uuidField();
 
 export const subscriptionIdField = uuidField();
 
+export const webhookIdField = uuidField();
+
 /**
  * Generated keys are 29 characters of Crockford base32 and dashes, custom keys 8
  * to 64 of A-Z, a-z, 0-9, _ and -: a string of other characters is no key, and

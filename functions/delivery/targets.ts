@@ -1,0 +1,139 @@
+import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+
+/**
+ * Where webhooks may go (docs/webhooks.md#targets). `public`, the deployed
+ * stack's only policy: https, and only addresses that are plain public
+ * unicast. `local`, for `npm start` alone: http too, and loopback, so that a
+ * receiver on the developer's machine works. Both refuse every private,
+ * link-local (the cloud metadata address among them), multicast and reserved
+ * address. The policy is chosen in code by who runs the delivery, never read
+ * from the environment, so no setting can open it on AWS.
+ */
+export type TargetPolicy = 'public' | 'local';
+
+const metadataAddress = '169.254.169.254';
+const loopback = ['127.0.0.0/8', '::1/128'];
+
+/**
+ * The check on the address actually connected to: request-filtering-agent
+ * validates the address the name resolved to, in the connection's own lookup,
+ * so a name that resolves to a refused address (or changes its answer between
+ * a check and the connection) is refused too.
+ */
+const agents: Record<TargetPolicy, { http?: Agent; https: Agent }> = {
+  public: { https: new RequestFilteringHttpsAgent({ keepAlive: false, denyIPAddressList: [metadataAddress] }) },
+  local: {
+    http: new RequestFilteringHttpAgent({ keepAlive: false, allowIPAddressList: loopback, denyIPAddressList: [metadataAddress] }),
+    https: new RequestFilteringHttpsAgent({ keepAlive: false, allowIPAddressList: loopback, denyIPAddressList: [metadataAddress] }),
+  },
+};
+
+/** Literal addresses refused at create and update already: the connection would be refused anyway. */
+const refusedRanges = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
+  ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
+] as const) refusedRanges.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [['::', 127], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+  refusedRanges.addSubnet(network, prefix, 'ipv6');
+}
+const loopbackRanges = new BlockList();
+loopbackRanges.addSubnet('127.0.0.0', 8, 'ipv4');
+loopbackRanges.addAddress('::1', 'ipv6');
+
+/** Why `url` can never be a target under `policy`, or undefined. Names are checked when connecting. */
+export function targetProblem(url: string, policy: TargetPolicy): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a URL';
+  }
+  const schemes = policy === 'local' ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(parsed.protocol)) return policy === 'local' ? 'must be an https or http URL' : 'must be an https URL';
+  if (parsed.username || parsed.password) return 'must not carry a user name or password';
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const family = isIP(host);
+  if (family === 0) return undefined;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (policy === 'local' && loopbackRanges.check(host, type)) return undefined;
+  if (refusedRanges.check(host, type)) return 'must not point at a loopback, private, link-local, multicast or reserved address';
+  return undefined;
+}
+
+export interface Attempt {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface AttemptResult {
+  /** A 2xx arrived, and the answer ended (or filled the excerpt) within the time. */
+  ok: boolean;
+  status: number | null;
+  /** A short excerpt of what went wrong: never more than `excerptBytes` of the receiver's body. */
+  error: string | null;
+}
+
+/** What is read of a receiver's answer: the rest is never read, so a huge answer costs nothing more. */
+export const excerptBytes = 256;
+
+const printable = (bytes: Buffer) => bytes.toString('utf8').replace(/[^\x20-\x7e]+/g, ' ').trim();
+
+/**
+ * One POST, bounded: `timeoutMs` for everything from the connection to the
+ * answer's end; a redirect is an answer like any other (not followed, and
+ * not 2xx); a receiver that closes before its answer ends has failed.
+ */
+export function postOnce(attempt: Attempt, policy: TargetPolicy, timeoutMs: number): Promise<AttemptResult> {
+  const problem = targetProblem(attempt.url, policy);
+  if (problem) return Promise.resolve({ ok: false, status: null, error: `target refused: the URL ${problem}` });
+  const url = new URL(attempt.url);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const agent = url.protocol === 'https:' ? agents[policy].https : agents[policy].http!;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+      request.destroy();
+    };
+    const request = send(
+      url,
+      { method: 'POST', agent, headers: { ...attempt.headers, 'content-length': Buffer.byteLength(attempt.body) } },
+      (response: IncomingMessage) => {
+        const status = response.statusCode ?? null;
+        const chunks: Buffer[] = [];
+        let read = 0;
+        const done = () => {
+          const excerpt = printable(Buffer.concat(chunks).subarray(0, excerptBytes));
+          const ok = status !== null && status >= 200 && status < 300;
+          const redirect = status !== null && status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
+          finish({ ok, status, error: ok ? null : `HTTP ${status}${redirect}${excerpt ? `: ${excerpt}` : ''}` });
+        };
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          read += chunk.length;
+          if (read >= excerptBytes) done();
+        });
+        response.on('end', done);
+        response.on('error', () => finish({ ok: false, status, error: 'the receiver closed the connection before its answer ended' }));
+        response.on('aborted', () => finish({ ok: false, status, error: 'the receiver closed the connection before its answer ended' }));
+      },
+    );
+    const timer = setTimeout(() => finish({ ok: false, status: null, error: `no complete answer within ${timeoutMs / 1000} s` }), timeoutMs);
+    request.on('error', (error: Error) => finish({ ok: false, status: null, error: describe(error) }));
+    request.end(attempt.body);
+  });
+}
+
+function describe(error: Error): string {
+  if (/is not allowed/.test(error.message)) return `target refused: ${error.message.replace(/^DNS lookup /, '').slice(0, 200)}`;
+  if (error.message === 'socket hang up') return 'the receiver closed the connection before answering';
+  return error.message.slice(0, 200);
+}
