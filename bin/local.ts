@@ -1,12 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfig, readLocalConfig } from '#core/config';
-import { createDeps, type Deps } from '#core/deps';
+import { createDeps, forRequest, type Deps, type WebhookSetup } from '#core/deps';
 import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
 import { sha256Hex } from '#core/domain/ids';
 import { bootstrap } from '../functions/admin/owners';
 import { buildDashboard } from '../dashboard/build';
 import { localSink } from '../functions/events/sinks';
+import type { EventSink } from '../functions/events/consumer';
+import { attemptTimeoutMs, deliveryActor } from '../functions/delivery/deliver';
+import { startLocalDeliveryQueue, type LocalDeliveryQueue } from '../local/webhook-queue';
 import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
 import { ensureTable, externalStore, startLocalStore } from '../local/store';
@@ -35,6 +38,16 @@ async function demoOwner(deps: Deps, dataDir: string): Promise<DemoOwner> {
   return owner;
 }
 
+/** Every event to each sink in turn: the development webhook first, then the webhook delivery queue. */
+function bothSinks(first: EventSink, second: EventSink): EventSink {
+  return {
+    async deliver(events) {
+      await first.deliver(events);
+      await second.deliver(events);
+    },
+  };
+}
+
 async function main() {
   const config = readConfig();
   const local = readLocalConfig();
@@ -44,7 +57,16 @@ async function main() {
     ? externalStore({ ...config, dynamodbEndpoint: external })
     : await startLocalStore({ port: local.dynamodbPort, dataDir: local.dataDir });
   const created = await ensureTable(store.client, config.tableName);
-  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client, keyVault: localKeyVault(loadMasterKey(local.dataDir)) });
+  const keyVault = localKeyVault(loadMasterKey(local.dataDir));
+  // Redeliveries from the webhook routes go to the local delivery queue, made below once the deps exist.
+  let deliveryQueue: LocalDeliveryQueue | undefined;
+  const webhooks: WebhookSetup = { policy: 'local', queue: { send: (message, delaySeconds) => deliveryQueue!.send(message, delaySeconds) } };
+  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client, keyVault, webhooks });
+  // The delivery function's code on an in-memory queue, on the deployed schedule; http and loopback targets are allowed here only.
+  deliveryQueue = startLocalDeliveryQueue({
+    deps: { ...forRequest(deps, undefined, deliveryActor), keyVault, policy: 'local', attemptTimeoutMs },
+  });
+  const localDeliveryQueue = deliveryQueue;
   // Applications a data directory kept from before they were listed per team get their index entry. Not on
   // another store: that may be a large table, where a scan at every start costs real money (`admin app index`).
   if (!external) await deps.repos.apps.indexUnlisted();
@@ -64,7 +86,7 @@ async function main() {
     region: config.region,
     tableName: config.tableName,
     pollMs: 500,
-    deps: { ...deps, sink: localSink({ webhookUrl: local.eventsWebhookUrl, logger: deps.logger }) },
+    deps: { ...deps, sink: bothSinks(localSink({ webhookUrl: local.eventsWebhookUrl, logger: deps.logger }), localDeliveryQueue.sink) },
   });
   const storeLine = external
     ? `DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${config.tableName} ${created ? 'created now' : 'already there'}`
@@ -80,6 +102,7 @@ async function main() {
       `  dashboard:  ${server.url}/dashboard/#key=${owner.api_key}`,
       `  API docs:   ${server.url}/docs/ (OpenAPI document: ${server.url}/openapi.json)`,
       `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
+      '  webhooks:   delivered from an in-memory queue; http and loopback targets allowed (docs/webhooks.md#locally)',
       '',
       'Try it:',
       `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,
@@ -98,6 +121,7 @@ async function main() {
     stopping = true;
     await server.close();
     await events.stop();
+    localDeliveryQueue.stop();
     await store.stop();
     process.exit(0);
   };

@@ -3,13 +3,10 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readConfig } from '#core/config';
 import { createLambdaDeps, forRequest } from '#core/deps';
 import { createKmsClient, kmsKeyVault } from '#core/signing/kms-vault';
-import { attemptTimeoutMs, createDelivery, type Delivery } from './deliver';
+import { attemptTimeoutMs, createDelivery, deliveryActor, type Delivery } from './deliver';
 import { sqsDeliveryQueue } from './queue';
 
 let delivery: Promise<Delivery> | undefined;
-
-/** Who the delivery function's writes are recorded as: an endpoint it disables names no owner. */
-export const deliveryActor = 'service';
 
 async function createDeliveryFromEnv(): Promise<Delivery> {
   const config = readConfig();

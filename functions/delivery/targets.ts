@@ -31,13 +31,17 @@ const agents: Record<TargetPolicy, { http?: Agent; https: Agent }> = {
   },
 };
 
-/** Literal addresses refused at create and update already: the connection would be refused anyway. */
+/**
+ * Literal addresses refused at create and update already: the connection would be refused anyway.
+ * IPv4-mapped IPv6 (::ffff:0:0/96) is left to the connection's check: Node's BlockList would match
+ * every IPv4 address against it.
+ */
 const refusedRanges = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
   ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
 ] as const) refusedRanges.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 127], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+for (const [network, prefix] of [['::', 127], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
   refusedRanges.addSubnet(network, prefix, 'ipv6');
 }
 const loopbackRanges = new BlockList();

@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { newId } from '#core/domain/ids';
 import { deliveryIds, type Delivery } from '#data/webhook.repo';
-import { attemptTimeoutMs } from '../../functions/delivery/deliver';
+import { forRequest } from '#core/deps';
+import { attemptTimeoutMs, deliveryActor } from '../../functions/delivery/deliver';
 import { createWebhook } from '../../functions/webhook/webhooks';
 import type { Owner } from './owners';
 import type { TargetPolicy } from '../../functions/delivery/targets';
@@ -31,7 +32,7 @@ export async function startTestDelivery(
 ): Promise<TestDelivery> {
   const queue = startLocalDeliveryQueue({
     deps: {
-      repos: env.deps.repos,
+      repos: forRequest(env.deps, undefined, deliveryActor).repos,
       clock: env.deps.clock,
       logger: env.deps.logger,
       keyVault: env.deps.keyVault!,
