@@ -32,9 +32,9 @@ describe('events', () => {
       MaximumRetryAttempts: 10,
       DestinationConfig: { OnFailure: { Destination: arnOf(synth.service.eventsDeadLetterQueue) } },
       // Only entities' own items: the consumer's audit items, counters and marks never invoke it.
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', { prefix: 'BL#' }, { prefix: 'USER#' }] } } } }) }] },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', 'WEBHOOK', { prefix: 'BL#' }, { prefix: 'USER#' }] } } } }) }] },
     });
-    expect(Object.keys(synth.template.findResources('AWS::Lambda::EventSourceMapping'))).toHaveLength(1);
+    expect(Object.keys(synth.template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: ref(synth.service.functions.events) } }))).toHaveLength(1);
   });
 
   it('creates the bus and tells the consumer where it and the dead-letter queue are, with the audit retention', () => {

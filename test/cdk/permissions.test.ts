@@ -41,6 +41,10 @@ describe('table access per function', () => {
       keys.dailyStats('a', '2026-01-01').pk,
       keys.streamRecord('e').pk,
       keys.usageMarker(keys.license('l', 't'), 'u-12345678').pk,
+      keys.webhook('w').pk,
+      keys.webhookByApp('a', 'c', 'w').gsi1pk,
+      keys.webhookCount('a').pk,
+      keys.delivery('w', 'p').pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
@@ -49,6 +53,7 @@ describe('table access per function', () => {
         'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp',
         'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'streamRecord', 'entityOf',
+        'webhook', 'webhookByApp', 'webhooksOfApp', 'webhookCount', 'delivery', 'deliveryPrefix',
       ].sort(),
     );
   });

@@ -278,8 +278,8 @@ describe('functions', () => {
       });
       expect(fn!.Properties.ReservedConcurrentExecutions).toBeUndefined();
     }
-    // And the events consumer, which has no route (test/cdk/events.test.ts), and the OpenAPI document's.
-    expect(Object.keys(serviceResources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(groups.length + 3);
+    // And the events consumer, which has no route (test/cdk/events.test.ts), the OpenAPI document's and the webhooks' delivery function (test/cdk/webhooks.test.ts).
+    expect(Object.keys(serviceResources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(groups.length + 4);
   });
 
   it('bundles each function locally as an ES module with a source map, and the X-Ray SDK as a file of its own beside it', () => {
@@ -312,7 +312,7 @@ describe('functions', () => {
     const posts = Object.fromEntries(groups.map((group) => [group, routes.find((route) => route.group === group)!.path]));
     for (const tracing of ['false', 'true']) {
       const run = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
-        env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), POSTS: JSON.stringify(posts), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1', TRACING: tracing, SIGNING_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/smoke' },
+        env: { ...process.env, NODE_OPTIONS: '', BUNDLES: JSON.stringify(bundles), POSTS: JSON.stringify(posts), TABLE_NAME: 'smoke', AWS_REGION: 'us-east-1', TRACING: tracing, SIGNING_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/smoke', WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/smoke' },
         encoding: 'utf8',
       });
       expect(run.stderr).toBe('');
@@ -323,6 +323,7 @@ describe('functions', () => {
         subscription: [204, 400],
         blacklist: [204, 400],
         app: [204, 400],
+        webhook: [204, 400],
         // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
         authorizer: ['Unauthorized', 'Unauthorized'],
       });
@@ -473,8 +474,8 @@ describe('operations', () => {
 
   it('keeps every log group for the configured retention', () => {
     const groupsFound = synth.template.findResources('AWS::Logs::LogGroup');
-    // The groups' functions, the authorizer's, the events consumer's, the OpenAPI function's, the access logs', the dashboard deployment's.
-    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 5);
+    // The groups' functions, the authorizer's, the events consumer's, the OpenAPI function's, the delivery function's, the access logs', the dashboard deployment's.
+    expect(Object.keys(groupsFound)).toHaveLength(groups.length + 6);
     for (const group of Object.values(groupsFound)) expect(group.Properties.RetentionInDays).toBe(30);
   });
 

@@ -109,11 +109,15 @@ export function allows(statement: Statement, action: string, resource: string, c
   );
 }
 
-/** Statements about the runtime's own work, not calls of the function's code: its log lines, traces, and the stream the event source mapping reads. */
+/**
+ * Statements about the runtime's own work, not calls of the function's code: its log lines, traces, and what
+ * the event source mappings read (the table's stream, the delivery queue's messages).
+ */
 function judgedStatement(statement: Statement): boolean {
   const actions = list(statement.Action);
   if (actions.every((action) => /^(logs|xray):/.test(action))) return false;
   if (actions.every((action) => ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'].includes(action))) return false;
+  if (actions.every((action) => ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'].includes(action))) return false;
   return true;
 }
 
@@ -125,7 +129,7 @@ export interface FunctionIam {
 export interface StackIam {
   functions: Record<string, FunctionIam>;
   keyPolicy: Statement[];
-  /** The ARN of each resource a call names (`table`, `index/<name>`, `signingKey`, `eventBus`, `deadLetterQueue`). */
+  /** The ARN of each resource a call names (`table`, `index/<name>`, `signingKey`, `eventBus`, `deadLetterQueue`, `deliveryQueue`). */
   arnOf(resource: string): string;
 }
 
@@ -133,7 +137,7 @@ export interface StackIam {
  * The IAM of the template: `roles` names each function's role and `resources`
  * the logical IDs of what calls name; ARNs are resolved in the made-up account.
  */
-export function stackIam(template: Template, roles: Record<string, string>, ids: { table: string; signingKey: string; eventBus: string; deadLetterQueue: string }): StackIam {
+export function stackIam(template: Template, roles: Record<string, string>, ids: { table: string; signingKey: string; eventBus: string; deadLetterQueue: string; deliveryQueue: string }): StackIam {
   const resources = template.toJSON().Resources as Resources;
   const policies = Object.values(resources).filter((resource) => resource.Type === 'AWS::IAM::Policy');
   const functions = Object.fromEntries(

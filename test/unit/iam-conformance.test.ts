@@ -57,7 +57,7 @@ function iamOf(hwid: Statement[], keyPolicyPrincipals: string[] = ['ClientRole']
       },
     },
   });
-  return stackIam(template, { hwid: 'HwidRole', client: 'ClientRole' }, { table: 'Table', signingKey: 'Key', eventBus: 'Key', deadLetterQueue: 'Key' });
+  return stackIam(template, { hwid: 'HwidRole', client: 'ClientRole' }, { table: 'Table', signingKey: 'Key', eventBus: 'Key', deadLetterQueue: 'Key', deliveryQueue: 'Key' });
 }
 
 const ownerLookup: AwsCall = { function: 'hwid', action: 'dynamodb:BatchGetItem', resource: 'table', leadingKeys: ['APP#a1', 'LIC#K1'] };
