@@ -9,7 +9,7 @@ client = LicenseClient(
     url=os.environ["LICENSING_URL"],
     app_id=os.environ["LICENSING_APP_ID"],
     public_key=os.environ["LICENSING_PUBLIC_KEY"],
-    token_file=os.path.join(os.path.expanduser("~"), ".example-app", "license-token.json"),
+    token_file=os.path.join(os.path.expanduser("~"), ".example-app", "license-token"),
 )
 
 try:

@@ -31,7 +31,7 @@ class ReadmeTest(ServiceTestCase):
         licensed = self.run_example("check_license.py", key)
         self.assertEqual(licensed.returncode, 0, licensed.stderr)
         self.assertRegex(licensed.stdout, r"^Licensed \(Python client tests\), valid until \d{4}-")
-        self.assertTrue(os.path.exists(os.path.join(self.directory, ".example-app", "license-token.json")))
+        self.assertTrue(os.path.exists(os.path.join(self.directory, ".example-app", "license-token")))
         refused = self.run_example("check_license.py", "NOT-A-KEY")
         self.assertEqual((refused.returncode, refused.stderr.strip()), (1, "This copy is not licensed: LICENSE_NOT_FOUND"))
 
