@@ -24,17 +24,13 @@ const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const project = join(root, 'clients', 'app-python');
 const python = '/usr/bin/python3';
 
-/** What this machine lacks for the Python client, named; undefined when everything is there. */
-function missingForPython(): string | undefined {
+/** What this machine lacks of `modules` ([module, Debian package]), named; undefined when everything is there. */
+function missingForPython(modules: [string, string][]): string | undefined {
   try {
     execFileSync(python, ['--version'], { stdio: 'ignore', timeout: 20_000 });
   } catch {
     return `${python} (apt-get install python3)`;
   }
-  const modules: [string, string][] = [
-    ['cryptography', 'python3-cryptography'],
-    ['jwt', 'python3-jwt'],
-  ];
   const missing = modules.filter(([module]) => {
     try {
       execFileSync(python, ['-c', `import ${module}`], { stdio: 'ignore', timeout: 20_000 });
@@ -46,9 +42,17 @@ function missingForPython(): string | undefined {
   return missing.length ? `Python modules ${missing.map(([module, pkg]) => `${module} (apt-get install ${pkg})`).join(', ')}` : undefined;
 }
 
-const missing = missingForPython();
+const runtime: [string, string][] = [
+  ['cryptography', 'python3-cryptography'],
+  ['jwt', 'python3-jwt'],
+];
+const missing = missingForPython(runtime);
+const missingToBuild = missingForPython([...runtime, ['pip', 'python3-pip'], ['setuptools', 'python3-setuptools'], ['wheel', 'python3-wheel']]);
 if (missing) process.stderr.write(`SKIPPED: the Python client tests need ${missing}\n`);
-const whenPython = missing ? it.skip : it;
+else if (missingToBuild) process.stderr.write(`SKIPPED: building the Python client's wheel and sdist needs ${missingToBuild}\n`);
+const whenPython = (name: string, test: () => Promise<void>, timeout: number) => (missing ? it.skip(`${name} (skipped: needs ${missing})`, test) : it(name, test, timeout));
+const whenBuildable = (name: string, test: () => Promise<void>, timeout: number) =>
+  missingToBuild ? it.skip(`${name} (skipped: needs ${missingToBuild})`, test) : it(name, test, timeout);
 
 type Mode =
   | 'pass'
@@ -262,7 +266,7 @@ describe('the Python client library (clients/app-python)', () => {
     360_000,
   );
 
-  whenPython(
+  whenBuildable(
     'builds as a wheel and an sdist offline with Debian’s pip and setuptools',
     async () => {
       const work = mkdtempSync(join(tmpdir(), 'app-python-build-'));
