@@ -122,6 +122,14 @@ class NetworkTest(ServiceTestCase):
         proxy("gateway-502", times=2)
         self.assertEqual(client(PROXY_URL).check(license=key).data["key"], key)
 
+    def test_a_429_is_retried_after_its_retry_after(self):
+        key = new_license()
+        proxy("rate-limited", times=1)
+        started = time.monotonic()
+        self.assertEqual(client(PROXY_URL).check(license=key).data["key"], key)
+        self.assertGreaterEqual(time.monotonic() - started, 0.95)
+        self.assertEqual(len(proxy_log()), 2)
+
     def test_5xx_until_the_total_timeout_is_network_error(self):
         key = new_license()
         proxy("gateway-502")

@@ -65,6 +65,19 @@ class FloatingTest(ServiceTestCase):
         self.assertIs(seat.lost, lost[0])
         self.assertIsNone(seat.stop(), "a lost seat has nothing to release")
 
+    def test_an_unreachable_service_loses_the_seat_only_when_the_lease_has_ended(self):
+        key = floating_license()
+        clock = FakeClock()
+        lost = []
+        seat = client(PROXY_URL, timeout=0.5, clock=clock).start_heartbeat(license=key, hwid="desk-a", on_lost=lost.append, interval=0.2)
+        self.addCleanup(seat.stop)
+        proxy("gateway-502")
+        time.sleep(1.5)
+        self.assertEqual(lost, [])
+        clock.advance(61)
+        self.assertTrue(wait_for(lambda: lost))
+        self.assertEqual(lost[0].code, "NETWORK_ERROR")
+
     def test_a_full_license_refuses_the_heartbeat_at_once(self):
         key = floating_license()
         client().check(license=key, hwid="desk-a")
