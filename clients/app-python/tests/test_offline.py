@@ -2,6 +2,7 @@ import json
 import os
 import stat
 import time
+import warnings
 
 import jwt
 
@@ -93,3 +94,14 @@ class OfflineTest(ServiceTestCase):
             self.offline_client().check(license=key)
         self.assertEqual(paused.exception.code, "LICENSE_NOT_ACTIVE")
         self.assertFalse(os.path.exists(self.token_path()))
+
+    def test_an_unwritable_token_file_warns_and_the_check_still_succeeds(self):
+        key = new_license()
+        blocker = self.token_path("a-file")
+        self.write_token_file("")
+        os.replace(self.token_path(), blocker)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = client(token_file=os.path.join(blocker, "token")).check(license=key)
+        self.assertEqual(result.data["key"], key)
+        self.assertTrue(any("cannot keep the offline token" in str(warning.message) for warning in caught))

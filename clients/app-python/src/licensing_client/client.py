@@ -10,6 +10,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import warnings
 
 from . import _offline
 from ._answers import PinnedKey, Rejected, content_digest, has_signature, verify_answer
@@ -84,7 +85,7 @@ class LicenseClient:
         except LicenseError as error:
             if error.code == "NETWORK_ERROR" and self.token_file:
                 return self._offline(error, license, username, hwid)
-            if error.status is not None and error.code != "INVALID_SIGNATURE" and self.token_file:
+            if error.status == 403 and error.code != "INVALID_SIGNATURE" and self.token_file:
                 # The service refused this license (paused, expired, another device): its old token must not outlive that.
                 self._forget_token(license, username)
             raise
@@ -223,7 +224,11 @@ class LicenseClient:
 
     def _keep_token(self, token, nonce, license, username, hwid):
         self._token_claims(token, nonce, license, hwid)
-        _offline.write(self.token_file, token, username)
+        try:
+            _offline.write(self.token_file, token, username)
+        except OSError as error:
+            # The service said yes: an unwritable token file costs the offline fallback, not this run of the program.
+            warnings.warn("licensing_client: cannot keep the offline token in %s: %s" % (self.token_file, error), RuntimeWarning, stacklevel=3)
 
     def _forget_token(self, license, username):
         record = _offline.read(self.token_file)
