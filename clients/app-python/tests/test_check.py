@@ -137,14 +137,14 @@ class NetworkTest(ServiceTestCase):
         with self.assertRaises(LicenseError) as failed:
             client(PROXY_URL, timeout=1.5).check(license=key)
         self.assertEqual(failed.exception.code, "NETWORK_ERROR")
-        self.assertLess(time.monotonic() - started, 3)
+        self.assertLess(time.monotonic() - started, 4)
 
     def test_nothing_listening_is_network_error_within_the_timeout(self):
         started = time.monotonic()
         with self.assertRaises(LicenseError) as failed:
             client("http://127.0.0.1:9", timeout=1).check(license="ANY-KEY")
         self.assertEqual(failed.exception.code, "NETWORK_ERROR")
-        self.assertLess(time.monotonic() - started, 2.5)
+        self.assertLess(time.monotonic() - started, 3.5)
 
 
 class MachineIdTest(ServiceTestCase):
