@@ -36,7 +36,7 @@ class OfflineTest(ServiceTestCase):
         offline = self.offline_client(clock=clock).check(license=key, hwid="laptop")
         self.assertLess(time.monotonic() - started, 3.5)
         self.assertTrue(offline.offline)
-        self.assertEqual(offline.message, "OFFLINE_TOKEN_VERIFIED")
+        self.assertEqual(offline.message, "OFFLINE_TOKEN_VALID")
         self.assertEqual(offline.data["key"], key)
         self.assertEqual(offline.data["subscription_name"], "Python client tests")
         self.assertEqual(offline.data["features"], ["export.pdf"])

@@ -16,7 +16,7 @@ from . import _offline
 from ._answers import PinnedKey, Rejected, content_digest, has_signature, verify_answer
 from ._machine import machine_id
 
-OFFLINE_MESSAGE = "OFFLINE_TOKEN_VERIFIED"
+OFFLINE_MESSAGE = "OFFLINE_TOKEN_VALID"
 
 
 class LicenseError(Exception):
@@ -258,18 +258,8 @@ class LicenseClient:
             raise network_error
         if now >= claims["exp"]:
             raise LicenseError("OFFLINE_TOKEN_EXPIRED", data={"expired_at": _iso(claims["exp"])})
-        data = {
-            "key": claims["sub"],
-            "expires_at": claims.get("expires_at"),
-            "subscription_name": claims.get("subscription_name"),
-            "subscription_level": claims.get("subscription_level"),
-            "hwid": claims.get("hwid"),
-            "hwids": claims.get("hwids") or [],
-            "offline_until": _iso(claims["exp"]),
-        }
-        for optional in ("features", "borrowed", "grace_until"):
-            if optional in claims:
-                data[optional] = claims[optional]
+        # The token's signed claims, plus the names the online data uses for the license and how long this lasts.
+        data = {**claims, "key": claims["sub"], "offline_until": _iso(claims["exp"])}
         return LicenseResult(OFFLINE_MESSAGE, data, offline=True)
 
 
