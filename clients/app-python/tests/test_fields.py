@@ -1,7 +1,9 @@
 """The verifier without a server: fixed vectors (the service's own unit tests sign the same bytes) and the strict parser."""
 
+import ast
 import base64
 import email.message
+import os
 import unittest
 
 from cryptography.hazmat.primitives import serialization
@@ -90,6 +92,16 @@ class StructuredFieldTest(unittest.TestCase):
         for text in ("", "a", "a=?1", "a=1.5", "a=token", 'a="x', 'a="\\n"', 'a="é"', "a=1,", "A=1", "a=:not base64!:", 'a=(1 2)', 'a=("x"', 'a=("x""y")', "a=1 b=2"):
             with self.subTest(text=text), self.assertRaises(FieldError):
                 parse_dictionary(text)
+
+
+class PythonVersionTest(unittest.TestCase):
+    def test_the_package_and_its_examples_are_python_3_9_grammar(self):
+        project = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        for folder in ("src/licensing_client", "examples"):
+            for name in sorted(os.listdir(os.path.join(project, folder))):
+                if name.endswith(".py"):
+                    with self.subTest(file=name), open(os.path.join(project, folder, name), encoding="utf-8") as handle:
+                        ast.parse(handle.read(), filename=name, feature_version=(3, 9))
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ class LicenseClient:
                 self._forget_token(license, username)
             raise
         if self.token_file:
-            self._keep_token(result.data.get("offline_token"), nonce, license, username, hwid)
+            self._keep_token(result.data.get("offline_token"), nonce, result.data.get("key"), username, hwid)
         return result
 
     def borrow(self, license=None, username=None, password=None, *, hwid, seconds):
@@ -99,9 +99,9 @@ class LicenseClient:
         fields["borrow_seconds"] = seconds
         result, nonce = self._call("/auth", fields, license)
         if self.token_file:
-            self._keep_token(result.data.get("offline_token"), nonce, license, username, hwid)
+            self._keep_token(result.data.get("offline_token"), nonce, result.data.get("key"), username, hwid)
         else:
-            self._token_claims(result.data.get("offline_token"), nonce, license, hwid)
+            self._token_claims(result.data.get("offline_token"), nonce, result.data.get("key"), hwid)
         return result
 
     def release(self, license=None, username=None, password=None, *, hwid):
@@ -218,7 +218,8 @@ class LicenseClient:
             claims = _offline.decode(self._key, self.app_id, token)
         except Rejected as error:
             raise LicenseError("INVALID_SIGNATURE", detail=str(error)) from error
-        if claims.get("nonce") != nonce or (license is not None and claims["sub"] != license) or (hwid is not None and not _offline.names_device(claims, hwid)):
+        # `license` is the data's key, already compared with the key asked for: the token must name the same.
+        if claims.get("nonce") != nonce or claims["sub"] != license or (hwid is not None and not _offline.names_device(claims, hwid)):
             raise LicenseError("INVALID_SIGNATURE", detail="offline token for another request, license or device")
         return claims
 
