@@ -85,6 +85,13 @@ class FloatingTest(ServiceTestCase):
             client().start_heartbeat(license=key, hwid="desk-b")
         self.assertEqual(refused.exception.code, "SEATS_EXHAUSTED")
 
+    def test_on_a_license_that_is_not_floating_it_keeps_checking_and_stops_quietly(self):
+        key = new_license()
+        seat = client().start_heartbeat(license=key, hwid="desk-a", interval=0.2)
+        renewed = seat.result.data["last_login"]
+        self.assertTrue(wait_for(lambda: seat.result.data["last_login"] > renewed))
+        self.assertIsNone(seat.stop(), "no seat to give back")
+
     def test_release_gives_the_seat_back(self):
         key = floating_license()
         client().check(license=key, hwid="desk-a")

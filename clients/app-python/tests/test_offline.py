@@ -105,3 +105,15 @@ class OfflineTest(ServiceTestCase):
             result = client(token_file=os.path.join(blocker, "token")).check(license=key)
         self.assertEqual(result.data["key"], key)
         self.assertTrue(any("cannot keep the offline token" in str(warning.message) for warning in caught))
+
+    def test_a_token_is_not_used_before_its_nbf_beyond_a_minute_of_clock_skew(self):
+        key = new_license()
+        clock = FakeClock()
+        self.offline_client(clock=clock).check(license=key)
+        self.stop_server()
+        clock.advance(-30)
+        self.assertTrue(self.offline_client(clock=clock).check(license=key).offline)
+        clock.advance(-90)
+        with self.assertRaises(LicenseError) as early:
+            self.offline_client(clock=clock).check(license=key)
+        self.assertEqual(early.exception.code, "NETWORK_ERROR")

@@ -17,6 +17,9 @@ from ._answers import PinnedKey, Rejected, content_digest, has_signature, verify
 from ._machine import machine_id
 
 OFFLINE_MESSAGE = "OFFLINE_TOKEN_VALID"
+# A token is issued at the service's time (nbf = iat, whole seconds): a client clock a little behind it must not
+# refuse a token it has just been given. `exp` gets no such leeway.
+NBF_LEEWAY_SECONDS = 60
 
 
 class LicenseError(Exception):
@@ -255,7 +258,7 @@ class LicenseClient:
         if not asked_for or not _offline.names_device(claims, hwid):
             raise network_error
         now = self.clock()
-        if now < claims["nbf"]:
+        if now + NBF_LEEWAY_SECONDS < claims["nbf"]:
             raise network_error
         if now >= claims["exp"]:
             raise LicenseError("OFFLINE_TOKEN_EXPIRED", data={"expired_at": _iso(claims["exp"])})
@@ -326,6 +329,6 @@ class Heartbeat:
             return self._client._call("/release", self._fields, self._license)[0]
         except LicenseError as error:
             # Nothing left to give back (or no way to): the seat lapses with its lease.
-            if error.code in ("HWID_NOT_BOUND", "LEASE_BORROWED", "NETWORK_ERROR"):
+            if error.code in ("HWID_NOT_BOUND", "LEASE_BORROWED", "LICENSE_NOT_FLOATING", "NETWORK_ERROR"):
                 return None
             raise
