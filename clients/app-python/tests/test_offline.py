@@ -46,7 +46,7 @@ class OfflineTest(ServiceTestCase):
                 self.offline_client(clock=clock).check(**other)
             self.assertEqual(not_this_one.exception.code, "NETWORK_ERROR")
 
-        clock.advance(7 * 86400 + 1)
+        clock.advance(7 * 86400 + 60)
         with self.assertRaises(LicenseError) as expired:
             self.offline_client(clock=clock).check(license=key, hwid="laptop")
         self.assertEqual(expired.exception.code, "OFFLINE_TOKEN_EXPIRED")
