@@ -253,6 +253,9 @@ describe('the Python client library (clients/app-python)', () => {
           ...process.env,
           PYTHONPATH: join(project, 'src'),
           PYTHONDONTWRITEBYTECODE: '1',
+          // urllib honours proxy variables: loopback must never leave through one.
+          NO_PROXY: '127.0.0.1,localhost',
+          no_proxy: '127.0.0.1,localhost',
           LICENSING_URL: env.server.url,
           LICENSING_PROXY_URL: proxy.url,
           LICENSING_APP_ID: owner.app_id,
