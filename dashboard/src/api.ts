@@ -103,3 +103,5 @@ export type License = Schemas['LicenseRecord'];
 export type BlacklistEntry = Schemas['BlacklistEntry'];
 export type BulkResult = Schemas['BulkResult'];
 
+export type Webhook = Schemas['WebhookListAnswer']['data'][number];
+export type WebhookDelivery = Schemas['WebhookDeliveriesAnswer']['data'][number];

@@ -6,11 +6,12 @@ import { Licenses } from './licenses';
 import { Settings } from './settings';
 import { StatsView } from './stats';
 import { Subscriptions } from './subscriptions';
+import { Webhooks } from './webhooks';
 import { ErrorNote, Field, useAction } from './ui';
 
-type Tab = 'licenses' | 'subscriptions' | 'blacklist' | 'stats' | 'settings';
+type Tab = 'licenses' | 'subscriptions' | 'blacklist' | 'webhooks' | 'stats' | 'settings';
 
-const tabNames: Record<Tab, string> = { licenses: 'Licenses', subscriptions: 'Subscriptions', blacklist: 'Blacklists', stats: 'Statistics', settings: 'Signing key & settings' };
+const tabNames: Record<Tab, string> = { licenses: 'Licenses', subscriptions: 'Subscriptions', blacklist: 'Blacklists', webhooks: 'Webhooks', stats: 'Statistics', settings: 'Signing key & settings' };
 
 function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown }) {
   const [key, setKey] = useState('');
@@ -112,6 +113,7 @@ function Dashboard() {
         {tab === 'licenses' && <Licenses app={app} />}
         {tab === 'subscriptions' && <Subscriptions app={app} />}
         {tab === 'blacklist' && <Blacklist app={app} />}
+        {tab === 'webhooks' && <Webhooks app={app} />}
         {tab === 'stats' && <StatsView app={app} />}
         {tab === 'settings' && <Settings app={app} />}
       </main>
