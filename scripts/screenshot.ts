@@ -1,14 +1,54 @@
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { api, launchChromium, startService } from '../test/support/browser';
 
 /**
- * `npm run screenshot`: docs/dashboard-licenses.png, the licenses screen of a
+ * `npm run screenshot`: docs/dashboard-licenses.png and the Webhooks screen's two, the licenses screen of a
  * fresh `npm start` with a few sample licenses, in the same headless Chromium
  * as the browser tests.
  */
 const out = join(import.meta.dirname, '..', 'docs', 'dashboard-licenses.png');
 const service = await startService();
+
+/**
+ * docs/dashboard-webhooks.png (1366x900) and docs/dashboard-webhooks-mobile.png (390x844): an endpoint on a
+ * loopback receiver that answers 500 to its first delivery, with the log after its retry.
+ */
+async function webhooksScreens(app_id: string) {
+  let answered = 0;
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(answered++ === 0 ? 500 : 204).end(answered === 1 ? 'database unavailable' : ''));
+  });
+  await new Promise<void>((listening) => receiver.listen(0, '127.0.0.1', listening));
+  try {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/licensing`;
+    const webhook = (await api(service, '/webhook/create', { app_id, url, events: ['license.created', 'license.deleted'], description: 'CRM' })).body.data;
+    await api(service, '/webhook/create', { app_id, url: 'http://127.0.0.1:9/hooks/mailer', events: ['*'], description: 'Mailer (stopped)' });
+    const pro = (await api(service, '/subscription/create', { app_id, name: 'Team', level: 3 })).body.data.subscription_id;
+    await api(service, '/license/create', { app_id, subscription_id: pro, duration_unit: 'days', duration_value: 30 });
+    // The first attempt answered 500, the retry (about 5 s later) 204.
+    for (let tries = 0; tries < 100 && answered < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const [name, viewport] of [['dashboard-webhooks.png', { width: 1366, height: 900 }], ['dashboard-webhooks-mobile.png', { width: 390, height: 844 }]] as const) {
+      const page = await browser.newPage({ viewport, colorScheme: 'light' });
+      await page.goto(`${service.url}/dashboard/#key=${service.apiKey}`);
+      await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+      await page.getByRole('button', { name: 'Webhooks' }).click();
+      await page.getByRole('row').filter({ hasText: webhook.url }).getByRole('button', { name: 'Deliveries' }).click();
+      await page.getByRole('region', { name: `Deliveries to ${webhook.url}` }).locator('tbody tr').first().waitFor();
+      // The click scrolled the endpoints table to its button; show each table from its first column.
+      await page.evaluate(() => document.querySelectorAll('.table-wrap').forEach((wrap) => wrap.scrollTo(0, 0)));
+      const path = join(out, '..', name);
+      await page.screenshot({ path, fullPage: true });
+      process.stdout.write(`wrote ${path}\n`);
+      await page.close();
+    }
+  } finally {
+    receiver.close();
+  }
+}
 const browser = await launchChromium();
 try {
   const app_id = service.appId;
@@ -30,6 +70,7 @@ try {
   mkdirSync(join(out, '..'), { recursive: true });
   await page.screenshot({ path: out });
   process.stdout.write(`wrote ${out}\n`);
+  await webhooksScreens(app_id);
 } finally {
   await browser.close();
   await service.stop();
