@@ -46,7 +46,9 @@ export class ServiceData extends Construct {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
+        ...(index.projection.type === 'INCLUDE'
+          ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection.attributes] }
+          : { projectionType: dynamodb.ProjectionType.ALL }),
       });
     }
     this.signingKey = this.createSigningKey();

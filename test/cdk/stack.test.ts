@@ -220,22 +220,22 @@ describe('gateway responses', () => {
 
 describe('table', () => {
   it('is built from the shared table definition', () => {
-    const index = tableDefinition.globalSecondaryIndexes[0];
     synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
         { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: index.indexName,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
+      GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection:
+          index.projection.type === 'INCLUDE'
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+            : { ProjectionType: 'ALL' },
+      })),
       TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
     });
   });
@@ -358,7 +358,7 @@ describe('functions', () => {
         expect(onIndexes).toHaveLength(1);
         expect(actionsOf(onIndexes[0]!)).toEqual(['dynamodb:Query']);
         expect(leadingKeysOf(onIndexes[0]!)).toEqual(leadingKeyPatterns(tableAccess[name].queriesIndexes));
-        expect(JSON.stringify(onIndexes[0]!.Resource)).toContain(`/index/${tableDefinition.globalSecondaryIndexes[0].indexName}`);
+        for (const index of tableDefinition.globalSecondaryIndexes) expect(JSON.stringify(onIndexes[0]!.Resource)).toContain(`/index/${index.indexName}`);
       } else {
         expect(onIndexes).toHaveLength(0);
       }
