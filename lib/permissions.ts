@@ -118,8 +118,8 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
     queriesIndexes: [],
   },
   // Ownership reads the app; settings and signing keys live on the app's item; /app/list lists the team's
-  // applications through the index (`TEAM#<id>#APPS`); /app/stats counts the app's licenses in the index and
-  // reads its daily counters; /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
+  // applications through the index (`TEAM#<id>#APPS`); /app/stats reads the app's totals, expiry counts and daily
+  // counters (`APP#<id>#STATS`); /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
   app: {
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] }],
     queriesIndexes: ['app', 'team'],
@@ -130,7 +130,7 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
     queriesIndexes: [],
   },
   // The stream consumer only writes, in transactions: marks of records done and audit items are new items,
-  // daily counters are added to.
+  // counters (daily, the totals of /app/stats, expiry counts: all under `APP#<id>#STATS`) are added to.
   events: {
     grants: [
       { actions: ['dynamodb:PutItem'], partitions: ['streamRecord', 'audit'] },

@@ -429,16 +429,17 @@ describe('operations', () => {
     }
   });
 
-  it('alarms on the table\'s and the index\'s read and write throttle events, which DynamoDB publishes per table', () => {
+  it('alarms on the table\'s and the indexes\' read and write throttle events, which DynamoDB publishes per table', () => {
     const tableRef = { Ref: logicalId(synth.stack, synth.service.table) };
     const [alarm] = Object.values(
       synth.template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmDescription: Match.stringLikeRegexp('DynamoDB throttled') } }),
     );
     const metrics = alarm!.Properties.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[];
     const stats = metrics.filter((metric) => metric.MetricStat).map((metric) => metric.MetricStat!.Metric);
-    expect(stats.map((metric) => metric.MetricName).sort()).toEqual(['ReadThrottleEvents', 'ReadThrottleEvents', 'WriteThrottleEvents', 'WriteThrottleEvents']);
+    const sources = 1 + tableDefinition.globalSecondaryIndexes.length;
+    expect(stats.map((metric) => metric.MetricName).sort()).toEqual([...Array(sources).fill('ReadThrottleEvents'), ...Array(sources).fill('WriteThrottleEvents')]);
     for (const metric of stats) expect(metric.Dimensions).toContainEqual({ Name: 'TableName', Value: tableRef });
-    expect(stats.filter((metric) => metric.Dimensions.some((dimension) => dimension.Name === 'GlobalSecondaryIndexName'))).toHaveLength(2);
+    expect(stats.filter((metric) => metric.Dimensions.some((dimension) => dimension.Name === 'GlobalSecondaryIndexName'))).toHaveLength(2 * tableDefinition.globalSecondaryIndexes.length);
     const [expression] = metrics.filter((metric) => metric.Expression);
     for (const metric of metrics.filter((candidate) => candidate.MetricStat)) expect(expression!.Expression).toContain(metric.Id);
     expect(alarm!.Properties.AlarmActions).toEqual(alarmActionsTo());
