@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { decodeJwt } from 'jose';
 import type { Subscription } from '#data/subscription.repo';
 import { LicenseClient, LicenseError, type LicenseClientOptions, type PublicJwk } from '../../clients/app-typescript/src/index';
@@ -305,6 +307,51 @@ describe('floating seats', () => {
     now += 200_000;
     expect((await failure(client(options).check({ license: key, hwid: 'train-laptop' }))).code).toBe('OFFLINE_TOKEN_EXPIRED');
   });
+});
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** A program in its own process that takes a floating seat with a heartbeat and then ends by itself, or waits for a signal. */
+function holdSeat(licenseKey: string, ending: 'by itself' | 'on a signal') {
+  const file = join(workDir, `holder-${(files += 1)}.mts`);
+  writeFileSync(
+    file,
+    [
+      `import { LicenseClient } from ${JSON.stringify(join(root, 'clients', 'app-typescript', 'src', 'index.ts'))};`,
+      `const client = new LicenseClient({ url: ${JSON.stringify(proxy.url)}, appId: ${JSON.stringify(owner.app_id)}, publicKey: ${JSON.stringify(pem)} });`,
+      `await client.startHeartbeat({ license: ${JSON.stringify(licenseKey)}, hwid: 'closing-pc' });`,
+      "console.log('holding');",
+      ending === 'on a signal' ? 'setInterval(() => undefined, 1000);' : '',
+    ].join('\n'),
+  );
+  // tsx as a loader rather than its CLI, so the signal reaches the program itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const holding = new Promise<void>((held) => child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('holding') && held()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  return { child, holding, exited };
+}
+
+const leasesOf = async (key: string) => (await manage('/license/get', { license_key: key })).body.data.leases as { hwid: string }[];
+
+describe('the seat on a clean exit', () => {
+  it('is released when the program ends by itself', async () => {
+    const { key } = await floating();
+    const holder = holdSeat(key, 'by itself');
+    await holder.holding;
+    expect(await holder.exited).toEqual({ code: 0, signal: null });
+    expect(await leasesOf(key)).toEqual([]);
+    expect(proxy.requests.filter((request) => request.path === '/release' && request.body.includes(key))).toHaveLength(1);
+  }, 60_000);
+
+  it('is released on SIGTERM, after which the program ends by that signal', async () => {
+    const { key } = await floating();
+    const holder = holdSeat(key, 'on a signal');
+    await holder.holding;
+    expect(await leasesOf(key)).toMatchObject([{ hwid: 'closing-pc' }]);
+    holder.child.kill('SIGTERM');
+    expect(await holder.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(await leasesOf(key)).toEqual([]);
+  }, 60_000);
 });
 
 describe('devices, registration and usage', () => {
