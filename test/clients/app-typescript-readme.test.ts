@@ -73,7 +73,7 @@ describe('the examples of clients/app-typescript/README.md', () => {
     const result = await run(quickStart!, license.key);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toMatch(/^licensed until \d{4}-\d\d-\d\dT/);
-    expect(existsSync(join(result.home, '.my-app', 'license.json'))).toBe(true);
+    expect(existsSync(join(result.home, '.my-app', 'license.token'))).toBe(true);
 
     const paused = await seedLicense(env.deps, subscription, { status: 'paused' });
     const refused = await run(quickStart!, paused.key);
