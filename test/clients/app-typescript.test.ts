@@ -51,6 +51,8 @@ const client = (options: Partial<LicenseClientOptions> = {}) => new LicenseClien
 const license = (overrides: Parameters<typeof seedLicense>[2] = {}, of: Subscription = subscription) => seedLicense(env.deps, of, overrides);
 const floating = (overrides: Parameters<typeof seedLicense>[2] = {}) => license({ hwid_lock: true, max_devices: 1, lease_seconds: 60, ...overrides });
 const manage = (path: string, body: Record<string, unknown>) => env.post(path, body, owner.auth);
+const leasesOf = async (key: string) => (await manage('/license/get', { license_key: key })).body.data.leases as { hwid: string }[];
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => {
@@ -83,6 +85,14 @@ describe('check', () => {
     expect(decodeJwt(stored.token)).toMatchObject({ iss: owner.app_id, sub: key, nonce: nonces[1] });
     expect(readdirSync(join(file, '..'))).toEqual(['license.json']);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('accepts fresh answers and their tokens whatever the computer clock says', async () => {
+    for (const days of [-30, 30]) {
+      const { key } = await license();
+      const result = await client({ now: () => Date.now() + days * 86400_000, tokenFile: tokenFile() }).check({ license: key });
+      expect(result).toMatchObject({ offline: false, data: { key } });
+    }
   });
 
   it('accepts the public key as a JWK too, and asks for no token without a token file', async () => {
@@ -256,32 +266,56 @@ describe('floating seats', () => {
     expect((await failure(second.startHeartbeat({ license: key, hwid: 'ws-ben' }))).code).toBe('SEATS_EXHAUSTED');
 
     await heartbeat.stop();
-    expect((await manage('/license/get', { license_key: key })).body.data.leases).toEqual([]);
+    expect(await leasesOf(key)).toEqual([]);
     const taken = await second.check({ license: key, hwid: 'ws-ben' });
     expect(taken.offline ? undefined : taken.data.hwids).toEqual(['ws-ben']);
     const released = await second.release({ license: key, hwid: 'ws-ben' });
     expect(released).toMatchObject({ message: 'SEAT_RELEASED', data: { hwids: [], lease_expires_at: null } });
   });
 
-  it('renews at about half the lease, and reports a seat taken over through onLost', async () => {
+  it('renews by its timer at about half the lease, as long as the service gave it, whatever the computer clock says', async () => {
     const { key } = await floating();
-    // The client's clock runs 58 s ahead: half of the 2 s it sees left of each 60 s lease is a second.
-    const ahead = () => Date.now() + 58_000;
-    const lost: LicenseError[] = [];
-    const heartbeat = await client({ now: ahead }).startHeartbeat({ license: key, hwid: 'ws-ana', onLost: (error) => lost.push(error) });
+    // An hour behind: the lease is measured from the answer (last_login to lease_expires_at), not against this clock.
+    const behind = () => Date.now() - 3600_000;
+    const heartbeat = await client({ now: behind }).startHeartbeat({ license: key, hwid: 'ws-ana' });
     const firstEnd = heartbeat.leaseExpiresAt;
-    await new Promise((done) => setTimeout(done, 2500));
+    const due = heartbeat.nextRenewalAt - behind();
+    expect(due).toBeGreaterThanOrEqual(27_000);
+    expect(due).toBeLessThanOrEqual(33_000);
+    const deadline = Date.now() + 40_000;
+    while (heartbeat.leaseExpiresAt === firstEnd && Date.now() < deadline) await sleep(250);
     expect(heartbeat.leaseExpiresAt).toBeGreaterThan(firstEnd);
-    expect(lost).toEqual([]);
+    expect(heartbeat.nextRenewalAt - behind()).toBeGreaterThanOrEqual(27_000);
+    await heartbeat.stop();
+    expect(await leasesOf(key)).toEqual([]);
+  }, 60_000);
 
+  it('reports through onLost a seat taken over, and a lease that ended while the service was out of reach', async () => {
+    const { key } = await floating();
+    const lost: LicenseError[] = [];
+    const heartbeat = await client().startHeartbeat({ license: key, hwid: 'ws-ana', onLost: (error) => lost.push(error) });
+    const firstEnd = heartbeat.leaseExpiresAt;
+    await sleep(20);
+    await heartbeat.renewNow();
+    expect(heartbeat.leaseExpiresAt).toBeGreaterThan(firstEnd);
     await manage('/hwid/remove', { license_key: key, hwid: 'ws-ana' });
     await client().check({ license: key, hwid: 'ws-ben' });
-    const deadline = Date.now() + 5000;
-    while (lost.length === 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    await heartbeat.renewNow();
     expect(lost.map((error) => error.code)).toEqual(['SEATS_EXHAUSTED']);
-    expect(heartbeat.lost?.code).toBe('SEATS_EXHAUSTED');
+    expect(heartbeat.lost?.data).toMatchObject({ max_devices: 1 });
     await heartbeat.stop();
-    expect((await manage('/license/get', { license_key: key })).body.data.leases).toMatchObject([{ hwid: 'ws-ben' }]);
+    expect(await leasesOf(key)).toMatchObject([{ hwid: 'ws-ben' }]);
+
+    const other = await floating();
+    let now = Date.now();
+    const lostOffline: LicenseError[] = [];
+    const unreachable = await client({ now: () => now, timeoutMs: 1000 }).startHeartbeat({ license: other.key, hwid: 'ws-cai', onLost: (error) => lostOffline.push(error) });
+    proxy.refuse = () => true;
+    await unreachable.renewNow();
+    expect(lostOffline).toEqual([]);
+    now += 61_000;
+    await unreachable.renewNow();
+    expect(lostOffline.map((error) => error.code)).toEqual(['NETWORK_ERROR']);
   });
 
   it('refuses a heartbeat and a release on a license that is not floating', async () => {
@@ -330,8 +364,6 @@ function holdSeat(licenseKey: string, ending: 'by itself' | 'on a signal') {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
   return { child, holding, exited };
 }
-
-const leasesOf = async (key: string) => (await manage('/license/get', { license_key: key })).body.data.leases as { hwid: string }[];
 
 describe('the seat on a clean exit', () => {
   it('is released when the program ends by itself', async () => {

@@ -18,7 +18,7 @@ export interface LicenseClientOptions {
   tokenFile?: string;
   /** The longest a call may take, retries included, in milliseconds; 10 000 unless set. */
   timeoutMs?: number;
-  /** The clock signatures and tokens are judged by, in milliseconds since the epoch; `Date.now` unless set. */
+  /** The clock offline tokens and heartbeats go by, in milliseconds since the epoch; `Date.now` unless set. */
   now?: () => number;
 }
 
@@ -59,7 +59,7 @@ export class LicenseClient {
     this.pinned = pinKey(options.publicKey);
     this.tokenFile = options.tokenFile;
     this.now = options.now ?? Date.now;
-    this.transport = { url: options.url, pinned: this.pinned, timeoutMs: options.timeoutMs ?? 10_000, now: this.now };
+    this.transport = { url: options.url, pinned: this.pinned, timeoutMs: options.timeoutMs ?? 10_000 };
   }
 
   private call(path: string, fields: Record<string, unknown>) {
@@ -144,7 +144,7 @@ export class LicenseClient {
     const { message, data, nonce } = await this.call('/auth', { ...credentialsOf(options), ...(options.hwid === undefined ? {} : { hwid: options.hwid }), ...extra });
     const license = data as LicenseData;
     if (license.offline_token !== undefined) {
-      await verifyOfflineToken(license.offline_token, this.pinned, { appId: this.appId, license: license.key, hwid: options.hwid, nonce, now: this.now() });
+      await verifyOfflineToken(license.offline_token, this.pinned, { appId: this.appId, license: license.key, hwid: options.hwid, nonce });
       if (this.tokenFile !== undefined) await storeToken(this.tokenFile, { token: license.offline_token, ...(options.username === undefined ? {} : { username: options.username }) });
     }
     return { message, data: license, offline: false };

@@ -18,8 +18,16 @@ export interface Seat {
 const shortestWaitMs = 1000;
 const exitSignals = ['SIGINT', 'SIGTERM'] as const;
 
-function leaseEnd(data: LicenseData): number | undefined {
-  return typeof data.lease_expires_at === 'string' ? Date.parse(data.lease_expires_at) : undefined;
+/**
+ * The lease an answer gives: its end as the service wrote it, and its length
+ * by the service's own clock (from this authentication to the end), which the
+ * heartbeat measures out on the computer's clock: a computer whose clock is
+ * off still renews in time.
+ */
+function leaseOf(data: LicenseData): { end: number; length: number } | undefined {
+  if (typeof data.lease_expires_at !== 'string') return undefined;
+  const end = Date.parse(data.lease_expires_at);
+  return { end, length: end - Date.parse(data.last_login) };
 }
 
 const notFloating = () => new LicenseError('LICENSE_NOT_FLOATING', 'the answer holds no lease: the license is not floating');
@@ -35,32 +43,50 @@ const notFloating = () => new LicenseError('LICENSE_NOT_FLOATING', 'the answer h
  * once and ends the heartbeat.
  */
 export class Heartbeat {
-  /** The end of the lease as of the last renewal, in milliseconds since the epoch. */
+  /** The end of the lease as of the last renewal, in milliseconds since the epoch (the service's clock). */
   leaseExpiresAt: number;
+  /** When the next renewal is due, in milliseconds since the epoch (the client's clock). */
+  nextRenewalAt = 0;
   /** Why the seat was lost, once it was. */
   lost: LicenseError | undefined;
   private state: 'running' | 'lost' | 'stopped' = 'running';
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  private renewedAt: number;
+  private leaseMs: number;
 
   private constructor(
     private readonly seat: Seat,
     private readonly onLost: ((error: LicenseError) => void) | undefined,
-    end: number,
+    lease: { end: number; length: number },
   ) {
-    this.leaseExpiresAt = end;
+    this.leaseExpiresAt = lease.end;
+    this.leaseMs = lease.length;
+    this.renewedAt = seat.now();
   }
 
   static async start(seat: Seat, onLost?: (error: LicenseError) => void): Promise<Heartbeat> {
-    const data = await seat.renew();
-    const end = leaseEnd(data);
-    if (end === undefined) throw notFloating();
-    const heartbeat = new Heartbeat(seat, onLost, end);
+    const lease = leaseOf(await seat.renew());
+    if (lease === undefined) throw notFloating();
+    const heartbeat = new Heartbeat(seat, onLost, lease);
     heartbeat.schedule();
     process.once('beforeExit', heartbeat.onBeforeExit);
     for (const signal of exitSignals) process.once(signal, heartbeat.onSignal);
     return heartbeat;
+  }
+
+  /**
+   * Renews now instead of at the time planned, e.g. when the computer wakes
+   * from sleep (timers do not run while it sleeps; Electron's `powerMonitor`
+   * tells of the resume). Resolves once the renewal is done; a loss goes to `onLost`.
+   */
+  async renewNow(): Promise<void> {
+    await this.beating;
+    if (this.state !== 'running') return;
+    clearTimeout(this.timer);
+    this.beating = this.beat();
+    await this.beating;
   }
 
   /** Stops renewing and releases the seat (unless it was already lost); resolves once released. */
@@ -78,8 +104,10 @@ export class Heartbeat {
   }
 
   private schedule() {
-    const half = (this.leaseExpiresAt - this.seat.now()) / 2;
-    const delay = Math.max(shortestWaitMs, half * (0.9 + Math.random() * 0.2));
+    const left = this.leaseMs - (this.seat.now() - this.renewedAt);
+    const delay = Math.max(shortestWaitMs, (left / 2) * (0.9 + Math.random() * 0.2));
+    this.nextRenewalAt = this.seat.now() + delay;
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.beating = this.beat();
     }, delay);
@@ -88,15 +116,17 @@ export class Heartbeat {
 
   private async beat(): Promise<void> {
     try {
-      const end = leaseEnd(await this.seat.renew());
+      const lease = leaseOf(await this.seat.renew());
       if (this.state !== 'running') return;
-      if (end === undefined) return this.lose(notFloating());
-      this.leaseExpiresAt = end;
+      if (lease === undefined) return this.lose(notFloating());
+      this.leaseExpiresAt = lease.end;
+      this.leaseMs = lease.length;
+      this.renewedAt = this.seat.now();
       this.schedule();
     } catch (error) {
       if (this.state !== 'running') return;
       const failure = error instanceof LicenseError ? error : new LicenseError('NETWORK_ERROR', 'the renewal failed', { cause: error });
-      if (failure.code === 'NETWORK_ERROR' && this.seat.now() < this.leaseExpiresAt) return this.schedule();
+      if (failure.code === 'NETWORK_ERROR' && this.seat.now() - this.renewedAt < this.leaseMs) return this.schedule();
       this.lose(failure);
     }
   }

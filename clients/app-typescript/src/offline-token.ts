@@ -33,8 +33,13 @@ export interface TokenExpectations {
   hwid?: string;
   /** The nonce of the request that brought the token, when it is that fresh. */
   nonce?: string;
-  /** Milliseconds since the epoch, by the client's clock. */
-  now: number;
+  /**
+   * The time to judge `nbf` and `exp` by, in milliseconds since the epoch (the
+   * client's clock, for a stored token). Without it, a token that has just come
+   * with its request's nonce is judged at its own `iat`: it is fresh, and the
+   * computer's clock being wrong must not refuse it.
+   */
+  now?: number;
 }
 
 // jose is an ES module; importing it when a token is first checked keeps the CommonJS build loadable by require() on every Node 20.
@@ -46,15 +51,17 @@ const jose = () => import('jose');
  * past `exp`, `INVALID_SIGNATURE` for anything else.
  */
 export async function verifyOfflineToken(token: string, pinned: PinnedKey, expected: TokenExpectations): Promise<OfflineTokenClaims> {
-  const { errors, importJWK, jwtVerify } = await jose();
+  const { decodeJwt, errors, importJWK, jwtVerify } = await jose();
   let payload: OfflineTokenClaims;
   try {
+    const at = expected.now ?? Number(decodeJwt(token).iat) * 1000;
+    if (!Number.isFinite(at)) throw new TypeError('the offline token has no iat');
     ({ payload } = await jwtVerify<OfflineTokenClaims>(token, await importJWK(pinned.jwk, 'EdDSA'), {
       algorithms: ['EdDSA'],
       typ: 'JWT',
       issuer: expected.appId,
       requiredClaims: ['sub', 'exp', 'nbf', 'iat'],
-      currentDate: new Date(expected.now),
+      currentDate: new Date(at),
     }));
   } catch (error) {
     if (error instanceof errors.JWTExpired) throw new LicenseError('OFFLINE_TOKEN_EXPIRED', 'the offline token has expired', { cause: error });

@@ -7,8 +7,6 @@ export interface TransportOptions {
   url: string;
   pinned: PinnedKey;
   timeoutMs: number;
-  /** Milliseconds since the epoch, by the client's clock (signature age). */
-  now: () => number;
 }
 
 /** A verified success: the body's `message` and `data`, and the nonce the request sent. */
@@ -18,8 +16,6 @@ export interface Answer {
   nonce: string;
 }
 
-/** How old a signature may be by the client's clock: the clocks of a laptop and the service may differ a little. */
-const maxAgeSeconds = 300;
 /** The first waits before a retry; later ones repeat the last, all within the call's timeout. */
 const backoffMs = [250, 1000, 4000];
 
@@ -65,7 +61,7 @@ export async function post(options: TransportOptions, path: string, fields: Reco
       if (!(await backOff(attempt, deadline, retryAfterMs(headers)))) break;
       continue;
     }
-    verifyAnswer({ status, headers, body: bytes }, { pinned: options.pinned, nonce, requestDigest, now: options.now() / 1000, maxAgeSeconds });
+    verifyAnswer({ status, headers, body: bytes }, { pinned: options.pinned, nonce, requestDigest });
     return settle(status, bytes, nonce, fields);
   }
   throw new LicenseError('NETWORK_ERROR', `no answer from the licensing service within ${options.timeoutMs} ms`, { cause: lastFailure });
