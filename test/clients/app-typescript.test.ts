@@ -147,6 +147,7 @@ const tampers: [name: string, change: (answer: Intercepted) => Intercepted][] = 
     },
   ],
   ['the signature altered', (answer) => ({ ...answer, headers: { ...answer.headers, signature: answer.headers.signature!.replace(/sig1=:(.)/, (_, first: string) => `sig1=:${first === 'A' ? 'B' : 'A'}`) } })],
+  ['a parameter added to Signature-Input', (answer) => ({ ...answer, headers: { ...answer.headers, 'signature-input': `${answer.headers['signature-input']};tag="x"` } })],
   ['the nonce altered', (answer) => ({ ...answer, headers: { ...answer.headers, 'signature-input': answer.headers['signature-input']!.replace(/nonce="[^"]+"/, 'nonce="another-nonce-0001"') } })],
   [
     'the signature headers removed',
@@ -164,6 +165,12 @@ describe('answers altered on the way', () => {
     await app.check({ license: key, hwid: 'pc-1' });
     proxy.tamper = change;
     expect((await failure(app.check({ license: key, hwid: 'pc-2' }))).code).toBe('INVALID_SIGNATURE');
+  });
+
+  it('rejects the unsigned answer to an application the service does not know', async () => {
+    const { key } = await license();
+    const stranger = client({ appId: '00000000-0000-4000-8000-000000000000' });
+    expect((await failure(stranger.check({ license: key }))).code).toBe('INVALID_SIGNATURE');
   });
 
   it('rejects a genuine earlier answer replayed', async () => {
@@ -189,16 +196,20 @@ describe('answers altered on the way', () => {
 });
 
 describe('retries', () => {
-  it('retries a 5xx and a cut connection, sending the same body again', async () => {
+  it('retries a cut connection, a 5xx and a 429, sending the same body again', async () => {
     const { key } = await license();
     const app = client();
     let attempt = 0;
     proxy.refuse = () => (attempt += 1) === 1;
-    proxy.tamper = (answer) => (attempt === 2 ? { status: 503, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"message":"Service Unavailable"}') } : answer);
+    proxy.tamper = (answer) => {
+      if (attempt === 2) return { status: 503, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"message":"Service Unavailable"}') };
+      if (attempt === 3) return { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: Buffer.from('{"message":"Too Many Requests"}') };
+      return answer;
+    };
     const before = proxy.requests.length;
     expect((await app.check({ license: key })).offline).toBe(false);
     const attempts = proxy.requests.slice(before);
-    expect(attempts).toHaveLength(3);
+    expect(attempts).toHaveLength(4);
     expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
   });
 
