@@ -1,4 +1,8 @@
-/** `data` of a successful `/auth`, `/release` and `/reset-hwid` (docs/client-api.md#license-data). */
+/**
+ * `data` of a successful `/auth`, `/release` and `/reset-hwid` (docs/client-api.md#license-data).
+ * Written out rather than taken from the owner client's generated schema, as this package is
+ * published alone; test/unit/app-client-types.test.ts holds it to the OpenAPI document.
+ */
 export interface LicenseData {
   key: string;
   created_at: string;
