@@ -64,7 +64,7 @@ export async function post(options: TransportOptions, path: string, fields: Reco
     verifyAnswer({ status, headers, body: bytes }, { pinned: options.pinned, nonce, requestDigest });
     return settle(status, bytes, nonce, fields);
   }
-  throw new LicenseError('NETWORK_ERROR', `no answer from the licensing service within ${options.timeoutMs} ms`, { cause: lastFailure });
+  throw new LicenseError('NETWORK_ERROR', `no usable answer from the licensing service within ${options.timeoutMs} ms`, { cause: lastFailure });
 }
 
 /** The verified answer as a success, or its refusal as a LicenseError. */
