@@ -42,6 +42,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   proxy.tamper = undefined;
+  proxy.rewrite = undefined;
   proxy.refuse = undefined;
 });
 
@@ -63,6 +64,7 @@ const failure = (promise: Promise<unknown>) =>
       return error as LicenseError;
     },
   );
+const sha256Digest = (body: string | Buffer) => `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
 const sentBodies = (path: string) => proxy.requests.filter((request) => request.path === path).map((request) => JSON.parse(request.body) as Record<string, unknown>);
 
 describe('check', () => {
@@ -143,7 +145,7 @@ const tampers: [name: string, change: (answer: Intercepted) => Intercepted][] = 
     'the body altered with a matching Content-Digest',
     (answer) => {
       const body = Buffer.from(answer.body.toString().replace('"success":false', '"success":true'));
-      return { ...answer, body, headers: { ...answer.headers, 'content-digest': `sha-256=:${createHash('sha256').update(body).digest('base64')}:` } };
+      return { ...answer, body, headers: { ...answer.headers, 'content-digest': sha256Digest(body) } };
     },
   ],
   ['the signature altered', (answer) => ({ ...answer, headers: { ...answer.headers, signature: answer.headers.signature!.replace(/sig1=:(.)/, (_, first: string) => `sig1=:${first === 'A' ? 'B' : 'A'}`) } })],
@@ -182,6 +184,20 @@ describe('answers altered on the way', () => {
     expect(recorded?.status).toBe(200);
     await manage('/license/update-status', { license_key: key, status: 'paused' });
     expect((await failure(app.check({ license: key, hwid: 'pc-1' }))).code).toBe('INVALID_SIGNATURE');
+  });
+
+  it.each([
+    ['keeping the program’s Content-Digest', (original: string) => ({ 'content-digest': original })],
+    ['with the Content-Digest of its own body', (_original: string, body: string) => ({ 'content-digest': sha256Digest(body) })],
+    ['without a Content-Digest', () => ({})],
+  ])('rejects the answer a relaying proxy got for its own license, %s', async (_name, digestHeader) => {
+    const [mine, theirs] = await Promise.all([license({ status: 'paused' }), license()]);
+    proxy.rewrite = (request) => {
+      const body = request.body.replace(mine.key, theirs.key);
+      const { 'content-digest': original, ...headers } = request.headers;
+      return { ...request, body, headers: { ...headers, ...digestHeader(String(original), body) } };
+    };
+    expect((await failure(client({ tokenFile: tokenFile() }).check({ license: mine.key }))).code).toBe('INVALID_SIGNATURE');
   });
 
   it('rejects a genuine answer about another license, made for another request', async () => {

@@ -27,6 +27,8 @@ export interface InterceptingProxy {
   requests: SeenRequest[];
   /** The tamper for the exchanges to come; `undefined` forwards unchanged. */
   tamper: Tamper | undefined;
+  /** Changes a request before it is forwarded, as a relaying proxy holding another license does. */
+  rewrite: ((request: SeenRequest) => SeenRequest) | undefined;
   /** Whether to cut a request's connection before forwarding it, as a network that is down does. */
   refuse: ((request: SeenRequest) => boolean) | undefined;
   close(): Promise<void>;
@@ -36,7 +38,7 @@ const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'cont
 
 /** A proxy on loopback in front of `target` that hands answers to `tamper`, as a cracked machine's local proxy would. */
 export async function startInterceptingProxy(target: string): Promise<InterceptingProxy> {
-  const proxy: InterceptingProxy = { url: '', requests: [], tamper: undefined, refuse: undefined, close: async () => undefined };
+  const proxy: InterceptingProxy = { url: '', requests: [], tamper: undefined, rewrite: undefined, refuse: undefined, close: async () => undefined };
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -46,10 +48,11 @@ export async function startInterceptingProxy(target: string): Promise<Intercepti
       request.socket.destroy();
       return;
     }
-    const forwarded = await fetch(`${target}${seen.path}`, {
+    const sent = proxy.rewrite ? proxy.rewrite(seen) : seen;
+    const forwarded = await fetch(`${target}${sent.path}`, {
       method: request.method,
-      headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !hopByHop.has(name) && name !== 'host')) as Record<string, string>,
-      body: request.method === 'POST' ? seen.body : undefined,
+      headers: Object.fromEntries(Object.entries(sent.headers).filter(([name]) => !hopByHop.has(name) && name !== 'host')) as Record<string, string>,
+      body: request.method === 'POST' ? sent.body : undefined,
     });
     const headers: Record<string, string> = {};
     forwarded.headers.forEach((value, name) => {
