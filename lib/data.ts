@@ -102,10 +102,11 @@ export class ServiceData extends Construct {
       );
     }
     if (access.queriesIndexes.length > 0) {
+      if (!access.indexes?.length) throw new Error(`${name} queries index partitions but names no index (lib/permissions.ts)`);
       role.addToPolicy(
         new iam.PolicyStatement({
           actions: ['dynamodb:Query'],
-          resources: tableDefinition.globalSecondaryIndexes.map((index) => `${this.table.tableArn}/index/${index.indexName}`),
+          resources: access.indexes.map((index) => `${this.table.tableArn}/index/${index}`),
           conditions: onPartitions(access.queriesIndexes),
         }),
       );

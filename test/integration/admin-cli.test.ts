@@ -95,7 +95,7 @@ describe('the admin CLI', () => {
     const stats = await env.post('/app/stats', { app_id: owner.app_id, days: 1 }, { 'x-api-key': owner.api_key! });
     expect(stats.body.data.totals).toEqual(expected);
     await expect(admin('stats', 'recount', '--app', '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 2 });
-  });
+  }, 90_000);
 
   it('exits non-zero with a message on a bad command or an unknown team', async () => {
     await expect(admin('app', 'create')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--team is required') });

@@ -126,5 +126,5 @@ describe('upgrading a table from before the license listing index', () => {
     const { Items } = await env.deps.table.doc.send(new ScanCommand({ TableName: tableName, FilterExpression: 'sk = :sk AND attribute_exists(gsi1pk)', ExpressionAttributeValues: { ':sk': 'LIC' } }));
     expect(Items).toEqual([]);
     expect(await migrateLicenseIndex(env.deps)).toEqual({ moved: 0, recounted_apps: 1 });
-  });
+  }, 90_000);
 });
