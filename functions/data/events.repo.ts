@@ -117,6 +117,24 @@ const dayCountsSchema = z.object({
   auth_failures: z.optional(z.number()),
 });
 
+/** The items of one range of an app's counter partition (`APP#<id>#STATS`), every page read. */
+async function* statsItems(table: Table, appId: string, range: { condition: string; values: Record<string, unknown>; projection?: string }) {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new QueryCommand({
+        TableName: table.name,
+        KeyConditionExpression: `pk = :pk AND ${range.condition}`,
+        ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ...range.values },
+        ...(range.projection ? { ProjectionExpression: range.projection } : {}),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    yield* page.Items ?? [];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
 export function createEventsRepo(table: Table) {
   const counterUpdate = (key: ItemKey, added: Record<string, number>): TransactItem => {
     const entries = Object.entries(added).filter(([, amount]) => amount !== 0);
@@ -220,27 +238,16 @@ export function createEventsRepo(table: Table) {
     /** The counters of an app's days from `firstDay` to `lastDay` (inclusive); days without any are absent. */
     async days(appId: string, firstDay: string, lastDay: string): Promise<Map<string, DayCounts>> {
       const found = new Map<string, DayCounts>();
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-            ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ':first': keys.dailyStatsSortKey(firstDay), ':last': keys.dailyStatsSortKey(lastDay) },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const counts = dayCountsSchema.parse(item);
-          found.set(String(item.sk).slice(keys.dailyStatsSortKey('').length), {
-            created: counts.created ?? 0,
-            activated: counts.activated ?? 0,
-            logins: counts.logins ?? 0,
-            auth_failures: counts.auth_failures ?? 0,
-          });
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      const range = { condition: 'sk BETWEEN :first AND :last', values: { ':first': keys.dailyStatsSortKey(firstDay), ':last': keys.dailyStatsSortKey(lastDay) } };
+      for await (const item of statsItems(table, appId, range)) {
+        const counts = dayCountsSchema.parse(item);
+        found.set(String(item.sk).slice(keys.dailyStatsSortKey('').length), {
+          created: counts.created ?? 0,
+          activated: counts.activated ?? 0,
+          logins: counts.logins ?? 0,
+          auth_failures: counts.auth_failures ?? 0,
+        });
+      }
       return found;
     },
 
@@ -296,22 +303,11 @@ export function createEventsRepo(table: Table) {
         // This day, hour or minute itself is counted by the finer levels; an instant up to now is expired.
         const last = keys.expirySortKey(level, time.slice(0, length));
         let sum = 0;
-        let startKey: Record<string, unknown> | undefined;
-        do {
-          const page = await table.doc.send(
-            new QueryCommand({
-              TableName: table.name,
-              KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-              ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ':first': keys.expirySortKey(level, time.slice(0, within)), ':last': last },
-              ExclusiveStartKey: startKey,
-            }),
-          );
-          for (const item of page.Items ?? []) {
-            const bucket = expiryCountSchema.parse(item);
-            if (level === 'T' || bucket.sk !== last) sum += bucket.count ?? 0;
-          }
-          startKey = page.LastEvaluatedKey;
-        } while (startKey);
+        const range = { condition: 'sk BETWEEN :first AND :last', values: { ':first': keys.expirySortKey(level, time.slice(0, within)), ':last': last } };
+        for await (const item of statsItems(table, appId, range)) {
+          const bucket = expiryCountSchema.parse(item);
+          if (level === 'T' || bucket.sk !== last) sum += bucket.count ?? 0;
+        }
         return sum;
       };
       const [item, ...expiring] = await Promise.all([getItem(table, keys.statsTotals(appId)), ...expiryLevels.map(expiredAt)]);
@@ -335,20 +331,8 @@ export function createEventsRepo(table: Table) {
         sums.set(addition.key.sk, sum);
       }
       const stale: ItemKey[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ':prefix': keys.expirySortKey() },
-            ProjectionExpression: 'pk, sk',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) if (!sums.has(String(item.sk))) stale.push({ pk: String(item.pk), sk: String(item.sk) });
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      const expiryCounts = { condition: 'begins_with(sk, :prefix)', values: { ':prefix': keys.expirySortKey() }, projection: 'pk, sk' };
+      for await (const item of statsItems(table, appId, expiryCounts)) if (!sums.has(String(item.sk))) stale.push({ pk: String(item.pk), sk: String(item.sk) });
       type WriteRequest = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string][number];
       const requests: WriteRequest[] = [
         ...[...sums.values()].map((sum) => ({ PutRequest: { Item: { ...sum.key, ...sum.values } } })),
