@@ -15,6 +15,7 @@ import { meterDynamo } from '../local/ddb-meter';
 import { measureWriteRoutes, renderWriteRoutes } from './write-routes';
 import { localSink } from '../functions/events/sinks';
 import { startLocalEventStream } from '../local/event-stream';
+import { startWebhookBench } from './webhooks';
 import { startLocalServer } from '../local/server';
 import { ensureTable, startLocalStore } from '../local/store';
 import { baselineRequests, startBaselineServer } from './baseline';
@@ -104,6 +105,8 @@ try {
 
   progress('seeding: an app with 10,000 licenses, subscriptions, blacklists');
   const owner = await owners.bootstrap(deps);
+  // An endpoint subscribed to every event of the app the loads use: /auth is measured with a webhook in place.
+  const webhooks = await startWebhookBench(deps, keyVault, owner);
   const auth = { 'x-api-key': owner.api_key };
   const management = async (path: string, body: Record<string, unknown>) => {
     const answer = await post(path, body, auth);
@@ -289,6 +292,9 @@ try {
   // Metering counts one request at a time and needs the store to itself: the consumer's work would slow every call.
   await events.drain();
   await events.stop();
+  progress('webhook deliveries: a burst of license.created events from the local delivery queue to a loopback receiver');
+  const webhookDeliveries = await webhooks.measure(quick ? 200 : 1000);
+  await webhooks.close();
   await quiesce();
   progress('DynamoDB round trips and capacity per request, cold and warm');
   const metered: Record<string, { cold: Meter; warm: Meter }> = {};
@@ -389,6 +395,7 @@ try {
     extend_bulk: operation('extend_bulk'),
     events_consumer_rps: consumer!.rps,
     events_consumer: consumer!,
+    webhook_deliveries: webhookDeliveries,
     baseline_store: { rps: load.baseline_store!.c32!.rps, p50_ms: load.baseline_store!.c32!.p50_ms, p99_ms: load.baseline_store!.c32!.p99_ms, by_concurrency: load.baseline_store! },
     bundles: measured.bundles,
     bundles_reference: measured.reference,
@@ -531,6 +538,7 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     `| Store floor: GetItem + UpdateItem | ${baseline.c1.p50_ms} | ${baseline.c1.p99_ms} | ${baseline.c1.rps} | ${baseline.c32.p50_ms} | ${baseline.c32.p99_ms} | ${baseline.c32.rps} | 2 / 2 | |`,
     '',
     `Events consumer (DynamoDB Local's stream, running through every load above; the records include those of its own marks, audit items and counters, which the stack's filter keeps from the Lambda): ${results.events_consumer.records} stream records in ${results.events_consumer.seconds} s over the \`/auth\` by key run at concurrency 32, ${results.events_consumer_rps} records/s, ${results.events_consumer.lag_s} s behind when the load ended.`,
+    `Webhook deliveries (the local delivery queue of npm start to a loopback receiver, one endpoint subscribed to every type of the app the loads above used, so every /auth row, round trips and write units included, was measured with a webhook in place): ${results.webhook_deliveries.deliveries} deliveries in ${results.webhook_deliveries.seconds} s, ${results.webhook_deliveries.per_s}/s, the last ${results.webhook_deliveries.lag_s} s after the burst was queued; deliveries run only here, after the loads, and /auth reads and writes nothing of webhooks.`,
     '',
     `| Lambda bundle (samples on Node ${results.bundles_reference.node.replace(/^v/, '')}) | Minified bytes | Import + first request, ms (median, fresh process) | × reference |`,
     '|---|---:|---:|---:|',

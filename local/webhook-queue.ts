@@ -33,9 +33,13 @@ export interface LocalDeliveryQueueOptions {
 /** As the deployed queue's redrive policy: a message handed over this many times is given up on. */
 const maxReceives = 5;
 
+/** Messages handled at once: a batch of the deployed event source mapping; the rest wait their turn, as on a queue. */
+const concurrency = 10;
+
 export function startLocalDeliveryQueue(options: LocalDeliveryQueueOptions): LocalDeliveryQueue {
   const retryDelayMs = options.retryDelayMs ?? 6 * 60_000;
   const timers = new Map<NodeJS.Timeout, number>();
+  const ready: { body: string; receives: number }[] = [];
   let running = 0;
   let handled = 0;
   let stopped = false;
@@ -44,7 +48,8 @@ export function startLocalDeliveryQueue(options: LocalDeliveryQueueOptions): Loc
     if (stopped) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
-      void run(body, receives + 1);
+      ready.push({ body, receives: receives + 1 });
+      next();
     }, delayMs);
     timer.unref();
     timers.set(timer, Date.now() + delayMs);
@@ -56,6 +61,13 @@ export function startLocalDeliveryQueue(options: LocalDeliveryQueueOptions): Loc
     },
   };
   const delivery = createDelivery({ ...options.deps, queue: options.wrapQueue ? options.wrapQueue(queue) : queue });
+
+  function next(): void {
+    while (running < concurrency && ready.length > 0) {
+      const message = ready.shift()!;
+      void run(message.body, message.receives).finally(next);
+    }
+  }
 
   async function run(body: string, receives: number): Promise<void> {
     running += 1;
@@ -80,7 +92,7 @@ export function startLocalDeliveryQueue(options: LocalDeliveryQueueOptions): Loc
       },
     },
     idle: async (horizonMs = 0) => {
-      while (running > 0 || [...timers.values()].some((due) => due <= Date.now() + horizonMs)) await new Promise((resolve) => setTimeout(resolve, 5));
+      while (running > 0 || ready.length > 0 || [...timers.values()].some((due) => due <= Date.now() + horizonMs)) await new Promise((resolve) => setTimeout(resolve, 5));
     },
     get handled() {
       return handled;
@@ -89,6 +101,7 @@ export function startLocalDeliveryQueue(options: LocalDeliveryQueueOptions): Loc
       stopped = true;
       for (const timer of timers.keys()) clearTimeout(timer);
       timers.clear();
+      ready.length = 0;
     },
   };
 }
