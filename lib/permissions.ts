@@ -148,12 +148,14 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       { actions: ['dynamodb:UpdateItem'], partitions: ['webhook', 'webhooksOfApp'] },
     ],
     queriesIndexes: ['webhooksOfApp'],
+    indexes: ['gsi1'],
   },
   // Lists an app's endpoints through the index, writes each delivery and its attempts, and records an
   // endpoint's failures (or disables it) on the endpoint's item. Nothing of the app, no license.
   delivery: {
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['webhook'] }],
     queriesIndexes: ['webhooksOfApp'],
+    indexes: ['gsi1'],
   },
   // The stream consumer only writes, in transactions: marks of records done and audit items are new items,
   // counters (daily, the totals of /app/stats, expiry counts: all under `APP#<id>#STATS`) are added to.

@@ -82,3 +82,12 @@ export function serviceResources(template: Template, type: 'AWS::Lambda::Functio
   const all = template.findResources(type);
   return Object.fromEntries(Object.entries(all).filter(([id]) => !cdkProvidedFunction.test(id)));
 }
+
+/** Every statement of the policies attached to a role of the synthesized stack. */
+export function statementsOfRole(synth: Synthesized, role: IConstruct | undefined) {
+  const ref = JSON.stringify({ Ref: logicalId(synth.stack, role) });
+  const policies = Object.values(synth.template.findResources('AWS::IAM::Policy')).filter((policy) =>
+    (policy.Properties.Roles as unknown[]).some((attached) => JSON.stringify(attached) === ref),
+  );
+  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
+}

@@ -1,4 +1,4 @@
-import { logicalId, synthesize, type Synthesized } from './stack-fixture';
+import { logicalId, statementsOfRole, synthesize, type Synthesized } from './stack-fixture';
 
 let synth: Synthesized;
 beforeAll(() => {
@@ -8,12 +8,7 @@ beforeAll(() => {
 const ref = (construct: Parameters<typeof logicalId>[1]) => ({ Ref: logicalId(synth.stack, construct) });
 const arnOf = (construct: Parameters<typeof logicalId>[1]) => ({ 'Fn::GetAtt': [logicalId(synth.stack, construct), 'Arn'] });
 
-function statementsOf(role: Parameters<typeof logicalId>[1]) {
-  const policies = Object.values(synth.template.findResources('AWS::IAM::Policy')).filter((policy) =>
-    (policy.Properties.Roles as unknown[]).some((attached) => JSON.stringify(attached) === JSON.stringify(ref(role))),
-  );
-  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
-}
+const statementsOf = (role: Parameters<typeof logicalId>[1]) => statementsOfRole(synth, role);
 
 const actions = (statement: { Action: string | string[] }) => [statement.Action].flat();
 
