@@ -24,6 +24,17 @@ const applicationLogLevels: Record<ServiceLogLevel, lambda.ApplicationLogLevel> 
   silent: lambda.ApplicationLogLevel.FATAL,
 };
 
+/**
+ * Node's options for every function. Source-mapped stack traces only at log level `debug`: with
+ * `--enable-source-maps` Node reads each bundle's map when it loads the bundle, which made the
+ * import 60–75 % slower. Otherwise the maps stay beside the code for `npm run symbolicate`
+ * (docs/operations.md#reading-a-stack-trace). The benchmark reads these from the synthesized
+ * functions, so it times each bundle under the options deployed.
+ */
+export function nodeOptions(settings: Pick<Settings, 'logLevel'>): { NODE_OPTIONS?: string } {
+  return settings.logLevel === 'debug' ? { NODE_OPTIONS: '--enable-source-maps' } : {};
+}
+
 /** How long each function may run, and which reserved-concurrency setting is its (none: the function reserves nothing). */
 function sizing(name: FunctionName, settings: Settings): { timeout: Duration; reservedConcurrency: number } {
   switch (name) {
@@ -104,7 +115,7 @@ export class ServiceFunctions extends Construct {
         DEBUG: String(settings.debug),
         TRACING: String(settings.tracing),
         ...(keyActions ? { SIGNING_KMS_KEY_ID: data.signingKey.keyArn } : {}),
-        NODE_OPTIONS: '--enable-source-maps',
+        ...nodeOptions(settings),
       },
     });
     data.grantTableAccess(role, name);

@@ -70,7 +70,10 @@ describe('a stack synthesized with every context key set', () => {
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         MemorySize: 1024,
-        Environment: { Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true', TRUSTED_VIEWER_HEADERS: '', TRACING: 'false' } },
+        // At debug, stack traces are source-mapped where they are logged (docs/operations.md#reading-a-stack-trace).
+        Environment: {
+          Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true', TRUSTED_VIEWER_HEADERS: '', TRACING: 'false', NODE_OPTIONS: '--enable-source-maps' },
+        },
         LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
       });
     }
