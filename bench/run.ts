@@ -19,6 +19,9 @@ import { ensureTable, startLocalStore } from '../local/store';
 import { baselineRequests, startBaselineServer } from './baseline';
 import { measureBundles, type BundleMeasurement, type BundleResult } from './bundles';
 import { deployedStack } from './deployed-stack';
+import type { CostPerMillion } from './cost';
+import { costBudgets, costSection, renderCostSection, type ServedSample } from './cost-report';
+import { logCapture } from './log-capture';
 import { runLoad, type LoadRequest, type LoadResult } from './load';
 import { median, round } from './stats';
 
@@ -92,8 +95,9 @@ try {
   const client = createDynamoClient(config);
   const meter = meterDynamo(client);
   const clock = steppableClock();
-  // Lines are formatted as on Lambda, then dropped: the table on stdout is the output.
-  const logger = createLogger(config.logLevel, {}, () => undefined);
+  // Lines are formatted as on Lambda and counted while a metered request is served, then dropped: the table on stdout is the output.
+  const logs = logCapture();
+  const logger = createLogger(config.logLevel, {}, logs.sink);
   const keyVault = localKeyVault(randomBytes(32));
   const deps = createDeps(config, { client, clock, logger, keyVault });
   const server = await startLocalServer({ deps, port: 0 });
@@ -295,25 +299,32 @@ try {
   await quiesce();
   progress('DynamoDB round trips and capacity per request, cold and warm');
   const metered: Record<string, { cold: Meter; warm: Meter }> = {};
+  const served: Record<string, ServedSample[]> = {};
   for (const [name, scenario] of Object.entries(scenarios)) {
     progress(`metering ${name}`);
     const samples = bulkWrites.has(name) ? plan.bulkMeterSamples : plan.meterSamples;
     const bodies = scenario.bodies();
     let next = 0;
     const send = async () => {
-      const answer = await fetch(`${urlOf(scenario)}${scenario.path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...scenario.headers },
-        body: bodies[next++ % bodies.length],
+      const startedAt = performance.now();
+      const { value: answer, bytes } = await logs.during(async () => {
+        const response = await fetch(`${urlOf(scenario)}${scenario.path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...scenario.headers },
+          body: bodies[next++ % bodies.length],
+        });
+        return { status: response.status, text: await response.text() };
       });
-      if (answer.status !== 200) throw new Error(`${name} answered ${answer.status}: ${await answer.text()}`);
+      if (answer.status !== 200) throw new Error(`${name} answered ${answer.status}: ${answer.text}`);
+      return { ms: performance.now() - startedAt, log_bytes: bytes, status: answer.status, response_bytes: Buffer.byteLength(answer.text) };
     };
     const measure = async (cold: boolean): Promise<Meter> => {
       let total = { roundTrips: 0, writes: 0, read: 0, write: 0 };
       for (let i = 0; i < samples; i++) {
         if (cold) clock.skip(config.cacheTtlSeconds + 1);
         meter.reset();
-        await send();
+        const sample = await send();
+        if (!cold) (served[name] ??= []).push(sample);
         total = {
           roundTrips: total.roundTrips + meter.total(),
           writes: total.writes + meter.writes(),
@@ -392,6 +403,7 @@ try {
     events_consumer_rps: consumer!.rps,
     events_consumer: consumer!,
     baseline_store: { rps: load.baseline_store!.c32!.rps, p50_ms: load.baseline_store!.c32!.p50_ms, p99_ms: load.baseline_store!.c32!.p99_ms, by_concurrency: load.baseline_store! },
+    ...costSection({ served, metered, scenarios, deployed }),
     bundles: measured.bundles,
     bundles_reference: measured.reference,
     bundles_reference_kms: measured.referenceKms,
@@ -426,6 +438,7 @@ type Results = {
   baseline_store: { rps: number; by_concurrency: Record<string, LoadResult> };
   bundles: Record<string, BundleResult>;
   bundles_reference: BundleMeasurement['reference'];
+  cost_per_million: Record<string, CostPerMillion>;
 } & Record<string, any>;
 
 function checkBudgets(results: Results) {
@@ -435,6 +448,8 @@ function checkBudgets(results: Results) {
     { budget: '/auth by key: at most 3 DynamoDB round trips cold', value: auth.ddb_round_trips_cold, pass: auth.ddb_round_trips_cold <= 3 },
     { budget: '/auth by key: at most 2 DynamoDB round trips warm', value: auth.ddb_round_trips_warm, pass: auth.ddb_round_trips_warm <= 2 },
     { budget: '/auth by key: one write per successful /auth', value: auth.warm.write_requests, pass: auth.warm.write_requests === 1 && auth.cold.write_requests === 1 },
+    ...unitBudgets(results),
+    ...costBudgets(results),
     {
       budget: '/auth by key: at least half the baseline requests/s (concurrency 32)',
       value: round(auth.rps / results.baseline_store.rps),
@@ -497,6 +512,15 @@ function checkBudgets(results: Results) {
   return { all_met: checks.every((check) => check.pass), checks };
 }
 
+/** The floor of a warm /auth on DynamoDB: the license read (eventually consistent, under 4 KB) and its write (under 1 KB). */
+function unitBudgets(results: Results) {
+  const warm = results.auth_license.warm;
+  return [
+    { budget: '/auth by key, warm: 1 write unit', value: warm.write_units, pass: warm.write_units === 1 },
+    { budget: '/auth by key, warm: at most 0.5 read units', value: warm.read_units, pass: warm.read_units <= 0.5 },
+  ];
+}
+
 function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudgets>): string {
   const { machine } = results;
   const lines = [
@@ -533,6 +557,7 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     '',
     `Events consumer (DynamoDB Local's stream, running through every load above; the records include those of its own marks, audit items and counters, which the stack's filter keeps from the Lambda): ${results.events_consumer.records} stream records in ${results.events_consumer.seconds} s over the \`/auth\` by key run at concurrency 32, ${results.events_consumer_rps} records/s, ${results.events_consumer.lag_s} s behind when the load ended.`,
     '',
+    ...renderCostSection(results, labels),
     `| Lambda bundle (samples on Node ${results.bundles_reference.node.replace(/^v/, '')}) | NODE_OPTIONS (as deployed) | index.mjs bytes | with chunks | Import + first request, ms (median, fresh process) | × SDK reference | × its reference |`,
     '|---|---|---:|---:|---:|---:|---:|',
     `| SDK reference: DynamoDBDocumentClient + one GetCommand | | ${results.bundles_reference.bytes} | ${results.bundles_reference.bytes_all} | ${results.bundles_reference.init_ms} | 1 | 1 |`,
