@@ -22,6 +22,7 @@ import { deployedStack } from './deployed-stack';
 import type { CostPerMillion } from './cost';
 import { costBudgets, costSection, renderCostSection, type ServedSample } from './cost-report';
 import { logCapture } from './log-capture';
+import { appStatsBudgets, measureAppStatsUnits, measureScale, renderScale, scaleBudgets, type AppStatsUnits, type ScaleContext, type ScaleResult } from './scale';
 import { runLoad, type LoadRequest, type LoadResult } from './load';
 import { median, round } from './stats';
 
@@ -31,11 +32,18 @@ import { median, round } from './stats';
  * only), written to bench/results.json and bench/results.md; `--update-docs`
  * also puts the tables into docs/performance.md.
  */
-const usage = 'npm run bench [-- [--quick] [--update-docs]]\n  --quick        shorter runs\n  --update-docs  also write the tables between the bench markers of docs/performance.md\n';
-let options: { quick?: boolean; 'update-docs'?: boolean; help?: boolean };
+const usage =
+  'npm run bench [-- [--quick] [--scale [N]] [--update-docs]]\n  --quick        shorter runs\n  --scale [N]    also seed an app of N licenses (default 200000) and one of 1000, and compare their figures\n  --update-docs  also write the tables between the bench markers of docs/performance.md\n';
+const defaultScaleLicenses = 200_000;
+/** The seeding of --scale stops the run past this: at the default size it takes a few minutes on a 2-core machine. */
+const maxSeedSeconds = 900;
+let options: { quick?: boolean; 'update-docs'?: boolean; help?: boolean; scale?: string };
 try {
+  // A bare --scale takes the default size.
+  const args = process.argv.slice(2).flatMap((arg, i, all) => (arg === '--scale' && !/^\d/.test(all[i + 1] ?? '') ? [arg, String(defaultScaleLicenses)] : [arg]));
   // Strict: a mistyped or retired flag (--update-readme) would otherwise cost a whole run that silently skips what was asked.
-  options = parseArgs({ options: { quick: { type: 'boolean' }, 'update-docs': { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }).values;
+  options = parseArgs({ args, options: { quick: { type: 'boolean' }, 'update-docs': { type: 'boolean' }, help: { type: 'boolean' }, scale: { type: 'string' } }, strict: true }).values;
+  if (options.scale !== undefined && !(Number.isInteger(Number(options.scale)) && Number(options.scale) >= 2000)) throw new Error(`--scale takes a whole number of licenses, at least 2000, got ${options.scale}`);
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\nusage: ${usage}`);
   process.exit(2);
@@ -339,6 +347,13 @@ try {
     metered[name] = { cold, warm: await measure(false) };
   }
 
+  // The apps below are seeded after the metering, whose figures they would not change, with the consumer stopped: the figures are the requests' own.
+  const scaleContext: ScaleContext = { deps, management, teamId: owner.team_id, url: unsignedServer.url, headers: auth, meter, quiesce };
+  progress('app_stats: /app/stats read units on an app of 100 licenses and one of 2,000');
+  const appStats: AppStatsUnits = await measureAppStatsUnits(scaleContext);
+  const scale: ScaleResult | undefined =
+    options.scale === undefined ? undefined : await measureScale(scaleContext, { licenses: Number(options.scale), maxSeedSeconds, log: progress });
+
   progress('bcrypt');
   const bcrypt: Record<string, { hash_ms: number; compare_ms: number }> = {};
   for (const cost of [...new Set([10, 12, config.bcryptCost])].sort((a, b) => a - b)) {
@@ -404,6 +419,8 @@ try {
     events_consumer: consumer!,
     baseline_store: { rps: load.baseline_store!.c32!.rps, p50_ms: load.baseline_store!.c32!.p50_ms, p99_ms: load.baseline_store!.c32!.p99_ms, by_concurrency: load.baseline_store! },
     ...costSection({ served, metered, scenarios, deployed }),
+    app_stats: appStats,
+    ...(scale ? { scale } : {}),
     bundles: measured.bundles,
     bundles_reference: measured.reference,
     bundles_reference_kms: measured.referenceKms,
@@ -439,6 +456,8 @@ type Results = {
   bundles: Record<string, BundleResult>;
   bundles_reference: BundleMeasurement['reference'];
   cost_per_million: Record<string, CostPerMillion>;
+  app_stats: AppStatsUnits;
+  scale?: ScaleResult;
 } & Record<string, any>;
 
 function checkBudgets(results: Results) {
@@ -450,6 +469,8 @@ function checkBudgets(results: Results) {
     { budget: '/auth by key: one write per successful /auth', value: auth.warm.write_requests, pass: auth.warm.write_requests === 1 && auth.cold.write_requests === 1 },
     ...unitBudgets(results),
     ...costBudgets(results),
+    ...appStatsBudgets(results.app_stats),
+    ...scaleBudgets(results.scale),
     {
       budget: '/auth by key: at least half the baseline requests/s (concurrency 32)',
       value: round(auth.rps / results.baseline_store.rps),
@@ -524,7 +545,7 @@ function unitBudgets(results: Results) {
 function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudgets>): string {
   const { machine } = results;
   const lines = [
-    `Run of ${results.generated_at} (\`npm run bench${results.mode === 'quick' ? ' -- --quick' : ''}\`) on ${machine.cores} × ${machine.cpu}, ${machine.memory_gb} GB, Node ${machine.node}; load average ${machine.load_average_at_start.join(' / ')} at start, ${machine.load_average_at_end.join(' / ')} at end. Cache TTL ${results.settings.cache_ttl_seconds} s, bcrypt cost ${results.settings.bcrypt_cost}.`,
+    `Run of ${results.generated_at} (\`npm run bench${results.mode === 'quick' ? ' -- --quick' : ''}${results.scale ? `${results.mode === 'quick' ? '' : ' --'} --scale ${results.scale.licenses_large}` : ''}\`) on ${machine.cores} × ${machine.cpu}, ${machine.memory_gb} GB, Node ${machine.node}; load average ${machine.load_average_at_start.join(' / ')} at start, ${machine.load_average_at_end.join(' / ')} at end. Cache TTL ${results.settings.cache_ttl_seconds} s, bcrypt cost ${results.settings.bcrypt_cost}.`,
     '',
     '| Operation | c1 p50 ms | c1 p99 ms | c1 req/s | c32 p50 ms | c32 p99 ms | c32 req/s | DDB round trips cold / warm | RCU / WCU per request (warm) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -558,6 +579,9 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     `Events consumer (DynamoDB Local's stream, running through every load above; the records include those of its own marks, audit items and counters, which the stack's filter keeps from the Lambda): ${results.events_consumer.records} stream records in ${results.events_consumer.seconds} s over the \`/auth\` by key run at concurrency 32, ${results.events_consumer_rps} records/s, ${results.events_consumer.lag_s} s behind when the load ended.`,
     '',
     ...renderCostSection(results, labels),
+    `\`/app/stats\` read units: ${results.app_stats.read_units_small} for an app of ${results.app_stats.licenses_small} licenses, ${results.app_stats.read_units_large} for one of ${results.app_stats.licenses_large}.`,
+    '',
+    ...renderScale(results.scale),
     `| Lambda bundle (samples on Node ${results.bundles_reference.node.replace(/^v/, '')}) | NODE_OPTIONS (as deployed) | index.mjs bytes | with chunks | Import + first request, ms (median, fresh process) | × SDK reference | × its reference |`,
     '|---|---|---:|---:|---:|---:|---:|',
     `| SDK reference: DynamoDBDocumentClient + one GetCommand | | ${results.bundles_reference.bytes} | ${results.bundles_reference.bytes_all} | ${results.bundles_reference.init_ms} | 1 | 1 |`,
