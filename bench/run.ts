@@ -372,9 +372,9 @@ try {
 
   await server.close();
   await unsignedServer.close();
-  progress('bundles and the SDK reference handler: build, then fresh-process import and one request against the store, interleaved');
   progress('the stack synthesized at its default settings (no bundling), for what each function is deployed with');
   const deployed = deployedStack();
+  progress('bundles and the SDK reference handler: build, then fresh-process import and one request against the store, interleaved');
   const measured = await measureBundles(root, { endpoint: store.endpoint, tableName: config.tableName }, plan.bundleRuns, progress, deployed.functions);
 
   const operation = (name: string) => {
