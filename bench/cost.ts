@@ -123,6 +123,8 @@ const labels: Record<keyof CostPerMillion['parts'], string> = {
 export function renderCost(costs: Record<string, CostPerMillion>, operationLabels: Record<string, string>, list: Prices = prices): string[] {
   const parts = Object.keys(labels) as (keyof CostPerMillion['parts'])[];
   const first = Object.values(costs)[0];
+  // Two decimals in the table (bench/results.json keeps four): a cent per million is finer than any price here is known to.
+  const usd = (value: number) => value.toFixed(2);
   const lines = [
     `Cost per million requests at list prices (${list.region}; every function ${first ? `${first.inputs.memory_mb} MB ${first.inputs.architecture}, X-Ray ${first.inputs.tracing ? 'on' : 'off'}` : ''}, as the stack deploys by default):`,
     '',
@@ -130,14 +132,14 @@ export function renderCost(costs: Record<string, CostPerMillion>, operationLabel
     `|---|---:|---:|---:|${parts.map(() => '---:').join('|')}|---:|`,
     ...Object.entries(costs).map(
       ([name, cost]) =>
-        `| ${operationLabels[name] ?? name} | ${cost.inputs.read_units} / ${cost.inputs.write_units} | ${cost.inputs.billed_ms} | ${cost.inputs.log_bytes} | ${parts.map((part) => cost.parts[part]).join(' | ')} | **${cost.total_usd}** |`,
+        `| ${operationLabels[name] ?? name} | ${cost.inputs.read_units} / ${cost.inputs.write_units} | ${cost.inputs.billed_ms} | ${cost.inputs.log_bytes} | ${parts.map((part) => usd(cost.parts[part])).join(' | ')} | **${usd(cost.total_usd)}** |`,
     ),
     '',
     '| Price | US$ | per | source | as known on | note |',
     '|---|---:|---|---|---|---|',
     ...Object.entries(list)
       .flatMap(([name, price]) => (typeof price === 'object' ? [[name, price as ListPrice] as const] : []))
-      .map(([name, price]) => `| ${name} | ${price.usd} | ${price.per} | ${price.source} | ${price.as_known_on} | ${price.note ?? ''} |`),
+      .map(([name, price]) => `| ${name} | ${price.usd.toLocaleString('en', { maximumSignificantDigits: 6 })} | ${price.per} | ${price.source} | ${price.as_known_on} | ${price.note ?? ''} |`),
     `| xray_default_sampled_fraction | ${list.xray_default_sampled_fraction} | request | https://docs.aws.amazon.com/xray/latest/devguide/xray-console-sampling.html | ${list.api_gateway_rest_request.as_known_on} | the default rule: 1 a second, then 5 % |`,
     '',
     '| Hosted service | Pricing model | Figure | Source | As known on |',
