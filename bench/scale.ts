@@ -19,8 +19,9 @@ export interface ScaleContext {
 }
 
 interface Figure {
-  p50_ms: number;
-  p99_ms: number;
+  /** null when no request answered within the load's seconds. */
+  p50_ms: number | null;
+  p99_ms: number | null;
   rps: number;
   /** Requests of the load that failed or timed out (30 s): a figure that grows with the catalogue can stop answering in time. */
   failed: number;
@@ -94,7 +95,16 @@ async function measureApp(context: ScaleContext, app: SeededApp): Promise<SizeFi
       ...load,
     });
     const units = await metered(context, request.path, request.bodies[0]!);
-    figures[operation] = { p50_ms: result.p50_ms, p99_ms: result.p99_ms, rps: result.rps, failed: result.non_2xx + result.errors, read_units: units.read, write_units: units.write };
+    // autocannon reports latencies of 0 when nothing answered before the load ended: that is no figure at all.
+    const answered = result.requests > 0;
+    figures[operation] = {
+      p50_ms: answered ? result.p50_ms : null,
+      p99_ms: answered ? result.p99_ms : null,
+      rps: result.rps,
+      failed: result.non_2xx + result.errors,
+      read_units: units.read,
+      write_units: units.write,
+    };
   }
   return { licenses: app.licenses, figures };
 }
