@@ -12,6 +12,7 @@ import { hashPassword, verifyPassword } from '#core/domain/passwords';
 import { createDynamoClient } from '#data/db';
 import * as owners from '../functions/admin/owners';
 import { meterDynamo } from '../local/ddb-meter';
+import { measureWriteRoutes, renderWriteRoutes } from './write-routes';
 import { localSink } from '../functions/events/sinks';
 import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
@@ -347,6 +348,9 @@ try {
     metered[name] = { cold, warm: await measure(false) };
   }
 
+  progress('write routes: each once, metered');
+  const writeRoutes = await measureWriteRoutes({ meter, management, client: post, appId: owner.app_id, subscriptionId: subscriptions[2]! });
+
   // The apps below are seeded after the metering, whose figures they would not change, with the consumer stopped: the figures are the requests' own.
   const scaleContext: ScaleContext = { deps, management, teamId: owner.team_id, url: unsignedServer.url, headers: auth, meter, quiesce };
   progress('app_stats: /app/stats read units on an app of 100 licenses and one of 2,000');
@@ -425,6 +429,7 @@ try {
     bundles_reference: measured.reference,
     bundles_reference_kms: measured.referenceKms,
     bcrypt,
+    write_routes: writeRoutes,
   };
   const budgets = checkBudgets(results);
   mkdirSync(join(root, 'bench'), { recursive: true });
@@ -602,6 +607,7 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     ...budgets.checks.map((check) => `| ${check.budget} | ${check.value} | ${check.pass ? 'yes' : '**no**'} |`),
     '',
   );
+  lines.push(...renderWriteRoutes(results.write_routes), '');
   return lines.join('\n');
 }
 

@@ -31,7 +31,7 @@ describe('table access per function', () => {
       keys.license('l', 't').pk,
       ...keys.licenseCandidates('l', 't').map((key) => key.pk),
       keys.licenseOf({ key: 'l', team_id: 't', key_scope: 'team' }).pk,
-      keys.licenseByApp('a', 'c', 'l').gsi1pk,
+      keys.licenseByApp('a', 'c', 'l').gsi2pk,
       keys.hwid('a', 'h').pk,
       keys.username('a', 'u').pk,
       keys.blacklist('a', 'ip', '1.2.3.4').pk,
@@ -39,6 +39,8 @@ describe('table access per function', () => {
       keys.audit('a', 'p').pk,
       keys.auditByLicense('a', 'l', 'p').gsi1pk,
       keys.dailyStats('a', '2026-01-01').pk,
+      keys.statsTotals('a').pk,
+      keys.expiryCount('a', keys.expirySortKey('D', '2026-01-01')).pk,
       keys.streamRecord('e').pk,
       keys.usageMarker(keys.license('l', 't'), 'u-12345678').pk,
     ];
@@ -48,7 +50,7 @@ describe('table access per function', () => {
         'apiKey', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid',
         'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp',
         'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
-        'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'streamRecord', 'entityOf',
+        'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'statsTotals', 'expiryCount', 'expirySortKey', 'streamRecord', 'entityOf',
       ].sort(),
     );
   });
