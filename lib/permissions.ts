@@ -131,7 +131,7 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   // in batches for that and for /integration/stripe/licenses.
   integration: {
     grants: [
-      { actions: ['dynamodb:GetItem'], partitions: ['app', 'subscription', 'stripe'] },
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'stripe'] },
       { actions: ['dynamodb:BatchGetItem'], partitions: ['subscription', 'license'] },
       { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['stripe', 'license'] },
       { actions: ['dynamodb:DeleteItem'], partitions: ['stripe'] },

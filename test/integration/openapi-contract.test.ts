@@ -439,7 +439,9 @@ describe('the whole document', () => {
 
   it('lists no outcome these requests did not produce, except those only faults and races cause', () => {
     const missing: string[] = [];
-    for (const [path, item] of Object.entries(document.paths) as [RoutePath, any][]) {
+    // The inbound route's outcomes are produced by test/integration/stripe-webhook.test.ts.
+    const routePaths = new Set<string>(routes.map((route) => route.path));
+    for (const [path, item] of (Object.entries(document.paths) as [RoutePath, any][]).filter(([path]) => routePaths.has(path))) {
       const seen = produced.get(path) ?? new Set<string>();
       for (const [status, response] of Object.entries(item.post.responses) as [string, any][]) {
         const schema = response.content['application/json'].schema;

@@ -115,6 +115,40 @@ describe('the signature', () => {
   });
 });
 
+describe('what the route answers besides', () => {
+  it('answers a body over 256 KiB 413 before verifying it', async () => {
+    const { event } = checkout([{ price: 'price_proYearly', quantity: 1 }], { padding: 'x'.repeat(300 * 1024) });
+    expect(await send(event)).toMatchObject({ status: 413, body: { error_code: 'PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('answers 429 with Retry-After over its own throttle, per application', async () => {
+    const throttled = await startTestServer({ inboundRateLimit: { ratePerSecond: 0.001, burst: 1 } });
+    try {
+      const { event } = checkout([{ price: 'price_proYearly', quantity: 1 }]);
+      expect((await postStripeEvent(throttled, owner.app_id, event, secret)).status).toBe(400);
+      const refused = await postStripeEvent(throttled, owner.app_id, event, secret);
+      expect(validator.answerProblems(webhookPath, refused.status, refused.headers, refused.body)).toEqual([]);
+      expect(refused).toMatchObject({ status: 429, body: { error_code: 'RATE_LIMITED' } });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await postStripeEvent(throttled, newId(), event, secret)).status).toBe(400);
+    } finally {
+      await throttled.close();
+    }
+  });
+
+  it('answers 500 and makes nothing when Stripe refuses to list the line items, so that Stripe sends the event again', async () => {
+    const { session, event } = checkout([{ price: 'price_proYearly', quantity: 1 }]);
+    lineItems.delete(session);
+    const before = await snapshot();
+    expect(await send(event)).toMatchObject({ status: 500, body: { error_code: 'SERVER_ERROR' } });
+    expect(await snapshot()).toBe(before);
+    expect(env.logs.lines.filter((line) => line.includes(session))).toEqual([expect.stringContaining('StripeInvalidRequestError resource_missing status 404')]);
+    lineItems.set(session, [{ price: 'price_proYearly', quantity: 1 }]);
+    expect((await send(event)).status).toBe(200);
+    expect(await storedLicensesOf(session)).toHaveLength(1);
+  });
+});
+
 describe('checkout.session.completed', () => {
   it('makes one license per unit of each mapped price, with the metadata and the stripe tag, listing the line items with the restricted key', async () => {
     const { session, object, event } = checkout([
