@@ -108,7 +108,14 @@ export function StripeScreen({ app }: { app: App }) {
 
       <div class="card wide" role="region" aria-label="Webhook endpoint">
         <h2>1. Webhook endpoint</h2>
-        <p>In Stripe: Developers → Webhooks → Add endpoint, with this URL and the events {stripeEvents.map((name, index) => [index > 0 ? ', ' : '', <code key={name}>{name}</code>])}.</p>
+        <p>In Stripe: Developers → Webhooks → Add endpoint, with this URL and these events:</p>
+        <ul class="names">
+          {stripeEvents.map((name) => (
+            <li key={name}>
+              <code>{name}</code>
+            </li>
+          ))}
+        </ul>
         <div class="row">
           <code data-field="endpoint_url">{endpoint}</code>
           <button type="button" onClick={() => void copyEndpoint()}>
@@ -161,7 +168,7 @@ export function StripeScreen({ app }: { app: App }) {
                 {rows.map((row, index) => (
                   <tr key={index}>
                     <td>
-                      <input aria-label="Stripe price id" name={`price_${index}`} required pattern="price_[A-Za-z0-9]{1,250}" value={row.price} onInput={(event) => change(index, { price: event.currentTarget.value })} />
+                      <input aria-label="Stripe price id" name={`price_${index}`} size={28} required pattern="price_[A-Za-z0-9]{1,250}" value={row.price} onInput={(event) => change(index, { price: event.currentTarget.value })} />
                     </td>
                     <td>
                       <select aria-label="Subscription tier" required value={row.subscription_id} onChange={(event) => change(index, { subscription_id: event.currentTarget.value })}>
