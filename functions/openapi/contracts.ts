@@ -191,6 +191,18 @@ const authenticationFailures: ClientFailureCode[] = [
   'SUBSCRIPTION_NOT_ACTIVE',
 ];
 
+const stripePrices = { price_1QaZ2bC3dE4fG5hI: { subscription_id: example.subscriptionId, duration_unit: 'years', duration_value: 1, max_devices: 2 } };
+
+/** What /integration/stripe/set and /integration/stripe/get answer. */
+const stripeConnectionExample = {
+  app_id: example.appId,
+  webhook_secret: 'whsec_…H5aL',
+  prices: stripePrices,
+  webhook_path: `/stripe/webhook/${example.appId}`,
+  created_at: example.createdAt,
+  updated_at: example.createdAt,
+};
+
 export const contracts: Record<RoutePath, Contract> = {
   '/auth': {
     tag: 'Client',
@@ -685,17 +697,10 @@ export const contracts: Record<RoutePath, Contract> = {
       app_id: example.appId,
       webhook_secret: 'whsec_Jx2kQ9vN4mP7rT1sW8yZ3bC6dF0gH5aL',
       api_key: 'rk_test_51Hx2kQ9vN4mP7rT1sW8yZ3bC6dF0gH5aL',
-      prices: { price_1QaZ2bC3dE4fG5hI: { subscription_id: example.subscriptionId, duration_unit: 'years', duration_value: 1, max_devices: 2 } },
+      prices: stripePrices,
     },
     answer: answers.stripeConnection,
-    answerExample: {
-      app_id: example.appId,
-      webhook_secret: 'whsec_…H5aL',
-      prices: { price_1QaZ2bC3dE4fG5hI: { subscription_id: example.subscriptionId, duration_unit: 'years', duration_value: 1, max_devices: 2 } },
-      webhook_path: `/stripe/webhook/${example.appId}`,
-      created_at: example.createdAt,
-      updated_at: example.createdAt,
-    },
+    answerExample: stripeConnectionExample,
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND'],
   },
   '/integration/stripe/get': {
@@ -705,14 +710,7 @@ export const contracts: Record<RoutePath, Contract> = {
     request: integrationSchemas.appIdSchema,
     requestExample: { app_id: example.appId },
     answer: answers.stripeConnection,
-    answerExample: {
-      app_id: example.appId,
-      webhook_secret: 'whsec_…H5aL',
-      prices: { price_1QaZ2bC3dE4fG5hI: { subscription_id: example.subscriptionId, duration_unit: 'years', duration_value: 1 } },
-      webhook_path: `/stripe/webhook/${example.appId}`,
-      created_at: example.createdAt,
-      updated_at: example.createdAt,
-    },
+    answerExample: stripeConnectionExample,
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'NOT_FOUND'],
   },
   '/integration/stripe/delete': {

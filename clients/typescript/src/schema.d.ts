@@ -7763,7 +7763,8 @@ export interface operations {
                      *           "price_1QaZ2bC3dE4fG5hI": {
                      *             "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
                      *             "duration_unit": "years",
-                     *             "duration_value": 1
+                     *             "duration_value": 1,
+                     *             "max_devices": 2
                      *           }
                      *         },
                      *         "webhook_path": "/stripe/webhook/3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
