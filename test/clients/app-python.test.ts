@@ -1,0 +1,298 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startLocalServer, type LocalServer } from '../../local/server';
+import { startTestServer, type TestServer } from '../support/env';
+import { createOwner, type Owner } from '../support/owners';
+
+/**
+ * Runs the Python client's own unittest suite (clients/app-python/tests) with
+ * Debian's /usr/bin/python3 against the local server on loopback, and through an
+ * intercepting proxy that the Python tests steer: it alters status, body,
+ * signature or nonce, replays an old answer, relays another license, loses
+ * answers, and stops and restarts the server. Also builds the wheel and sdist.
+ */
+
+const run = promisify(execFile);
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const project = join(root, 'clients', 'app-python');
+const python = '/usr/bin/python3';
+
+/** What this machine lacks of `modules` ([module, Debian package]), named; undefined when everything is there. */
+function missingForPython(modules: [string, string][]): string | undefined {
+  try {
+    execFileSync(python, ['--version'], { stdio: 'ignore', timeout: 20_000 });
+  } catch {
+    return `${python} (apt-get install python3)`;
+  }
+  const missing = modules.filter(([module]) => {
+    try {
+      execFileSync(python, ['-c', `import ${module}`], { stdio: 'ignore', timeout: 20_000 });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  return missing.length ? `Python modules ${missing.map(([module, pkg]) => `${module} (apt-get install ${pkg})`).join(', ')}` : undefined;
+}
+
+const runtime: [string, string][] = [
+  ['cryptography', 'python3-cryptography'],
+  ['jwt', 'python3-jwt'],
+];
+const missing = missingForPython(runtime);
+const missingToBuild = missingForPython([...runtime, ['pip', 'python3-pip'], ['setuptools', 'python3-setuptools'], ['wheel', 'python3-wheel']]);
+if (missing) process.stderr.write(`SKIPPED: the Python client tests need ${missing}\n`);
+else if (missingToBuild) process.stderr.write(`SKIPPED: building the Python client's wheel and sdist needs ${missingToBuild}\n`);
+const whenPython = (name: string, test: () => Promise<void>, timeout: number) => (missing ? it.skip(`${name} (skipped: needs ${missing})`, test) : it(name, test, timeout));
+const whenBuildable = (name: string, test: () => Promise<void>, timeout: number) =>
+  missingToBuild ? it.skip(`${name} (skipped: needs ${missingToBuild})`, test) : it(name, test, timeout);
+
+type Mode =
+  | 'pass'
+  | 'status'
+  | 'status-5xx'
+  | 'body'
+  | 'body-redigest'
+  | 'signature'
+  | 'strip'
+  | 'nonce-request'
+  | 'nonce-answer'
+  | 'replay'
+  | 'relay'
+  | 'gateway-502'
+  | 'rate-limited'
+  | 'lose-answer';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const digestOf = (body: string) => `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
+const signed = ['content-digest', 'signature-input', 'signature'];
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The proxy's alterations of a genuine answer, each one a forger's attempt. */
+function alter(mode: Mode, answer: Answer): Answer {
+  const headers = { ...answer.headers };
+  switch (mode) {
+    case 'status':
+      return { ...answer, status: answer.status === 200 ? 403 : 200 };
+    case 'status-5xx':
+      return { ...answer, status: 503 };
+    case 'body':
+    case 'body-redigest': {
+      const body = answer.body.includes('"success":false')
+        ? answer.body.replace('"success":false', '"success":true')
+        : `{"forged":true,${answer.body.slice(1).replace(/"subscription_level":\d+/, '"subscription_level":99')}`;
+      if (mode === 'body-redigest') headers['content-digest'] = digestOf(body);
+      return { status: 200, headers, body };
+    }
+    case 'signature': {
+      const raw = Buffer.from(/sig1=:([^:]*):/.exec(headers.signature ?? '')?.[1] ?? '', 'base64');
+      raw[0] = (raw[0] ?? 0) ^ 1;
+      headers.signature = `sig1=:${raw.toString('base64')}:`;
+      return { ...answer, headers };
+    }
+    case 'strip':
+      for (const name of signed) delete headers[name];
+      return { ...answer, headers };
+    case 'nonce-answer':
+      headers['signature-input'] = (headers['signature-input'] ?? '').replace(/;nonce="[^"]*"/, ';nonce="replaced-by-the-proxy"');
+      return { ...answer, headers };
+    default:
+      return answer;
+  }
+}
+
+interface Proxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * An intercepting proxy in front of the service, steered by `POST /__control/*`:
+ * `mode` ({mode, times?, license?}: the next `times` requests, or all until the next mode),
+ * `log` (the request bodies forwarded since the last mode) and `server` ({running}).
+ */
+async function startProxy(upstream: () => string, setRunning: (running: boolean) => Promise<void>): Promise<Proxy> {
+  let mode: Mode = 'pass';
+  let times = Infinity;
+  let relayLicense = '';
+  let log: unknown[] = [];
+  const last = new Map<string, Answer>();
+
+  const control = async (path: string, body: Record<string, unknown>, response: ServerResponse) => {
+    if (path === '/__control/mode') {
+      mode = body.mode as Mode;
+      times = typeof body.times === 'number' ? body.times : Infinity;
+      relayLicense = String(body.license ?? '');
+      log = [];
+    } else if (path === '/__control/server') {
+      await setRunning(body.running === true);
+    } else if (path !== '/__control/log') {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ log }));
+  };
+
+  const forward = async (path: string, request: IncomingMessage, text: string): Promise<Answer> => {
+    const current = times > 0 ? mode : 'pass';
+    times -= 1;
+    let body = text;
+    let digest = request.headers['content-digest'] as string | undefined;
+    if (current === 'replay' && last.has(path)) return last.get(path)!;
+    if (current === 'gateway-502') return { status: 502, headers: { 'content-type': 'application/json' }, body: '{"message":"Bad Gateway"}' };
+    if (current === 'rate-limited') {
+      log.push(JSON.parse(text));
+      return { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: '{"success":false,"message":"RATE_LIMITED"}' };
+    }
+    if (current === 'nonce-request' || current === 'relay') {
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      if (current === 'nonce-request') parsed.nonce = `proxy-${String(parsed.nonce)}`;
+      else parsed.license = relayLicense;
+      body = JSON.stringify(parsed);
+      digest = digestOf(body);
+    }
+    log.push(JSON.parse(text));
+    const upstreamAnswer = await fetch(`${upstream()}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(digest ? { 'content-digest': digest } : {}) },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    for (const name of [...signed, 'retry-after']) {
+      const value = upstreamAnswer.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    const answer = { status: upstreamAnswer.status, headers, body: await upstreamAnswer.text() };
+    last.set(path, answer);
+    if (current === 'lose-answer') return { status: 504, headers: { 'content-type': 'application/json' }, body: '{"message":"Endpoint request timed out"}' };
+    return alter(current, answer);
+  };
+
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const path = (request.url ?? '/').split('?')[0]!;
+      const text = await readBody(request);
+      if (path.startsWith('/__control/')) {
+        await control(path, text ? (JSON.parse(text) as Record<string, unknown>) : {}, response);
+        return;
+      }
+      const answer = await forward(path, request, text);
+      response.writeHead(answer.status, answer.headers).end(answer.body);
+    })().catch(() => response.destroy());
+  });
+  server.requestTimeout = 15_000;
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((closed) => {
+        server.closeAllConnections();
+        server.close(() => closed());
+      }),
+  };
+}
+
+let env: TestServer;
+let owner: Owner;
+let server: LocalServer | undefined;
+let proxy: Proxy;
+let key: { jwk: Record<string, unknown>; public_key_pem: string };
+
+beforeAll(async () => {
+  env = await startTestServer();
+  owner = await createOwner(env.deps);
+  key = (await env.post('/app/signing-key', { app_id: owner.app_id }, owner.auth)).body.data;
+  // Stoppable and restartable on the same port: the Python tests' "service unreachable" is a stopped server.
+  await env.server.close();
+  server = await startLocalServer({ deps: env.deps, port: env.server.port });
+  const setRunning = async (running: boolean) => {
+    if (!running && server) {
+      await server.close();
+      server = undefined;
+    } else if (running && !server) {
+      server = await startLocalServer({ deps: env.deps, port: env.server.port });
+    }
+  };
+  proxy = await startProxy(() => env.server.url, setRunning);
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await server?.close();
+  env.deps.table.doc.destroy();
+});
+
+describe('the Python client library (clients/app-python)', () => {
+  whenPython(
+    'passes its unittest suite against the local server and an intercepting proxy',
+    async () => {
+      const result = await run(python, ['-m', 'unittest', 'discover', '-v', '-s', join(project, 'tests'), '-t', join(project, 'tests')], {
+        cwd: project,
+        timeout: 300_000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: {
+          ...process.env,
+          PYTHONPATH: join(project, 'src'),
+          PYTHONDONTWRITEBYTECODE: '1',
+          // urllib honours proxy variables: loopback must never leave through one.
+          NO_PROXY: '127.0.0.1,localhost',
+          no_proxy: '127.0.0.1,localhost',
+          LICENSING_URL: env.server.url,
+          LICENSING_PROXY_URL: proxy.url,
+          LICENSING_APP_ID: owner.app_id,
+          LICENSING_API_KEY: owner.api_key,
+          LICENSING_PUBLIC_JWK: JSON.stringify(key.jwk),
+          LICENSING_PUBLIC_KEY_PEM: key.public_key_pem,
+        },
+      }).catch((failure: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(`python unittest failed:\n${failure.stderr ?? ''}\n${failure.stdout ?? failure.message}`);
+      });
+      const ran = Number(/^Ran (\d+) tests? in /m.exec(result.stderr)?.[1] ?? 0);
+      expect(result.stderr).toMatch(/^OK$/m);
+      expect(ran).toBeGreaterThanOrEqual(52);
+      expect(result.stderr).not.toMatch(/skipped/);
+    },
+    360_000,
+  );
+
+  whenBuildable(
+    'builds as a wheel and an sdist offline with Debian’s pip and setuptools',
+    async () => {
+      const work = mkdtempSync(join(tmpdir(), 'app-python-build-'));
+      try {
+        const copy = join(work, 'project');
+        cpSync(project, copy, { recursive: true, filter: (source) => !/(__pycache__|\.egg-info|[\\/]build)$/.test(source) });
+        const out = join(work, 'dist');
+        await run(python, ['-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation', '--no-index', '--no-cache-dir', '-w', out, '.'], { cwd: copy, timeout: 120_000 });
+        await run(python, ['-c', 'import sys, setuptools.build_meta as backend; backend.build_sdist(sys.argv[1])', out], { cwd: copy, timeout: 120_000 });
+        expect(readdirSync(out).sort()).toEqual(['licensing-client-0.1.0.tar.gz', 'licensing_client-0.1.0-py3-none-any.whl']);
+        const listed = await run(python, ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', join(out, 'licensing_client-0.1.0-py3-none-any.whl')]);
+        expect(listed.stdout).toContain('licensing_client/client.py');
+        expect(listed.stdout).toContain('licensing_client/py.typed');
+        expect(listed.stdout).toMatch(/METADATA/);
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
+});
