@@ -12,6 +12,7 @@ import { hashPassword, verifyPassword } from '#core/domain/passwords';
 import { createDynamoClient } from '#data/db';
 import * as owners from '../functions/admin/owners';
 import { meterDynamo } from '../local/ddb-meter';
+import { measureWriteRoutes, renderWriteRoutes } from './write-routes';
 import { localSink } from '../functions/events/sinks';
 import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
@@ -324,6 +325,9 @@ try {
     metered[name] = { cold, warm: await measure(false) };
   }
 
+  progress('write routes: each once, metered');
+  const writeRoutes = await measureWriteRoutes({ meter, management, client: post, appId: owner.app_id, subscriptionId: subscriptions[2]! });
+
   progress('bcrypt');
   const bcrypt: Record<string, { hash_ms: number; compare_ms: number }> = {};
   for (const cost of [...new Set([10, 12, config.bcryptCost])].sort((a, b) => a - b)) {
@@ -390,6 +394,7 @@ try {
     bundles_reference: measured.reference,
     bundles_reference_kms: measured.referenceKms,
     bcrypt,
+    write_routes: writeRoutes,
   };
   const budgets = checkBudgets(results);
   mkdirSync(join(root, 'bench'), { recursive: true });
@@ -547,6 +552,7 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     ...budgets.checks.map((check) => `| ${check.budget} | ${check.value} | ${check.pass ? 'yes' : '**no**'} |`),
     '',
   );
+  lines.push(...renderWriteRoutes(results.write_routes), '');
   return lines.join('\n');
 }
 

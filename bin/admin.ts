@@ -5,6 +5,7 @@ import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
 import { createKmsClient, kmsKeyVault } from '#core/signing/kms-vault';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createDynamoClient } from '#data/db';
+import * as maintenance from '../functions/admin/maintenance';
 import * as owners from '../functions/admin/owners';
 import { usageKeyRegistrar } from '../functions/admin/usage-keys';
 import { ensureTable, externalStore, startLocalStore, type Store } from '../local/store';
@@ -22,6 +23,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   app rotate-signing-key --app ID [--json]           new key pair; prints the new public key
   apikey create --team ID [--json]
   apikey revoke --key KEY
+  stats recount --app ID [--json]                    count the app's licenses again, repair /app/stats totals
+  migrate license-index [--json]                     after upgrading a table from before gsi2 (docs/deployment.md)
 
 Target: the local store (DYNAMODB_PORT, DATA_DIR; started for the command when
 npm start is not running), the store at DYNAMODB_ENDPOINT when it is set (table
@@ -88,6 +91,10 @@ async function run(deps: Deps, registerUsageKey: UsageKeys): Promise<Record<stri
     case 'app rename':
       if (!values.name) throw new UsageError('--name is required');
       return owners.renameApp(deps, { appId: required('app'), name: values.name });
+    case 'stats recount':
+      return maintenance.recountStats(deps, { appId: required('app') });
+    case 'migrate license-index':
+      return maintenance.migrateLicenseIndex(deps);
     case 'app index':
       return { indexed: await deps.repos.apps.indexUnlisted() };
     case 'app signing-key':

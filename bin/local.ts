@@ -9,7 +9,8 @@ import { buildDashboard } from '../dashboard/build';
 import { localSink } from '../functions/events/sinks';
 import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
-import { ensureTable, externalStore, startLocalStore } from '../local/store';
+import { addMissingIndexes, ensureTable, externalStore, startLocalStore } from '../local/store';
+import { migrateLicenseIndex } from '../functions/admin/maintenance';
 
 interface DemoOwner {
   team_id: string;
@@ -48,6 +49,8 @@ async function main() {
   // Applications a data directory kept from before they were listed per team get their index entry. Not on
   // another store: that may be a large table, where a scan at every start costs real money (`admin app index`).
   if (!external) await deps.repos.apps.indexUnlisted();
+  // A data directory from before licenses had a listing index of their own gets it, with its licenses moved there.
+  if (!external && (await addMissingIndexes(store.client, config.tableName)).length > 0) await migrateLicenseIndex(deps);
   const owner = await demoOwner(deps, local.dataDir);
   const server = await startLocalServer({
     deps,

@@ -46,7 +46,9 @@ export class ServiceData extends Construct {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
+        ...(index.projection.type === 'INCLUDE'
+          ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection.attributes] }
+          : { projectionType: dynamodb.ProjectionType.ALL }),
       });
     }
     this.signingKey = this.createSigningKey();
@@ -100,10 +102,11 @@ export class ServiceData extends Construct {
       );
     }
     if (access.queriesIndexes.length > 0) {
+      if (!access.indexes?.length) throw new Error(`${name} queries index partitions but names no index (lib/permissions.ts)`);
       role.addToPolicy(
         new iam.PolicyStatement({
           actions: ['dynamodb:Query'],
-          resources: tableDefinition.globalSecondaryIndexes.map((index) => `${this.table.tableArn}/index/${index.indexName}`),
+          resources: access.indexes.map((index) => `${this.table.tableArn}/index/${index}`),
           conditions: onPartitions(access.queriesIndexes),
         }),
       );

@@ -1,5 +1,6 @@
 import { keys } from '../functions/data/keys';
 import type { FunctionName } from '../functions/routes';
+import type { IndexName } from '../functions/data/table';
 
 /**
  * The DynamoDB access each Lambda gets, and nothing more: what its code sends,
@@ -57,8 +58,10 @@ export interface TableGrant {
 
 export interface TableAccess {
   grants: readonly TableGrant[];
-  /** Query is also allowed on the table's global secondary indexes, on these index partitions. */
+  /** Query is also allowed on the global secondary indexes `indexes` names, on these index partitions. */
   queriesIndexes: readonly Partition[];
+  /** The indexes the function queries (data/table.ts): licenses are listed in `gsi2`, the rest in `gsi1`. */
+  indexes?: readonly IndexName[];
 }
 
 export const tableAccess: Record<FunctionName, TableAccess> = {
@@ -89,6 +92,7 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       { actions: ['dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'], partitions: ['app', 'license'] },
     ],
     queriesIndexes: ['app'],
+    indexes: ['gsi2'],
   },
   // Flag updates, and HWID changes that move the HWID index items in a transaction: the owner of each device is
   // looked up in one BatchGetItem, and a device another license holds is taken only if that license's lease ended.
@@ -108,6 +112,7 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], partitions: ['subscription'] },
     ],
     queriesIndexes: ['app'],
+    indexes: ['gsi1'],
   },
   // Entries live under their app's partition: listing queries the table itself; adding is an upsert (UpdateItem).
   blacklist: {
@@ -119,11 +124,12 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
     queriesIndexes: [],
   },
   // Ownership reads the app; settings and signing keys live on the app's item; /app/list lists the team's
-  // applications through the index (`TEAM#<id>#APPS`); /app/stats counts the app's licenses in the index and
-  // reads its daily counters; /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
+  // applications through the index (`TEAM#<id>#APPS`); /app/stats reads the app's totals, expiry counts and daily
+  // counters (`APP#<id>#STATS`); /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
   app: {
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] }],
     queriesIndexes: ['app', 'team'],
+    indexes: ['gsi1'],
   },
   // Stripe (docs/stripe.md): the connection, the licenses made per Stripe object and the marks of applied events live
   // under `STRIPE#`; ownership reads the app and the price map's tiers; a Checkout Session's licenses are new items,
@@ -144,7 +150,7 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
     queriesIndexes: [],
   },
   // The stream consumer only writes, in transactions: marks of records done and audit items are new items,
-  // daily counters are added to.
+  // counters (daily, the totals of /app/stats, expiry counts: all under `APP#<id>#STATS`) are added to.
   events: {
     grants: [
       { actions: ['dynamodb:PutItem'], partitions: ['streamRecord', 'audit'] },

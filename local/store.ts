@@ -9,6 +9,7 @@ import {
   ListTablesCommand,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
   type DynamoDBClient,
@@ -155,4 +156,36 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     }),
   );
   return true;
+}
+
+/**
+ * Adds the indexes of the shared definition an existing table lacks (a data
+ * directory kept from an earlier version), one at a time as DynamoDB requires,
+ * and waits until each is active. Returns the names it added. Only for the
+ * embedded store: a deployed table gets its indexes from the stack
+ * (docs/deployment.md, "Upgrading a deployed table").
+ */
+export async function addMissingIndexes(client: DynamoDBClient, tableName: string): Promise<string[]> {
+  const wanted = createTableInput(tableName);
+  const added: string[] = [];
+  for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.GlobalSecondaryIndexes?.some((existing) => existing.IndexName === index.IndexName)) continue;
+    const attributes = new Set(index.KeySchema?.map((key) => key.AttributeName));
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: wanted.AttributeDefinitions?.filter((definition) => attributes.has(definition.AttributeName)),
+        GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+      }),
+    );
+    for (let waited = 0; ; waited += 200) {
+      const { Table: now } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (now?.GlobalSecondaryIndexes?.find((existing) => existing.IndexName === index.IndexName)?.IndexStatus === 'ACTIVE') break;
+      if (waited > tableCreationSeconds * 1000) throw new Error(`index ${index.IndexName} of ${tableName} not active after ${tableCreationSeconds} s`);
+      await sleep(200);
+    }
+    added.push(index.IndexName!);
+  }
+  return added;
 }

@@ -6,8 +6,8 @@ import type { statsSchema } from './schemas';
 const dayMs = 86400_000;
 
 /**
- * `/app/stats`: totals counted now over the app's licenses (exact, one paged
- * read of the listing index), and the daily counters the events consumer and
+ * `/app/stats`: the totals the events consumer keeps (a few reads, whatever
+ * the number of licenses), and the daily counters the events consumer and
  * the client function's failure count keep, every UTC day of the window
  * present, oldest first, today last.
  */

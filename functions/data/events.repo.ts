@@ -1,7 +1,8 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { indexPartitionPages, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
-import { keys } from './keys';
+import { backoffDefaults, backoffDelay, sleep } from './backoff';
+import { getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
+import { keys, type ExpiryLevel, type ItemKey } from './keys';
 import { cancelledByCondition } from './retry';
 
 /**
@@ -25,7 +26,69 @@ export type AuditEvent = z.infer<typeof auditEventSchema>;
 
 export type DayCounter = 'created' | 'activated' | 'logins' | 'auth_failures';
 
-/** What one stream record does to the table: audit items for its events, additions to daily counters. */
+/** One addition to a counter of a counter item (daily counters, the totals of /app/stats, expiry counts). */
+export interface Addition {
+  key: ItemKey;
+  counter: string;
+  amount: number;
+}
+
+/** Where a license stands in the totals of /app/stats; `expiresAt` only while it is not paused. */
+export interface Standing {
+  appId: string;
+  paused: boolean;
+  unused: boolean;
+  expiresAt?: string;
+}
+
+/** A license item's standing; undefined for an item that is no license of an app. */
+export function standingOf(item: Record<string, unknown> | undefined): Standing | undefined {
+  if (!item || typeof item.app_id !== 'string') return undefined;
+  const paused = item.status === 'paused';
+  return { appId: item.app_id, paused, unused: item.first_used_at == null, ...(!paused && typeof item.expires_at === 'string' ? { expiresAt: item.expires_at } : {}) };
+}
+
+/** The expiry counts' levels: how much of an ISO time names the bucket, and how much names the span /app/stats reads of it. */
+const expiryLevels: { level: ExpiryLevel; length: number; within: number }[] = [
+  { level: 'D', length: 10, within: 0 },
+  { level: 'H', length: 13, within: 11 },
+  { level: 'M', length: 16, within: 14 },
+  { level: 'T', length: 24, within: 17 },
+];
+
+function standingAdditions(standing: Standing, amount: number): Addition[] {
+  const totals = keys.statsTotals(standing.appId);
+  const expiresAt = standing.expiresAt;
+  return [
+    { key: totals, counter: 'licenses', amount },
+    ...(standing.paused ? [{ key: totals, counter: 'paused', amount }] : []),
+    ...(standing.unused ? [{ key: totals, counter: 'unused', amount }] : []),
+    ...(expiresAt === undefined
+      ? []
+      : expiryLevels.map(({ level, length }) => ({ key: keys.expiryCount(standing.appId, keys.expirySortKey(level, expiresAt.slice(0, length))), counter: 'count', amount }))),
+  ];
+}
+
+/** What a license moving from one standing to another adds to its app's totals and expiry counts: nothing when it stays. */
+export function standingChange(before: Standing | undefined, after: Standing | undefined): Addition[] {
+  const sums = new Map<string, Addition>();
+  for (const addition of [...(before ? standingAdditions(before, -1) : []), ...(after ? standingAdditions(after, 1) : [])]) {
+    const id = `${addition.key.pk}\n${addition.key.sk}\n${addition.counter}`;
+    const sum = sums.get(id);
+    sums.set(id, sum ? { ...sum, amount: sum.amount + addition.amount } : addition);
+  }
+  return [...sums.values()].filter((addition) => addition.amount !== 0);
+}
+
+export interface Totals {
+  licenses: number;
+  active: number;
+  paused: number;
+  expired: number;
+  unused: number;
+}
+
+/** What one stream record does to the table: audit items for its events, additions to counters. */
 export interface RecordWork {
   /** The stream record's id: its mark makes the work happen once. */
   recordId: string;
@@ -33,6 +96,8 @@ export interface RecordWork {
   sequenceNumber: string;
   events: AuditEvent[];
   counts: { appId: string; day: string; counter: Exclude<DayCounter, 'auth_failures'> }[];
+  /** What the record changes in its app's totals and expiry counts. */
+  additions: Addition[];
   /** License events are also listed under their license. */
   licenseKeyOf: (event: AuditEvent) => string | undefined;
 }
@@ -42,6 +107,9 @@ export type DayCounts = Record<DayCounter, number>;
 /** Streams keep records 24 hours: a mark only has to outlive any redelivery. */
 const markSeconds = 2 * 86400;
 
+const totalsSchema = z.object({ licenses: z.optional(z.number()), paused: z.optional(z.number()), unused: z.optional(z.number()) });
+const expiryCountSchema = z.object({ sk: z.string(), count: z.optional(z.number()) });
+
 const dayCountsSchema = z.object({
   created: z.optional(z.number()),
   activated: z.optional(z.number()),
@@ -49,14 +117,34 @@ const dayCountsSchema = z.object({
   auth_failures: z.optional(z.number()),
 });
 
+/** The items of one range of an app's counter partition (`APP#<id>#STATS`), every page read. */
+async function* statsItems(table: Table, appId: string, range: { condition: string; values: Record<string, unknown>; projection?: string }) {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new QueryCommand({
+        TableName: table.name,
+        KeyConditionExpression: `pk = :pk AND ${range.condition}`,
+        ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ...range.values },
+        ...(range.projection ? { ProjectionExpression: range.projection } : {}),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    yield* page.Items ?? [];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
 export function createEventsRepo(table: Table) {
-  const counterUpdate = (appId: string, day: string, added: Partial<DayCounts>): TransactItem => {
+  const counterUpdate = (key: ItemKey, added: Record<string, number>): TransactItem => {
     const entries = Object.entries(added).filter(([, amount]) => amount !== 0);
     return {
       Update: {
         TableName: table.name,
-        Key: keys.dailyStats(appId, day),
-        UpdateExpression: `ADD ${entries.map(([counter]) => `${counter} :${counter}`).join(', ')}`,
+        Key: key,
+        // Counter names go through placeholders: `count` is one of DynamoDB's reserved words.
+        UpdateExpression: `ADD ${entries.map(([counter]) => `#${counter} :${counter}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([counter]) => [`#${counter}`, counter])),
         ExpressionAttributeValues: Object.fromEntries(entries.map(([counter, amount]) => [`:${counter}`, amount])),
       },
     };
@@ -85,14 +173,19 @@ export function createEventsRepo(table: Table) {
         };
       }),
     );
-    const sums = new Map<string, { appId: string; day: string; added: Partial<DayCounts> }>();
-    for (const count of works.flatMap((work) => work.counts)) {
-      const id = `${count.appId}\n${count.day}`;
-      const sum = sums.get(id) ?? { appId: count.appId, day: count.day, added: {} };
-      sum.added[count.counter] = (sum.added[count.counter] ?? 0) + 1;
+    const sums = new Map<string, { key: ItemKey; added: Record<string, number> }>();
+    const additions = works.flatMap((work) => [
+      ...work.counts.map((count) => ({ key: keys.dailyStats(count.appId, count.day), counter: count.counter, amount: 1 })),
+      ...work.additions,
+    ]);
+    for (const addition of additions) {
+      const id = `${addition.key.pk}\n${addition.key.sk}`;
+      const sum = sums.get(id) ?? { key: addition.key, added: {} };
+      sum.added[addition.counter] = (sum.added[addition.counter] ?? 0) + addition.amount;
       sums.set(id, sum);
     }
-    return [...marks, ...audits, ...[...sums.values()].map((sum) => counterUpdate(sum.appId, sum.day, sum.added))];
+    const changed = [...sums.values()].filter((sum) => Object.values(sum.added).some((amount) => amount !== 0));
+    return [...marks, ...audits, ...changed.map((sum) => counterUpdate(sum.key, sum.added))];
   };
 
   return {
@@ -138,34 +231,23 @@ export function createEventsRepo(table: Table) {
 
     /** Adds to one day's failed /auth count (the client function's periodic flush). */
     async addAuthFailures(appId: string, day: string, amount: number): Promise<void> {
-      const update = counterUpdate(appId, day, { auth_failures: amount }).Update!;
+      const update = counterUpdate(keys.dailyStats(appId, day), { auth_failures: amount }).Update!;
       await table.doc.send(new UpdateCommand({ ...update }));
     },
 
     /** The counters of an app's days from `firstDay` to `lastDay` (inclusive); days without any are absent. */
     async days(appId: string, firstDay: string, lastDay: string): Promise<Map<string, DayCounts>> {
       const found = new Map<string, DayCounts>();
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-            ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ':first': keys.dailyStatsSortKey(firstDay), ':last': keys.dailyStatsSortKey(lastDay) },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const counts = dayCountsSchema.parse(item);
-          found.set(String(item.sk).slice(keys.dailyStatsSortKey('').length), {
-            created: counts.created ?? 0,
-            activated: counts.activated ?? 0,
-            logins: counts.logins ?? 0,
-            auth_failures: counts.auth_failures ?? 0,
-          });
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      const range = { condition: 'sk BETWEEN :first AND :last', values: { ':first': keys.dailyStatsSortKey(firstDay), ':last': keys.dailyStatsSortKey(lastDay) } };
+      for await (const item of statsItems(table, appId, range)) {
+        const counts = dayCountsSchema.parse(item);
+        found.set(String(item.sk).slice(keys.dailyStatsSortKey('').length), {
+          created: counts.created ?? 0,
+          activated: counts.activated ?? 0,
+          logins: counts.logins ?? 0,
+          auth_failures: counts.auth_failures ?? 0,
+        });
+      }
       return found;
     },
 
@@ -211,23 +293,60 @@ export function createEventsRepo(table: Table) {
     },
 
     /**
-     * The totals of /app/stats, counted over the app's licenses in the
-     * listing index (only the three fields the count needs come back).
+     * The totals of /app/stats from the counters the events consumer keeps: a
+     * read of the totals item and one query per expiry level, whatever the
+     * number of licenses. Expired: unpaused licenses expiring up to `now`.
      */
-    async licenseTotals(appId: string, now: Date): Promise<{ licenses: number; active: number; paused: number; expired: number; unused: number }> {
-      const totals = { licenses: 0, active: 0, paused: 0, expired: 0, unused: 0 };
-      const nowIso = now.toISOString();
-      const projection = { expression: '#status, expires_at, first_used_at', names: { '#status': 'status' } };
-      for await (const items of indexPartitionPages(table, keys.licensesOfApp(appId), projection)) {
-        for (const item of items) {
-          totals.licenses += 1;
-          if (item.first_used_at == null) totals.unused += 1;
-          if (item.status === 'paused') totals.paused += 1;
-          else if (typeof item.expires_at === 'string' && item.expires_at <= nowIso) totals.expired += 1;
-          else totals.active += 1;
+    async licenseTotals(appId: string, now: Date): Promise<Totals> {
+      const time = now.toISOString();
+      const expiredAt = async ({ level, length, within }: (typeof expiryLevels)[number]): Promise<number> => {
+        // This day, hour or minute itself is counted by the finer levels; an instant up to now is expired.
+        const last = keys.expirySortKey(level, time.slice(0, length));
+        let sum = 0;
+        const range = { condition: 'sk BETWEEN :first AND :last', values: { ':first': keys.expirySortKey(level, time.slice(0, within)), ':last': last } };
+        for await (const item of statsItems(table, appId, range)) {
+          const bucket = expiryCountSchema.parse(item);
+          if (level === 'T' || bucket.sk !== last) sum += bucket.count ?? 0;
+        }
+        return sum;
+      };
+      const [item, ...expiring] = await Promise.all([getItem(table, keys.statsTotals(appId)), ...expiryLevels.map(expiredAt)]);
+      const counted = totalsSchema.parse(item ?? {});
+      const [licenses, paused, unused] = [counted.licenses ?? 0, counted.paused ?? 0, counted.unused ?? 0];
+      const expired = expiring.reduce((sum, amount) => sum + amount, 0);
+      return { licenses, active: licenses - paused - expired, paused, expired, unused };
+    },
+
+    /**
+     * Sets an app's totals and expiry counts to those of these standings (the
+     * admin CLI's recount): the totals item and every expiry count are
+     * written anew, counts no standing has any more are deleted.
+     */
+    async replaceTotals(appId: string, standings: Standing[]): Promise<void> {
+      const sums = new Map<string, { key: ItemKey; values: Record<string, number> }>();
+      sums.set(`${keys.statsTotals(appId).sk}`, { key: keys.statsTotals(appId), values: { licenses: 0, paused: 0, unused: 0 } });
+      for (const addition of standings.flatMap((standing) => standingAdditions(standing, 1))) {
+        const sum = sums.get(addition.key.sk) ?? { key: addition.key, values: {} };
+        sum.values[addition.counter] = (sum.values[addition.counter] ?? 0) + addition.amount;
+        sums.set(addition.key.sk, sum);
+      }
+      const stale: ItemKey[] = [];
+      const expiryCounts = { condition: 'begins_with(sk, :prefix)', values: { ':prefix': keys.expirySortKey() }, projection: 'pk, sk' };
+      for await (const item of statsItems(table, appId, expiryCounts)) if (!sums.has(String(item.sk))) stale.push({ pk: String(item.pk), sk: String(item.sk) });
+      type WriteRequest = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string][number];
+      const requests: WriteRequest[] = [
+        ...[...sums.values()].map((sum) => ({ PutRequest: { Item: { ...sum.key, ...sum.values } } })),
+        ...stale.map((key) => ({ DeleteRequest: { Key: key } })),
+      ];
+      for (let start = 0; start < requests.length; start += 25) {
+        let pending = requests.slice(start, start + 25);
+        for (let attempt = 0; pending.length > 0; attempt++) {
+          if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${pending.length} writes unprocessed after ${attempt} attempts`);
+          if (attempt > 0) await sleep(backoffDelay(attempt));
+          const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: pending } }));
+          pending = answer.UnprocessedItems?.[table.name] ?? [];
         }
       }
-      return totals;
     },
   };
 }

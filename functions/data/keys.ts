@@ -14,6 +14,14 @@ export interface Gsi1Key {
   gsi1sk: string;
 }
 
+/** A license's entry in the per-app listing index (`gsi2`, data/table.ts). */
+export interface Gsi2Key {
+  gsi2pk: string;
+  gsi2sk: string;
+}
+
+export type ExpiryLevel = 'D' | 'H' | 'M' | 'T';
+
 export type BlacklistType = 'country' | 'asn' | 'ip' | 'hwid';
 
 export const keys = {
@@ -54,9 +62,9 @@ export const keys = {
   licenseOf: (license: { key: string; team_id: string; key_scope?: 'team' }): ItemKey =>
     keys.license(license.key, license.key_scope === 'team' ? license.team_id : undefined),
   /** Licenses of an app sorted by created_at; the key breaks ties between equal timestamps. */
-  licenseByApp: (appId: string, createdAt: string, licenseKey: string): Gsi1Key => ({
-    gsi1pk: `APP#${appId}#LICS`,
-    gsi1sk: `${createdAt}#${licenseKey}`,
+  licenseByApp: (appId: string, createdAt: string, licenseKey: string): Gsi2Key => ({
+    gsi2pk: `APP#${appId}#LICS`,
+    gsi2sk: `${createdAt}#${licenseKey}`,
   }),
   licensesOfApp: (appId: string): string => `APP#${appId}#LICS`,
   /**
@@ -65,15 +73,15 @@ export const keys = {
    * listing that stops on an item its filter skipped resumes from there.
    */
   licensePosition: (item: Record<string, unknown>): { createdAt: string; licenseKey: string; keyScope?: 'team' } => {
-    const { pk, gsi1sk } = item;
+    const { pk, gsi2sk } = item;
     const stored = typeof pk === 'string' && pk.startsWith('LIC#') ? pk.slice('LIC#'.length) : undefined;
     // Team ids and keys hold no `/`: what follows one is a key under its team.
     const slash = stored?.indexOf('/') ?? -1;
     const licenseKey = stored?.slice(slash + 1);
-    if (licenseKey === undefined || typeof gsi1sk !== 'string' || !gsi1sk.endsWith(`#${licenseKey}`)) {
+    if (licenseKey === undefined || typeof gsi2sk !== 'string' || !gsi2sk.endsWith(`#${licenseKey}`)) {
       throw new Error('not the keys of a license listed by app');
     }
-    return { createdAt: gsi1sk.slice(0, -(licenseKey.length + 1)), licenseKey, ...(slash >= 0 ? { keyScope: 'team' as const } : {}) };
+    return { createdAt: gsi2sk.slice(0, -(licenseKey.length + 1)), licenseKey, ...(slash >= 0 ? { keyScope: 'team' as const } : {}) };
   },
 
   hwid: (appId: string, hwid: string): ItemKey => ({ pk: `APP#${appId}`, sk: `HWID#${hwid}` }),
@@ -119,6 +127,17 @@ export const keys = {
   dailyStats: (appId: string, day: string): ItemKey => ({ pk: `APP#${appId}#STATS`, sk: `DAY#${day}` }),
   dailyStatsOfApp: (appId: string): string => `APP#${appId}#STATS`,
   dailyStatsSortKey: (day: string): string => `DAY#${day}`,
+  /** The totals of /app/stats the events consumer keeps (licenses, paused, unused), beside the daily counters. */
+  statsTotals: (appId: string): ItemKey => ({ pk: `APP#${appId}#STATS`, sk: 'TOTALS' }),
+  /**
+   * How many of an app's unpaused licenses expire within one UTC day (`D`,
+   * time cut to `YYYY-MM-DD`), hour (`H`), minute (`M`), or at one instant
+   * (`T`, the whole ISO time): /app/stats sums the days before today, the
+   * hours of today before this one, and so on down to the instants up to now.
+   */
+  expiryCount: (appId: string, sortKey: string): ItemKey => ({ pk: `APP#${appId}#STATS`, sk: sortKey }),
+  /** Without a level: what every expiry count's sort key begins with. */
+  expirySortKey: (level?: ExpiryLevel, time = ''): string => (level === undefined ? 'EXP#' : `EXP#${level}#${time}`),
 
   /**
    * What one `usage_id` of a license counted (POST /usage), with the answer it

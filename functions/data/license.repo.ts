@@ -1,10 +1,11 @@
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems, itemId } from './batch-get';
 import { maxTransactItems, putNew, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { assignments, equalities } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
+import type { IndexName } from './table';
 import { leasesOf, storedLeases, storedLeaseSchema, type Lease } from './leases';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
@@ -139,6 +140,52 @@ export function createLicenseRepo(table: Table) {
       return putNew(table, licenseItem(license));
     },
 
+    /**
+     * Licenses written before the listing index of their own (`gsi2`) carry
+     * their listing entry in `gsi1`, which copies whole items: each is moved
+     * to `gsi2` (a scan, so for the admin CLI and `npm start`, never a request
+     * path; docs/deployment.md, "Upgrading a deployed table"). Safe to run
+     * again or beside the service: a license already moved is left alone, and
+     * the move changes no field of the license. Returns how many it moved and
+     * the apps of every license it saw.
+     */
+    async moveListingEntries(): Promise<{ moved: number; appIds: string[] }> {
+      let moved = 0;
+      const appIds = new Set<string>();
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await table.doc.send(
+          new ScanCommand({
+            TableName: table.name,
+            FilterExpression: 'sk = :sk AND begins_with(pk, :prefix)',
+            ExpressionAttributeValues: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
+            ProjectionExpression: 'pk, sk, app_id, gsi1pk',
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          if (typeof item.app_id === 'string') appIds.add(item.app_id);
+          if (item.gsi1pk === undefined) continue;
+          try {
+            await table.doc.send(
+              new UpdateCommand({
+                TableName: table.name,
+                Key: { pk: item.pk, sk: item.sk },
+                UpdateExpression: 'SET gsi2pk = gsi1pk, gsi2sk = gsi1sk REMOVE gsi1pk, gsi1sk',
+                ConditionExpression: 'attribute_exists(gsi1pk)',
+              }),
+            );
+            moved += 1;
+          } catch (error) {
+            // Moved by another run, or deleted meanwhile: nothing left to do for it.
+            if (!isConditionFailure(error)) throw error;
+          }
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return { moved, appIds: [...appIds] };
+    },
+
     ...createLicenseWrites(table),
   };
 }
@@ -165,8 +212,21 @@ export interface ExpiryChange {
   marker?: { id: ItemKey; ttl: number };
 }
 
+/** The index that lists an app's licenses; its entries carry the keys and the filtered fields only (data/table.ts). */
+const licenseIndex: IndexName = 'gsi2';
+
 /** Writes with conditions stay here; `false`/'changed' outcomes mean a condition failed, never a transient error. */
 function createLicenseWrites(table: Table) {
+  /** The licenses of these listing entries, in their order; one deleted since the entry was read is left out. */
+  const licensesOf = async (entries: Record<string, unknown>[]): Promise<License[]> => {
+    const itemKeys = entries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) }));
+    const items = await batchGetItems(table, itemKeys);
+    return itemKeys.flatMap((key) => {
+      const item = items.get(itemId(key));
+      return item ? [parseLicense(item)] : [];
+    });
+  };
+
   const transact = async (items: TransactItem[]): Promise<(string | undefined)[] | undefined> => {
     try {
       await transactWrite(table, items);
@@ -429,18 +489,18 @@ function createLicenseWrites(table: Table) {
         ...keys.licenseOf({ ...options.after, team_id: teamId }),
         ...keys.licenseByApp(appId, options.after.created_at, options.after.key),
       };
-      const found: License[] = [];
+      const entries: Record<string, unknown>[] = [];
       let unread = maxItemsReadPerList;
       // Items read past the last one returned are read again by the next page, so
       // read little at first; a filter that matches rarely widens each read.
       let readLimit = options.limit + 1;
       do {
-        const wanted = options.limit + 1 - found.length;
+        const wanted = options.limit + 1 - entries.length;
         const page = await table.doc.send(
           new QueryCommand({
             TableName: table.name,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :pk',
+            IndexName: licenseIndex,
+            KeyConditionExpression: 'gsi2pk = :pk',
             ScanIndexForward: options.ascending,
             Limit: Math.min(filters.length > 0 ? readLimit : wanted, unread),
             ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
@@ -449,20 +509,40 @@ function createLicenseWrites(table: Table) {
             ExclusiveStartKey: startKey,
           }),
         );
-        found.push(...(page.Items ?? []).slice(0, wanted).map(parseLicense));
+        entries.push(...(page.Items ?? []).slice(0, wanted));
         unread -= page.ScannedCount ?? 0;
         startKey = page.LastEvaluatedKey;
         readLimit = Math.min(maxReadLimit, readLimit * 2);
-      } while (startKey && found.length <= options.limit && unread > 0);
+      } while (startKey && entries.length <= options.limit && unread > 0);
 
-      const licenses = found.slice(0, options.limit);
-      if (found.length > options.limit) {
-        const { created_at, key, key_scope } = licenses.at(-1)!;
-        return { licenses, next: { created_at, key, ...(key_scope ? { key_scope } : {}) } };
-      }
+      const answered = entries.slice(0, options.limit);
+      const licenses = await licensesOf(answered);
+      const positionOf = (entry: Record<string, unknown>): ListPosition => {
+        const { createdAt, licenseKey, keyScope } = keys.licensePosition(entry);
+        return { created_at: createdAt, key: licenseKey, ...(keyScope ? { key_scope: keyScope } : {}) };
+      };
+      if (entries.length > options.limit) return { licenses, next: positionOf(answered.at(-1)!) };
       if (!startKey) return { licenses };
-      const { createdAt, licenseKey, keyScope } = keys.licensePosition(startKey);
-      return { licenses, next: { created_at: createdAt, key: licenseKey, ...(keyScope ? { key_scope: keyScope } : {}) } };
+      return { licenses, next: positionOf(startKey) };
+    },
+
+    /** Every license of an app, a page at a time, in creation order (the admin CLI's recount; never a request path). */
+    async *pagesOfApp(appId: string): AsyncGenerator<License[]> {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await table.doc.send(
+          new QueryCommand({
+            TableName: table.name,
+            IndexName: licenseIndex,
+            KeyConditionExpression: 'gsi2pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.licensesOfApp(appId) },
+            Limit: 100,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        yield await licensesOf(page.Items ?? []);
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
     },
   };
 }

@@ -61,12 +61,13 @@ export async function consumeBatch(deps: ConsumerDeps, changes: StreamChange[]):
     try {
       recorded += await deps.repos.events.record(
         effects
-          .filter((effect) => effect.events.length > 0 || effect.counts.length > 0)
+          .filter((effect) => effect.events.length > 0 || effect.counts.length > 0 || (effect.additions ?? []).length > 0)
           .map((effect) => ({
             recordId: effect.change.eventId,
             sequenceNumber: effect.change.sequenceNumber,
             events: effect.events,
             counts: effect.counts,
+            additions: effect.additions ?? [],
             licenseKeyOf,
           })),
         deps.clock.now(),

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { appSettingsFields } from '#data/app.repo';
 import { actorAttribute } from '#data/db';
-import type { AuditEvent } from '#data/events.repo';
+import { standingChange, standingOf, type Addition, type AuditEvent } from '#data/events.repo';
 import { keys } from '#data/keys';
 import { tableDefinition } from '#data/table';
 import { isCounterAttribute } from '#data/usage-counters';
@@ -66,6 +66,8 @@ export interface CountedChange {
 export interface Effects {
   events: ServiceEvent[];
   counts: CountedChange[];
+  /** A license's move in its app's totals and expiry counts (licenses only). */
+  additions?: Addition[];
 }
 
 const none: Effects = { events: [], counts: [] };
@@ -143,6 +145,12 @@ const announcedLicenseFields = new Set([
 ]);
 
 function licenseEffects(change: StreamChange, event: EventOf): Effects {
+  const effects = licenseEvents(change, event);
+  const additions = standingChange(standingOf(change.oldImage), standingOf(change.newImage));
+  return additions.length > 0 ? { ...effects, additions } : effects;
+}
+
+function licenseEvents(change: StreamChange, event: EventOf): Effects {
   const before = change.oldImage;
   const after = change.newImage;
   const image = after ?? before;

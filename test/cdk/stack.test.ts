@@ -234,22 +234,22 @@ describe('gateway responses', () => {
 
 describe('table', () => {
   it('is built from the shared table definition', () => {
-    const index = tableDefinition.globalSecondaryIndexes[0];
     synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
         { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: index.indexName,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
+      GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection:
+          index.projection.type === 'INCLUDE'
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+            : { ProjectionType: 'ALL' },
+      })),
       TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
     });
   });
@@ -373,7 +373,10 @@ describe('functions', () => {
         expect(onIndexes).toHaveLength(1);
         expect(actionsOf(onIndexes[0]!)).toEqual(['dynamodb:Query']);
         expect(leadingKeysOf(onIndexes[0]!)).toEqual(leadingKeyPatterns(tableAccess[name].queriesIndexes));
-        expect(JSON.stringify(onIndexes[0]!.Resource)).toContain(`/index/${tableDefinition.globalSecondaryIndexes[0].indexName}`);
+        for (const index of tableDefinition.globalSecondaryIndexes) {
+          const granted = JSON.stringify(onIndexes[0]!.Resource).includes(`/index/${index.indexName}"`);
+          expect([index.indexName, granted]).toEqual([index.indexName, tableAccess[name].indexes!.includes(index.indexName)]);
+        }
       } else {
         expect(onIndexes).toHaveLength(0);
       }
@@ -444,16 +447,17 @@ describe('operations', () => {
     }
   });
 
-  it('alarms on the table\'s and the index\'s read and write throttle events, which DynamoDB publishes per table', () => {
+  it('alarms on the table\'s and the indexes\' read and write throttle events, which DynamoDB publishes per table', () => {
     const tableRef = { Ref: logicalId(synth.stack, synth.service.table) };
     const [alarm] = Object.values(
       synth.template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmDescription: Match.stringLikeRegexp('DynamoDB throttled') } }),
     );
     const metrics = alarm!.Properties.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[];
     const stats = metrics.filter((metric) => metric.MetricStat).map((metric) => metric.MetricStat!.Metric);
-    expect(stats.map((metric) => metric.MetricName).sort()).toEqual(['ReadThrottleEvents', 'ReadThrottleEvents', 'WriteThrottleEvents', 'WriteThrottleEvents']);
+    const sources = 1 + tableDefinition.globalSecondaryIndexes.length;
+    expect(stats.map((metric) => metric.MetricName).sort()).toEqual([...Array(sources).fill('ReadThrottleEvents'), ...Array(sources).fill('WriteThrottleEvents')]);
     for (const metric of stats) expect(metric.Dimensions).toContainEqual({ Name: 'TableName', Value: tableRef });
-    expect(stats.filter((metric) => metric.Dimensions.some((dimension) => dimension.Name === 'GlobalSecondaryIndexName'))).toHaveLength(2);
+    expect(stats.filter((metric) => metric.Dimensions.some((dimension) => dimension.Name === 'GlobalSecondaryIndexName'))).toHaveLength(2 * tableDefinition.globalSecondaryIndexes.length);
     const [expression] = metrics.filter((metric) => metric.Expression);
     for (const metric of metrics.filter((candidate) => candidate.MetricStat)) expect(expression!.Expression).toContain(metric.Id);
     expect(alarm!.Properties.AlarmActions).toEqual(alarmActionsTo());

@@ -5,7 +5,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#data/keys';
 import { startTestServer, type TestServer } from '../support/env';
+import { seedLicense, seedSubscription } from '../support/fixtures';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -72,6 +75,27 @@ describe('the admin CLI', () => {
     await admin('team', 'set-plan', '--team', team_id!, '--plan-expires-at', 'never');
     expect((await env.deps.repos.teams.get(team_id!))?.plan_expires_at).toBeNull();
   });
+
+  it('recounts an app’s licenses and repairs the totals /app/stats answers with', async () => {
+    const owner = await admin('bootstrap');
+    const subscription = await seedSubscription(env.deps, { team_id: owner.team_id!, app_id: owner.app_id!, api_key: owner.api_key!, auth: {} });
+    const past = new Date(Date.now() - 86400_000).toISOString();
+    await seedLicense(env.deps, subscription);
+    await seedLicense(env.deps, subscription, { status: 'paused' });
+    await seedLicense(env.deps, subscription, { first_used_at: past, last_login: past, expires_at: past });
+    await seedLicense(env.deps, subscription, { first_used_at: past, last_login: past, expires_at: new Date(Date.now() + 86400_000).toISOString() });
+    // Counters gone wrong (no events consumer ran here, and one was damaged by hand): the recount replaces them.
+    await env.deps.table.doc.send(new PutCommand({ TableName: env.config.tableName, Item: { ...keys.statsTotals(owner.app_id!), licenses: 40, paused: 7 } }));
+    await env.deps.table.doc.send(
+      new PutCommand({ TableName: env.config.tableName, Item: { ...keys.expiryCount(owner.app_id!, keys.expirySortKey('D', '2020-01-01')), count: 5 } }),
+    );
+
+    const expected = { licenses: 4, active: 2, paused: 1, expired: 1, unused: 2 };
+    expect(await admin('stats', 'recount', '--app', owner.app_id!)).toEqual({ app_id: owner.app_id, totals: expected });
+    const stats = await env.post('/app/stats', { app_id: owner.app_id, days: 1 }, { 'x-api-key': owner.api_key! });
+    expect(stats.body.data.totals).toEqual(expected);
+    await expect(admin('stats', 'recount', '--app', '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 2 });
+  }, 90_000);
 
   it('exits non-zero with a message on a bad command or an unknown team', async () => {
     await expect(admin('app', 'create')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--team is required') });

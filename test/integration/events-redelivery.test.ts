@@ -42,7 +42,8 @@ const today = () => new Date().toISOString().slice(0, 10);
 async function stored() {
   const days = await env.deps.repos.events.days(owner.app_id, today(), today());
   const audit = await env.deps.repos.events.listAudit(owner.app_id, { limit: 100 });
-  return { counters: days.get(today()), auditIds: audit.events.map((event) => event.id).sort() };
+  const totals = await env.deps.repos.events.licenseTotals(owner.app_id, new Date());
+  return { counters: days.get(today()), totals, auditIds: audit.events.map((event) => event.id).sort() };
 }
 
 describe('a redelivered stream batch', () => {
@@ -61,6 +62,7 @@ describe('a redelivered stream batch', () => {
 
     const once = await stored();
     expect(once.counters).toMatchObject({ created: 3, activated: 3, logins: 3 });
+    expect(once.totals).toEqual({ licenses: 3, active: 3, paused: 0, expired: 0, unused: 0 });
     // The application, the subscription, then each license created and activated.
     expect(once.auditIds).toHaveLength(8);
     // The failed step's events were delivered again, with the same ids.
@@ -89,6 +91,7 @@ describe('a redelivered stream batch', () => {
       activated: before.counters!.activated + 2,
       logins: before.counters!.logins + 2,
     });
+    expect(after.totals).toEqual({ ...before.totals, licenses: before.totals.licenses + 2, active: before.totals.active + 2 });
     expect(after.auditIds).toHaveLength(before.auditIds.length + 5);
   });
 });

@@ -24,21 +24,21 @@ describe('key builders', () => {
   it('sorts an app’s licenses by creation time, ties broken by key', () => {
     const early = keys.licenseByApp('a1', '2026-01-01T00:00:00.000Z', 'ZZZ');
     const late = keys.licenseByApp('a1', '2026-01-02T00:00:00.000Z', 'AAA');
-    expect(early.gsi1pk).toBe(late.gsi1pk);
-    expect(early.gsi1sk < late.gsi1sk).toBe(true);
+    expect(early.gsi2pk).toBe(late.gsi2pk);
+    expect(early.gsi2sk < late.gsi2sk).toBe(true);
   });
 
   it('reads a license’s place in that order back from its keys, and refuses keys of anything else', () => {
     const item = { ...keys.license('K#1-x'), ...keys.licenseByApp('a1', '2026-01-01T00:00:00.000Z', 'K#1-x') };
     expect(keys.licensePosition(item)).toEqual({ createdAt: '2026-01-01T00:00:00.000Z', licenseKey: 'K#1-x' });
     expect(() => keys.licensePosition({ ...keys.subscription('s1'), ...keys.subscriptionByApp('a1', '2026-01-01T00:00:00.000Z', 's1') })).toThrow();
-    expect(() => keys.licensePosition({ ...keys.license('K1'), gsi1sk: '2026-01-01T00:00:00.000Z#K2' })).toThrow();
+    expect(() => keys.licensePosition({ ...keys.license('K1'), gsi2sk: '2026-01-01T00:00:00.000Z#K2' })).toThrow();
   });
 
   it('reads back the place of a key stored under its team, saying so', () => {
     const item = { ...keys.license('ACME-1', 'team-1'), ...keys.licenseByApp('a1', '2026-01-01T00:00:00.000Z', 'ACME-1') };
     expect(keys.licensePosition(item)).toEqual({ createdAt: '2026-01-01T00:00:00.000Z', licenseKey: 'ACME-1', keyScope: 'team' });
-    expect(() => keys.licensePosition({ ...keys.license('ACME-1', 'team-1'), gsi1sk: '2026-01-01T00:00:00.000Z#ACME-2' })).toThrow();
+    expect(() => keys.licensePosition({ ...keys.license('ACME-1', 'team-1'), gsi2sk: '2026-01-01T00:00:00.000Z#ACME-2' })).toThrow();
   });
 
   it('keeps a team’s custom keys apart from the shared namespace and from other teams', () => {
@@ -67,10 +67,13 @@ describe('table definition', () => {
   it('declares every key attribute of the table and its indexes as a string', () => {
     const input = createTableInput('licensing');
     expect(input.AttributeDefinitions).toEqual(
-      ['pk', 'sk', 'gsi1pk', 'gsi1sk'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
     );
     expect(input.BillingMode).toBe('PAY_PER_REQUEST');
-    expect(input.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['gsi1']);
+    expect(input.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.Projection])).toEqual([
+      ['gsi1', { ProjectionType: 'ALL' }],
+      ['gsi2', { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'subscription_id', 'tags'] }],
+    ]);
     expect(tableDefinition.timeToLiveAttribute).toBe('ttl');
   });
 });

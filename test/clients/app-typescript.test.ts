@@ -1,0 +1,467 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeJwt } from 'jose';
+import type { Subscription } from '#data/subscription.repo';
+import { LicenseClient, LicenseError, type LicenseClientOptions, type PublicJwk } from '../../clients/app-typescript/src/index';
+import { startLocalServer } from '../../local/server';
+import { startTestServer, type TestServer } from '../support/env';
+import { seedLicense, seedSubscription } from '../support/fixtures';
+import { startInterceptingProxy, type InterceptingProxy, type Intercepted } from '../support/intercepting-proxy';
+import { createOwner, type Owner } from '../support/owners';
+
+/**
+ * The app client library (clients/app-typescript) against the local server on
+ * loopback, through an intercepting proxy that plays a cracked machine's.
+ */
+let env: TestServer;
+let owner: Owner;
+let subscription: Subscription;
+let metered: Subscription;
+let pem: string;
+let jwk: PublicJwk;
+let proxy: InterceptingProxy;
+const workDir = mkdtempSync(join(tmpdir(), 'app-client-'));
+
+beforeAll(async () => {
+  env = await startTestServer({ config: { cacheTtlSeconds: 0 } });
+  owner = await createOwner(env.deps);
+  subscription = await seedSubscription(env.deps, owner);
+  metered = await seedSubscription(env.deps, owner, { usage_limits: { exports: { limit: 5, period: 'none', overage: 0 } } });
+  const key = (await env.post('/app/signing-key', { app_id: owner.app_id }, owner.auth)).body.data as { public_key_pem: string; jwk: PublicJwk };
+  pem = key.public_key_pem;
+  jwk = key.jwk;
+  proxy = await startInterceptingProxy(env.server.url);
+}, 60_000);
+afterAll(async () => {
+  await proxy.close();
+  await env.close();
+});
+afterEach(() => {
+  proxy.tamper = undefined;
+  proxy.rewrite = undefined;
+  proxy.refuse = undefined;
+});
+
+let files = 0;
+const tokenFile = () => join(workDir, `token-${(files += 1)}`, 'license.json');
+const client = (options: Partial<LicenseClientOptions> = {}) => new LicenseClient({ url: proxy.url, appId: owner.app_id, publicKey: pem, timeoutMs: 5000, ...options });
+const license = (overrides: Parameters<typeof seedLicense>[2] = {}, of: Subscription = subscription) => seedLicense(env.deps, of, overrides);
+const floating = (overrides: Parameters<typeof seedLicense>[2] = {}) => license({ hwid_lock: true, max_devices: 1, lease_seconds: 60, ...overrides });
+const manage = (path: string, body: Record<string, unknown>) => env.post(path, body, owner.auth);
+const leasesOf = async (key: string) => (await manage('/license/get', { license_key: key })).body.data.leases as { hwid: string }[];
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a LicenseError');
+    },
+    (error: unknown) => {
+      expect(error).toBeInstanceOf(LicenseError);
+      return error as LicenseError;
+    },
+  );
+const sha256Digest = (body: string | Buffer) => `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
+const sentBodies = (path: string) => proxy.requests.filter((request) => request.path === path).map((request) => JSON.parse(request.body) as Record<string, unknown>);
+
+describe('check', () => {
+  it('accepts a verified answer by license key, sending a fresh nonce each time, and keeps the offline token atomically', async () => {
+    const { key } = await license();
+    const file = tokenFile();
+    const app = client({ tokenFile: file });
+    const before = sentBodies('/auth').length;
+
+    const first = await app.check({ license: key });
+    const second = await app.check({ license: key });
+
+    expect(first).toMatchObject({ message: 'LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY', offline: false, data: { key, subscription_name: 'Pro' } });
+    expect(second.message).toBe('LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY');
+    const nonces = sentBodies('/auth').slice(before).map((body) => body.nonce);
+    expect(nonces).toHaveLength(2);
+    expect(new Set(nonces).size).toBe(2);
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { token: string };
+    expect(stored.token).toBe(second.offline ? undefined : second.data.offline_token);
+    expect(decodeJwt(stored.token)).toMatchObject({ iss: owner.app_id, sub: key, nonce: nonces[1] });
+    expect(readdirSync(join(file, '..'))).toEqual(['license.json']);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('accepts fresh answers and their tokens whatever the computer clock says', async () => {
+    for (const days of [-30, 30]) {
+      const { key } = await license();
+      const result = await client({ now: () => Date.now() + days * 86400_000, tokenFile: tokenFile() }).check({ license: key });
+      expect(result).toMatchObject({ offline: false, data: { key } });
+    }
+  });
+
+  it('accepts the public key as a JWK too, and asks for no token without a token file', async () => {
+    const { key } = await license();
+    const result = await client({ publicKey: jwk }).check({ license: key });
+    expect(result.offline).toBe(false);
+    expect(result.data).not.toHaveProperty('offline_token');
+    expect(sentBodies('/auth').at(-1)).not.toHaveProperty('offline_token');
+  });
+
+  it('checks by username and password once registered', async () => {
+    const { key } = await license();
+    const app = client({ tokenFile: tokenFile() });
+    expect(await app.register({ license: key, username: `user-${key.slice(0, 5)}`, password: 'correct horse' })).toEqual({
+      message: 'License credentials updated successfully',
+      data: undefined,
+      offline: false,
+    });
+    const result = await app.check({ username: `USER-${key.slice(0, 5)}`, password: 'correct horse' });
+    expect(result).toMatchObject({ offline: false, data: { key, username: `user-${key.slice(0, 5)}` } });
+    expect((await failure(app.check({ username: `user-${key.slice(0, 5)}`, password: 'wrong horse' }))).code).toBe('INVALID_USERNAME_OR_PASSWORD');
+  });
+
+  it("surfaces the service's refusals as typed errors with their data, without retrying them", async () => {
+    const app = client();
+    const before = proxy.requests.length;
+    const missing = await failure(app.check({ license: 'NO-SUCH-LICENSE' }));
+    expect(missing).toMatchObject({ code: 'LICENSE_NOT_FOUND', status: 403, data: undefined });
+    expect(proxy.requests.length - before).toBe(1);
+
+    const { key } = await license({ hwid_lock: true });
+    await app.check({ license: key, hwid: 'first-pc' });
+    const mismatch = await failure(app.check({ license: key, hwid: 'second-pc' }));
+    expect(mismatch).toMatchObject({ code: 'HWID_MISMATCH', data: { hwid_reset_allowed: true, last_hwid_reset_at: null, hwid_reset_cooldown: 0 } });
+  });
+
+  it('refuses a key that is no Ed25519 public key, and a JWK whose kid is not its thumbprint', () => {
+    expect(() => client({ publicKey: 'not a key' })).toThrow(TypeError);
+    expect(() => client({ publicKey: { ...jwk, kid: 'another' } })).toThrow('thumbprint');
+  });
+});
+
+/** Each change a local proxy could make to a genuine answer. */
+const tampers: [name: string, change: (answer: Intercepted) => Intercepted][] = [
+  ['a refusal turned into a 200', (answer) => ({ ...answer, status: 200 })],
+  ['the body altered', (answer) => ({ ...answer, body: Buffer.from(answer.body.toString().replace('HWID_MISMATCH', 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY')) })],
+  [
+    'the body altered with a matching Content-Digest',
+    (answer) => {
+      const body = Buffer.from(answer.body.toString().replace('"success":false', '"success":true'));
+      return { ...answer, body, headers: { ...answer.headers, 'content-digest': sha256Digest(body) } };
+    },
+  ],
+  ['the signature altered', (answer) => ({ ...answer, headers: { ...answer.headers, signature: answer.headers.signature!.replace(/sig1=:(.)/, (_, first: string) => `sig1=:${first === 'A' ? 'B' : 'A'}`) } })],
+  ['a parameter added to Signature-Input', (answer) => ({ ...answer, headers: { ...answer.headers, 'signature-input': `${answer.headers['signature-input']};tag="x"` } })],
+  ['the nonce altered', (answer) => ({ ...answer, headers: { ...answer.headers, 'signature-input': answer.headers['signature-input']!.replace(/nonce="[^"]+"/, 'nonce="another-nonce-0001"') } })],
+  [
+    'the signature headers removed',
+    (answer) => {
+      const { signature: _signature, 'signature-input': _input, 'content-digest': _digest, ...headers } = answer.headers;
+      return { ...answer, headers };
+    },
+  ],
+];
+
+describe('answers altered on the way', () => {
+  it.each(tampers)('rejects %s as INVALID_SIGNATURE, without falling back to the stored token', async (_name, change) => {
+    const { key } = await license({ hwid_lock: true });
+    const app = client({ tokenFile: tokenFile() });
+    await app.check({ license: key, hwid: 'pc-1' });
+    proxy.tamper = change;
+    expect((await failure(app.check({ license: key, hwid: 'pc-2' }))).code).toBe('INVALID_SIGNATURE');
+  });
+
+  it('rejects the unsigned answer to an application the service does not know', async () => {
+    const { key } = await license();
+    const stranger = client({ appId: '00000000-0000-4000-8000-000000000000' });
+    expect((await failure(stranger.check({ license: key }))).code).toBe('INVALID_SIGNATURE');
+  });
+
+  it('rejects a genuine earlier answer replayed', async () => {
+    const { key } = await license({ hwid_lock: true });
+    const app = client({ tokenFile: tokenFile() });
+    let recorded: Intercepted | undefined;
+    proxy.tamper = (answer) => (recorded ??= answer);
+    await app.check({ license: key, hwid: 'pc-1' });
+    expect(recorded?.status).toBe(200);
+    await manage('/license/update-status', { license_key: key, status: 'paused' });
+    expect((await failure(app.check({ license: key, hwid: 'pc-1' }))).code).toBe('INVALID_SIGNATURE');
+  });
+
+  it.each([
+    ['keeping the program’s Content-Digest', (original: string) => ({ 'content-digest': original })],
+    ['with the Content-Digest of its own body', (_original: string, body: string) => ({ 'content-digest': sha256Digest(body) })],
+    ['without a Content-Digest', () => ({})],
+  ])('rejects the answer a relaying proxy got for its own license, %s', async (_name, digestHeader) => {
+    const [mine, theirs] = await Promise.all([license({ status: 'paused' }), license()]);
+    proxy.rewrite = (request) => {
+      const body = request.body.replace(mine.key, theirs.key);
+      const { 'content-digest': original, ...headers } = request.headers;
+      return { ...request, body, headers: { ...headers, ...digestHeader(String(original), body) } };
+    };
+    expect((await failure(client({ tokenFile: tokenFile() }).check({ license: mine.key }))).code).toBe('INVALID_SIGNATURE');
+  });
+
+  it('rejects a genuine answer about another license, made for another request', async () => {
+    const [mine, theirs] = await Promise.all([license(), license()]);
+    const app = client();
+    let genuine: Intercepted | undefined;
+    proxy.tamper = (answer) => (genuine = answer);
+    await client().check({ license: theirs.key });
+    proxy.tamper = () => genuine!;
+    expect((await failure(app.check({ license: mine.key }))).code).toBe('INVALID_SIGNATURE');
+  });
+});
+
+describe('retries', () => {
+  it('retries a cut connection, a 5xx and a 429, sending the same body again', async () => {
+    const { key } = await license();
+    const app = client();
+    let attempt = 0;
+    proxy.refuse = () => (attempt += 1) === 1;
+    proxy.tamper = (answer) => {
+      if (attempt === 2) return { status: 503, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"message":"Service Unavailable"}') };
+      if (attempt === 3) return { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: Buffer.from('{"message":"Too Many Requests"}') };
+      return answer;
+    };
+    const before = proxy.requests.length;
+    expect((await app.check({ license: key })).offline).toBe(false);
+    const attempts = proxy.requests.slice(before);
+    expect(attempts).toHaveLength(4);
+    expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
+  });
+
+  it('gives NETWORK_ERROR when no answer comes within the timeout and no token was stored', async () => {
+    const { key } = await license();
+    proxy.refuse = () => true;
+    const started = Date.now();
+    const error = await failure(client({ timeoutMs: 1500, tokenFile: tokenFile() }).check({ license: key }));
+    expect(error.code).toBe('NETWORK_ERROR');
+    expect(Date.now() - started).toBeLessThan(1500 + 1000);
+  });
+});
+
+describe('offline', () => {
+  it('succeeds from the stored token while the service is stopped, for this license and device only, until the token expires', async () => {
+    const { key } = await license({ hwid_lock: true });
+    const server = await startLocalServer({ deps: env.deps, port: 0 });
+    let now = Date.now();
+    const file = tokenFile();
+    const options = { url: server.url, tokenFile: file, timeoutMs: 1000, now: () => now };
+    const online = await client(options).check({ license: key, hwid: 'laptop' });
+    expect(online.offline).toBe(false);
+    await server.close();
+
+    now += 6 * 86400_000;
+    const offline = await client(options).check({ license: key, hwid: 'laptop' });
+    expect(offline).toMatchObject({ message: 'OFFLINE_TOKEN_VALID', offline: true, data: { iss: owner.app_id, sub: key, hwid: 'laptop', subscription_name: 'Pro' } });
+    expect((await failure(client(options).check({ license: key, hwid: 'another-laptop' }))).code).toBe('NETWORK_ERROR');
+    expect((await failure(client(options).check({ license: 'ANOTHER-LICENSE', hwid: 'laptop' }))).code).toBe('NETWORK_ERROR');
+
+    now += 2 * 86400_000;
+    expect((await failure(client(options).check({ license: key, hwid: 'laptop' }))).code).toBe('OFFLINE_TOKEN_EXPIRED');
+  });
+
+  it('refuses a stored token that was altered, and one for a user name it was not got with', async () => {
+    const { key } = await license();
+    const server = await startLocalServer({ deps: env.deps, port: 0 });
+    const file = tokenFile();
+    const app = client({ url: server.url, tokenFile: file, timeoutMs: 1000 });
+    await app.register({ license: key, username: `offline-${key.slice(0, 5)}`, password: 'correct horse' });
+    await app.check({ username: `offline-${key.slice(0, 5)}`, password: 'correct horse' });
+    await server.close();
+
+    expect((await app.check({ username: `Offline-${key.slice(0, 5)}`, password: 'correct horse' })).offline).toBe(true);
+    expect((await failure(app.check({ username: 'someone-else', password: 'correct horse' }))).code).toBe('NETWORK_ERROR');
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { token: string };
+    const [header, payload, signature] = stored.token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...decodeJwt(stored.token), subscription_level: 99 })).toString('base64url');
+    writeFileSync(file, JSON.stringify({ ...stored, token: `${header}.${forged}.${signature}` }));
+    expect(payload).not.toBe(forged);
+    expect((await failure(app.check({ license: key }))).code).toBe('INVALID_SIGNATURE');
+  });
+});
+
+describe('floating seats', () => {
+  it('a seat is taken by one client, refused to another with SEATS_EXHAUSTED, and free for it once released', async () => {
+    const { key } = await floating();
+    const first = client();
+    const second = client();
+    const heartbeat = await first.startHeartbeat({ license: key, hwid: 'ws-ana' });
+    expect(heartbeat.leaseExpiresAt).toBeGreaterThan(Date.now() + 50_000);
+
+    const exhausted = await failure(second.check({ license: key, hwid: 'ws-ben' }));
+    expect(exhausted).toMatchObject({ code: 'SEATS_EXHAUSTED', data: { max_devices: 1, next_seat_at: new Date(heartbeat.leaseExpiresAt).toISOString() } });
+    expect((await failure(second.startHeartbeat({ license: key, hwid: 'ws-ben' }))).code).toBe('SEATS_EXHAUSTED');
+
+    await heartbeat.stop();
+    expect(await leasesOf(key)).toEqual([]);
+    const taken = await second.check({ license: key, hwid: 'ws-ben' });
+    expect(taken.offline ? undefined : taken.data.hwids).toEqual(['ws-ben']);
+    const released = await second.release({ license: key, hwid: 'ws-ben' });
+    expect(released).toMatchObject({ message: 'SEAT_RELEASED', data: { hwids: [], lease_expires_at: null } });
+  });
+
+  it('renews by its timer at about half the lease, as long as the service gave it, whatever the computer clock says', async () => {
+    const { key } = await floating();
+    // An hour behind: the lease is measured from the answer (last_login to lease_expires_at), not against this clock.
+    const behind = () => Date.now() - 3600_000;
+    const heartbeat = await client({ now: behind }).startHeartbeat({ license: key, hwid: 'ws-ana' });
+    const firstEnd = heartbeat.leaseExpiresAt;
+    const due = heartbeat.nextRenewalAt - behind();
+    expect(due).toBeGreaterThanOrEqual(27_000);
+    expect(due).toBeLessThanOrEqual(33_000);
+    const deadline = Date.now() + 40_000;
+    while (heartbeat.leaseExpiresAt === firstEnd && Date.now() < deadline) await sleep(250);
+    expect(heartbeat.leaseExpiresAt).toBeGreaterThan(firstEnd);
+    expect(heartbeat.nextRenewalAt - behind()).toBeGreaterThanOrEqual(27_000);
+    await heartbeat.stop();
+    expect(await leasesOf(key)).toEqual([]);
+  }, 60_000);
+
+  it('reports through onLost a seat taken over, and a lease that ended while the service was out of reach', async () => {
+    const { key } = await floating();
+    const lost: LicenseError[] = [];
+    const heartbeat = await client().startHeartbeat({ license: key, hwid: 'ws-ana', onLost: (error) => lost.push(error) });
+    const firstEnd = heartbeat.leaseExpiresAt;
+    await sleep(20);
+    await heartbeat.renewNow();
+    expect(heartbeat.leaseExpiresAt).toBeGreaterThan(firstEnd);
+    await manage('/hwid/remove', { license_key: key, hwid: 'ws-ana' });
+    await client().check({ license: key, hwid: 'ws-ben' });
+    await heartbeat.renewNow();
+    expect(lost.map((error) => error.code)).toEqual(['SEATS_EXHAUSTED']);
+    expect(heartbeat.lost?.data).toMatchObject({ max_devices: 1 });
+    await heartbeat.stop();
+    expect(await leasesOf(key)).toMatchObject([{ hwid: 'ws-ben' }]);
+
+    const other = await floating();
+    let now = Date.now();
+    const lostOffline: LicenseError[] = [];
+    const unreachable = await client({ now: () => now, timeoutMs: 1000 }).startHeartbeat({ license: other.key, hwid: 'ws-cai', onLost: (error) => lostOffline.push(error) });
+    proxy.refuse = () => true;
+    await unreachable.renewNow();
+    expect(lostOffline).toEqual([]);
+    now += 61_000;
+    await unreachable.renewNow();
+    expect(lostOffline.map((error) => error.code)).toEqual(['NETWORK_ERROR']);
+  });
+
+  it('refuses a heartbeat and a release on a license that is not floating', async () => {
+    const { key } = await license({ hwid_lock: true });
+    const app = client();
+    expect((await failure(app.startHeartbeat({ license: key, hwid: 'pc' }))).code).toBe('LICENSE_NOT_FLOATING');
+    expect((await failure(app.release({ license: key, hwid: 'pc' }))).code).toBe('LICENSE_NOT_FLOATING');
+  });
+
+  it('borrows a seat: its token is kept and used offline until the borrow ends, and the seat cannot be released early', async () => {
+    const { key } = await floating();
+    const server = await startLocalServer({ deps: env.deps, port: 0 });
+    let now = Date.now();
+    const options = { url: server.url, tokenFile: tokenFile(), timeoutMs: 1000, now: () => now };
+    const borrowed = await client(options).borrow({ license: key, hwid: 'train-laptop', seconds: 3600 });
+    const claims = decodeJwt(borrowed.data.offline_token!);
+    expect(claims).toMatchObject({ borrowed: true, sub: key, exp: Date.parse(borrowed.data.lease_expires_at!) / 1000 });
+    expect((await failure(client(options).release({ license: key, hwid: 'train-laptop' }))).code).toBe('LEASE_BORROWED');
+    await server.close();
+
+    now += 3500_000;
+    expect(await client(options).check({ license: key, hwid: 'train-laptop' })).toMatchObject({ offline: true, data: { borrowed: true, sub: key } });
+    now += 200_000;
+    expect((await failure(client(options).check({ license: key, hwid: 'train-laptop' }))).code).toBe('OFFLINE_TOKEN_EXPIRED');
+  });
+});
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** A program in its own process that takes a floating seat with a heartbeat and then ends by itself, or waits for a signal. */
+function holdSeat(licenseKey: string, ending: 'by itself' | 'on a signal') {
+  const file = join(workDir, `holder-${(files += 1)}.mts`);
+  writeFileSync(
+    file,
+    [
+      `import { LicenseClient } from ${JSON.stringify(join(root, 'clients', 'app-typescript', 'src', 'index.ts'))};`,
+      `const client = new LicenseClient({ url: ${JSON.stringify(proxy.url)}, appId: ${JSON.stringify(owner.app_id)}, publicKey: ${JSON.stringify(pem)} });`,
+      `await client.startHeartbeat({ license: ${JSON.stringify(licenseKey)}, hwid: 'closing-pc' });`,
+      "console.log('holding');",
+      ending === 'on a signal' ? 'setInterval(() => undefined, 1000);' : '',
+    ].join('\n'),
+  );
+  // tsx as a loader rather than its CLI, so the signal reaches the program itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const holding = new Promise<void>((held) => child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('holding') && held()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  return { child, holding, exited };
+}
+
+describe('the seat on a clean exit', () => {
+  it('is released when the program ends by itself', async () => {
+    const { key } = await floating();
+    const holder = holdSeat(key, 'by itself');
+    await holder.holding;
+    expect(await holder.exited).toEqual({ code: 0, signal: null });
+    expect(await leasesOf(key)).toEqual([]);
+    expect(proxy.requests.filter((request) => request.path === '/release' && request.body.includes(key))).toHaveLength(1);
+  }, 60_000);
+
+  it('is released on SIGTERM, after which the program ends by that signal', async () => {
+    const { key } = await floating();
+    const holder = holdSeat(key, 'on a signal');
+    await holder.holding;
+    expect(await leasesOf(key)).toMatchObject([{ hwid: 'closing-pc' }]);
+    holder.child.kill('SIGTERM');
+    expect(await holder.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(await leasesOf(key)).toEqual([]);
+  }, 60_000);
+});
+
+describe('devices, registration and usage', () => {
+  it('resets the device so another computer can take the license', async () => {
+    const { key } = await license({ hwid_lock: true });
+    const app = client();
+    await app.check({ license: key, hwid: 'old-pc' });
+    expect((await failure(app.check({ license: key, hwid: 'new-pc' }))).code).toBe('HWID_MISMATCH');
+    expect(await app.resetHwid({ license: key })).toMatchObject({ message: 'HWID_RESET', data: { key } });
+    expect(await app.check({ license: key, hwid: 'new-pc' })).toMatchObject({ message: 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY' });
+    expect((await failure(app.resetHwid({ license: key, hwid: 'old-pc' }))).code).toBe('HWID_NOT_BOUND');
+  });
+
+  it('records usage, sending one usage_id across its retries so a lost answer counts once', async () => {
+    const { key } = await license({}, metered);
+    const app = client();
+    await app.check({ license: key });
+    expect(await app.recordUsage({ license: key, counter: 'exports', amount: 2 })).toMatchObject({
+      message: 'USAGE_RECORDED',
+      data: { counter: 'exports', used: 2, limit: 5, remaining: 3 },
+    });
+
+    let lose = true;
+    proxy.tamper = (answer, request) => (request.path === '/usage' && lose ? ((lose = false), 'drop') : answer);
+    const before = proxy.requests.length;
+    expect((await app.recordUsage({ license: key, counter: 'exports' })).data).toMatchObject({ used: 3, remaining: 2 });
+    const attempts = proxy.requests.slice(before).map((request) => JSON.parse(request.body) as { usage_id: string });
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]!.usage_id).toBe(attempts[0]!.usage_id);
+    expect(attempts[0]!.usage_id).toMatch(/^[A-Za-z0-9._~+/=-]{8,128}$/);
+
+    const refused = await failure(app.recordUsage({ license: key, counter: 'exports', amount: 3 }));
+    expect(refused).toMatchObject({ code: 'USAGE_LIMIT_REACHED', data: { used: 3, remaining: 2 } });
+    expect((await failure(app.recordUsage({ license: key, counter: 'nothing' }))).code).toBe('USAGE_COUNTER_UNKNOWN');
+  });
+});
+
+describe('machineId', () => {
+  it('is a stable SHA-256 in hex per machine, user and application, revealing neither id', async () => {
+    const app = client();
+    const id = await app.machineId();
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    expect(await client().machineId()).toBe(id);
+    const otherApp = new LicenseClient({ url: proxy.url, appId: '00000000-0000-4000-8000-000000000000', publicKey: pem });
+    expect(await otherApp.machineId()).not.toBe(id);
+    let systemId = '';
+    try {
+      systemId = readFileSync('/etc/machine-id', 'utf8').trim();
+    } catch {
+      // Not every system keeps one; the host name then stands in.
+    }
+    if (systemId) expect(id).not.toContain(systemId);
+  });
+});
