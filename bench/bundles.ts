@@ -95,6 +95,7 @@ function probeEvents(): Record<Group | 'authorizer', { event: unknown; expect: n
     subscription: { event: proxyEvent('/subscription/get-bulk', { app_id: randomUUID() }, teamId), expect: 404 },
     blacklist: { event: proxyEvent('/blacklist/get-bulk', { app_id: randomUUID() }, teamId), expect: 404 },
     app: { event: proxyEvent('/app/list', {}, teamId), expect: 200 },
+    integration: { event: proxyEvent('/integration/stripe/get', { app_id: randomUUID() }, teamId), expect: 404 },
     authorizer: {
       event: { type: 'REQUEST', methodArn: 'arn:aws:execute-api:r:a:api/prod/POST/license/get', headers: { 'x-api-key': `lsk_${'x'.repeat(43)}` } },
       expect: 'Deny',

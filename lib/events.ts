@@ -58,7 +58,7 @@ export class EventsPipeline extends Construct {
         onFailure: deadLetters,
         filters: [
           lambda.FilterCriteria.filter({
-            dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
+            dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', 'STRIPE', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
           }),
         ],
       }),

@@ -11,9 +11,14 @@ import { trustedViewerHeaders, type Settings } from './settings';
 
 /**
  * What each group does with the signing key: the client signs answers (Decrypt) and makes the key of an
- * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt).
+ * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt);
+ * the integration group encrypts an owner's Stripe secrets and decrypts them to verify and list what Stripe sends.
  */
-const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = { client: ['kms:Encrypt', 'kms:Decrypt'], app: ['kms:Encrypt'] };
+const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = {
+  client: ['kms:Encrypt', 'kms:Decrypt'],
+  app: ['kms:Encrypt'],
+  integration: ['kms:Encrypt', 'kms:Decrypt'],
+};
 
 /** `silent` writes nothing, so the strictest filter Lambda has is as good as any. */
 const applicationLogLevels: Record<ServiceLogLevel, lambda.ApplicationLogLevel> = {

@@ -5,12 +5,20 @@ import { Blacklist } from './blacklist';
 import { Licenses } from './licenses';
 import { Settings } from './settings';
 import { StatsView } from './stats';
+import { StripeScreen } from './stripe';
 import { Subscriptions } from './subscriptions';
 import { ErrorNote, Field, useAction } from './ui';
 
-type Tab = 'licenses' | 'subscriptions' | 'blacklist' | 'stats' | 'settings';
+type Tab = 'licenses' | 'subscriptions' | 'blacklist' | 'stats' | 'stripe' | 'settings';
 
-const tabNames: Record<Tab, string> = { licenses: 'Licenses', subscriptions: 'Subscriptions', blacklist: 'Blacklists', stats: 'Statistics', settings: 'Signing key & settings' };
+const tabNames: Record<Tab, string> = {
+  licenses: 'Licenses',
+  subscriptions: 'Subscriptions',
+  blacklist: 'Blacklists',
+  stats: 'Statistics',
+  stripe: 'Stripe',
+  settings: 'Signing key & settings',
+};
 
 function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown }) {
   const [key, setKey] = useState('');
@@ -113,6 +121,7 @@ function Dashboard() {
         {tab === 'subscriptions' && <Subscriptions app={app} />}
         {tab === 'blacklist' && <Blacklist app={app} />}
         {tab === 'stats' && <StatsView app={app} />}
+        {tab === 'stripe' && <StripeScreen app={app} />}
         {tab === 'settings' && <Settings app={app} />}
       </main>
     </>

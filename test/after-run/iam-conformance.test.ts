@@ -30,7 +30,7 @@ describe('IAM conformance of the calls the whole run made', () => {
     process.stdout.write(
       `IAM conformance: ${calls.length} distinct calls of ${callers.size} functions (${[...callers].sort().join(', ')}), ${grantsOf(iam).length} grants judged\n`,
     );
-    expect([...callers].sort()).toEqual(['app', 'authorizer', 'blacklist', 'client', 'events', 'hwid', 'license', 'subscription']);
+    expect([...callers].sort()).toEqual(['app', 'authorizer', 'blacklist', 'client', 'events', 'hwid', 'integration', 'license', 'subscription']);
   });
 
   it('allows every call by the role of the function that made it', () => {

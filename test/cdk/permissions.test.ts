@@ -43,6 +43,9 @@ describe('table access per function', () => {
       keys.expiryCount('a', keys.expirySortKey('D', '2026-01-01')).pk,
       keys.streamRecord('e').pk,
       keys.usageMarker(keys.license('l', 't'), 'u-12345678').pk,
+      keys.stripeConnection('a').pk,
+      keys.stripeLicenses('a', 'cs_test_1').pk,
+      keys.stripeEvent('a', 'evt_1', 0).pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
@@ -51,6 +54,7 @@ describe('table access per function', () => {
         'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp',
         'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'statsTotals', 'expiryCount', 'expirySortKey', 'streamRecord', 'entityOf',
+        'stripeConnection', 'stripeLicenses', 'stripeEvent',
       ].sort(),
     );
   });

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { groups, openApiPath, routes, sideOf } from '../../functions/routes';
+import { groups, inboundRoutes, openApiPath, routes, sideOf } from '../../functions/routes';
 import { tableDefinition } from '../../functions/data/table';
 import { corsHeaders } from '../../functions/core/http/middleware';
 import { gatewayResponses } from '../../lib/gateway-responses';
@@ -69,10 +69,10 @@ function actionsOf(statement: Statement): string[] {
 }
 
 describe('routes', () => {
-  it('serves every route of the route table as POST, integrated with its group\'s function', () => {
+  it('serves every route of the route table and every inbound route as POST, integrated with its group\'s function', () => {
     const posts = methods(synth.template).filter((method) => method.httpMethod === 'POST');
-    expect(posts.map((method) => method.path).sort()).toEqual(routes.map((route) => route.path).sort());
-    for (const route of routes) {
+    expect(posts.map((method) => method.path).sort()).toEqual([...routes, ...inboundRoutes].map((route) => route.path).sort());
+    for (const route of [...routes, ...inboundRoutes]) {
       const method = posts.find((candidate) => candidate.path === route.path)!;
       const integration = method.properties.Integration as { Type: string; IntegrationHttpMethod: string; Uri: unknown };
       expect(integration.Type).toBe('AWS_PROXY');
@@ -120,8 +120,22 @@ describe('routes', () => {
     expect(JSON.stringify((method.Integration as { Uri: unknown }).Uri)).toContain(`"${logicalId(synth.stack, synth.service.functions.openapi)}"`);
   });
 
-  it('defines no method besides POST and OPTIONS on the routes, and GET on the document', () => {
-    expect(methods(synth.template)).toHaveLength(routes.length * 2 + 1);
+  it('defines no method besides POST and OPTIONS on the routes, POST on the inbound routes, and GET on the document', () => {
+    expect(methods(synth.template)).toHaveLength(routes.length * 2 + inboundRoutes.length + 1);
+  });
+
+  it('leaves each inbound route without the authorizer and an API key, and gives it a throttle of its own on the stage', () => {
+    for (const route of inboundRoutes) {
+      const method = methods(synth.template).find((candidate) => candidate.httpMethod === 'POST' && candidate.path === route.path)!;
+      expect(method.properties.AuthorizationType).toBe('NONE');
+      expect(method.properties.ApiKeyRequired).not.toBe(true);
+      expect(method.properties).not.toHaveProperty('AuthorizerId');
+    }
+    synth.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: 'POST', ResourcePath: '/~1stripe~1webhook~1{app_id}', ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 }),
+      ]),
+    });
   });
 });
 
@@ -352,6 +366,7 @@ describe('functions', () => {
         subscription: [204, 400],
         blacklist: [204, 400],
         app: [204, 400],
+        integration: [204, 400],
         // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
         authorizer: ['Unauthorized', 'Unauthorized'],
       });

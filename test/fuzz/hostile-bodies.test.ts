@@ -69,6 +69,10 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/app/signing-key': { app_id: 'uuid' },
   '/app/stats': { app_id: 'uuid', days: 'integer' },
   '/audit/get-bulk': { app_id: 'uuid', license_key: 'string', type: 'string', per_page: 'integer', cursor: 'string' },
+  '/integration/stripe/set': { app_id: 'uuid', webhook_secret: 'string', api_key: 'string', prices: 'object' },
+  '/integration/stripe/get': { app_id: 'uuid' },
+  '/integration/stripe/delete': { app_id: 'uuid' },
+  '/integration/stripe/licenses': { app_id: 'uuid', checkout_session: 'string' },
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
