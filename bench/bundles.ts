@@ -1,19 +1,25 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { newLicenseKey } from '#core/domain/ids';
 import { authorizerEntry, groups, handlerEntry, type Group } from '../functions/routes';
-import { esbuildOptions } from '../lib/bundling';
+import { lambdaBuildOptions } from '../lib/bundling';
+import type { DeployedFunction } from './deployed-stack';
 import { startKmsStub } from './kms-stub';
 import { median, round } from './stats';
 
 const run = promisify(execFile);
 
 export interface BundleResult {
+  /** index.mjs: what a cold start reads and compiles before its first request. */
   bytes: number;
+  /** index.mjs and every chunk beside it, loaded on first need. */
+  bytes_all: number;
+  /** The `NODE_OPTIONS` the samples ran under: the deployed function's, read from the synthesized stack. */
+  node_options?: string;
   init_ms: number;
   /** Set on bundles that carry the KMS client: they are judged against `bundles_reference_kms`. */
   reference?: 'kms';
@@ -90,6 +96,7 @@ function probeEvents(): Record<Group | 'authorizer', { event: unknown; expect: n
     blacklist: { event: proxyEvent('/blacklist/get-bulk', { app_id: randomUUID() }, teamId), expect: 404 },
     app: { event: proxyEvent('/app/list', {}, teamId), expect: 200 },
     webhook: { event: proxyEvent('/webhook/list', { app_id: randomUUID() }, teamId), expect: 404 },
+    integration: { event: proxyEvent('/integration/stripe/get', { app_id: randomUUID() }, teamId), expect: 404 },
     authorizer: {
       event: { type: 'REQUEST', methodArn: 'arn:aws:execute-api:r:a:api/prod/POST/license/get', headers: { 'x-api-key': `lsk_${'x'.repeat(43)}` } },
       expect: 'Deny',
@@ -110,6 +117,7 @@ export async function measureBundles(
   store: { endpoint: string; tableName: string },
   runs: number,
   log: (message: string) => void,
+  deployed: Record<Group | 'authorizer', Pick<DeployedFunction, 'nodeOptions'>>,
 ): Promise<BundleMeasurement> {
   const outDir = join(root, 'bench', '.out');
   mkdirSync(outDir, { recursive: true });
@@ -127,10 +135,13 @@ export async function measureBundles(
   ];
   const outfiles = new Map<string, string>();
   for (const [name, entry] of entries) {
-    const outfile = join(outDir, name, 'index.mjs');
-    await build({ ...esbuildOptions(root), entryPoints: [join(root, entry)], outfile, logLevel: 'silent' });
-    outfiles.set(name, outfile);
+    // A fresh folder: chunk names carry their content's hash, so an earlier build's would stay beside this one.
+    rmSync(join(outDir, name), { recursive: true, force: true });
+    await build({ ...lambdaBuildOptions(root, entry, join(outDir, name)), logLevel: 'silent' });
+    outfiles.set(name, join(outDir, name, 'index.mjs'));
   }
+  // The references are yardsticks and run with no options; each function runs with its deployed ones.
+  const nodeOptionsOf = (name: string) => (name.startsWith('reference') ? undefined : deployed[name as Group | 'authorizer'].nodeOptions);
   const kms = await startKmsStub();
   const sample = async (name: string): Promise<number> => {
     const { stdout } = await run(node.path, [join(root, 'bench', 'probe.mjs'), outfiles.get(name)!, JSON.stringify(probes[name]!.event)], {
@@ -151,6 +162,7 @@ export async function measureBundles(
         KMS_ENDPOINT: kms.endpoint,
         // The webhook bundle builds its SQS client at start; listing sends nothing to it.
         WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/unused',
+        ...(nodeOptionsOf(name) === undefined ? {} : { NODE_OPTIONS: nodeOptionsOf(name) }),
       },
     });
     const answer = JSON.parse(stdout) as { ms: number; status: number | string };
@@ -169,10 +181,16 @@ export async function measureBundles(
   } finally {
     await kms.close();
   }
-  // The KMS client's protocol name is in a bundle exactly when the bundle carries the client.
-  const carriesKms = (name: string) => readFileSync(outfiles.get(name)!, 'utf8').includes('TrentService');
+  const files = (name: string) =>
+    readdirSync(join(outDir, name), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.mjs'))
+      .map((file) => join(outDir, name, file));
+  // The KMS client's protocol name is in a bundle's files exactly when the bundle carries the client, in index.mjs or a chunk.
+  const carriesKms = (name: string) => files(name).some((file) => readFileSync(file, 'utf8').includes('TrentService'));
   const result = (name: string): BundleResult => ({
     bytes: statSync(outfiles.get(name)!).size,
+    bytes_all: files(name).reduce((sum, file) => sum + statSync(file).size, 0),
+    ...(nodeOptionsOf(name) === undefined ? {} : { node_options: nodeOptionsOf(name) }),
     init_ms: round(median(times.get(name)!)),
     ...(!name.startsWith('reference') && carriesKms(name) ? { reference: 'kms' as const } : {}),
   });

@@ -79,6 +79,7 @@ async function main() {
     port: local.port,
     rateLimit: local.rateLimit.enabled ? local.rateLimit : undefined,
     clientRateLimit: local.rateLimit.enabled ? local.clientRateLimit : undefined,
+    inboundRateLimit: local.rateLimit.enabled ? local.stripeWebhookRateLimit : undefined,
     // Built at every start (esbuild, well under a second), so the dashboard always matches the checkout.
     dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')) },
   });

@@ -2,7 +2,7 @@
  * The route table: plain data read by the CDK stack, the local server and each
  * group's dispatch, so the three can never disagree about which paths exist.
  */
-export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist' | 'app' | 'webhook';
+export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist' | 'app' | 'webhook' | 'integration';
 
 /** Client routes answer `{success, message}`; management routes answer `{error, error_code}` and need an API key. */
 export type Side = 'client' | 'management';
@@ -62,19 +62,40 @@ export const routes = [
   { path: '/webhook/rotate-secret', group: 'webhook' },
   { path: '/webhook/deliveries', group: 'webhook' },
   { path: '/webhook/redeliver', group: 'webhook' },
+  { path: '/integration/stripe/set', group: 'integration' },
+  { path: '/integration/stripe/get', group: 'integration' },
+  { path: '/integration/stripe/delete', group: 'integration' },
+  { path: '/integration/stripe/licenses', group: 'integration' },
 ] as const satisfies readonly { path: string; group: Group }[];
 
 export type Route = (typeof routes)[number];
 export type RoutePath = Route['path'];
-export type PathOf<G extends Group> = Extract<Route, { group: G }>['path'];
+
+/**
+ * Routes another service POSTs its own events to, in its own body format and
+ * signed its own way: no API key and no authorizer (the group verifies the
+ * signature), a throttle of their own, and the writes they make recorded as
+ * `actor`. Not in `routes`, whose routes all take the JSON bodies of
+ * docs/management-api.md or docs/client-api.md. `{app_id}` is the path's one
+ * parameter.
+ */
+export const inboundRoutes = [{ path: '/stripe/webhook/{app_id}', group: 'integration', actor: 'stripe' }] as const satisfies readonly {
+  path: string;
+  group: Group;
+  actor: string;
+}[];
+
+export type InboundRoute = (typeof inboundRoutes)[number];
+export type InboundPath = InboundRoute['path'];
+export type PathOf<G extends Group> = Extract<Route | InboundRoute, { group: G }>['path'];
 
 /** Every Lambda of the service: one per group, the API-key authorizer, the events consumer, the OpenAPI document's and the webhooks' delivery function. */
 export type FunctionName = Group | 'authorizer' | 'events' | 'openapi' | 'delivery';
 
-export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist', 'app', 'webhook'];
 
 /** The delivery function's entry: it has no route (docs/webhooks.md#on-aws). */
 export const deliveryEntry = 'functions/delivery/handler.ts';
+export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist', 'app', 'webhook', 'integration'];
 
 export function sideOf(group: Group): Side {
   return group === 'client' ? 'client' : 'management';
@@ -84,6 +105,20 @@ const byPath = new Map<string, Route>(routes.map((route) => [route.path, route])
 
 export function findRoute(path: string): Route | undefined {
   return byPath.get(path);
+}
+
+/** The inbound route a request path names, with its parameters as sent: a parameter is one path segment, never empty. */
+export function findInboundRoute(path: string): { route: InboundRoute; parameters: Record<string, string> } | undefined {
+  for (const route of inboundRoutes) {
+    const names: string[] = [];
+    const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_match, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const match = new RegExp(`^${pattern}$`).exec(path);
+    if (match) return { route, parameters: Object.fromEntries(names.map((name, index) => [name, match[index + 1]!])) };
+  }
+  return undefined;
 }
 
 /** Every group's Lambda entry file, relative to the project root. */

@@ -4,7 +4,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { corsHeaders } from '../functions/core/http/middleware';
-import { groups, openApiPath, routes, sideOf, type FunctionName, type Group, type Side } from '../functions/routes';
+import { groups, inboundRoutes, openApiPath, routes, sideOf, type FunctionName, type Group, type Side } from '../functions/routes';
 import { gatewayResponses } from './gateway-responses';
 import { acknowledgeLogRetentionFindings } from './nag';
 import type { Settings } from './settings';
@@ -54,6 +54,11 @@ export class ServiceApi extends Construct {
       );
       addPreflight(resource, side, props.managementCorsOrigin);
     }
+    // Another service's calls (Stripe's events): no authorizer, no API key, no preflight (no browser calls them);
+    // the group verifies the caller's signature, and the stage gives the method a throttle of its own (createApi).
+    for (const route of inboundRoutes) {
+      this.api.root.resourceForPath(route.path).addMethod('POST', integrations.get(route.group)!, { authorizationType: apigateway.AuthorizationType.NONE });
+    }
     // Public like the route list itself: no authorizer, no API key; the stage's throttle still applies.
     this.api.root
       .resourceForPath(openApiPath)
@@ -96,6 +101,9 @@ export class ServiceApi extends Construct {
     const methodOptions: Record<string, apigateway.MethodDeploymentOptions> = {};
     for (const route of routes) {
       if (sideOf(route.group) === 'client') methodOptions[`${route.path}/POST`] = clientThrottle;
+    }
+    for (const route of inboundRoutes) {
+      methodOptions[`${route.path}/POST`] = { throttlingRateLimit: settings.stripeWebhookRateLimit, throttlingBurstLimit: settings.stripeWebhookBurstLimit };
     }
 
     const api = new apigateway.RestApi(this, 'Api', {

@@ -4,14 +4,14 @@ import { xrayChunkFile } from '../functions/core/tracing';
 import { authorizerEntry, deliveryEntry, groups, handlerEntry, type FunctionName } from '../functions/routes';
 
 /**
- * How every Lambda is bundled: the CDK stack hands these to NodejsFunction and
- * the benchmark builds with them, so the bundle measured is the bundle deployed.
+ * How every Lambda is bundled: the CDK stack (lib/code.ts), the construct
+ * package (scripts/pack-construct.ts) and the benchmark all build with
+ * lambdaBuildOptions, so the bundle measured is the bundle deployed.
  */
 export const lambdaBundling = {
   format: 'esm',
   target: 'node22',
   minify: true,
-  sourceMap: true,
   mainFields: ['module', 'main'],
   // The AWS SDK is bundled, not left to the runtime's copy: pinned versions, and a
   // faster cold start (the runtime's copy measured 25–43 ms slower to import).
@@ -29,18 +29,36 @@ export const functionEntries: Record<FunctionName, string> = {
   delivery: deliveryEntry,
 };
 
-/** The same bundling as esbuild options, for building outside CDK. */
-export function esbuildOptions(projectRoot: string): BuildOptions {
+/** Where a bundle's chunks go, beside its index.mjs. */
+export const chunkDir = 'chunks';
+
+/**
+ * One Lambda's build into outdir: `index.mjs`, and under `chunks/` the modules
+ * it reaches only through `import()` (bcryptjs, jose, the KMS client, the
+ * parts of the AWS SDK it loads on first use), which a cold start neither
+ * reads nor compiles until a request needs them (docs/performance.md, "Bundles
+ * and cold start"). Each file has its source map beside it, linked so that a
+ * function run with `NODE_OPTIONS=--enable-source-maps` (log level `debug`)
+ * finds it, and so that `npm run symbolicate` can read it offline
+ * (docs/operations.md#reading-a-stack-trace).
+ */
+export function lambdaBuildOptions(projectRoot: string, entry: string, outdir: string): BuildOptions & { outdir: string } {
   return {
+    entryPoints: { index: path.join(projectRoot, entry) },
+    outdir,
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: lambdaBundling.format,
     target: lambdaBundling.target,
     minify: lambdaBundling.minify,
-    sourcemap: lambdaBundling.sourceMap ? 'external' : false,
+    sourcemap: 'linked',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: `${chunkDir}/[name]-[hash]`,
     mainFields: [...lambdaBundling.mainFields],
     external: [...lambdaBundling.externalModules],
     tsconfig: path.join(projectRoot, 'tsconfig.json'),
+    logLevel: 'warning',
   };
 }
 

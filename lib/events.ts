@@ -58,7 +58,7 @@ export class EventsPipeline extends Construct {
         onFailure: deadLetters,
         filters: [
           lambda.FilterCriteria.filter({
-            dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', 'WEBHOOK', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
+                        dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', 'WEBHOOK', 'STRIPE', ...lambda.FilterRule.beginsWith('BL#'), ...lambda.FilterRule.beginsWith('USER#')] } } },
           }),
         ],
       }),

@@ -11,7 +11,8 @@ import { trustedViewerHeaders, type Settings } from './settings';
 
 /**
  * What each group does with the signing key: the client signs answers (Decrypt) and makes the key of an
- * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt).
+ * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt);
+ * the integration group encrypts an owner's Stripe secrets and decrypts them to verify and list what Stripe sends.
  */
 const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = {
   client: ['kms:Encrypt', 'kms:Decrypt'],
@@ -19,6 +20,7 @@ const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = {
   // Webhook secrets are encrypted under the same key and context as signing keys: the routes encrypt, the delivery function decrypts.
   webhook: ['kms:Encrypt'],
   delivery: ['kms:Decrypt'],
+  integration: ['kms:Encrypt', 'kms:Decrypt'],
 };
 
 /** `silent` writes nothing, so the strictest filter Lambda has is as good as any. */
@@ -29,6 +31,17 @@ const applicationLogLevels: Record<ServiceLogLevel, lambda.ApplicationLogLevel> 
   error: lambda.ApplicationLogLevel.ERROR,
   silent: lambda.ApplicationLogLevel.FATAL,
 };
+
+/**
+ * Node's options for every function. Source-mapped stack traces only at log level `debug`: with
+ * `--enable-source-maps` Node reads each bundle's map when it loads the bundle, which made the
+ * import 60–75 % slower. Otherwise the maps stay beside the code for `npm run symbolicate`
+ * (docs/operations.md#reading-a-stack-trace). The benchmark reads these from the synthesized
+ * functions, so it times each bundle under the options deployed.
+ */
+export function nodeOptions(settings: Pick<Settings, 'logLevel'>): { NODE_OPTIONS?: string } {
+  return settings.logLevel === 'debug' ? { NODE_OPTIONS: '--enable-source-maps' } : {};
+}
 
 /** How long each function may run, and which reserved-concurrency setting is its (none: the function reserves nothing). */
 function sizing(name: FunctionName, settings: Settings): { timeout: Duration; reservedConcurrency: number } {
@@ -113,7 +126,7 @@ export class ServiceFunctions extends Construct {
         DEBUG: String(settings.debug),
         TRACING: String(settings.tracing),
         ...(keyActions ? { SIGNING_KMS_KEY_ID: data.signingKey.keyArn } : {}),
-        NODE_OPTIONS: '--enable-source-maps',
+        ...nodeOptions(settings),
       },
     });
     data.grantTableAccess(role, name);

@@ -11,7 +11,7 @@ import type { IndexName } from '../functions/data/table';
  * `npm test` holds every call of every route's tests to these grants, and
  * fails on a grant no call used (test/after-run/iam-conformance.test.ts).
  */
-export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'webhook' | 'webhooksOfApp';
+export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'stripe' | 'webhook' | 'webhooksOfApp';
 
 /** `LIC#x` → `LIC#`: what every partition key of that entity begins with. */
 function prefixOf(partitionKey: string): string {
@@ -34,6 +34,7 @@ export const partitionPrefixes: Record<Partition, string> = {
   streamRecord: prefixOf(keys.streamRecord('-').pk),
   webhook: prefixOf(keys.webhook('-').pk),
   webhooksOfApp: prefixOf(keys.webhooksOfApp('-')),
+  stripe: prefixOf(keys.stripeConnection('-').pk),
 };
 
 /**
@@ -132,6 +133,19 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
     grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] }],
     queriesIndexes: ['app', 'team'],
     indexes: ['gsi1'],
+  },
+  // Stripe (docs/stripe.md): the connection, the licenses made per Stripe object and the marks of applied events live
+  // under `STRIPE#`; ownership reads the app and the price map's tiers; a Checkout Session's licenses are new items,
+  // written in a transaction with the event's mark; renewals, cancellations and refunds update licenses, which are read
+  // in batches for that and for /integration/stripe/licenses.
+  integration: {
+    grants: [
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'stripe'] },
+      { actions: ['dynamodb:BatchGetItem'], partitions: ['subscription', 'license'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['stripe', 'license'] },
+      { actions: ['dynamodb:DeleteItem'], partitions: ['stripe'] },
+    ],
+    queriesIndexes: [],
   },
   // Serves the committed OpenAPI document: it reads nothing from the table.
   openapi: {

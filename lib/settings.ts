@@ -30,6 +30,13 @@ export interface LicensingServiceProps {
   readonly clientRateLimit?: number;
   /** @default 200 */
   readonly clientBurstLimit?: number;
+  /**
+   * Stage throttle of POST /stripe/webhook/{app_id}, which has no API key and so no usage plan: requests per
+   * second over all applications (Stripe sends an event at a time per endpoint). @default 25
+   */
+  readonly stripeWebhookRateLimit?: number;
+  /** @default 50 */
+  readonly stripeWebhookBurstLimit?: number;
   /** Per-owner usage plan throttle on management routes. @default 100 */
   readonly managementRateLimit?: number;
   /** @default 500 */
@@ -196,6 +203,8 @@ function resolveSettings(source: Source): Settings {
     cloudFrontOriginSecret,
     clientRateLimit: integer(source, 'clientRateLimit', 100, 1, 10000),
     clientBurstLimit: integer(source, 'clientBurstLimit', 200, 1, 5000),
+    stripeWebhookRateLimit: integer(source, 'stripeWebhookRateLimit', 25, 1, 10000),
+    stripeWebhookBurstLimit: integer(source, 'stripeWebhookBurstLimit', 50, 1, 5000),
     managementRateLimit: integer(source, 'managementRateLimit', 100, 1, 10000),
     managementBurstLimit: integer(source, 'managementBurstLimit', 500, 1, 5000),
     managementQuotaPerDay: integer(source, 'managementQuotaPerDay', 0, 0, 1_000_000_000),

@@ -5,6 +5,7 @@ import { createHandler as app } from '../functions/app/handler';
 import { createHandler as blacklist } from '../functions/blacklist/handler';
 import { createHandler as client } from '../functions/client/handler';
 import { createHandler as hwid } from '../functions/hwid/handler';
+import { createHandler as integration } from '../functions/integration/handler';
 import { createHandler as license } from '../functions/license/handler';
 import { createHandler as subscription } from '../functions/subscription/handler';
 import { createHandler as webhook } from '../functions/webhook/handler';
@@ -24,5 +25,6 @@ export function createGroupHandlers(deps: Deps): Record<Group, ServedHandler> {
     blacklist: served('blacklist', blacklist(source)),
     app: served('app', app(source)),
     webhook: served('webhook', webhook(source)),
+    integration: served('integration', integration(source)),
   };
 }

@@ -9,7 +9,7 @@ import { canonicalUuid } from '#core/domain/ids';
 import { ClientError, edgeErrors, ManagementError, rateLimited, type ServiceError } from '#core/http/errors';
 import { corsHeaders, jsonResponse, type HttpEvent } from '#core/http/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';
-import { findRoute, sideOf, type Route, type Side } from '../functions/routes';
+import { findInboundRoute, findRoute, sideOf, type Group, type Side } from '../functions/routes';
 import { serveApiReference } from './api-reference';
 import { serveDashboard } from './dashboard';
 import { createGroupHandlers } from './handlers';
@@ -30,6 +30,8 @@ export interface ServerOptions {
   rateLimit?: RateLimit;
   /** Per-application throttle of the client routes, keyed on the body's app_id; undefined: no throttle. */
   clientRateLimit?: RateLimit;
+  /** Per-application throttle of the inbound routes (POST /stripe/webhook/<app_id>), keyed on the path's app_id; undefined: no throttle. */
+  inboundRateLimit?: RateLimit;
   /** Serve the built dashboard at /dashboard/; its API calls go to `apiUrl`, this server by default. */
   dashboard?: { dir: string; apiUrl?: string };
 }
@@ -80,19 +82,27 @@ function flatHeaders(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
+/** A route as the server dispatches it: its path (a template for inbound routes), its group, and the parameters of the path as sent. */
+interface Target {
+  path: string;
+  group: Group;
+  requestPath: string;
+  parameters: Record<string, string> | null;
+}
+
 /** What API Gateway's REST proxy integration would hand the Lambda for this request. */
-function proxyEvent(route: Route, request: IncomingMessage, body: string, sourceIp: string): HttpEvent {
+function proxyEvent(route: Target, request: IncomingMessage, body: string, sourceIp: string): HttpEvent {
   const headers = flatHeaders(request);
   const requestId = randomUUID();
   return {
     resource: route.path,
-    path: route.path,
+    path: route.requestPath,
     httpMethod: request.method ?? 'POST',
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
     queryStringParameters: null,
     multiValueQueryStringParameters: null,
-    pathParameters: null,
+    pathParameters: route.parameters,
     stageVariables: null,
     body,
     isBase64Encoded: false,
@@ -103,7 +113,7 @@ function proxyEvent(route: Route, request: IncomingMessage, body: string, source
       protocol: 'HTTP/1.1',
       httpMethod: request.method ?? 'POST',
       identity: { sourceIp } as HttpEvent['requestContext']['identity'],
-      path: route.path,
+      path: route.requestPath,
       stage: 'local',
       requestId,
       requestTimeEpoch: Date.now(),
@@ -230,6 +240,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
   const handlers = createGroupHandlers(deps);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const appLimiter = options.clientRateLimit ? new RateLimiter(options.clientRateLimit) : undefined;
+  const inboundLimiter = options.inboundRateLimit ? new RateLimiter(options.inboundRateLimit) : undefined;
   let baseUrl = '';
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
@@ -246,13 +257,18 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
       if (await serveDashboard(site, pathname, response)) return;
     }
     if ((request.method === 'GET' || request.method === 'HEAD') && (await serveApiReference(baseUrl, pathname, response))) return;
-    const route = findRoute(pathname);
+    const known = findRoute(pathname);
+    const inbound = known ? undefined : findInboundRoute(pathname);
+    const route: Target | undefined = known
+      ? { ...known, requestPath: pathname, parameters: null }
+      : inbound && { path: inbound.route.path, group: inbound.route.group, requestPath: pathname, parameters: inbound.parameters };
     if (!route) {
       sendError(response, 'management', new ManagementError('NOT_FOUND', `No route ${pathname}`), deps.config.managementCorsOrigin);
       return;
     }
     const side = sideOf(route.group);
-    if (request.method !== 'POST' && request.method !== 'OPTIONS') {
+    // An inbound route is called by a server, never by a browser: no preflight, as on API Gateway.
+    if (request.method !== 'POST' && (request.method !== 'OPTIONS' || inbound)) {
       sendError(response, side, edgeErrors.methodNotAllowed(side), deps.config.managementCorsOrigin);
       return;
     }
@@ -264,7 +280,13 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
       return;
     }
     const event = proxyEvent(route, request, body, request.socket.remoteAddress ?? '');
-    if (side === 'management' && request.method === 'POST') {
+    if (inbound) {
+      const verdict = inboundLimiter?.take(`${inbound.route.path}#${inbound.parameters.app_id}`);
+      if (verdict && !verdict.allowed) {
+        sendError(response, side, rateLimited(verdict.retryAfterSeconds), deps.config.managementCorsOrigin);
+        return;
+      }
+    } else if (side === 'management' && request.method === 'POST') {
       const denied = await runGateway(deps, event, limiter);
       if (denied) {
         sendError(response, side, denied, deps.config.managementCorsOrigin);

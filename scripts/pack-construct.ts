@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { buildDashboard } from '../dashboard/build';
 import type { FunctionName } from '../functions/routes';
-import { esbuildOptions, functionEntries, xrayChunkCommand } from '../lib/bundling';
+import { functionEntries, lambdaBuildOptions, xrayChunkCommand } from '../lib/bundling';
 
 /**
  * `npm run pack:construct`: builds construct/ (the LicensingService construct, its
@@ -21,18 +21,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
-// The bundles NodejsFunction makes at synth in this repository (lib/code.ts), with the same options: the same code deploys.
+// The bundles lib/code.ts makes at synth in this repository, with the same options: the same code deploys.
 await Promise.all(
   (Object.entries(functionEntries) as [FunctionName, string][]).map(async ([name, entry]) => {
     const outDir = join(dist, 'lambda', name);
-    await build({
-      ...esbuildOptions(projectRoot),
-      entryPoints: [join(projectRoot, entry)],
-      outfile: join(outDir, 'index.mjs'),
-      // NodejsFunction links the map from the bundle, which NODE_OPTIONS=--enable-source-maps follows.
-      sourcemap: 'linked',
-      logLevel: 'warning',
-    });
+    await build(lambdaBuildOptions(projectRoot, entry, outDir));
     execSync(xrayChunkCommand(projectRoot, outDir), { stdio: ['ignore', 'ignore', 'inherit'] });
   }),
 );

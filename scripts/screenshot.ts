@@ -8,8 +8,17 @@ import { api, launchChromium, startService } from '../test/support/browser';
  * `npm run screenshot`: docs/dashboard-licenses.png and the Webhooks screen's two, the licenses screen of a
  * fresh `npm start` with a few sample licenses, in the same headless Chromium
  * as the browser tests.
+ * `npm run screenshot`: docs/dashboard-licenses.png, the licenses screen of a
+ * fresh `npm start` with a few sample licenses, and the Stripe screen connected
+ * with a price map, wide (docs/dashboard-stripe.png, 1366x900) and on a phone
+ * (docs/dashboard-stripe-phone.png, 390x844), in the same headless Chromium as
+ * the browser tests.
  */
 const out = join(import.meta.dirname, '..', 'docs', 'dashboard-licenses.png');
+const stripeShots = [
+  { file: join(import.meta.dirname, '..', 'docs', 'dashboard-stripe.png'), viewport: { width: 1366, height: 900 } },
+  { file: join(import.meta.dirname, '..', 'docs', 'dashboard-stripe-phone.png'), viewport: { width: 390, height: 844 } },
+];
 const service = await startService();
 
 /**
@@ -71,6 +80,25 @@ try {
   await page.screenshot({ path: out });
   process.stdout.write(`wrote ${out}\n`);
   await webhooksScreens(app_id);
+
+  await api(service, '/integration/stripe/set', {
+    app_id,
+    webhook_secret: 'whsec_screenshotscreenshot0000k7Qp',
+    api_key: 'rk_live_screenshotscreenshot0000',
+    prices: {
+      price_1QaZ2bC3dE4fG5hI: { subscription_id: pro, duration_unit: 'years', duration_value: 1, max_devices: 2 },
+      price_1QaZ9xY8wV7uT6sR: { subscription_id: basic, duration_unit: 'months', duration_value: 1 },
+    },
+  });
+  for (const shot of stripeShots) {
+    const stripePage = await browser.newPage({ viewport: shot.viewport, colorScheme: 'light' });
+    await stripePage.goto(`${service.url}/dashboard/#key=${service.apiKey}`);
+    await stripePage.getByRole('heading', { name: 'Licenses' }).waitFor();
+    await stripePage.getByRole('button', { name: 'Stripe' }).click();
+    await stripePage.getByText('Leave both fields empty to keep the stored secrets.').waitFor();
+    await stripePage.screenshot({ path: shot.file, fullPage: true });
+    process.stdout.write(`wrote ${shot.file}\n`);
+  }
 } finally {
   await browser.close();
   await service.stop();

@@ -23,6 +23,10 @@ export function takeKeyFromFragment(): void {
 }
 
 let client: LicensingClient | undefined;
+let baseUrl = '';
+
+/** The API's base URL from config.json: where Stripe is to send an application's events. */
+export const apiUrl = (): string => baseUrl;
 
 /** config.json is written where the dashboard is served: by the stack on deploy, by `npm start` locally. */
 export async function loadConfig(): Promise<void> {
@@ -30,6 +34,7 @@ export async function loadConfig(): Promise<void> {
   if (!response.ok) throw new Error(`config.json answered ${response.status}`);
   const config = (await response.json()) as { apiUrl?: unknown };
   if (typeof config.apiUrl !== 'string' || !/^https?:\/\//.test(config.apiUrl)) throw new Error('config.json has no apiUrl');
+  baseUrl = config.apiUrl;
   client = createLicensingClient({
     baseUrl: config.apiUrl,
     credentials: 'omit',
@@ -57,6 +62,7 @@ const words: Record<string, string> = {
   BLACKLIST_ENTRY_NOT_FOUND: 'This blacklist entry does not exist.',
   CONFLICT: 'The license kept changing while this was saved. Try again.',
   NETWORK: 'The service could not be reached. Check your connection.',
+  NOT_FOUND: 'Not found.',
 };
 
 export class ApiError extends Error {

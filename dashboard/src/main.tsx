@@ -5,13 +5,22 @@ import { Blacklist } from './blacklist';
 import { Licenses } from './licenses';
 import { Settings } from './settings';
 import { StatsView } from './stats';
+import { StripeScreen } from './stripe';
 import { Subscriptions } from './subscriptions';
 import { Webhooks } from './webhooks';
 import { ErrorNote, Field, useAction } from './ui';
 
-type Tab = 'licenses' | 'subscriptions' | 'blacklist' | 'webhooks' | 'stats' | 'settings';
+type Tab = 'licenses' | 'subscriptions' | 'blacklist' | 'webhooks' | 'stats' | 'stripe' | 'settings';
 
-const tabNames: Record<Tab, string> = { licenses: 'Licenses', subscriptions: 'Subscriptions', blacklist: 'Blacklists', webhooks: 'Webhooks', stats: 'Statistics', settings: 'Signing key & settings' };
+const tabNames: Record<Tab, string> = {
+  licenses: 'Licenses',
+  subscriptions: 'Subscriptions',
+  blacklist: 'Blacklists',
+  webhooks: 'Webhooks',
+  stats: 'Statistics',
+  stripe: 'Stripe',
+  settings: 'Signing key & settings',
+};
 
 function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown }) {
   const [key, setKey] = useState('');
@@ -115,6 +124,7 @@ function Dashboard() {
         {tab === 'blacklist' && <Blacklist app={app} />}
         {tab === 'webhooks' && <Webhooks app={app} />}
         {tab === 'stats' && <StatsView app={app} />}
+        {tab === 'stripe' && <StripeScreen app={app} />}
         {tab === 'settings' && <Settings app={app} />}
       </main>
     </>

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { Deps } from '#core/deps';
 import type { App } from '#data/app.repo';
 import type { License } from '#data/license.repo';
@@ -23,7 +22,8 @@ export interface OfflineTokenInput {
 /** A compact JWS signed with the application's key: what a program may trust while offline, until `exp`. */
 export async function offlineToken(deps: Deps, input: OfflineTokenInput): Promise<string> {
   const { app, license, subscription } = input;
-  const signer = await signerOf(deps, app);
+  // jose is loaded on the container's first offline token: an /auth without one never needs it.
+  const [signer, { SignJWT }] = await Promise.all([signerOf(deps, app), import('jose')]);
   const nowMs = deps.clock.now().getTime();
   const iat = Math.floor(nowMs / 1000);
   const ttl = app.offline_token_ttl ?? offlineTokenTtl.defaultSeconds;

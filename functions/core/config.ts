@@ -46,6 +46,8 @@ export interface Config {
    * dashboard's, set by the stack). Client routes always answer `*` (docs/client-api.md).
    */
   managementCorsOrigin: string;
+  /** Where the `stripe` package sends its API calls (a test's or a local stand-in); unset: Stripe's own API. */
+  stripeApiUrl: URL | undefined;
 }
 
 export interface LocalConfig {
@@ -56,6 +58,8 @@ export interface LocalConfig {
   rateLimit: { enabled: boolean; ratePerSecond: number; burst: number };
   /** Per-application throttle of /auth and /register on the local server (same on/off switch). */
   clientRateLimit: { ratePerSecond: number; burst: number };
+  /** Per-application throttle of POST /stripe/webhook/<app_id> on the local server (same on/off switch). */
+  stripeWebhookRateLimit: { ratePerSecond: number; burst: number };
   /** Locally, each event is also POSTed as JSON to this URL (development webhooks). */
   eventsWebhookUrl: string | undefined;
 }
@@ -99,6 +103,17 @@ function webhookUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
+/** An http(s) URL with nothing after the origin: what the `stripe` package can be pointed at (protocol, host, port). */
+function apiOrigin(env: Env, name: string): URL | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search !== '' || url.username !== '') {
+    throw new ConfigError(`${name} must be an http(s) URL of a host and port only, such as http://127.0.0.1:12111, got "${raw}"`);
+  }
+  return url;
+}
+
 /** `*`, or one origin exactly as a browser sends it in `Origin`: scheme, host and port, no path. */
 function corsOrigin(env: Env, name: string): string {
   const raw = env[name];
@@ -138,6 +153,7 @@ export function readConfig(env: Env = process.env): Config {
     kmsEndpoint: env.KMS_ENDPOINT || undefined,
     signAnswers: flag(env, 'SIGN_ANSWERS', true),
     managementCorsOrigin: corsOrigin(env, 'MANAGEMENT_CORS_ORIGIN'),
+    stripeApiUrl: apiOrigin(env, 'STRIPE_API_URL'),
   };
 }
 
@@ -155,6 +171,10 @@ export function readLocalConfig(env: Env = process.env): LocalConfig {
     clientRateLimit: {
       ratePerSecond: integer(env, 'CLIENT_RATE_LIMIT_RPS', 50, 1, 100000),
       burst: integer(env, 'CLIENT_RATE_LIMIT_BURST', 100, 1, 100000),
+    },
+    stripeWebhookRateLimit: {
+      ratePerSecond: integer(env, 'STRIPE_WEBHOOK_RATE_LIMIT_RPS', 25, 1, 100000),
+      burst: integer(env, 'STRIPE_WEBHOOK_RATE_LIMIT_BURST', 50, 1, 100000),
     },
     eventsWebhookUrl: webhookUrl(env, 'EVENTS_WEBHOOK_URL'),
   };

@@ -164,6 +164,22 @@ export const keys = {
   delivery: (webhookId: string, position: string): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: `${keys.deliveryPrefix}${position}` }),
   deliveryPrefix: 'DLV#',
 
+  /**
+   * An application's Stripe connection (docs/stripe.md): its encrypted secrets
+   * and price map, in a partition of its own so that the function that serves
+   * Stripe writes nowhere under the application's own partition.
+   */
+  stripeConnection: (appId: string): ItemKey => ({ pk: `STRIPE#${appId}`, sk: 'STRIPE' }),
+  /**
+   * The licenses made for one Stripe object of an application: its Checkout
+   * Session, and the subscription, payment and first invoice that session made.
+   * Stripe ids begin with their kind (`cs_`, `sub_`, `pi_`, `in_`), so one
+   * namespace holds them all.
+   */
+  stripeLicenses: (appId: string, stripeId: string): ItemKey => ({ pk: `STRIPE#${appId}#OBJ#${stripeId}`, sk: 'LICENSES' }),
+  /** Marks one part of a Stripe event as applied (a big Checkout Session is made in several transactions). */
+  stripeEvent: (appId: string, eventId: string, part: number): ItemKey => ({ pk: `STRIPE#${appId}#EVENT#${eventId}#${part}`, sk: 'EVENT' }),
+
   /** Marks a stream record as counted and audited, so a redelivered record changes nothing twice. */
   streamRecord: (eventId: string): ItemKey => ({ pk: `STREAM#${eventId}`, sk: 'STREAM' }),
 
@@ -182,6 +198,8 @@ export const keys = {
     if (app && sk.startsWith('BL#')) return { kind: 'blacklist', appId: app[1]! };
     if (app && sk.startsWith('USER#')) return { kind: 'username', appId: app[1]! };
     if (sk === 'WEBHOOK' && pk.startsWith('WEBHOOK#')) return { kind: 'webhook', id: pk.slice('WEBHOOK#'.length) };
+    const stripe = /^STRIPE#([^#]+)$/.exec(pk);
+    if (stripe && sk === 'STRIPE') return { kind: 'stripe', appId: stripe[1]! };
     return undefined;
   },
 } as const;
@@ -192,4 +210,5 @@ export type EntityRef =
   | { kind: 'subscription'; id: string }
   | { kind: 'blacklist'; appId: string }
   | { kind: 'username'; appId: string }
-  | { kind: 'webhook'; id: string };
+  | { kind: 'webhook'; id: string }
+  | { kind: 'stripe'; appId: string };

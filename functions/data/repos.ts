@@ -9,6 +9,7 @@ import type { Table } from './db';
 import { createHwidRepo } from './hwid.repo';
 import { createLeaseRepo } from './lease.repo';
 import { createLicenseRepo } from './license.repo';
+import { createStripeRepo } from './stripe.repo';
 import { createSubscriptionRepo } from './subscription.repo';
 import { createTeamRepo } from './team.repo';
 import { createUsageRepo } from './usage.repo';
@@ -31,6 +32,7 @@ export function createRepos(table: Table, cache: ItemCache) {
     events: createEventsRepo(table),
     usage: createUsageRepo(table),
     webhooks: createWebhookRepo(table),
+    stripe: createStripeRepo(table),
   };
 }
 

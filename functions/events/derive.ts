@@ -34,6 +34,9 @@ export const eventTypes = [
   'webhook.deleted',
   'webhook.secret_rotated',
   'webhook.disabled',
+  'stripe.connected',
+  'stripe.changed',
+  'stripe.disconnected',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -313,6 +316,23 @@ function webhookEffects(change: StreamChange, webhookId: string, event: EventOf)
 }
 
 /**
+ * An application's Stripe connection as its events show it: its price map and
+ * times. Its secrets never, encrypted or not, nor their hint.
+ */
+function stripeView(connection: Record<string, unknown>): Record<string, unknown> {
+  return { prices: connection.prices, created_at: connection.created_at, updated_at: connection.updated_at };
+}
+
+/** Connecting, changing (a new secret, key or price map) and disconnecting an application's Stripe connection. */
+function stripeEffects(change: StreamChange, appId: string, event: EventOf): Effects {
+  const { oldImage: before, newImage: after } = change;
+  if (change.kind === 'INSERT' && after) return { events: [event('stripe.connected', appId, appId, { after: stripeView(after) })], counts: [] };
+  if (change.kind === 'REMOVE' && before) return { events: [event('stripe.disconnected', appId, appId, { before: stripeView(before) })], counts: [] };
+  if (!before || !after || changedFields(before, after).size === 0) return none;
+  return { events: [event('stripe.changed', appId, appId, { before: stripeView(before), after: stripeView(after) })], counts: [] };
+}
+
+/**
  * The events a change announces and what it adds to the daily counters.
  * Ids derive from the stream record's id, so a redelivered record yields the
  * same events (subscribers can drop repeats by `id`). Days come from the
@@ -349,5 +369,7 @@ export function effectsOf(change: StreamChange): Effects {
       return blacklistEffects(change, entity.appId, event);
     case 'webhook':
       return webhookEffects(change, entity.id, event);
+    case 'stripe':
+      return stripeEffects(change, entity.appId, event);
   }
 }

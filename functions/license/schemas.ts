@@ -56,14 +56,14 @@ const password = z
   );
 const extendSeconds = z.int().check(z.minimum(1), z.maximum(limits.maxExtendSeconds));
 
-const duration = {
+export const duration = {
   duration_unit: z.enum(Object.keys(durationUnitSeconds) as [keyof typeof durationUnitSeconds]),
   duration_value: z.int().check(z.minimum(1)),
 };
 
 type Duration = { duration_unit: keyof typeof durationUnitSeconds; duration_value: number };
 
-const durationWithinLimit = z.refine<Duration>(
+export const durationWithinLimit = z.refine<Duration>(
   (input) =>
     input.duration_value * durationUnitSeconds[input.duration_unit] <= limits.maxDurationSeconds,
   { path: ['duration_value'], message: 'must not make the duration longer than 100 years' },

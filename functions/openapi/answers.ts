@@ -132,6 +132,28 @@ export const signingKey = z.strictObject({
   created_at: timestamp,
 });
 
+/** A price's mapping as `/integration/stripe/set` stores it (functions/integration/schemas.ts). */
+export const stripePriceMapping = z.strictObject({
+  subscription_id: uuid,
+  duration_unit: z.enum(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months', 'years']),
+  duration_value: z.int(),
+  max_devices: z.optional(z.int()),
+  features: z.optional(z.array(z.string())),
+  hwid_lock: z.optional(z.boolean()),
+});
+
+/** An application's Stripe connection: the signing secret as a hint only, never the restricted key. */
+export const stripeConnection = z.strictObject({
+  app_id: uuid,
+  webhook_secret: z.string(),
+  prices: z.record(z.string(), stripePriceMapping),
+  webhook_path: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const stripeDisconnected = z.strictObject({ app_id: uuid, deleted: z.literal(true) });
+
 export const appStats = z.strictObject({
   totals: z.strictObject({ licenses: z.int(), active: z.int(), paused: z.int(), expired: z.int(), unused: z.int() }),
   days: z.array(

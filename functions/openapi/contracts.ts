@@ -3,6 +3,7 @@ import * as appSchemas from '../app/schemas';
 import * as blacklistSchemas from '../blacklist/schemas';
 import { clientMessages, type ClientFailureCode, type ManagementErrorCode } from '#core/http/errors';
 import * as hwidSchemas from '../hwid/schemas';
+import * as integrationSchemas from '../integration/schemas';
 import * as licenseSchemas from '../license/schemas';
 import { registeredMessage } from '../client/register';
 import type { RoutePath } from '../routes';
@@ -200,6 +201,18 @@ const authenticationFailures: ClientFailureCode[] = [
   'SUBSCRIPTION_ERROR',
   'SUBSCRIPTION_NOT_ACTIVE',
 ];
+
+const stripePrices = { price_1QaZ2bC3dE4fG5hI: { subscription_id: example.subscriptionId, duration_unit: 'years', duration_value: 1, max_devices: 2 } };
+
+/** What /integration/stripe/set and /integration/stripe/get answer. */
+const stripeConnectionExample = {
+  app_id: example.appId,
+  webhook_secret: 'whsec_…H5aL',
+  prices: stripePrices,
+  webhook_path: `/stripe/webhook/${example.appId}`,
+  created_at: example.createdAt,
+  updated_at: example.createdAt,
+};
 
 export const contracts: Record<RoutePath, Contract> = {
   '/auth': {
@@ -768,5 +781,52 @@ export const contracts: Record<RoutePath, Contract> = {
     answer: z.strictObject({ delivery_id: z.string(), queued: z.literal(true) }),
     answerExample: { delivery_id: `${example.webhookId}.1772618400000-5d1c0a7e9b3f2468`, queued: true },
     errors: ['ACCESS_DENIED', 'DELIVERY_NOT_FOUND', 'WEBHOOK_DISABLED'],
+  },
+  '/integration/stripe/set': {
+    tag: 'Stripe',
+    summary: 'Connect an application to Stripe, or change its connection',
+    description:
+      'Stores the signing secret of the Stripe webhook endpoint and a restricted key that can read Checkout Sessions, both encrypted, and the price map: each Stripe price id makes licenses of a subscription tier for a duration. The secrets are needed to connect; later a body without them keeps the stored ones. Neither is ever answered: `webhook_secret` in the answer is a hint (its last four characters). Point the endpoint at `webhook_path` (docs/stripe.md).',
+    request: integrationSchemas.setSchema,
+    requestExample: {
+      app_id: example.appId,
+      webhook_secret: 'whsec_Jx2kQ9vN4mP7rT1sW8yZ3bC6dF0gH5aL',
+      api_key: 'rk_test_51Hx2kQ9vN4mP7rT1sW8yZ3bC6dF0gH5aL',
+      prices: stripePrices,
+    },
+    answer: answers.stripeConnection,
+    answerExample: stripeConnectionExample,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND'],
+  },
+  '/integration/stripe/get': {
+    tag: 'Stripe',
+    summary: "An application's Stripe connection",
+    description: 'The price map and where Stripe sends events; of the signing secret only a hint, never the restricted key. 404 `NOT_FOUND` while the application is not connected.',
+    request: integrationSchemas.appIdSchema,
+    requestExample: { app_id: example.appId },
+    answer: answers.stripeConnection,
+    answerExample: stripeConnectionExample,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'NOT_FOUND'],
+  },
+  '/integration/stripe/delete': {
+    tag: 'Stripe',
+    summary: 'Disconnect an application from Stripe',
+    description: "Forgets both secrets and the price map; Stripe's later events are answered 400. Licenses made through Stripe stay.",
+    request: integrationSchemas.appIdSchema,
+    requestExample: { app_id: example.appId },
+    answer: answers.stripeDisconnected,
+    answerExample: { app_id: example.appId, deleted: true },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'NOT_FOUND'],
+  },
+  '/integration/stripe/licenses': {
+    tag: 'Stripe',
+    summary: 'The licenses made for a Checkout Session',
+    description:
+      "For the owner's success page, through the owner's own backend: the licenses `checkout.session.completed` made for the session, oldest first; an empty list until Stripe's event has arrived (ask again a moment later).",
+    request: integrationSchemas.licensesSchema,
+    requestExample: { app_id: example.appId, checkout_session: 'cs_test_a1B2c3D4e5F6g7H8' },
+    answer: z.array(answers.licenseRecord),
+    answerExample: [{ ...licenseExample, tags: ['stripe'], metadata: { stripe_customer: 'cus_Q1w2E3r4T5y6', stripe_checkout_session: 'cs_test_a1B2c3D4e5F6g7H8', email: 'buyer@example.com' } }],
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
   },
 };

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { clientMessages, managementErrors } from '#core/http/errors';
 import { appIdField, subscriptionIdField } from '#core/domain/fields';
-import { groups, routes, sideOf, type RoutePath } from '../routes';
+import { groups, inboundRoutes, routes, sideOf, type RoutePath } from '../routes';
 import * as answers from './answers';
 import { commonManagementErrors, contracts, isClientContract, type ClientContract, type ManagementContract } from './contracts';
 
@@ -189,6 +189,47 @@ function managementOperation(path: RoutePath, contract: ManagementContract): Jso
   };
 }
 
+/**
+ * POST /stripe/webhook/{app_id}: Stripe's own event body, verified by its
+ * signature; no API key. Stripe only reads the status: 2xx is received, anything
+ * else is sent again later.
+ */
+function stripeWebhookOperation(): Json {
+  const refused = (description: string, codes: string[]) => ({
+    description,
+    content: json({ allOf: [componentRef('ManagementError'), { type: 'object', properties: { error_code: { enum: codes } } }] }),
+  });
+  return {
+    operationId: 'stripeWebhook',
+    tags: ['Stripe'],
+    summary: "Stripe's events for an application",
+    description:
+      "The URL to give the application's Stripe webhook endpoint (docs/stripe.md). The body is verified against `Stripe-Signature` with the endpoint's signing secret (Stripe's 300-second tolerance) before anything else. `checkout.session.completed`, `invoice.paid`, `customer.subscription.deleted` and `charge.refunded` change licenses, each event once however often Stripe sends it; other types and unmapped prices are answered 200 and change nothing.",
+    security: [],
+    parameters: [
+      { name: 'app_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      { name: 'Stripe-Signature', in: 'header', required: true, description: "Stripe's signature of the body: `t=<unix seconds>,v1=<hex HMAC-SHA256>`.", schema: { type: 'string' } },
+    ],
+    requestBody: {
+      required: true,
+      content: json(
+        { type: 'object', description: 'A Stripe event as Stripe sends it.', properties: { id: { type: 'string' }, type: { type: 'string' }, data: { type: 'object' } }, required: ['id', 'type', 'data'] },
+        { id: 'evt_1QaZ2bC3dE4fG5hI', object: 'event', type: 'checkout.session.completed', data: { object: { id: 'cs_test_a1B2c3D4e5F6g7H8', object: 'checkout.session' } } },
+      ),
+    },
+    responses: {
+      '200': {
+        description: 'Received: applied now, applied before, or nothing to change',
+        content: json({ type: 'object', properties: { received: { const: true } }, required: ['received'], additionalProperties: false }, { received: true }),
+      },
+      '400': refused('INVALID_INPUT: a body that is not JSON, or a signature that does not verify (also when the application has no Stripe connection)', ['INVALID_INPUT']),
+      '413': refused('PAYLOAD_TOO_LARGE', ['PAYLOAD_TOO_LARGE']),
+      '429': { ...refused('RATE_LIMITED: the route\'s own throttle', ['RATE_LIMITED']), headers: retryAfter },
+      '500': refused('SERVER_ERROR: Stripe sends the event again later', ['SERVER_ERROR']),
+    },
+  };
+}
+
 const description = [
   'Licensing for desktop and mobile software: client applications authenticate end users by license key (or username and password) and may bind a license to a device; owners manage licenses, subscription tiers, device rules, metadata and blacklists with an API key.',
   '',
@@ -224,6 +265,7 @@ export function openApiDocument(serverUrl?: string): Json {
       };
     }
   }
+  for (const route of inboundRoutes) paths[route.path] = { post: stripeWebhookOperation() };
 
   return {
     openapi: '3.1.0',
@@ -237,6 +279,7 @@ export function openApiDocument(serverUrl?: string): Json {
       { name: 'Blacklists', description: 'Countries, ASNs, IP addresses and networks, HWIDs refused by /auth.' },
       { name: 'Applications', description: 'Applications, their signing keys, settings, statistics and audit log.' },
       { name: 'Webhooks', description: 'Signed deliveries of events to your HTTPS endpoints, with retries and a delivery log.' },
+      { name: 'Stripe', description: 'Selling through Stripe Checkout: the connection, the licenses of a Checkout Session, and the endpoint Stripe posts its events to.' },
     ],
     paths,
     components: {

@@ -31,7 +31,7 @@ describe('IAM conformance of the calls the whole run made', () => {
     process.stdout.write(
       `IAM conformance: ${calls.length} distinct calls of ${callers.size} functions (${[...callers].sort().join(', ')}), ${grantsOf(iam).length} grants judged\n`,
     );
-    expect([...callers].sort()).toEqual(['app', 'authorizer', 'blacklist', 'client', 'delivery', 'events', 'hwid', 'license', 'subscription', 'webhook']);
+    expect([...callers].sort()).toEqual(['app', 'authorizer', 'blacklist', 'client', 'delivery', 'events', 'hwid', 'integration', 'license', 'subscription', 'webhook']);
   });
 
   it('allows every call by the role of the function that made it', () => {

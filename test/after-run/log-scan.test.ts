@@ -20,7 +20,7 @@ describe('the log lines of the whole run', () => {
         `(${secrets.filter((secret) => secret.value.length >= shortestCheckedSecret).length} checked, the rest shorter than ${shortestCheckedSecret} characters)`,
     );
     expect(levels).toContain('debug');
-    expect([...kinds].sort()).toEqual(['api key', 'bcrypt hash', 'hwid', 'license key', 'password', 'private key', 'username']);
+    expect([...kinds].sort()).toEqual(['api key', 'bcrypt hash', 'hwid', 'license key', 'password', 'private key', 'stripe secret', 'username']);
   });
 
   it('name no secret and carry no secret-shaped string', () => {

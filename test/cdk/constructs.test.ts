@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { FunctionName } from '../../functions/routes';
-import { routes } from '../../functions/routes';
+import { inboundRoutes, routes } from '../../functions/routes';
 import { ServiceApi } from '../../lib/api';
 import { ServiceData } from '../../lib/data';
 import { EventsPipeline } from '../../lib/events';
@@ -53,8 +53,8 @@ describe('ServiceApi', () => {
   const template = Template.fromStack(stack);
   const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((method) => method.Properties);
 
-  it('makes a POST per route, an OPTIONS per route, and GET /openapi.json', () => {
-    expect(methods.filter((method) => method.HttpMethod === 'POST')).toHaveLength(routes.length);
+  it('makes a POST per route and per inbound route, an OPTIONS per route, and GET /openapi.json', () => {
+    expect(methods.filter((method) => method.HttpMethod === 'POST')).toHaveLength(routes.length + inboundRoutes.length);
     expect(methods.filter((method) => method.HttpMethod === 'OPTIONS')).toHaveLength(routes.length);
     expect(methods.filter((method) => method.HttpMethod === 'GET')).toHaveLength(1);
   });

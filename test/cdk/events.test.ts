@@ -26,7 +26,7 @@ describe('events', () => {
       MaximumRetryAttempts: 10,
       DestinationConfig: { OnFailure: { Destination: arnOf(synth.service.eventsDeadLetterQueue) } },
       // Only entities' own items: the consumer's audit items, counters and marks never invoke it.
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', 'WEBHOOK', { prefix: 'BL#' }, { prefix: 'USER#' }] } } } }) }] },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['APP', 'LIC', 'SUB', 'WEBHOOK', 'STRIPE', { prefix: 'BL#' }, { prefix: 'USER#' }] } } } }) }] },
     });
     expect(Object.keys(synth.template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: ref(synth.service.functions.events) } }))).toHaveLength(1);
   });

@@ -47,6 +47,9 @@ describe('table access per function', () => {
       keys.webhookByApp('a', 'c', 'w').gsi1pk,
       keys.webhookCount('a').pk,
       keys.delivery('w', 'p').pk,
+      keys.stripeConnection('a').pk,
+      keys.stripeLicenses('a', 'cs_test_1').pk,
+      keys.stripeEvent('a', 'evt_1', 0).pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
@@ -56,6 +59,7 @@ describe('table access per function', () => {
         'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'statsTotals', 'expiryCount', 'expirySortKey', 'streamRecord', 'entityOf',
         'webhook', 'webhookByApp', 'webhooksOfApp', 'webhookCount', 'delivery', 'deliveryPrefix',
+        'stripeConnection', 'stripeLicenses', 'stripeEvent',
       ].sort(),
     );
   });

@@ -18,6 +18,8 @@ beforeAll(() => {
       endpointType: 'regional',
       clientRateLimit: '7',
       clientBurstLimit: '9',
+      stripeWebhookRateLimit: '6',
+      stripeWebhookBurstLimit: '8',
       managementRateLimit: '3',
       managementBurstLimit: '4',
       managementQuotaPerDay: '5000',
@@ -55,6 +57,7 @@ describe('a stack synthesized with every context key set', () => {
       MethodSettings: Match.arrayWith([
         Match.objectLike({ ResourcePath: '/~1auth', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 }),
         Match.objectLike({ ResourcePath: '/~1register', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 }),
+        Match.objectLike({ ResourcePath: '/~1stripe~1webhook~1{app_id}', ThrottlingRateLimit: 6, ThrottlingBurstLimit: 8 }),
       ]),
     });
     synth.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
@@ -66,11 +69,14 @@ describe('a stack synthesized with every context key set', () => {
 
   it('passes the runtime settings to every function', () => {
     const functions = Object.values(serviceResources(synth.template, 'AWS::Lambda::Function'));
-    expect(functions).toHaveLength(9);
+    expect(functions).toHaveLength(10);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         MemorySize: 1024,
-        Environment: { Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true', TRUSTED_VIEWER_HEADERS: '', TRACING: 'false' } },
+        // At debug, stack traces are source-mapped where they are logged (docs/operations.md#reading-a-stack-trace).
+        Environment: {
+          Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true', TRUSTED_VIEWER_HEADERS: '', TRACING: 'false', NODE_OPTIONS: '--enable-source-maps' },
+        },
         LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
       });
     }
@@ -98,7 +104,7 @@ describe('a stack synthesized with every context key set', () => {
       ]),
     );
     // The events consumer's concurrency is one per stream shard, set by the event source mapping, not reserved.
-    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, authorizer: 20, events: undefined });
+    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, integration: 10, authorizer: 20, events: undefined });
   });
 
   it('puts a web ACL with a per-IP rate rule and a tighter one on the client routes, both answering RATE_LIMITED, in front of the stage', () => {

@@ -10,6 +10,8 @@ describe('readSettings', () => {
       cloudFrontOriginSecret: undefined,
       clientRateLimit: 100,
       clientBurstLimit: 200,
+      stripeWebhookRateLimit: 25,
+      stripeWebhookBurstLimit: 50,
       managementRateLimit: 100,
       managementBurstLimit: 500,
       managementQuotaPerDay: 0,

@@ -29,14 +29,15 @@ describe('the signing keys’ KMS key', () => {
     synth.template.hasResource('AWS::KMS::Key', { Properties: { EnableKeyRotation: true }, DeletionPolicy: 'Retain' });
   });
 
-  it('may be used only by the client (kms:Encrypt, kms:Decrypt) and app (kms:Encrypt) functions, only with an {app_id} encryption context', () => {
+  it('may be used only by the client and integration (kms:Encrypt, kms:Decrypt) and app (kms:Encrypt) functions, only with an {app_id} encryption context', () => {
+    const users = ['client', 'app', 'integration'];
     for (const name of [...groups, 'authorizer'] as const) {
       const roleId = logicalId(synth.stack, synth.service.functions[name].role!);
       const kmsStatements = roleStatements(roleId).filter(usesKey);
-      if (name === 'client' || name === 'app') {
+      if (users.includes(name)) {
         expect(kmsStatements).toEqual([
           expect.objectContaining({
-            Action: name === 'client' ? ['kms:Encrypt', 'kms:Decrypt'] : 'kms:Encrypt',
+            Action: name === 'app' ? 'kms:Encrypt' : ['kms:Encrypt', 'kms:Decrypt'],
             Resource: { 'Fn::GetAtt': [logicalId(synth.stack, synth.service.signingKey), 'Arn'] },
             Condition: appContextOnly,
           }),
@@ -46,15 +47,15 @@ describe('the signing keys’ KMS key', () => {
       }
       const environment = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions[name])]!.Properties
         .Environment.Variables as Record<string, unknown>;
-      expect('SIGNING_KMS_KEY_ID' in environment).toBe(name === 'client' || name === 'app');
+      expect('SIGNING_KMS_KEY_ID' in environment).toBe(users.includes(name));
     }
   });
 
-  it('has a key policy that lets only the client role decrypt, and the app role and the account only encrypt per application', () => {
+  it('has a key policy that lets only the client and integration roles decrypt, and the app role and the account only encrypt per application', () => {
     const [key] = Object.values(synth.template.findResources('AWS::KMS::Key'));
     const statements = key!.Properties.KeyPolicy.Statement as Statement[];
     const decrypting = statements.filter((statement) => actionsOf(statement).includes('kms:Decrypt'));
-    const roleIds = [logicalId(synth.stack, synth.service.functions.client.role!)];
+    const roleIds = [logicalId(synth.stack, synth.service.functions.client.role!), logicalId(synth.stack, synth.service.functions.integration.role!)];
     expect(decrypting.map((statement) => statement.Principal)).toEqual(roleIds.map((id) => ({ AWS: { 'Fn::GetAtt': [id, 'Arn'] } })));
     for (const statement of statements.filter(usesKey)) expect(statement.Condition).toEqual(appContextOnly);
     expect(statements.flatMap(actionsOf)).not.toContain('kms:*');

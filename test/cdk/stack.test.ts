@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { groups, openApiPath, routes, sideOf } from '../../functions/routes';
+import { groups, inboundRoutes, openApiPath, routes, sideOf } from '../../functions/routes';
 import { tableDefinition } from '../../functions/data/table';
 import { corsHeaders } from '../../functions/core/http/middleware';
 import { gatewayResponses } from '../../lib/gateway-responses';
@@ -34,6 +34,22 @@ function bundleOf(name: (typeof functionNames)[number]): string {
   return path.join(synth.app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
 }
 
+/** Text each library leaves in a minified bundle, and nothing else in the client function does. */
+const lazyLibraryMarkers = { bcryptjs: /Illegal number of rounds/, jose: /ERR_JWS_INVALID/, 'KMS client': /TrentService/ };
+
+/** The text of index.mjs and of every chunk it imports statically: what Node reads and compiles before the handler exists. */
+function staticGraph(dir: string): string[] {
+  const seen = new Map<string, string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    const text = readFileSync(file, 'utf8');
+    seen.set(file, text);
+    for (const [, specifier] of text.matchAll(/(?:^|[;}])import(?:[^"'()]*?from)?\s*["'](\.{1,2}\/[^"']+)["']/g)) visit(path.resolve(path.dirname(file), specifier!));
+  };
+  visit(path.join(dir, 'index.mjs'));
+  return [...seen.values()];
+}
+
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: Record<string, Record<string, string | string[]>> };
 
 function leadingKeysOf(statement: Statement): string[] {
@@ -53,10 +69,10 @@ function actionsOf(statement: Statement): string[] {
 }
 
 describe('routes', () => {
-  it('serves every route of the route table as POST, integrated with its group\'s function', () => {
+  it('serves every route of the route table and every inbound route as POST, integrated with its group\'s function', () => {
     const posts = methods(synth.template).filter((method) => method.httpMethod === 'POST');
-    expect(posts.map((method) => method.path).sort()).toEqual(routes.map((route) => route.path).sort());
-    for (const route of routes) {
+    expect(posts.map((method) => method.path).sort()).toEqual([...routes, ...inboundRoutes].map((route) => route.path).sort());
+    for (const route of [...routes, ...inboundRoutes]) {
       const method = posts.find((candidate) => candidate.path === route.path)!;
       const integration = method.properties.Integration as { Type: string; IntegrationHttpMethod: string; Uri: unknown };
       expect(integration.Type).toBe('AWS_PROXY');
@@ -104,8 +120,22 @@ describe('routes', () => {
     expect(JSON.stringify((method.Integration as { Uri: unknown }).Uri)).toContain(`"${logicalId(synth.stack, synth.service.functions.openapi)}"`);
   });
 
-  it('defines no method besides POST and OPTIONS on the routes, and GET on the document', () => {
-    expect(methods(synth.template)).toHaveLength(routes.length * 2 + 1);
+  it('defines no method besides POST and OPTIONS on the routes, POST on the inbound routes, and GET on the document', () => {
+    expect(methods(synth.template)).toHaveLength(routes.length * 2 + inboundRoutes.length + 1);
+  });
+
+  it('leaves each inbound route without the authorizer and an API key, and gives it a throttle of its own on the stage', () => {
+    for (const route of inboundRoutes) {
+      const method = methods(synth.template).find((candidate) => candidate.httpMethod === 'POST' && candidate.path === route.path)!;
+      expect(method.properties.AuthorizationType).toBe('NONE');
+      expect(method.properties.ApiKeyRequired).not.toBe(true);
+      expect(method.properties).not.toHaveProperty('AuthorizerId');
+    }
+    synth.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: 'POST', ResourcePath: '/~1stripe~1webhook~1{app_id}', ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 }),
+      ]),
+    });
   });
 });
 
@@ -272,22 +302,35 @@ describe('functions', () => {
             CACHE_TTL_SECONDS: '5',
             DEBUG: 'false',
             TRACING: 'true',
-            NODE_OPTIONS: '--enable-source-maps',
           },
         },
       });
+      // Node reading each bundle's source map at load made the import 60–75 % slower: at the default level the maps stay beside the code.
+      expect(fn!.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
       expect(fn!.Properties.ReservedConcurrentExecutions).toBeUndefined();
     }
     // And the events consumer, which has no route (test/cdk/events.test.ts), the OpenAPI document's and the webhooks' delivery function (test/cdk/webhooks.test.ts).
     expect(Object.keys(serviceResources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(groups.length + 4);
   });
 
-  it('bundles each function locally as an ES module with a source map, and the X-Ray SDK as a file of its own beside it', () => {
+  it('bundles each function locally as an ES module with a source map, its chunks, and the X-Ray SDK as a file of its own beside it', () => {
     for (const name of functionNames) {
       expect(existsSync(bundleOf(name))).toBe(true);
-      expect(readdirSync(bundleOf(name)).sort()).toEqual(['index.mjs', 'index.mjs.map', 'xray.mjs']);
+      expect(readdirSync(bundleOf(name)).sort()).toEqual(['chunks', 'index.mjs', 'index.mjs.map', 'xray.mjs']);
       // Bundled in, the X-Ray SDK would be parsed at every cold start, traced or not.
       expect(readFileSync(path.join(bundleOf(name), 'index.mjs'), 'utf8')).not.toMatch(/cls-hooked|AWSXRay/);
+      for (const chunk of readdirSync(path.join(bundleOf(name), 'chunks')).filter((file) => file.endsWith('.mjs'))) {
+        expect(readdirSync(path.join(bundleOf(name), 'chunks'))).toContain(`${chunk}.map`);
+      }
+    }
+  });
+
+  it('leaves bcryptjs, jose and the KMS client out of what a cold start of the client function loads', () => {
+    const loadedAtStart = staticGraph(bundleOf('client'));
+    const chunks = readdirSync(path.join(bundleOf('client'), 'chunks')).map((file) => readFileSync(path.join(bundleOf('client'), 'chunks', file), 'utf8'));
+    for (const [library, marker] of Object.entries(lazyLibraryMarkers)) {
+      expect({ library, atStart: loadedAtStart.some((text) => marker.test(text)) }).toEqual({ library, atStart: false });
+      expect({ library, inChunks: chunks.some((text) => marker.test(text)) }).toEqual({ library, inChunks: true });
     }
   });
 
@@ -324,6 +367,7 @@ describe('functions', () => {
         blacklist: [204, 400],
         app: [204, 400],
         webhook: [204, 400],
+        integration: [204, 400],
         // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
         authorizer: ['Unauthorized', 'Unauthorized'],
       });

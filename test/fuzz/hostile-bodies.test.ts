@@ -76,6 +76,10 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/webhook/rotate-secret': { webhook_id: 'uuid' },
   '/webhook/deliveries': { webhook_id: 'uuid', state: 'string', per_page: 'integer', cursor: 'string' },
   '/webhook/redeliver': { delivery_id: 'string' },
+  '/integration/stripe/set': { app_id: 'uuid', webhook_secret: 'string', api_key: 'string', prices: 'object' },
+  '/integration/stripe/get': { app_id: 'uuid' },
+  '/integration/stripe/delete': { app_id: 'uuid' },
+  '/integration/stripe/licenses': { app_id: 'uuid', checkout_session: 'string' },
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];

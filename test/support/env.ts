@@ -76,10 +76,16 @@ export interface HttpResult {
 }
 
 export async function startTestServer(
-  options: Parameters<typeof createTestEnv>[0] & { rateLimit?: RateLimit; clientRateLimit?: RateLimit } = {},
+  options: Parameters<typeof createTestEnv>[0] & { rateLimit?: RateLimit; clientRateLimit?: RateLimit; inboundRateLimit?: RateLimit } = {},
 ): Promise<TestServer> {
   const env = await createTestEnv(options);
-  const server = await startLocalServer({ deps: env.deps, port: 0, rateLimit: options.rateLimit, clientRateLimit: options.clientRateLimit });
+  const server = await startLocalServer({
+    deps: env.deps,
+    port: 0,
+    rateLimit: options.rateLimit,
+    clientRateLimit: options.clientRateLimit,
+    inboundRateLimit: options.inboundRateLimit,
+  });
   return {
     ...env,
     server,

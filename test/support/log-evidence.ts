@@ -12,7 +12,7 @@ export interface LoggedLine {
   line: string;
 }
 
-export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key';
+export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret';
 
 export interface SecretValue {
   kind: SecretKind;
@@ -39,6 +39,11 @@ const secretFields: Record<string, SecretKind> = {
   hash: 'bcrypt hash',
   private_key_ciphertext: 'private key',
   'x-api-key': 'api key',
+  // An owner's Stripe connection (/integration/stripe/set) and how it is stored.
+  webhook_secret: 'stripe secret',
+  api_key: 'stripe secret',
+  webhook_secret_ciphertext: 'stripe secret',
+  api_key_ciphertext: 'stripe secret',
 };
 
 const testFile = (): string => {
@@ -119,6 +124,7 @@ const shapes: { kind: string; pattern: RegExp }[] = [
   { kind: 'bcrypt hash', pattern: /\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}/ },
   { kind: 'PEM private key', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/ },
   { kind: 'JWK private key (d)', pattern: /\\*"d\\*"\s*:\s*\\*"[A-Za-z0-9_-]{20,}/ },
+  { kind: 'Stripe signing secret or restricted key', pattern: /\b(?:whsec|rk_test|rk_live|sk_test|sk_live)_[A-Za-z0-9+/=]{12,}/ },
   { kind: 'license-key-shaped string', pattern: /(?<![0-9A-Z])[0-9A-HJKMNP-TV-Z]{5}(?:-[0-9A-HJKMNP-TV-Z]{5}){4}(?![0-9A-Z])/ },
 ];
 

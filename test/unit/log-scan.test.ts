@@ -34,6 +34,8 @@ describe('the log scan', () => {
     ['PEM private key', { value: '-----BEGIN PRIVATE KEY-----\nMC4CAQAw' }],
     ['JWK private key (d)', { jwk: JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'x'.repeat(43), d: 'n'.repeat(43) }) }],
     ['license-key-shaped string', { error_message: 'no item LIC#Q7M2K-8XRTA-0PZ4N-V3WYB-6HCDE' }],
+    ['Stripe signing secret or restricted key', { error_message: 'secret whsec_Jx2kQ9vN4mP7rT1sW8yZ3bC6' }],
+    ['Stripe signing secret or restricted key', { authorization: 'Bearer rk_live_51Hx2kQ9vN4mP7rT1sW8yZ' }],
   ])('finds a %s by its shape alone', (kind, fields) => {
     expect(findLeaks([line(fields)], []).map((leak) => leak.kind)).toEqual([kind]);
   });

@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openApiDocument, openApiDocumentText } from '../../functions/openapi/document';
 import { handler } from '../../functions/openapi/handler';
-import { routes } from '../../functions/routes';
+import { inboundRoutes, routes } from '../../functions/routes';
 import { committedDocument, documentPath, documentValidator } from '../support/openapi';
 
 describe('the OpenAPI document', () => {
@@ -19,9 +19,9 @@ describe('the OpenAPI document', () => {
     expect(validator.version).toBe('3.1');
   });
 
-  it('has every route of the route table, and no path the table lacks, each as POST only', () => {
+  it('has every route of the route table and every inbound route, and no path the table lacks, each as POST only', () => {
     const document = committedDocument();
-    expect(Object.keys(document.paths).sort()).toEqual(routes.map((route) => route.path).sort());
+    expect(Object.keys(document.paths).sort()).toEqual([...routes, ...inboundRoutes].map((route) => route.path).sort());
     for (const item of Object.values(document.paths) as Record<string, unknown>[]) expect(Object.keys(item)).toEqual(['post']);
   });
 
@@ -32,6 +32,16 @@ describe('the OpenAPI document', () => {
       expect([route.path, security]).toEqual([route.path, route.group === 'client' ? [] : [{ ApiKey: [] }]]);
     }
     expect(document.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }));
+  });
+
+  it('needs no API key on an inbound route, whose caller signs its body instead', () => {
+    const document = committedDocument();
+    for (const route of inboundRoutes) {
+      const operation = document.paths[route.path].post;
+      expect(operation.security).toEqual([]);
+      expect(operation.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`)).toEqual(['path:app_id', 'header:Stripe-Signature']);
+      expect(Object.keys(operation.responses['429'].headers)).toEqual(['Retry-After']);
+    }
   });
 
   it('documents 429 with Retry-After on every route, and the signature headers on the client routes', () => {
@@ -60,7 +70,7 @@ describe('the OpenAPI document', () => {
     expect(staged.headers).toEqual(expect.objectContaining({ 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'X-Content-Type-Options': 'nosniff' }));
     const document = JSON.parse(staged.body);
     expect(document.servers).toEqual([{ url: 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod' }]);
-    expect(Object.keys(document.paths)).toHaveLength(routes.length);
+    expect(Object.keys(document.paths)).toHaveLength(routes.length + inboundRoutes.length);
     const custom = JSON.parse((await handler(asked('licensing.example.com', '/openapi.json'))).body);
     expect(custom.servers).toEqual([{ url: 'https://licensing.example.com' }]);
   });

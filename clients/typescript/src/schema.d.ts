@@ -901,6 +901,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integration/stripe/set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect an application to Stripe, or change its connection
+         * @description Stores the signing secret of the Stripe webhook endpoint and a restricted key that can read Checkout Sessions, both encrypted, and the price map: each Stripe price id makes licenses of a subscription tier for a duration. The secrets are needed to connect; later a body without them keeps the stored ones. Neither is ever answered: `webhook_secret` in the answer is a hint (its last four characters). Point the endpoint at `webhook_path` (docs/stripe.md).
+         */
+        post: operations["integrationStripeSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration/stripe/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An application's Stripe connection
+         * @description The price map and where Stripe sends events; of the signing secret only a hint, never the restricted key. 404 `NOT_FOUND` while the application is not connected.
+         */
+        post: operations["integrationStripeGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration/stripe/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disconnect an application from Stripe
+         * @description Forgets both secrets and the price map; Stripe's later events are answered 400. Licenses made through Stripe stay.
+         */
+        post: operations["integrationStripeDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration/stripe/licenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The licenses made for a Checkout Session
+         * @description For the owner's success page, through the owner's own backend: the licenses `checkout.session.completed` made for the session, oldest first; an empty list until Stripe's event has arrived (ask again a moment later).
+         */
+        post: operations["integrationStripeLicenses"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stripe/webhook/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's events for an application
+         * @description The URL to give the application's Stripe webhook endpoint (docs/stripe.md). The body is verified against `Stripe-Signature` with the endpoint's signing secret (Stripe's 300-second tolerance) before anything else. `checkout.session.completed`, `invoice.paid`, `customer.subscription.deleted` and `charge.refunded` change licenses, each event once however often Stripe sends it; other types and unmapped prices are answered 200 and change nothing.
+         */
+        post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1239,7 +1339,7 @@ export interface components {
             app_id: string;
             license_key?: string;
             /** @enum {string} */
-            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
+            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
             /** @default 25 */
             per_page?: number;
             cursor?: string | null;
@@ -1248,7 +1348,7 @@ export interface components {
             /** Format: uuid */
             app_id: string;
             url: string;
-            events: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "*")[];
+            events: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
             description?: string;
         };
         WebhookListRequest: {
@@ -1258,7 +1358,7 @@ export interface components {
         WebhookUpdateRequest: {
             webhook_id: string;
             url?: string;
-            events?: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "*")[];
+            events?: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
             description?: string;
             enabled?: boolean;
         };
@@ -1278,6 +1378,37 @@ export interface components {
         };
         WebhookRedeliverRequest: {
             delivery_id: string;
+        };
+        IntegrationStripeSetRequest: {
+            /** Format: uuid */
+            app_id: string;
+            webhook_secret?: string;
+            api_key?: string;
+            prices: {
+                [key: string]: {
+                    /** Format: uuid */
+                    subscription_id: string;
+                    /** @enum {string} */
+                    duration_unit: "seconds" | "minutes" | "hours" | "days" | "weeks" | "months" | "years";
+                    duration_value: number;
+                    max_devices?: number;
+                    features?: string[];
+                    hwid_lock?: boolean;
+                };
+            };
+        };
+        IntegrationStripeGetRequest: {
+            /** Format: uuid */
+            app_id: string;
+        };
+        IntegrationStripeDeleteRequest: {
+            /** Format: uuid */
+            app_id: string;
+        };
+        IntegrationStripeLicensesRequest: {
+            /** Format: uuid */
+            app_id: string;
+            checkout_session: string;
         };
         LicenseRecord: {
             key: string;
@@ -1708,7 +1839,7 @@ export interface components {
             data: {
                 id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
                 /** Format: uuid */
                 app_id: string;
                 subject: string;
@@ -1798,7 +1929,7 @@ export interface components {
                 delivery_id: string;
                 event_id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
                 /** @enum {string} */
                 state: "pending" | "delivered" | "failed";
                 attempts: number;
@@ -1818,6 +1949,73 @@ export interface components {
                 /** @constant */
                 queued: true;
             };
+        };
+        IntegrationStripeSetAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                app_id: string;
+                webhook_secret: string;
+                prices: {
+                    [key: string]: {
+                        /** Format: uuid */
+                        subscription_id: string;
+                        /** @enum {string} */
+                        duration_unit: "seconds" | "minutes" | "hours" | "days" | "weeks" | "months" | "years";
+                        duration_value: number;
+                        max_devices?: number;
+                        features?: string[];
+                        hwid_lock?: boolean;
+                    };
+                };
+                webhook_path: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+            };
+        };
+        IntegrationStripeGetAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                app_id: string;
+                webhook_secret: string;
+                prices: {
+                    [key: string]: {
+                        /** Format: uuid */
+                        subscription_id: string;
+                        /** @enum {string} */
+                        duration_unit: "seconds" | "minutes" | "hours" | "days" | "weeks" | "months" | "years";
+                        duration_value: number;
+                        max_devices?: number;
+                        features?: string[];
+                        hwid_lock?: boolean;
+                    };
+                };
+                webhook_path: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+            };
+        };
+        IntegrationStripeDeleteAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                app_id: string;
+                /** @constant */
+                deleted: true;
+            };
+        };
+        IntegrationStripeLicensesAnswer: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["LicenseRecord"][];
         };
     };
     responses: never;
@@ -8576,6 +8774,665 @@ export interface operations {
                 };
             };
             /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    integrationStripeSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "webhook_secret": "whsec_Jx2kQ9vN4mP7rT1sW8yZ3bC6dF0gH5aL",
+                 *       "api_key": "rk_test_51Hx2kQ9vN4mP7rT1sW8yZ3bC6dF0gH5aL",
+                 *       "prices": {
+                 *         "price_1QaZ2bC3dE4fG5hI": {
+                 *           "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                 *           "duration_unit": "years",
+                 *           "duration_value": 1,
+                 *           "max_devices": 2
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["IntegrationStripeSetRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "webhook_secret": "whsec_…H5aL",
+                     *         "prices": {
+                     *           "price_1QaZ2bC3dE4fG5hI": {
+                     *             "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *             "duration_unit": "years",
+                     *             "duration_value": 1,
+                     *             "max_devices": 2
+                     *           }
+                     *         },
+                     *         "webhook_path": "/stripe/webhook/3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "updated_at": "2026-03-01T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationStripeSetAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description APP_NOT_FOUND, SUBSCRIPTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "APP_NOT_FOUND" | "SUBSCRIPTION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    integrationStripeGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IntegrationStripeGetRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "webhook_secret": "whsec_…H5aL",
+                     *         "prices": {
+                     *           "price_1QaZ2bC3dE4fG5hI": {
+                     *             "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *             "duration_unit": "years",
+                     *             "duration_value": 1,
+                     *             "max_devices": 2
+                     *           }
+                     *         },
+                     *         "webhook_path": "/stripe/webhook/3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "updated_at": "2026-03-01T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationStripeGetAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description APP_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "APP_NOT_FOUND" | "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    integrationStripeDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IntegrationStripeDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationStripeDeleteAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description APP_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "APP_NOT_FOUND" | "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    integrationStripeLicenses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "checkout_session": "cs_test_a1B2c3D4e5F6g7H8"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IntegrationStripeLicensesRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *           "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *           "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *           "subscription_name": "Pro",
+                     *           "subscription_level": 2,
+                     *           "status": "active",
+                     *           "created_at": "2026-03-01T12:00:00.000Z",
+                     *           "expires_at": "2026-03-31T12:00:00.000Z",
+                     *           "initial_duration": 2592000,
+                     *           "first_used_at": null,
+                     *           "last_login": null,
+                     *           "hwid": null,
+                     *           "hwid_lock": true,
+                     *           "hwid_reset_allowed": true,
+                     *           "hwid_reset_interval": 604800,
+                     *           "last_hwid_reset_at": null,
+                     *           "username": null,
+                     *           "tags": [
+                     *             "stripe"
+                     *           ],
+                     *           "metadata": {
+                     *             "stripe_customer": "cus_Q1w2E3r4T5y6",
+                     *             "stripe_checkout_session": "cs_test_a1B2c3D4e5F6g7H8",
+                     *             "email": "buyer@example.com"
+                     *           },
+                     *           "features": [],
+                     *           "effective_features": [
+                     *             "reports"
+                     *           ],
+                     *           "usage_limits": {},
+                     *           "usage": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationStripeLicensesAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description APP_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "APP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Stripe's signature of the body: `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+                "Stripe-Signature": string;
+            };
+            path: {
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1QaZ2bC3dE4fG5hI",
+                 *       "object": "event",
+                 *       "type": "checkout.session.completed",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "object": "checkout.session"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    id: string;
+                    type: string;
+                    data: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: applied now, applied before, or nothing to change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                    };
+                };
+            };
+            /** @description INVALID_INPUT: a body that is not JSON, or a signature that does not verify (also when the application has no Stripe connection) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: the route's own throttle */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR: Stripe sends the event again later */
             500: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { sideOf, type Group, type PathOf, type Side } from '../../routes';
+import { inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
 import { missingApiKey } from './api-key-auth';
 import { forRequest, type Deps } from '../deps';
 import { withLogFields } from '../logger';
@@ -16,6 +16,8 @@ export interface RequestInfo {
   sourceIp: string;
   /** Header lookup by lower-cased name. */
   header(name: string): string | undefined;
+  /** A parameter of the path (`{app_id}` of an inbound route), as API Gateway passes it. */
+  pathParameter(name: string): string | undefined;
   /** The body's bytes as received, before JSON parsing. */
   rawBody: Uint8Array;
   /** The owner, as the API-key authorizer resolved it; absent on client routes. */
@@ -44,6 +46,7 @@ function requestInfo(event: HttpEvent): RequestInfo {
     path: event.resource,
     sourceIp: event.requestContext?.identity?.sourceIp ?? '',
     header: (name) => headers[name.toLowerCase()],
+    pathParameter: (name) => event.pathParameters?.[name] ?? undefined,
     rawBody: rawBodyOf(event),
     teamId: typeof teamId === 'string' ? teamId : undefined,
     actor: typeof actor === 'string' ? actor : undefined,
@@ -91,6 +94,9 @@ export function managementListEndpoint<S extends z.ZodMiniType, T>(
 
 export type DepsSource = () => Deps | Promise<Deps>;
 
+/** Who an inbound route's writes are recorded as: the service that called it, not an owner's key. */
+const inboundActors = new Map<string, string>(inboundRoutes.map((route) => [route.path, route.actor]));
+
 /**
  * A group's own layer around every answer: the client group signs its answers
  * with it (answer-signing.ts). Passed in by the group, so groups without it do
@@ -133,7 +139,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       // http-json-body-parser replaced the text with the value it holds.
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
-      const actor = side === 'client' ? 'client' : request.actor;
+      const actor = inboundActors.get(event.resource) ?? (side === 'client' ? 'client' : request.actor);
       context.requestDeps = forRequest(await deps(), request.requestId, actor);
       const reply = await endpoint(context.requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);

@@ -1,6 +1,6 @@
 import { readConfig } from '../config';
 import { createLambdaDeps, type Deps } from '../deps';
-import { createKmsClient, kmsKeyVault } from './kms-vault';
+import type { KeyVault } from './key-vault';
 
 let signingDeps: Promise<Deps> | undefined;
 
@@ -9,7 +9,23 @@ export function signingDepsFromEnv(): Promise<Deps> {
   signingDeps ??= (() => {
     const config = readConfig();
     if (!config.signingKmsKeyId) throw new Error('SIGNING_KMS_KEY_ID is not set');
-    return createLambdaDeps(config, kmsKeyVault(createKmsClient(config.region, config.kmsEndpoint), config.signingKmsKeyId));
+    return createLambdaDeps(config, lazyKmsKeyVault(config.region, config.kmsEndpoint, config.signingKmsKeyId));
   })();
   return signingDeps;
+}
+
+/**
+ * The KMS key vault, its client loaded and made on the container's first
+ * signature or new key: most cold starts (a license-key /auth whose
+ * application's key is not yet needed, any /app call but the signing key's)
+ * never use it, and the client is a module of its own in the bundle
+ * (docs/performance.md, "Bundles and cold start").
+ */
+function lazyKmsKeyVault(region: string, endpoint: string | undefined, keyId: string): KeyVault {
+  let vault: Promise<KeyVault> | undefined;
+  const load = () => (vault ??= import('./kms-vault').then(({ createKmsClient, kmsKeyVault }) => kmsKeyVault(createKmsClient(region, endpoint), keyId)));
+  return {
+    encrypt: async (appId, plaintext) => (await load()).encrypt(appId, plaintext),
+    decrypt: async (appId, ciphertext) => (await load()).decrypt(appId, ciphertext),
+  };
 }

@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { App, StoredSigningKey } from '#data/app.repo';
 import { iso } from '#shared/clock';
 import type { Deps } from '../deps';
@@ -25,6 +25,8 @@ const rawPublicKey = (publicKey: KeyObject): string => publicKey.export({ format
 export async function newSigningKey(deps: Pick<KeyDeps, 'clock' | 'keyVault'>, appId: string): Promise<{ stored: StoredSigningKey; signer: Signer }> {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const x = rawPublicKey(publicKey);
+  // jose is loaded when a key is made (once per application) or a token signed, never by a cold start.
+  const { calculateJwkThumbprint } = await import('jose');
   const keyId = await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x });
   const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
   const stored: StoredSigningKey = {

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { FunctionName } from '../functions/routes';
+import { LicensingStack } from '../lib/licensing-stack';
+import { readSettings } from '../lib/settings';
+
+/** What the benchmark takes from a function as the stack deploys it. */
+export interface DeployedFunction {
+  /** `NODE_OPTIONS` of its environment, when the stack sets it: the bundles are timed under exactly this. */
+  nodeOptions: string | undefined;
+  memoryMb: number;
+  architecture: string;
+  /** X-Ray active tracing. */
+  tracing: boolean;
+  logLevel: string;
+}
+
+export interface DeployedStack {
+  functions: Record<FunctionName, DeployedFunction>;
+  /** The stage's access-log line, `$context` variables unresolved: one is written per request. */
+  accessLogFormat: string | undefined;
+}
+
+/**
+ * Synthesizes this repository's stack at its default settings (bin/app.ts with
+ * no context; esbuild skipped, only the template is read) and returns each
+ * function's configuration and the stage's access-log format from the template,
+ * so the benchmark measures and prices what is deployed rather than a copy of
+ * it kept here.
+ */
+export function deployedStack(): DeployedStack {
+  const outdir = mkdtempSync(join(tmpdir(), 'licensing-bench-synth-'));
+  try {
+    const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+    const settings = readSettings((key) => app.node.tryGetContext(key));
+    const stack = new LicensingStack(app, `Licensing-${settings.stage}`, { settings });
+    const template = Template.fromStack(stack);
+    const resources = template.findResources('AWS::Lambda::Function');
+    const [stage] = Object.values(template.findResources('AWS::ApiGateway::Stage')) as { Properties: { AccessLogSetting?: { Format?: string } } }[];
+    const functions = Object.fromEntries(
+      Object.entries(stack.service.functions).map(([name, fn]) => {
+        const properties = resources[stack.getLogicalId(fn.node.defaultChild as CfnElement)]!.Properties as {
+          MemorySize: number;
+          Architectures: string[];
+          TracingConfig?: { Mode: string };
+          Environment: { Variables: Record<string, unknown> };
+        };
+        const variables = properties.Environment.Variables;
+        return [
+          name,
+          {
+            nodeOptions: variables.NODE_OPTIONS === undefined ? undefined : String(variables.NODE_OPTIONS),
+            memoryMb: properties.MemorySize,
+            architecture: properties.Architectures[0]!,
+            tracing: properties.TracingConfig?.Mode === 'Active',
+            logLevel: String(variables.LOG_LEVEL),
+          },
+        ];
+      }),
+    ) as Record<FunctionName, DeployedFunction>;
+    return { functions, accessLogFormat: stage?.Properties.AccessLogSetting?.Format };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}

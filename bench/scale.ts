@@ -1,0 +1,220 @@
+import type { Deps } from '#core/deps';
+import type { DynamoMeter } from '../local/ddb-meter';
+import { routes } from '../functions/routes';
+import { runLoad, type LoadResult } from './load';
+import { round } from './stats';
+import { seedApp, type Management, type SeededApp } from './seeded-apps';
+
+/** What the scale figures and the app_stats budget need of the running benchmark. */
+export interface ScaleContext {
+  deps: Deps;
+  management: Management;
+  teamId: string;
+  /** The local server, signing off. */
+  url: string;
+  headers: Record<string, string>;
+  meter: DynamoMeter;
+  /** Waits until the store has answered every request still in the server. */
+  quiesce: () => Promise<void>;
+}
+
+interface Figure {
+  /** null when no request answered within the load's seconds. */
+  p50_ms: number | null;
+  p99_ms: number | null;
+  rps: number;
+  /** Requests of the load that failed or timed out (30 s): a figure that grows with the catalogue can stop answering in time. */
+  failed: number;
+  /** null when the metered requests did not answer in time. */
+  read_units: number | null;
+  write_units: number | null;
+}
+
+type Operation = 'auth' | 'get_bulk' | 'app_stats';
+
+export interface SizeFigures {
+  licenses: number;
+  figures: Record<Operation, Figure>;
+}
+
+export interface ScaleResult {
+  licenses_small: number;
+  licenses_large: number;
+  small: SizeFigures;
+  large: SizeFigures;
+  /** large ÷ small, per operation and figure. */
+  ratios: Record<Operation, Record<keyof Figure, number | null>>;
+  /** /license/find is measured when the route table has it. */
+  license_find: 'not a route';
+  seed_seconds: number;
+  total_seconds: number;
+}
+
+/** Connections and bounds of each load at each size: enough requests for a p99, a few seconds each. */
+const load = { connections: 4, amount: 2000, maxSeconds: 8 };
+const meteredSamples = 5;
+
+/** A request that takes longer than this counts as failed: at 200,000 licenses a request that reads them all takes minutes. */
+const requestTimeoutMs = 30_000;
+
+async function metered(context: ScaleContext, path: string, body: string): Promise<{ read: number | null; write: number | null }> {
+  let [read, write] = [0, 0];
+  for (let i = 0; i < meteredSamples; i++) {
+    context.meter.reset();
+    const answer = await fetch(`${context.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...context.headers },
+      body,
+      signal: AbortSignal.timeout(requestTimeoutMs),
+    }).catch(() => undefined);
+    if (answer === undefined) return { read: null, write: null };
+    if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${await answer.text()}`);
+    await answer.arrayBuffer();
+    [read, write] = [read + context.meter.readUnits(), write + context.meter.writeUnits()];
+  }
+  return { read: round(read / meteredSamples), write: round(write / meteredSamples) };
+}
+
+/** The figures of one seeded app: /auth by key (warm), the first page of /license/get-bulk, /app/stats. */
+async function measureApp(context: ScaleContext, app: SeededApp): Promise<SizeFigures> {
+  const authBodies = app.sample.map((license) => JSON.stringify({ app_id: app.app_id, license }));
+  // A first /auth activates a license (a transaction, once in its life): the figures are of later ones.
+  await runLoad({ url: context.url, requests: authBodies.map((body) => ({ path: '/auth', body })), connections: load.connections, amount: authBodies.length, maxSeconds: 60 });
+  const requests: Record<Operation, { path: string; bodies: string[]; headers?: Record<string, string> }> = {
+    auth: { path: '/auth', bodies: authBodies },
+    get_bulk: { path: '/license/get-bulk', bodies: [JSON.stringify({ app_id: app.app_id, per_page: 100 })], headers: context.headers },
+    app_stats: { path: '/app/stats', bodies: [JSON.stringify({ app_id: app.app_id })], headers: context.headers },
+  };
+  const figures = {} as Record<Operation, Figure>;
+  for (const [operation, request] of Object.entries(requests) as [Operation, (typeof requests)[Operation]][]) {
+    await context.quiesce();
+    const result: LoadResult = await runLoad({
+      url: context.url,
+      requests: request.bodies.map((body) => ({ path: request.path, body })),
+      headers: request.headers,
+      ...load,
+    });
+    const units = await metered(context, request.path, request.bodies[0]!);
+    // autocannon reports latencies of 0 when nothing answered before the load ended: that is no figure at all.
+    const answered = result.requests > 0;
+    figures[operation] = {
+      p50_ms: answered ? result.p50_ms : null,
+      p99_ms: answered ? result.p99_ms : null,
+      rps: result.rps,
+      failed: result.non_2xx + result.errors,
+      read_units: units.read,
+      write_units: units.write,
+    };
+  }
+  return { licenses: app.licenses, figures };
+}
+
+/**
+ * `--scale N`: two applications of the same team, 1,000 licenses and N,
+ * seeded into the same store, and the same figures measured on each; the
+ * ratios say whether a request's cost grows with the catalogue.
+ */
+export async function measureScale(context: ScaleContext, input: { licenses: number; maxSeedSeconds: number; log: (message: string) => void }): Promise<ScaleResult> {
+  // The route does not exist yet: once it does, this run stops until it is measured here too.
+  if (routes.some((route) => (route.path as string) === '/license/find')) throw new Error('/license/find is a route now: measure it here');
+  const startedAt = Date.now();
+  const sizes = [1000, input.licenses];
+  const apps: SeededApp[] = [];
+  for (const count of sizes) {
+    input.log(`scale: seeding an app with ${count.toLocaleString('en')} licenses`);
+    apps.push(await seedApp(context.deps, context.management, { teamId: context.teamId, count, sampleSize: 500, maxSeconds: input.maxSeedSeconds }));
+  }
+  const seedSeconds = round((Date.now() - startedAt) / 1000);
+  const measured: SizeFigures[] = [];
+  for (const app of apps) {
+    input.log(`scale: measuring at ${app.licenses.toLocaleString('en')} licenses`);
+    measured.push(await measureApp(context, app));
+  }
+  const [small, large] = measured as [SizeFigures, SizeFigures];
+  const ratioOf = (a: number | null, b: number | null) => (a === null || b === null ? null : b === 0 ? (a === 0 ? 1 : null) : Math.round((a / b) * 100) / 100);
+  const ratios = Object.fromEntries(
+    (Object.keys(small.figures) as Operation[]).map((operation) => [
+      operation,
+      Object.fromEntries((Object.keys(small.figures[operation]) as (keyof Figure)[]).map((figure) => [figure, ratioOf(large.figures[operation][figure], small.figures[operation][figure])])),
+    ]),
+  ) as ScaleResult['ratios'];
+  return {
+    licenses_small: small.licenses,
+    licenses_large: large.licenses,
+    small,
+    large,
+    ratios,
+    license_find: 'not a route',
+    seed_seconds: seedSeconds,
+    total_seconds: round((Date.now() - startedAt) / 1000),
+  };
+}
+
+/** At most this much slower at N licenses than at 1,000: the spread of one figure between two runs on a shared machine. */
+export const scaleLatencyNoise = 1.5;
+
+export function scaleBudgets(scale: ScaleResult | undefined) {
+  if (!scale) return [];
+  const noMore = (large: number | null, small: number | null) => large !== null && small !== null && large <= small;
+  return (Object.keys(scale.ratios) as Operation[]).flatMap((operation) => {
+    const [small, large] = [scale.small.figures[operation], scale.large.figures[operation]];
+    return [
+      {
+        budget: `scale: ${operation} at ${scale.licenses_large.toLocaleString('en')} licenses reads and writes no more units than at ${scale.licenses_small.toLocaleString('en')}, every request answered`,
+        value: `${large.read_units} / ${large.write_units}${large.failed ? ` (${large.failed} failed)` : ''}`,
+        pass: noMore(large.read_units, small.read_units) && noMore(large.write_units, small.write_units) && large.failed === 0 && small.failed === 0,
+      },
+      {
+        budget: `scale: ${operation} p50 at ${scale.licenses_large.toLocaleString('en')} licenses at most ${scaleLatencyNoise} × its p50 at ${scale.licenses_small.toLocaleString('en')}`,
+        value: String(scale.ratios[operation].p50_ms),
+        pass: noMore(scale.ratios[operation].p50_ms, scaleLatencyNoise),
+      },
+    ];
+  });
+}
+
+export function renderScale(scale: ScaleResult | undefined): string[] {
+  if (!scale) return [];
+  const labels: Record<Operation, string> = { auth: '`/auth` by key, warm', get_bulk: '`get-bulk` first page of 100', app_stats: '`/app/stats`' };
+  const [small, large] = [scale.licenses_small.toLocaleString('en'), scale.licenses_large.toLocaleString('en')];
+  return [
+    `Scale (\`--scale ${scale.licenses_large}\`): two applications of one team, ${small} and ${large} licenses, in the same store; ${load.connections} connections, up to ${load.amount} requests or ${load.maxSeconds} s per figure; seeding took ${scale.seed_seconds} s, the whole part ${scale.total_seconds} s. \`/license/find\`: ${scale.license_find}.`,
+    '',
+    `| Operation | p50 ms at ${small} | at ${large} | × | p99 ms at ${small} | at ${large} | × | RRU / WRU at ${small} | at ${large} |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...(Object.keys(labels) as Operation[]).map((operation) => {
+      const [s, l, r] = [scale.small.figures[operation], scale.large.figures[operation], scale.ratios[operation]];
+      const failed = s.failed + l.failed ? ` (${s.failed} / ${l.failed} failed)` : '';
+      return `| ${labels[operation]}${failed} | ${s.p50_ms} | ${l.p50_ms} | ${r.p50_ms} | ${s.p99_ms} | ${l.p99_ms} | ${r.p99_ms} | ${s.read_units} / ${s.write_units} | ${l.read_units} / ${l.write_units} |`;
+    }),
+    '',
+  ];
+}
+
+export interface AppStatsUnits {
+  licenses_small: number;
+  read_units_small: number;
+  licenses_large: number;
+  read_units_large: number;
+}
+
+/** The app_stats budget's two apps: /app/stats read units at 100 and 2,000 licenses, in the run of every other figure. */
+export async function measureAppStatsUnits(context: ScaleContext): Promise<AppStatsUnits> {
+  const [small, large] = [
+    await seedApp(context.deps, context.management, { teamId: context.teamId, count: 100, sampleSize: 1, maxSeconds: 120 }),
+    await seedApp(context.deps, context.management, { teamId: context.teamId, count: 2000, sampleSize: 1, maxSeconds: 120 }),
+  ];
+  await context.quiesce();
+  const units = async (app: SeededApp) => (await metered(context, '/app/stats', JSON.stringify({ app_id: app.app_id }))).read ?? Infinity;
+  return { licenses_small: small.licenses, read_units_small: await units(small), licenses_large: large.licenses, read_units_large: await units(large) };
+}
+
+export function appStatsBudgets(stats: AppStatsUnits) {
+  return [
+    {
+      budget: `/app/stats: no more read units for ${stats.licenses_large} licenses than for ${stats.licenses_small}`,
+      value: `${stats.read_units_large} / ${stats.read_units_small}`,
+      pass: stats.read_units_large <= stats.read_units_small,
+    },
+  ];
+}

@@ -1,0 +1,49 @@
+import { accessLogBytes, costPerMillion } from '../../bench/cost';
+import { prices } from '../../bench/prices';
+
+describe('the benchmark\'s cost per million requests', () => {
+  const warmAuth = {
+    read_units: 0.5,
+    write_units: 1,
+    duration_ms: 9.2,
+    memory_mb: 512,
+    architecture: 'arm64',
+    tracing: true,
+    handler_log_bytes: 0,
+    access_log_bytes: 300,
+    platform_log_bytes: 700,
+  };
+
+  it('prices each part from one measured quantity and one list price, duration rounded up to the millisecond', () => {
+    const cost = costPerMillion(warmAuth);
+    expect(cost.inputs.billed_ms).toBe(10);
+    expect(cost.parts).toEqual({
+      api_gateway_usd: 3.5,
+      lambda_requests_usd: 0.2,
+      lambda_duration_usd: 0.0667,
+      dynamodb_reads_usd: 0.0625,
+      dynamodb_writes_usd: 0.625,
+      logs_usd: 0.4657,
+      xray_usd: 0.25,
+    });
+    expect(cost.total_usd).toBeCloseTo(5.1699, 3);
+  });
+
+  it('counts no X-Ray without tracing, and refuses an architecture it has no price for', () => {
+    expect(costPerMillion({ ...warmAuth, tracing: false }).parts.xray_usd).toBe(0);
+    expect(() => costPerMillion({ ...warmAuth, architecture: 'x86_64' })).toThrow('x86_64');
+  });
+
+  it('sizes an access-log line from the deployed format with the request\'s values', () => {
+    const format = '{"requestId":"$context.requestId","status":"$context.status","responseLength":"$context.responseLength","path":"$context.resourcePath"}';
+    const line = `{"requestId":"${'0'.repeat(36)}","status":"200","responseLength":"123","path":"/auth"}\n`;
+    expect(accessLogBytes(format, { path: '/auth', status: 200, responseBytes: 123 })).toBe(Buffer.byteLength(line));
+    expect(accessLogBytes(undefined, { path: '/auth', status: 200, responseBytes: 123 })).toBe(0);
+  });
+
+  it('names a source page and a date for every price', () => {
+    for (const price of Object.values(prices).filter((value) => typeof value === 'object')) {
+      expect(price).toEqual(expect.objectContaining({ source: expect.stringMatching(/^https:\/\/aws\.amazon\.com\//), as_known_on: expect.stringMatching(/^\d{4}-\d{2}/) }));
+    }
+  });
+});
