@@ -129,8 +129,9 @@ export function Webhooks({ app }: { app: App }) {
 
   const update = async (webhook: Webhook, body: Omit<Body<'/webhook/update'>, 'webhook_id'>, done: string) => {
     if ((await run(() => call('/webhook/update', { webhook_id: webhook.webhook_id, ...body }))) === undefined) return;
-    setNotice(done);
+    // Said once the list shows it, so the notice never stands beside a row that still shows the old state.
     await load();
+    setNotice(done);
   };
 
   const shown = webhooks?.find((webhook) => webhook.webhook_id === selected);

@@ -5,6 +5,7 @@ import type { Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
 import { authorize } from '../../functions/authorizer/handler';
 import { routes, sideOf } from '../../functions/routes';
+import { functionNames } from '../../lib/functions';
 import { rateLimitedBody } from '../../lib/gateway-responses';
 import { logicalId, serviceResources, synthesize, type Synthesized } from './stack-fixture';
 
@@ -69,7 +70,7 @@ describe('a stack synthesized with every context key set', () => {
 
   it('passes the runtime settings to every function', () => {
     const functions = Object.values(serviceResources(synth.template, 'AWS::Lambda::Function'));
-    expect(functions).toHaveLength(10);
+    expect(functions).toHaveLength(functionNames.length);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         MemorySize: 1024,
@@ -104,7 +105,7 @@ describe('a stack synthesized with every context key set', () => {
       ]),
     );
     // The events consumer's concurrency is one per stream shard, set by the event source mapping, not reserved.
-    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, integration: 10, authorizer: 20, events: undefined });
+    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, webhook: 10, integration: 10, authorizer: 20, events: undefined, openapi: undefined, delivery: undefined });
   });
 
   it('puts a web ACL with a per-IP rate rule and a tighter one on the client routes, both answering RATE_LIMITED, in front of the stage', () => {

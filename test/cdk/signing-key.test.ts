@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { groups } from '../../functions/routes';
+import type { FunctionName } from '../../functions/routes';
+import { functionNames } from '../../lib/functions';
 import { logicalId, synthesize, type Synthesized } from './stack-fixture';
 
 let synth: Synthesized;
@@ -29,15 +30,24 @@ describe('the signing keys’ KMS key', () => {
     synth.template.hasResource('AWS::KMS::Key', { Properties: { EnableKeyRotation: true }, DeletionPolicy: 'Retain' });
   });
 
-  it('may be used only by the client and integration (kms:Encrypt, kms:Decrypt) and app (kms:Encrypt) functions, only with an {app_id} encryption context', () => {
-    const users = ['client', 'app', 'integration'];
-    for (const name of [...groups, 'authorizer'] as const) {
+  it('may be used only by the functions that seal or open per-application secrets, each with only the actions it needs and an {app_id} encryption context', () => {
+    // Signing keys: the client signs (Decrypt) and makes missing keys (Encrypt), the app group makes keys. Webhook secrets:
+    // the webhook routes seal them, the delivery function opens them. Stripe secrets: the integration group does both.
+    const uses: Partial<Record<FunctionName, string | string[]>> = {
+      client: ['kms:Encrypt', 'kms:Decrypt'],
+      app: 'kms:Encrypt',
+      webhook: 'kms:Encrypt',
+      delivery: 'kms:Decrypt',
+      integration: ['kms:Encrypt', 'kms:Decrypt'],
+    };
+    for (const name of functionNames) {
       const roleId = logicalId(synth.stack, synth.service.functions[name].role!);
       const kmsStatements = roleStatements(roleId).filter(usesKey);
-      if (users.includes(name)) {
+      const actions = uses[name];
+      if (actions) {
         expect(kmsStatements).toEqual([
           expect.objectContaining({
-            Action: name === 'app' ? 'kms:Encrypt' : ['kms:Encrypt', 'kms:Decrypt'],
+            Action: actions,
             Resource: { 'Fn::GetAtt': [logicalId(synth.stack, synth.service.signingKey), 'Arn'] },
             Condition: appContextOnly,
           }),
@@ -47,15 +57,15 @@ describe('the signing keys’ KMS key', () => {
       }
       const environment = synth.template.findResources('AWS::Lambda::Function')[logicalId(synth.stack, synth.service.functions[name])]!.Properties
         .Environment.Variables as Record<string, unknown>;
-      expect('SIGNING_KMS_KEY_ID' in environment).toBe(users.includes(name));
+      expect('SIGNING_KMS_KEY_ID' in environment).toBe(actions !== undefined);
     }
   });
 
-  it('has a key policy that lets only the client and integration roles decrypt, and the app role and the account only encrypt per application', () => {
+  it('has a key policy that lets only the client, delivery and integration roles decrypt, and the app role and the account only encrypt per application', () => {
     const [key] = Object.values(synth.template.findResources('AWS::KMS::Key'));
     const statements = key!.Properties.KeyPolicy.Statement as Statement[];
     const decrypting = statements.filter((statement) => actionsOf(statement).includes('kms:Decrypt'));
-    const roleIds = [logicalId(synth.stack, synth.service.functions.client.role!), logicalId(synth.stack, synth.service.functions.integration.role!)];
+    const roleIds = (['client', 'integration', 'delivery'] as const).map((name) => logicalId(synth.stack, synth.service.functions[name].role!));
     expect(decrypting.map((statement) => statement.Principal)).toEqual(roleIds.map((id) => ({ AWS: { 'Fn::GetAtt': [id, 'Arn'] } })));
     for (const statement of statements.filter(usesKey)) expect(statement.Condition).toEqual(appContextOnly);
     expect(statements.flatMap(actionsOf)).not.toContain('kms:*');

@@ -50,7 +50,7 @@ describe('/integration/stripe/set', () => {
     ['too many seats', () => ({ prices: { price_1Pro: { ...prices().price_1Pro, max_devices: 101 } } }), /^prices\.price_1Pro\.max_devices/],
     ['a subscription id that is no UUID', () => ({ prices: { price_1Pro: { ...prices().price_1Pro, subscription_id: 'pro' } } }), /^prices\.price_1Pro\.subscription_id/],
     ['prices that are no map', () => ({ prices: [] }), /^prices/],
-    ['a webhook secret of another shape', () => ({ webhook_secret: 'secret' }), /^webhook_secret/],
+    ['a webhook secret of another shape', () => ({ webhook_secret: 'hush_0123456789abcdef' }), /^webhook_secret/],
     ['a full secret key instead of a restricted key', () => ({ api_key: 'sk_live_connectiontestkey0123456789' }), /^api_key/],
     ['an app id that is no UUID', () => ({ app_id: 'app' }), /^app_id/],
   ] as [string, () => Record<string, unknown>, RegExp][])('answers 400 INVALID_INPUT for %s', async (_case, body, field) => {
