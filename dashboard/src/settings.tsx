@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Answer, type App } from './api';
-import { ErrorNote, Field, Notice, duration, shortTime, useAction } from './ui';
+import { copyText, ErrorNote, Field, Notice, duration, shortTime, useAction } from './ui';
 
 type SigningKey = Answer<'/app/signing-key'>['data'];
 type AppSettings = Answer<'/app/settings'>['data'];
@@ -27,14 +27,7 @@ export function Settings({ app }: { app: App }) {
     });
   }, [app.app_id]);
 
-  const copy = async (what: string, text: string) => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setNotice(`${what} copied.`);
-    } catch {
-      setError(new Error(`The browser did not allow copying; select the ${what} and copy it by hand.`));
-    }
-  };
+  const copy = (what: string, text: string) => copyText(text, what, what, { notice: setNotice, error: setError });
 
   const jwk = key ? JSON.stringify(key.jwk, null, 2) : '';
   return (

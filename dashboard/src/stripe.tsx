@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, apiUrl, call, type Answer, type App, type Subscription } from './api';
-import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, units, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, copyText, ErrorNote, Field, Notice, shortTime, units, useAction, type ConfirmRequest } from './ui';
 
 type Connection = Answer<'/integration/stripe/get'>['data'];
 type Mapping = Connection['prices'][string];
@@ -56,14 +56,7 @@ export function StripeScreen({ app }: { app: App }) {
     });
   }, [app.app_id]);
 
-  const copyEndpoint = async () => {
-    try {
-      await navigator.clipboard.writeText(endpoint);
-      setNotice('Endpoint URL copied.');
-    } catch {
-      setError(new Error('The browser did not allow copying; select the URL and copy it by hand.'));
-    }
-  };
+  const copyEndpoint = () => copyText(endpoint, 'Endpoint URL', 'URL', { notice: setNotice, error: setError });
 
   const save = (form: HTMLFormElement) => {
     const data = new FormData(form);

@@ -40,6 +40,19 @@ export function useAction() {
   return { busy, error, run, setError };
 }
 
+/**
+ * Copies `text` and says `<label> copied.`, or, when the browser refuses (no permission, no secure
+ * context), says to select the `<noun>` and copy it by hand.
+ */
+export async function copyText(text: string, label: string, noun: string, say: { notice: (text: string) => void; error: (error: Error) => void }) {
+  try {
+    await navigator.clipboard.writeText(text);
+    say.notice(`${label} copied.`);
+  } catch {
+    say.error(new Error(`The browser did not allow copying; select the ${noun} and copy it by hand.`));
+  }
+}
+
 export interface ConfirmRequest {
   title: string;
   text: string;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type App, type Body, type Webhook, type WebhookDelivery } from './api';
-import { ConfirmDialog, ErrorNote, Field, Notice, Pager, shortTime, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, copyText, ErrorNote, Field, Notice, Pager, shortTime, useAction, type ConfirmRequest } from './ui';
 
 const states = ['pending', 'delivered', 'failed'] as const;
 
@@ -118,14 +118,7 @@ export function Webhooks({ app }: { app: App }) {
     void load();
   }, [app.app_id]);
 
-  const copySecret = async (text: string) => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setNotice('Secret copied.');
-    } catch {
-      setError(new Error('The browser did not allow copying; select the secret and copy it by hand.'));
-    }
-  };
+  const copySecret = (text: string) => copyText(text, 'Secret', 'secret', { notice: setNotice, error: setError });
 
   const update = async (webhook: Webhook, body: Omit<Body<'/webhook/update'>, 'webhook_id'>, done: string) => {
     if ((await run(() => call('/webhook/update', { webhook_id: webhook.webhook_id, ...body }))) === undefined) return;
