@@ -1,6 +1,6 @@
-import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { getItem, putNew, queryIndexPartition, updateExisting, type Table } from './db';
+import { getItem, putNew, queryIndexPartition, scanPages, updateExisting, type Table } from './db';
 import { assignments } from './expressions';
 import { keys } from './keys';
 import { isConditionFailure } from './retry';
@@ -105,17 +105,12 @@ export function createAppRepo(table: Table) {
      */
     async indexUnlisted(): Promise<number> {
       let indexed = 0;
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new ScanCommand({
-            TableName: table.name,
-            FilterExpression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_not_exists(gsi1pk)',
-            ExpressionAttributeValues: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
+      const pages = scanPages(table, {
+        expression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_not_exists(gsi1pk)',
+        values: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk },
+      });
+      for await (const items of pages) {
+        for (const item of items) {
           const app = appSchema.parse(item);
           const entry = keys.appByTeam(app.team_id, app.created_at, app.app_id);
           try {
@@ -134,8 +129,7 @@ export function createAppRepo(table: Table) {
             if (!isConditionFailure(error)) throw error;
           }
         }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      }
       return indexed;
     },
   };

@@ -8,6 +8,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
   type TransactWriteCommandInput,
@@ -201,6 +202,30 @@ export async function* indexPartitionPages(
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': gsi1pk },
         ...(projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {}),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    yield page.Items ?? [];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/**
+ * The pages of a whole-table scan, filtered: for `npm start` and the admin
+ * CLI's maintenance, never a request path.
+ */
+export async function* scanPages(
+  table: Table,
+  filter: { expression: string; values: Record<string, unknown>; projection?: string },
+): AsyncGenerator<Record<string, unknown>[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new ScanCommand({
+        TableName: table.name,
+        FilterExpression: filter.expression,
+        ExpressionAttributeValues: filter.values,
+        ...(filter.projection ? { ProjectionExpression: filter.projection } : {}),
         ExclusiveStartKey: startKey,
       }),
     );

@@ -1,7 +1,7 @@
-import { BatchWriteCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems, itemId } from './batch-get';
-import { maxTransactItems, putNew, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
+import { maxTransactItems, putNew, scanPages, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { assignments, equalities } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
@@ -152,18 +152,13 @@ export function createLicenseRepo(table: Table) {
     async moveListingEntries(): Promise<{ moved: number; appIds: string[] }> {
       let moved = 0;
       const appIds = new Set<string>();
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new ScanCommand({
-            TableName: table.name,
-            FilterExpression: 'sk = :sk AND begins_with(pk, :prefix)',
-            ExpressionAttributeValues: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
-            ProjectionExpression: 'pk, sk, app_id, gsi1pk',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
+      const pages = scanPages(table, {
+        expression: 'sk = :sk AND begins_with(pk, :prefix)',
+        values: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
+        projection: 'pk, sk, app_id, gsi1pk',
+      });
+      for await (const items of pages) {
+        for (const item of items) {
           if (typeof item.app_id === 'string') appIds.add(item.app_id);
           if (item.gsi1pk === undefined) continue;
           try {
@@ -181,8 +176,7 @@ export function createLicenseRepo(table: Table) {
             if (!isConditionFailure(error)) throw error;
           }
         }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      }
       return { moved, appIds: [...appIds] };
     },
 
