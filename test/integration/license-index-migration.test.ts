@@ -7,7 +7,7 @@ import type { Subscription } from '#data/subscription.repo';
 import { createTableInput } from '#data/table';
 import { migrateLicenseIndex } from '../../functions/admin/maintenance';
 import { meterDynamo } from '../../local/ddb-meter';
-import { addMissingIndexes } from '../../local/store';
+import { addMissingIndexes, startLocalStore, type LocalStore } from '../../local/store';
 import { createFakeClock } from '../support/clock';
 import { createTestClient, startTestServer, type TestServer } from '../support/env';
 import { licenseRecord, seedSubscription } from '../support/fixtures';
@@ -23,6 +23,7 @@ import { createOwner, type Owner } from '../support/owners';
  */
 const clock = createFakeClock(new Date('2026-03-10T12:00:00.000Z'));
 const tableName = `test-${randomUUID()}`;
+let store: LocalStore;
 let env: TestServer;
 let owner: Owner;
 let subscription: Subscription;
@@ -46,10 +47,14 @@ function itemOfBefore(license: License): Record<string, unknown> {
 }
 
 beforeAll(async () => {
-  const client = createTestClient({ ...readConfig(), tableName });
+  // A store of its own: DynamoDB Local backfills a new index slowly while the rest of the suite
+  // writes to the shared one (5 s alone, over 180 s beside the whole run in CI).
+  store = await startLocalStore({ port: 0 });
+  const config = { ...readConfig(), dynamodbEndpoint: store.endpoint, tableName };
+  const client = createTestClient(config);
   await client.send(new CreateTableCommand(tableOfBefore()));
   client.destroy();
-  env = await startTestServer({ clock, config: { tableName, cacheTtlSeconds: 0 } });
+  env = await startTestServer({ clock, config: { dynamodbEndpoint: store.endpoint, tableName, cacheTtlSeconds: 0 } });
   owner = await createOwner(env.deps);
   subscription = await seedSubscription(env.deps, owner);
   const other = await seedSubscription(env.deps, owner, { name: 'Other' });
@@ -69,8 +74,11 @@ beforeAll(async () => {
     });
   });
   for (const license of licenses) await env.deps.table.doc.send(new PutCommand({ TableName: tableName, Item: itemOfBefore(license) }));
+}, 60_000);
+afterAll(async () => {
+  await env.close();
+  await store.stop();
 });
-afterAll(() => env.close());
 
 const newestFirst = (list: License[]) => [...list].sort((a, b) => (`${b.created_at}#${b.key}` < `${a.created_at}#${a.key}` ? -1 : 1)).map((license) => license.key);
 
@@ -126,6 +134,5 @@ describe('upgrading a table from before the license listing index', () => {
     const { Items } = await env.deps.table.doc.send(new ScanCommand({ TableName: tableName, FilterExpression: 'sk = :sk AND attribute_exists(gsi1pk)', ExpressionAttributeValues: { ':sk': 'LIC' } }));
     expect(Items).toEqual([]);
     expect(await migrateLicenseIndex(env.deps)).toEqual({ moved: 0, recounted_apps: 1 });
-  // Adding the index took DynamoDB Local 13 s alone and over 90 s while the whole suite ran beside it; the store bounds its own wait at 180 s.
-  }, 240_000);
+  }, 60_000);
 });
