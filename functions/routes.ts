@@ -22,6 +22,7 @@ export const routes = [
   { path: '/license/delete-bulk', group: 'license' },
   { path: '/license/get', group: 'license' },
   { path: '/license/get-bulk', group: 'license' },
+  { path: '/license/find', group: 'license' },
   { path: '/license/update-status', group: 'license' },
   { path: '/license/update-status-bulk', group: 'license' },
   { path: '/license/update-subscription', group: 'license' },
