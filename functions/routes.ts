@@ -53,6 +53,9 @@ export const routes = [
   { path: '/app/settings', group: 'app' },
   { path: '/app/signing-key', group: 'app' },
   { path: '/app/stats', group: 'app' },
+  { path: '/app/create', group: 'app' },
+  { path: '/app/update', group: 'app' },
+  { path: '/app/rotate-signing-key', group: 'app' },
   { path: '/audit/get-bulk', group: 'app' },
 
   { path: '/webhook/create', group: 'webhook' },

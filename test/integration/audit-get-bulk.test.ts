@@ -1,3 +1,4 @@
+import { sha256Hex } from '#core/domain/ids';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
@@ -95,5 +96,62 @@ describe('POST /audit/get-bulk', () => {
     }
     expect(same.status).toBe(200);
     expect(same.body.data.map((event: { type: string }) => event.type)).toEqual(['license.status_changed', 'license.activated', 'license.created']);
+  });
+
+  it('filters by actor, alone and with a license', async () => {
+    const owners = `api_key:${sha256Hex(owner.api_key).slice(0, 8)}`;
+
+    const byOwner = (await everyPage({ actor: owners, per_page: 2 })).flat();
+    const byClient = (await everyPage({ actor: 'client', license_key: keys[1] })).flat();
+    const byAdmin = (await everyPage({ actor: 'admin' })).flat();
+
+    expect(byOwner.map((event) => event.type)).toEqual(['license.status_changed', 'license.status_changed', ...keys.map(() => 'license.created')]);
+    expect(byClient).toMatchObject([{ type: 'license.activated', subject: keys[1] }]);
+    expect(byAdmin.map((event) => event.type).sort()).toEqual(['app.created', 'subscription.created']);
+  });
+
+  it('keeps events from `from` (inclusive) to `to` (exclusive), with the other filters and across pages', async () => {
+    // Events carry whole seconds: three changes a second and more apart.
+    for (const status of ['paused', 'active', 'paused']) {
+      await env.post('/license/update-status', { license_key: keys[2], status }, owner.auth);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+    }
+    await events.drain();
+    const all = (await everyPage({})).flat();
+    const times = [...new Set(all.map((event) => event.at))].sort();
+    const middle = all.find((event) => event.subject === keys[2] && event.after?.status === 'active')!.at;
+    expect(times.indexOf(middle)).toBeGreaterThan(0);
+    const seconds = (iso: string) => iso.replace(/\.000Z$/, 'Z');
+
+    const since = (await everyPage({ from: seconds(middle), per_page: 1 })).flat();
+    const before = (await everyPage({ to: middle, per_page: 1 })).flat();
+    const within = (await everyPage({ from: times[0], to: middle, license_key: keys[2] })).flat();
+
+    expect(since.map((event) => event.id)).toEqual(all.filter((event) => event.at >= middle).map((event) => event.id));
+    expect(before.map((event) => event.id)).toEqual(all.filter((event) => event.at < middle).map((event) => event.id));
+    expect(within.map((event) => event.id)).toEqual(all.filter((event) => event.subject === keys[2] && event.at < middle).map((event) => event.id));
+    expect((await list({ from: '2000-01-01T00:00:00Z', to: '2000-01-02T00:00:00Z' })).body).toEqual({ success: true, data: [], next_cursor: null });
+  });
+
+  it.each([
+    [{ from: 'yesterday' }, 'from'],
+    [{ to: '2026-13-45T99:00:00Z' }, 'to'],
+    [{ from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' }, 'to'],
+    [{ from: '2026-03-01T00:00:00Z', to: '2026-03-01T00:00:00Z' }, 'to'],
+    [{ actor: 'api_key:XYZ' }, 'actor'],
+    [{ actor: 'APP#x' }, 'actor'],
+  ])('answers 400 INVALID_INPUT naming the field for %j', async (body, field) => {
+    const answer = await list(body);
+
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: expect.stringMatching(new RegExp(`^${field}: `)), error_code: 'INVALID_INPUT' });
+  });
+
+  it('answers INVALID_INPUT naming cursor for a cursor sent with another actor or time range', async () => {
+    const cursor = (await list({ actor: 'client', per_page: 1 })).body.next_cursor;
+
+    expect((await list({ actor: 'admin', cursor })).body.error).toMatch(/^cursor: /);
+    expect((await list({ actor: 'client', from: '2020-01-01T00:00:00Z', cursor })).body.error).toMatch(/^cursor: /);
+    expect((await list({ actor: 'client', cursor })).status).toBe(200);
   });
 });
