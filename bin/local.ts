@@ -14,7 +14,7 @@ import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
 import { createSignInCodes, signInCodeLifetimeMs } from '../local/sign-in';
 import { addMissingIndexes, ensureTable, externalStore, startLocalStore } from '../local/store';
-import { migrateLicenseIndex } from '../functions/admin/maintenance';
+import { migrateLicenseIndex, migrateLookupEntries } from '../functions/admin/maintenance';
 
 interface DemoOwner {
   team_id: string;
@@ -74,6 +74,8 @@ async function main() {
   if (!external) await deps.repos.apps.indexUnlisted();
   // A data directory from before licenses had a listing index of their own gets it, with its licenses moved there.
   if (!external && (await addMissingIndexes(store.client, config.tableName)).length > 0) await migrateLicenseIndex(deps);
+  // A data directory from before /license/find gets the lookup entries of its licenses, once.
+  if (!external && !(await deps.repos.lookups.written())) await migrateLookupEntries(deps);
   const owner = await demoOwner(deps, local.dataDir);
   const signInCodes = createSignInCodes();
   const server = await startLocalServer({
