@@ -129,8 +129,12 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   // Ownership reads the app; settings and signing keys live on the app's item; /app/list lists the team's
   // applications through the index (`TEAM#<id>#APPS`); /app/stats reads the app's totals, expiry counts and daily
   // counters (`APP#<id>#STATS`); /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
+  // /apikey/create puts a key's item (`APIKEY#<hash>`), /apikey/revoke updates it, /apikey/list queries the team's keys in the index.
   app: {
-    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] }],
+    grants: [
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['apiKey'] },
+    ],
     queriesIndexes: ['app', 'team'],
     indexes: ['gsi1'],
   },

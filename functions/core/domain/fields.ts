@@ -18,6 +18,8 @@ export const subscriptionIdField = uuidField();
 
 export const webhookIdField = uuidField();
 
+export const apiKeyIdField = uuidField();
+
 /**
  * Generated keys are 29 characters of Crockford base32 and dashes, custom keys 8
  * to 64 of A-Z, a-z, 0-9, _ and -: a string of other characters is no key, and
