@@ -3,6 +3,7 @@ import { signingDepsFromEnv } from '#core/signing/signing-deps';
 import { createApiKeyRoute, currentApiKey, listApiKeys, revokeApiKeyRoute } from './api-keys';
 import { listAudit } from './audit';
 import { listApps } from './list';
+import { createApp, rotateSigningKey, updateApp } from './manage';
 import * as schemas from './schemas';
 import { appSettings } from './settings';
 import { getSigningKey } from './signing-key';
@@ -13,6 +14,9 @@ export const endpoints: Endpoints<'app'> = {
   '/app/settings': managementEndpoint(schemas.settingsSchema, appSettings),
   '/app/signing-key': managementEndpoint(schemas.appIdSchema, getSigningKey),
   '/app/stats': managementEndpoint(schemas.statsSchema, appStats),
+  '/app/create': managementEndpoint(schemas.createAppSchema, createApp),
+  '/app/update': managementEndpoint(schemas.updateAppSchema, updateApp),
+  '/app/rotate-signing-key': managementEndpoint(schemas.appIdSchema, rotateSigningKey),
   '/audit/get-bulk': managementListEndpoint(schemas.auditListSchema, listAudit),
   '/apikey/create': callingKeyEndpoint(schemas.createApiKeySchema, createApiKeyRoute),
   '/apikey/list': managementEndpoint(schemas.listAppsSchema, listApiKeys),

@@ -75,6 +75,11 @@ export const licenseRecord = z.strictObject({
   usage: z.array(usageCounter),
 });
 
+/** /license/find: each license the query found, with the ways it matched. */
+export const foundLicenses = z.strictObject({
+  matches: z.array(z.strictObject({ matched: z.array(z.enum(['key', 'username', 'hwid'])), license: licenseRecord })),
+});
+
 export const bulkResult = z.strictObject({
   succeeded: z.array(z.string()),
   failed: z.array(z.strictObject({ license_key: z.string(), error_code: z.string() })),
@@ -148,6 +153,8 @@ export const signingKey = z.strictObject({
   }),
   created_at: timestamp,
 });
+
+export const createdApp = z.strictObject({ ...appSummary.shape, signing_key: signingKey });
 
 /** A price's mapping as `/integration/stripe/set` stores it (functions/integration/schemas.ts). */
 export const stripePriceMapping = z.strictObject({

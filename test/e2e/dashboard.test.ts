@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { api, findChromium, serviceAndBrowser, startService } from '../support/browser';
+import { api, findChromium, serviceAndBrowser, signIn, startService } from '../support/browser';
 
 /**
  * The owners' dashboard in a real headless Chromium against `npm start` on a
@@ -31,7 +31,7 @@ describe('the dashboard in Chromium', () => {
     // One application: straight on its licenses.
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
 
-    await page.getByRole('button', { name: 'Subscriptions' }).click();
+    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
     const newSubscription = page.getByRole('form', { name: 'New subscription' });
     await newSubscription.getByLabel('Name').fill('Pro');
     await newSubscription.getByLabel('Level').fill('2');
@@ -40,7 +40,7 @@ describe('the dashboard in Chromium', () => {
     const subscriptions = await api(session.service, '/subscription/get-bulk', { app_id: session.service.appId });
     expect(subscriptions.body.data).toEqual([expect.objectContaining({ name: 'Pro', level: 2, status: 'active' })]);
 
-    await page.getByRole('button', { name: 'Licenses' }).click();
+    await page.getByRole('link', { name: 'Licenses', exact: true }).click();
     await page.getByRole('button', { name: 'Create licenses' }).click();
     await page.getByLabel('How many').fill('3');
     await page.getByLabel('Tags (comma separated)').fill('e2e');
@@ -98,21 +98,27 @@ describe('the dashboard in Chromium', () => {
     await context.close();
   }, 60_000);
 
-  it('sends the API key only to the API origin and keeps it out of localStorage, cookies and the address bar', async () => {
+  it('signs in once through the banner link, whose code is no key, and keeps the key out of every address, localStorage and cookies', async () => {
+    const link = session.service.signInLink.replace('127.0.0.1', 'localhost');
+    expect(link).not.toContain(session.service.apiKey);
     const context = await session.browser.newContext();
     const page = await openPage(context);
     const requests: Request[] = [];
+    const addresses: string[] = [];
     page.on('request', (request) => requests.push(request));
+    page.on('framenavigated', (frame) => addresses.push(frame.url()));
 
-    await page.goto(`${dashboardUrl()}#key=${session.service.apiKey}`);
+    await page.goto(link);
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+    expect(addresses.length).toBeGreaterThan(1);
+    expect(addresses.filter((address) => address.includes(session.service.apiKey) || address.includes('code='))).toEqual([link]);
     const firstScreen = await page.evaluate(() => {
       const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
       return { domContentLoaded: navigation.domContentLoadedEventEnd, licensesShown: performance.now() };
     });
     process.stdout.write(`dashboard first screen: DOMContentLoaded ${firstScreen.domContentLoaded.toFixed(0)} ms, licenses table shown ${firstScreen.licensesShown.toFixed(0)} ms after navigation start\n`);
     for (const tab of ['Subscriptions', 'Blacklists', 'Statistics', 'Signing key & settings', 'Licenses']) {
-      await page.getByRole('button', { name: tab }).click();
+      await page.getByRole('link', { name: tab, exact: true }).click();
       await page.getByRole('heading', { name: tab }).waitFor();
     }
 
@@ -121,7 +127,7 @@ describe('the dashboard in Chromium', () => {
     expect(carrying.length).toBeGreaterThan(3);
     expect(carrying.filter((request) => new URL(request.url()).origin !== apiOrigin).map((request) => request.url())).toEqual([]);
     expect(requests.filter((request) => new URL(request.url()).origin !== apiOrigin && request.url().includes('key=')).map((request) => request.url())).toEqual([]);
-    expect(page.url()).toBe(dashboardUrl());
+    expect(page.url()).toBe(`${dashboardUrl()}#/apps/${session.service.appId}/licenses`);
     const stored = await page.evaluate(() => ({
       local: JSON.stringify({ ...localStorage }),
       session: JSON.stringify({ ...sessionStorage }),
@@ -136,6 +142,14 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(session.service.apiKey);
+
+    // The same link again (from the history, or copied): the code is spent.
+    const again = await openPage(context);
+    await again.goto(link);
+    await again.getByRole('alert').filter({ hasText: 'This sign-in link was used already or has expired.' }).waitFor();
+    await again.getByLabel('API key').waitFor();
+    expect(again.url()).toBe(dashboardUrl());
+    expect(await again.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(session.service.apiKey);
     await context.close();
   }, 60_000);
 
@@ -159,7 +173,7 @@ describe('the dashboard in Chromium', () => {
         if (response.status() === 429) draining = false;
       });
 
-      await page.goto(`${throttled.url}/dashboard/#key=${throttled.apiKey}`);
+      await signIn(page, `${throttled.url}/dashboard/`, throttled.apiKey);
       await page.getByRole('heading', { name: 'Licenses' }).waitFor();
       await page.getByText('No licenses match.').waitFor();
 
