@@ -28,6 +28,12 @@ export const keys = {
   team: (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' }),
 
   apiKey: (keyHash: string): ItemKey => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  /** A team's API keys, in creation order: the key's id, never its hash, names it in the index. */
+  apiKeyByTeam: (teamId: string, createdAt: string, keyId: string): Gsi1Key => ({
+    gsi1pk: `TEAM#${teamId}#APIKEYS`,
+    gsi1sk: `${createdAt}#${keyId}`,
+  }),
+  apiKeysOfTeam: (teamId: string): string => `TEAM#${teamId}#APIKEYS`,
 
   app: (appId: string): ItemKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
   /** Applications of a team, in creation order. */
