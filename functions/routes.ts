@@ -7,67 +7,80 @@ export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist'
 /** Client routes answer `{success, message}`; management routes answer `{error, error_code}` and need an API key. */
 export type Side = 'client' | 'management';
 
+/**
+ * Who may call a route. Client routes need no API key; a management route names
+ * the least API-key role that may call it, each role reaching what the ones
+ * below it reach: `read` (read_only), `support`, `manage` (manager), `admin`.
+ * functions/access.ts turns this into each role's routes; docs/api-keys.md lists them.
+ */
+export type Access = 'client' | 'read' | 'support' | 'manage' | 'admin';
+
+/** A route entry: client routes and only they are open to everyone; every management route names its access. */
+export type RouteEntry =
+  | { path: string; group: 'client'; access: 'client' }
+  | { path: string; group: Exclude<Group, 'client'>; access: Exclude<Access, 'client'> };
+
 export const routes = [
-  { path: '/auth', group: 'client' },
-  { path: '/register', group: 'client' },
-  { path: '/reset-hwid', group: 'client' },
-  { path: '/release', group: 'client' },
-  { path: '/usage', group: 'client' },
+  { path: '/auth', group: 'client', access: 'client' },
+  { path: '/register', group: 'client', access: 'client' },
+  { path: '/reset-hwid', group: 'client', access: 'client' },
+  { path: '/release', group: 'client', access: 'client' },
+  { path: '/usage', group: 'client', access: 'client' },
 
-  { path: '/license/create', group: 'license' },
-  { path: '/license/create-bulk', group: 'license' },
-  { path: '/license/extend', group: 'license' },
-  { path: '/license/extend-bulk', group: 'license' },
-  { path: '/license/delete', group: 'license' },
-  { path: '/license/delete-bulk', group: 'license' },
-  { path: '/license/get', group: 'license' },
-  { path: '/license/get-bulk', group: 'license' },
-  { path: '/license/find', group: 'license' },
-  { path: '/license/update-status', group: 'license' },
-  { path: '/license/update-status-bulk', group: 'license' },
-  { path: '/license/update-subscription', group: 'license' },
-  { path: '/license/update-user-credentials', group: 'license' },
-  { path: '/license/update-metadata', group: 'license' },
-  { path: '/license/update-features', group: 'license' },
-  { path: '/license/update-usage-limits', group: 'license' },
-  { path: '/license/reset-usage', group: 'license' },
+  { path: '/license/create', group: 'license', access: 'manage' },
+  { path: '/license/create-bulk', group: 'license', access: 'manage' },
+  { path: '/license/extend', group: 'license', access: 'support' },
+  { path: '/license/extend-bulk', group: 'license', access: 'manage' },
+  { path: '/license/delete', group: 'license', access: 'manage' },
+  { path: '/license/delete-bulk', group: 'license', access: 'manage' },
+  { path: '/license/get', group: 'license', access: 'read' },
+  { path: '/license/get-bulk', group: 'license', access: 'read' },
+  { path: '/license/find', group: 'license', access: 'read' },
+  { path: '/license/update-status', group: 'license', access: 'support' },
+  { path: '/license/update-status-bulk', group: 'license', access: 'manage' },
+  { path: '/license/update-subscription', group: 'license', access: 'manage' },
+  { path: '/license/update-user-credentials', group: 'license', access: 'support' },
+  { path: '/license/update-metadata', group: 'license', access: 'manage' },
+  { path: '/license/update-features', group: 'license', access: 'manage' },
+  { path: '/license/update-usage-limits', group: 'license', access: 'manage' },
+  { path: '/license/reset-usage', group: 'license', access: 'manage' },
 
-  { path: '/hwid/edit', group: 'hwid' },
-  { path: '/hwid/toggle-lock', group: 'hwid' },
-  { path: '/hwid/toggle-lock-bulk', group: 'hwid' },
-  { path: '/hwid/toggle-reset-allowed', group: 'hwid' },
-  { path: '/hwid/update-reset-interval', group: 'hwid' },
-  { path: '/hwid/set-max-devices', group: 'hwid' },
-  { path: '/hwid/remove', group: 'hwid' },
-  { path: '/hwid/set-lease', group: 'hwid' },
+  { path: '/hwid/edit', group: 'hwid', access: 'support' },
+  { path: '/hwid/toggle-lock', group: 'hwid', access: 'manage' },
+  { path: '/hwid/toggle-lock-bulk', group: 'hwid', access: 'manage' },
+  { path: '/hwid/toggle-reset-allowed', group: 'hwid', access: 'manage' },
+  { path: '/hwid/update-reset-interval', group: 'hwid', access: 'manage' },
+  { path: '/hwid/set-max-devices', group: 'hwid', access: 'manage' },
+  { path: '/hwid/remove', group: 'hwid', access: 'support' },
+  { path: '/hwid/set-lease', group: 'hwid', access: 'manage' },
 
-  { path: '/subscription/create', group: 'subscription' },
-  { path: '/subscription/edit', group: 'subscription' },
-  { path: '/subscription/delete', group: 'subscription' },
-  { path: '/subscription/get-bulk', group: 'subscription' },
+  { path: '/subscription/create', group: 'subscription', access: 'manage' },
+  { path: '/subscription/edit', group: 'subscription', access: 'manage' },
+  { path: '/subscription/delete', group: 'subscription', access: 'manage' },
+  { path: '/subscription/get-bulk', group: 'subscription', access: 'read' },
 
-  { path: '/blacklist/add', group: 'blacklist' },
-  { path: '/blacklist/delete', group: 'blacklist' },
-  { path: '/blacklist/get-bulk', group: 'blacklist' },
+  { path: '/blacklist/add', group: 'blacklist', access: 'manage' },
+  { path: '/blacklist/delete', group: 'blacklist', access: 'manage' },
+  { path: '/blacklist/get-bulk', group: 'blacklist', access: 'read' },
 
-  { path: '/app/list', group: 'app' },
-  { path: '/app/settings', group: 'app' },
-  { path: '/app/signing-key', group: 'app' },
-  { path: '/app/stats', group: 'app' },
-  { path: '/audit/get-bulk', group: 'app' },
+  { path: '/app/list', group: 'app', access: 'read' },
+  { path: '/app/settings', group: 'app', access: 'manage' },
+  { path: '/app/signing-key', group: 'app', access: 'read' },
+  { path: '/app/stats', group: 'app', access: 'read' },
+  { path: '/audit/get-bulk', group: 'app', access: 'read' },
 
-  { path: '/webhook/create', group: 'webhook' },
-  { path: '/webhook/list', group: 'webhook' },
-  { path: '/webhook/update', group: 'webhook' },
-  { path: '/webhook/delete', group: 'webhook' },
-  { path: '/webhook/rotate-secret', group: 'webhook' },
-  { path: '/webhook/deliveries', group: 'webhook' },
-  { path: '/webhook/redeliver', group: 'webhook' },
-  { path: '/integration/stripe/set', group: 'integration' },
-  { path: '/integration/stripe/get', group: 'integration' },
-  { path: '/integration/stripe/delete', group: 'integration' },
-  { path: '/integration/stripe/licenses', group: 'integration' },
-] as const satisfies readonly { path: string; group: Group }[];
+  { path: '/webhook/create', group: 'webhook', access: 'manage' },
+  { path: '/webhook/list', group: 'webhook', access: 'read' },
+  { path: '/webhook/update', group: 'webhook', access: 'manage' },
+  { path: '/webhook/delete', group: 'webhook', access: 'manage' },
+  { path: '/webhook/rotate-secret', group: 'webhook', access: 'manage' },
+  { path: '/webhook/deliveries', group: 'webhook', access: 'read' },
+  { path: '/webhook/redeliver', group: 'webhook', access: 'manage' },
+  { path: '/integration/stripe/set', group: 'integration', access: 'manage' },
+  { path: '/integration/stripe/get', group: 'integration', access: 'read' },
+  { path: '/integration/stripe/delete', group: 'integration', access: 'manage' },
+  { path: '/integration/stripe/licenses', group: 'integration', access: 'read' },
+] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];
 export type RoutePath = Route['path'];

@@ -44,7 +44,7 @@ async function webhooksScreens(app_id: string) {
       const page = await browser.newPage({ viewport, colorScheme: 'light' });
       await page.goto(`${service.url}/dashboard/#key=${service.apiKey}`);
       await page.getByRole('heading', { name: 'Licenses' }).waitFor();
-      await page.getByRole('button', { name: 'Webhooks' }).click();
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
       await page.getByRole('row').filter({ hasText: webhook.url }).getByRole('button', { name: 'Deliveries' }).click();
       await page.getByRole('region', { name: `Deliveries to ${webhook.url}` }).locator('tbody tr').first().waitFor();
       // The click scrolled the endpoints table to its button; show each table from its first column.
@@ -94,7 +94,7 @@ try {
     const stripePage = await browser.newPage({ viewport: shot.viewport, colorScheme: 'light' });
     await stripePage.goto(`${service.url}/dashboard/#key=${service.apiKey}`);
     await stripePage.getByRole('heading', { name: 'Licenses' }).waitFor();
-    await stripePage.getByRole('button', { name: 'Stripe' }).click();
+    await stripePage.getByRole('link', { name: 'Stripe', exact: true }).click();
     await stripePage.getByText('Leave both fields empty to keep the stored secrets.').waitFor();
     await stripePage.screenshot({ path: shot.file, fullPage: true });
     process.stdout.write(`wrote ${shot.file}\n`);

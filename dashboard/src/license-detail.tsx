@@ -5,7 +5,7 @@ import { FloatingSeats } from './floating-seats';
 import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
-export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKey: string; subscriptions: Subscription[]; onBack: () => void }) {
+export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }: { licenseKey: string; subscriptions: Subscription[]; listHref: string; onDeleted: () => void }) {
   const [license, setLicense] = useState<License | null>(null);
   const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
@@ -26,9 +26,7 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
 
   const header = (
     <div class="row">
-      <button type="button" class="quiet" onClick={onBack}>
-        ← Licenses
-      </button>
+      <a href={listHref}>← Licenses</a>
       <h1>
         License <code>{licenseKey}</code>
       </h1>
@@ -296,7 +294,7 @@ export function LicenseDetail({ licenseKey, subscriptions, onBack }: { licenseKe
                 onConfirm: () =>
                   void run(async () => {
                     await call('/license/delete', { license_key: licenseKey });
-                    onBack();
+                    onDeleted();
                   }),
               })
             }

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type BulkPath, type App, type License, type Subscription } from './api';
 import { LicenseDetail } from './license-detail';
+import { href, navigate, paths, useQuery } from './routes';
 import { ConfirmDialog, csv, download, DurationFields, ErrorNote, Field, Notice, Pager, duration, shortTime, useAction, type ConfirmRequest } from './ui';
 
+/** The list's filters, kept in the address's query (`#/apps/<app_id>/licenses?status=paused&tag=beta`). */
 interface Filters {
   status: '' | 'active' | 'paused';
   subscription_id: string;
@@ -11,14 +13,27 @@ interface Filters {
 
 const perPage = 25;
 
+/** One license at its own address, with the application's subscriptions for the change-subscription form. */
+export function LicenseScreen({ app, licenseKey }: { app: App; licenseKey: string }) {
+  const [subscriptions, setSubscriptions] = useState<Subscription[]>([]);
+  const { run } = useAction();
+  useEffect(() => {
+    void run(async () => setSubscriptions((await call('/subscription/get-bulk', { app_id: app.app_id })).data));
+  }, [app.app_id]);
+  return <LicenseDetail licenseKey={licenseKey} subscriptions={subscriptions} listHref={href(paths.screen(app.app_id, 'licenses'))} onDeleted={() => navigate(paths.screen(app.app_id, 'licenses'))} />;
+}
+
 export function Licenses({ app }: { app: App }) {
   const [subscriptions, setSubscriptions] = useState<Subscription[]>([]);
-  const [filters, setFilters] = useState<Filters>({ status: '', subscription_id: '', tag: '' });
-  // Cursors of the pages before this one, so "Previous" can go back without the API keeping state.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [query, setQuery] = useQuery<keyof Filters>();
+  const filters: Filters = { status: query.status === 'active' || query.status === 'paused' ? query.status : '', subscription_id: query.subscription_id ?? '', tag: query.tag ?? '' };
+  const filterKey = `${filters.status}|${filters.subscription_id}|${filters.tag}`;
+  // Cursors of the pages before this one, so "Previous" can go back without the API keeping state; new filters start at page 1.
+  const [paging, setPaging] = useState<{ filterKey: string; cursors: (string | undefined)[] }>({ filterKey, cursors: [undefined] });
+  const cursors = paging.filterKey === filterKey ? paging.cursors : [undefined];
+  const setCursors = (next: (string | undefined)[]) => setPaging({ filterKey, cursors: next });
   const [page, setPage] = useState<{ licenses: License[]; next: string | null } | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [openKey, setOpenKey] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [lookup, setLookup] = useState('');
   const [notice, setNotice] = useState('');
@@ -46,12 +61,10 @@ export function Licenses({ app }: { app: App }) {
   }, [app.app_id]);
   useEffect(() => {
     void load();
-  }, [app.app_id, filters, cursors]);
+  }, [app.app_id, filterKey, paging]);
 
-  const setFilter = (patch: Partial<Filters>) => {
-    setFilters({ ...filters, ...patch });
-    setCursors([undefined]);
-  };
+  const setFilter = (patch: Partial<Filters>) => setQuery(patch);
+  const open = (key: string) => navigate(paths.license(app.app_id, key));
 
   const bulk = async <P extends BulkPath>(path: P, extra: Omit<Body<P>, 'license_keys'>, done: string) => {
     const keys = [...selected];
@@ -62,18 +75,6 @@ export function Licenses({ app }: { app: App }) {
     await load();
   };
 
-  if (openKey) {
-    return (
-      <LicenseDetail
-        licenseKey={openKey}
-        subscriptions={subscriptions}
-        onBack={() => {
-          setOpenKey(null);
-          void load();
-        }}
-      />
-    );
-  }
   if (creating) {
     return (
       <CreateLicenses
@@ -111,7 +112,7 @@ export function Licenses({ app }: { app: App }) {
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          if (lookup.trim()) setOpenKey(lookup.trim());
+          if (lookup.trim()) open(lookup.trim());
         }}
       >
         <Field label="Find by key">
@@ -144,7 +145,7 @@ export function Licenses({ app }: { app: App }) {
           }}
         >
           <Field label="Tag">
-            <input name="tag" defaultValue={filters.tag} placeholder="Press Enter" />
+            <input name="tag" defaultValue={filters.tag} key={filters.tag} placeholder="Press Enter" />
           </Field>
         </form>
       </div>
@@ -193,9 +194,9 @@ export function Licenses({ app }: { app: App }) {
                   <input type="checkbox" aria-label={`Select ${license.key}`} checked={selected.has(license.key)} onChange={() => toggle(license.key)} />
                 </td>
                 <td>
-                  <button type="button" class="link" onClick={() => setOpenKey(license.key)}>
+                  <a href={href(paths.license(app.app_id, license.key))}>
                     <code>{license.key}</code>
-                  </button>
+                  </a>
                 </td>
                 <td>
                   <span class={`badge ${license.status}`}>{license.status}</span>

@@ -1,8 +1,10 @@
-import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { render, type ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Route, Router, Switch, useLocation } from 'wouter-preact';
 import { call, loadConfig, session, takeKeyFromFragment, type App } from './api';
 import { Blacklist } from './blacklist';
-import { Licenses } from './licenses';
+import { LicenseScreen, Licenses } from './licenses';
+import { href, navigate, paths, useHashPath, useHashSearch, useTitle } from './routes';
 import { Settings } from './settings';
 import { StatsView } from './stats';
 import { StripeScreen } from './stripe';
@@ -10,20 +12,20 @@ import { Subscriptions } from './subscriptions';
 import { Webhooks } from './webhooks';
 import { ErrorNote, Field, useAction } from './ui';
 
-type Tab = 'licenses' | 'subscriptions' | 'blacklist' | 'webhooks' | 'stats' | 'stripe' | 'settings';
-
-const tabNames: Record<Tab, string> = {
-  licenses: 'Licenses',
-  subscriptions: 'Subscriptions',
-  blacklist: 'Blacklists',
-  webhooks: 'Webhooks',
-  stats: 'Statistics',
-  stripe: 'Stripe',
-  settings: 'Signing key & settings',
-};
+/** The screens of an application, in tab order: `#/apps/<app_id>/<path>`. A new screen is one line here. */
+const screens: { path: string; name: string; view: (app: App) => ComponentChildren }[] = [
+  { path: 'licenses', name: 'Licenses', view: (app) => <Licenses app={app} /> },
+  { path: 'subscriptions', name: 'Subscriptions', view: (app) => <Subscriptions app={app} /> },
+  { path: 'blacklist', name: 'Blacklists', view: (app) => <Blacklist app={app} /> },
+  { path: 'webhooks', name: 'Webhooks', view: (app) => <Webhooks app={app} /> },
+  { path: 'stats', name: 'Statistics', view: (app) => <StatsView app={app} /> },
+  { path: 'stripe', name: 'Stripe', view: (app) => <StripeScreen app={app} /> },
+  { path: 'settings', name: 'Signing key & settings', view: (app) => <Settings app={app} /> },
+];
 
 function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown }) {
   const [key, setKey] = useState('');
+  useTitle('Sign in');
   return (
     <main class="narrow">
       <h1>Licensing dashboard</h1>
@@ -45,7 +47,13 @@ function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown 
   );
 }
 
-function AppPicker({ apps, onPick }: { apps: App[]; onPick: (app: App) => void }) {
+function AppPicker({ apps }: { apps: App[] }) {
+  useTitle('Applications');
+  // A team with one application opens straight on its licenses.
+  const only = apps.length === 1 ? apps[0] : undefined;
+  useEffect(() => {
+    if (only) navigate(paths.screen(only.app_id, 'licenses'), { replace: true });
+  }, [only]);
   return (
     <main class="narrow">
       <h1>Applications</h1>
@@ -53,9 +61,9 @@ function AppPicker({ apps, onPick }: { apps: App[]; onPick: (app: App) => void }
       <ul class="apps">
         {apps.map((app) => (
           <li key={app.app_id}>
-            <button type="button" onClick={() => onPick(app)}>
+            <a href={href(paths.screen(app.app_id, 'licenses'))}>
               {app.name} <small>{app.status}</small>
-            </button>
+            </a>
             <code>{app.app_id}</code>
           </li>
         ))}
@@ -64,21 +72,76 @@ function AppPicker({ apps, onPick }: { apps: App[]; onPick: (app: App) => void }
   );
 }
 
+/** An application's header with its tabs, around the screen the address names. */
+function AppFrame({ app, apps, current, title, onSignOut, children }: { app: App; apps: App[]; current: string; title: string; onSignOut: () => void; children: ComponentChildren }) {
+  useTitle(title, app.name);
+  return (
+    <>
+      <header>
+        <strong>{app.name}</strong>
+        <nav aria-label="Sections">
+          {screens.map((screen) => (
+            <a key={screen.path} class="tab" href={href(paths.screen(app.app_id, screen.path))} aria-current={current === screen.path ? 'page' : undefined}>
+              {screen.name}
+            </a>
+          ))}
+        </nav>
+        <span class="spacer" />
+        {apps.length > 1 && (
+          <a class="tab quiet" href={href(paths.picker())}>
+            Switch application
+          </a>
+        )}
+        <button type="button" class="quiet" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main>{children}</main>
+    </>
+  );
+}
+
+function NotFound({ text }: { text: string }) {
+  useTitle('Not found');
+  return (
+    <main class="narrow">
+      <h1>Not found</h1>
+      <p>{text}</p>
+      <a href={href(paths.picker())}>Applications</a>
+    </main>
+  );
+}
+
+/**
+ * After a move to another address (not on the first screen), focus goes to the new
+ * screen's heading, so a screen reader announces it and Tab starts from there.
+ */
+function useFocusOnNavigation() {
+  const [location] = useLocation();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const heading = document.querySelector<HTMLElement>('main h1');
+    if (!heading) return;
+    heading.tabIndex = -1;
+    heading.focus();
+  }, [location]);
+}
+
 function Dashboard() {
   const [signedIn, setSignedIn] = useState(Boolean(session.key()));
   const [apps, setApps] = useState<App[] | null>(null);
-  const [app, setApp] = useState<App | null>(null);
-  const [tab, setTab] = useState<Tab>('licenses');
   const { error, run } = useAction();
+  useFocusOnNavigation();
 
   useEffect(() => {
     if (!signedIn) return;
     void run(async () => {
       try {
-        const listed = (await call('/app/list', {})).data;
-        setApps(listed);
-        // A team with one application opens straight on its licenses.
-        if (listed.length === 1 && listed[0]) setApp(listed[0]);
+        setApps((await call('/app/list', {})).data);
       } catch (caught) {
         session.signOut();
         setSignedIn(false);
@@ -91,43 +154,36 @@ function Dashboard() {
     session.signOut();
     setSignedIn(false);
     setApps(null);
-    setApp(null);
   };
 
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} error={error} />;
   if (!apps) return <p class="loading">Loading applications…</p>;
-  if (!app) return <AppPicker apps={apps} onPick={setApp} />;
+  const frame = (appId: string, current: string, title: string, content: (app: App) => ComponentChildren) => {
+    const app = apps.find((candidate) => candidate.app_id === decodeURIComponent(appId));
+    if (!app) return <NotFound text="No application of this team has this id." />;
+    return (
+      <AppFrame app={app} apps={apps} current={current} title={title} onSignOut={signOut}>
+        {content(app)}
+      </AppFrame>
+    );
+  };
   return (
-    <>
-      <header>
-        <strong>{app.name}</strong>
-        <nav aria-label="Sections">
-          {(Object.keys(tabNames) as Tab[]).map((name) => (
-            <button type="button" key={name} aria-current={tab === name ? 'page' : undefined} onClick={() => setTab(name)}>
-              {tabNames[name]}
-            </button>
-          ))}
-        </nav>
-        <span class="spacer" />
-        {apps.length > 1 && (
-          <button type="button" class="quiet" onClick={() => setApp(null)}>
-            Switch application
-          </button>
-        )}
-        <button type="button" class="quiet" onClick={signOut}>
-          Sign out
-        </button>
-      </header>
-      <main>
-        {tab === 'licenses' && <Licenses app={app} />}
-        {tab === 'subscriptions' && <Subscriptions app={app} />}
-        {tab === 'blacklist' && <Blacklist app={app} />}
-        {tab === 'webhooks' && <Webhooks app={app} />}
-        {tab === 'stats' && <StatsView app={app} />}
-        {tab === 'stripe' && <StripeScreen app={app} />}
-        {tab === 'settings' && <Settings app={app} />}
-      </main>
-    </>
+    <Switch>
+      <Route path="/">{() => <AppPicker apps={apps} />}</Route>
+      <Route path="/apps/:app/licenses/:key">
+        {(params) => {
+          const key = decodeURIComponent(params.key);
+          return frame(params.app, 'licenses', `License ${key}`, (app) => <LicenseScreen app={app} licenseKey={key} />);
+        }}
+      </Route>
+      <Route path="/apps/:app/:screen">
+        {(params) => {
+          const screen = screens.find((candidate) => candidate.path === params.screen);
+          return screen ? frame(params.app, screen.path, screen.name, screen.view) : <NotFound text="This address names no screen of the dashboard." />;
+        }}
+      </Route>
+      <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
+    </Switch>
   );
 }
 
@@ -141,7 +197,12 @@ async function start() {
     return;
   }
   root.textContent = '';
-  render(<Dashboard />, root);
+  render(
+    <Router hook={useHashPath} searchHook={useHashSearch}>
+      <Dashboard />
+    </Router>,
+    root,
+  );
 }
 
 void start();

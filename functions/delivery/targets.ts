@@ -1,6 +1,7 @@
 import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 
 /**
@@ -31,23 +32,6 @@ const agents: Record<TargetPolicy, { http?: Agent; https: Agent }> = {
   },
 };
 
-/**
- * Literal addresses refused at create and update already: the connection would be refused anyway.
- * IPv4-mapped IPv6 (::ffff:0:0/96) is left to the connection's check: Node's BlockList would match
- * every IPv4 address against it.
- */
-const refusedRanges = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
-] as const) refusedRanges.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 127], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
-  refusedRanges.addSubnet(network, prefix, 'ipv6');
-}
-const loopbackRanges = new BlockList();
-loopbackRanges.addSubnet('127.0.0.0', 8, 'ipv4');
-loopbackRanges.addAddress('::1', 'ipv6');
-
 /** Why `url` can never be a target under `policy`, or undefined. Names are checked when connecting. */
 export function targetProblem(url: string, policy: TargetPolicy): string | undefined {
   let parsed: URL;
@@ -60,11 +44,12 @@ export function targetProblem(url: string, policy: TargetPolicy): string | undef
   if (!schemes.includes(parsed.protocol)) return policy === 'local' ? 'must be an https or http URL' : 'must be an https URL';
   if (parsed.username || parsed.password) return 'must not carry a user name or password';
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const family = isIP(host);
-  if (family === 0) return undefined;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (policy === 'local' && loopbackRanges.check(host, type)) return undefined;
-  if (refusedRanges.check(host, type)) return 'must not point at a loopback, private, link-local, multicast or reserved address';
+  if (!isIP(host)) return undefined;
+  // A literal address is judged as the connection's check will judge it (ipaddr.js's ranges, which
+  // request-filtering-agent uses), so create and update refuse exactly what delivery would.
+  const range = ipaddr.parse(host).range();
+  if (policy === 'local' && range === 'loopback') return undefined;
+  if (range !== 'unicast') return 'must not point at a loopback, private, link-local, multicast or reserved address';
   return undefined;
 }
 

@@ -20,7 +20,7 @@ afterEach(async () => {
 describe('the dashboard screens for entitlements, usage and grace', () => {
   it('creates a tier with features, usage limits and grace, and edits its grace', async () => {
     const name = `Metered ${Date.now()}`;
-    await page.getByRole('button', { name: 'Subscriptions' }).click();
+    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
     const form = page.getByRole('form', { name: 'New subscription' });
     await form.getByLabel('Name', { exact: true }).fill(name);
     await form.getByLabel('Features (comma separated)').fill('sync, reports');

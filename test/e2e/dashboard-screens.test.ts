@@ -58,7 +58,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
       return stats.days.reduce((sum, day) => sum + day.created, 0) === 3;
     }, '/app/stats to count the new licenses');
 
-    await page.getByRole('button', { name: 'Statistics' }).click();
+    await page.getByRole('link', { name: 'Statistics', exact: true }).click();
     await page.getByRole('heading', { name: 'Statistics' }).waitFor();
     await page.getByLabel('Days').selectOption('7');
     await page.getByText('Daily numbers as a table').click();
@@ -81,7 +81,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     const signing = (await api<{ key_id: string; public_key_pem: string }>(session.service, '/app/signing-key', { app_id: session.service.appId })).body.data;
 
-    await page.getByRole('button', { name: 'Signing key & settings' }).click();
+    await page.getByRole('link', { name: 'Signing key & settings', exact: true }).click();
     const key = page.getByRole('region', { name: 'Signing public key' });
     await key.waitFor();
     expect(await key.locator('[data-field="key_id"]').textContent()).toBe(signing.key_id);
@@ -104,7 +104,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
   }, 60_000);
 
   it('edits the reset rules new licenses get, which /app/settings then answers and a new license has', async () => {
-    await page.getByRole('button', { name: 'Signing key & settings' }).click();
+    await page.getByRole('link', { name: 'Signing key & settings', exact: true }).click();
     const form = page.getByRole('form', { name: 'HWID resets of new licenses' });
     const allowed = form.getByLabel('Allow self-service HWID resets');
     const interval = form.getByLabel('Seconds between resets');

@@ -40,7 +40,7 @@ afterEach(async () => {
 });
 
 async function openStripe() {
-  await page.getByRole('button', { name: 'Stripe' }).click();
+  await page.getByRole('link', { name: 'Stripe', exact: true }).click();
   await page.getByRole('heading', { name: 'Stripe', exact: true }).waitFor();
   await page.locator('[data-field="status"]').waitFor();
 }

@@ -50,7 +50,7 @@ async function createLicense() {
 
 describe('the Webhooks screen', () => {
   it('adds an endpoint, shows and copies its secret once, and the endpoint receives events that secret verifies', async () => {
-    await page.getByRole('button', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
     const form = page.getByRole('form', { name: 'Add endpoint' });
     await form.getByLabel('URL').fill(receiver.url);
@@ -80,7 +80,7 @@ describe('the Webhooks screen', () => {
 
   it('shows the delivery log with state, attempts and last status, and redelivers from it', async () => {
     const [endpoint] = await listed();
-    await page.getByRole('button', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await page.getByRole('row').filter({ hasText: endpoint!.url }).getByRole('button', { name: 'Deliveries' }).click();
     const log = page.getByRole('region', { name: `Deliveries to ${endpoint!.url}` });
     const first = log.locator('tbody tr').first();
@@ -104,7 +104,7 @@ describe('the Webhooks screen', () => {
 
   it('changes the event filter and disables and enables the endpoint', async () => {
     const [endpoint] = await listed();
-    await page.getByRole('button', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     const row = page.getByRole('row').filter({ hasText: endpoint!.url });
     await row.getByLabel(`Events of ${endpoint!.url}`).fill('license.created, license.deleted');
     await row.getByLabel(`Events of ${endpoint!.url}`).blur();

@@ -31,7 +31,7 @@ describe('the dashboard in Chromium', () => {
     // One application: straight on its licenses.
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
 
-    await page.getByRole('button', { name: 'Subscriptions' }).click();
+    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
     const newSubscription = page.getByRole('form', { name: 'New subscription' });
     await newSubscription.getByLabel('Name').fill('Pro');
     await newSubscription.getByLabel('Level').fill('2');
@@ -40,7 +40,7 @@ describe('the dashboard in Chromium', () => {
     const subscriptions = await api(session.service, '/subscription/get-bulk', { app_id: session.service.appId });
     expect(subscriptions.body.data).toEqual([expect.objectContaining({ name: 'Pro', level: 2, status: 'active' })]);
 
-    await page.getByRole('button', { name: 'Licenses' }).click();
+    await page.getByRole('link', { name: 'Licenses', exact: true }).click();
     await page.getByRole('button', { name: 'Create licenses' }).click();
     await page.getByLabel('How many').fill('3');
     await page.getByLabel('Tags (comma separated)').fill('e2e');
@@ -112,7 +112,7 @@ describe('the dashboard in Chromium', () => {
     });
     process.stdout.write(`dashboard first screen: DOMContentLoaded ${firstScreen.domContentLoaded.toFixed(0)} ms, licenses table shown ${firstScreen.licensesShown.toFixed(0)} ms after navigation start\n`);
     for (const tab of ['Subscriptions', 'Blacklists', 'Statistics', 'Signing key & settings', 'Licenses']) {
-      await page.getByRole('button', { name: tab }).click();
+      await page.getByRole('link', { name: tab, exact: true }).click();
       await page.getByRole('heading', { name: tab }).waitFor();
     }
 
@@ -121,7 +121,7 @@ describe('the dashboard in Chromium', () => {
     expect(carrying.length).toBeGreaterThan(3);
     expect(carrying.filter((request) => new URL(request.url()).origin !== apiOrigin).map((request) => request.url())).toEqual([]);
     expect(requests.filter((request) => new URL(request.url()).origin !== apiOrigin && request.url().includes('key=')).map((request) => request.url())).toEqual([]);
-    expect(page.url()).toBe(dashboardUrl());
+    expect(page.url()).toBe(`${dashboardUrl()}#/apps/${session.service.appId}/licenses`);
     const stored = await page.evaluate(() => ({
       local: JSON.stringify({ ...localStorage }),
       session: JSON.stringify({ ...sessionStorage }),

@@ -16,6 +16,8 @@ describe('which URLs can be webhook targets', () => {
     ['https://[::1]/hook', 'must not point at a loopback, private, link-local, multicast or reserved address'],
     ['https://[fd00::5]/hook', 'must not point at a loopback, private, link-local, multicast or reserved address'],
     ['https://224.0.0.1/hook', 'must not point at a loopback, private, link-local, multicast or reserved address'],
+    ['https://100.64.0.1/hook', 'must not point at a loopback, private, link-local, multicast or reserved address'],
+    ['https://[::ffff:10.0.0.1]/hook', 'must not point at a loopback, private, link-local, multicast or reserved address'],
   ])('on the deployed stack refuses %s: %s', (url, problem) => {
     expect(targetProblem(url, 'public')).toBe(problem);
   });

@@ -1,0 +1,34 @@
+import { routes, type Access, type Route, type RoutePath } from './routes';
+
+/**
+ * API-key roles, each reaching everything the roles before it reach
+ * (docs/api-keys.md). Plain data and pure functions: the authorizer builds its
+ * policy from them and the dashboard hides what a key may not do by the same rule.
+ */
+export const roles = ['read_only', 'support', 'manager', 'admin'] as const;
+export type Role = (typeof roles)[number];
+
+/** A key stored before roles existed has none and keeps the full rights it had. */
+export const defaultRole: Role = 'admin';
+
+/** The access level of the management routes each role reaches, in the order of `roles`. */
+const levelOf: Record<Role, Exclude<Access, 'client'>> = { read_only: 'read', support: 'support', manager: 'manage', admin: 'admin' };
+const levels: readonly Access[] = ['read', 'support', 'manage', 'admin'];
+
+export type ManagementRoute = Exclude<Route, { access: 'client' }>;
+
+/** Whether a key of `role` may call `route`: false for client routes, which take no API key. */
+export function roleMayCall(role: Role, route: Route): route is ManagementRoute {
+  return route.access !== 'client' && levels.indexOf(route.access) <= levels.indexOf(levelOf[role]);
+}
+
+/** Every management route a key of `role` may call, in the route table's order. */
+export function routesOf(role: Role): ManagementRoute[] {
+  return routes.filter((route): route is ManagementRoute => roleMayCall(role, route));
+}
+
+const allowedPaths = new Map<Role, ReadonlySet<RoutePath>>(roles.map((role) => [role, new Set(routesOf(role).map((route) => route.path))]));
+
+export function roleMayCallPath(role: Role, path: string): boolean {
+  return allowedPaths.get(role)!.has(path as RoutePath);
+}
