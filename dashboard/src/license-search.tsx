@@ -73,8 +73,8 @@ export function AllMatches({ body, onDone }: { body: ListBody; onDone: (notice: 
     const licenses: License[] = [];
     let cursor: string | null | undefined;
     do {
-      if (cancelled.current) return undefined;
       const page = await call('/license/get-bulk', { ...body, per_page: pageSize, ...(cursor ? { cursor } : {}) });
+      if (cancelled.current) return undefined;
       licenses.push(...page.data);
       cursor = page.next_cursor;
       setProgress({ text: `Reading matches: ${licenses.length} so far`, done: licenses.length });

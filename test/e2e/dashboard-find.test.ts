@@ -16,7 +16,7 @@ async function listAll(tag: string): Promise<Listed[]> {
   const found: Listed[] = [];
   let cursor: string | null = null;
   do {
-    const page = await api<Listed[]>(session.service, '/license/get-bulk', { app_id: session.service.appId, tag, per_page: 100, ...(cursor ? { cursor } : {}) });
+    const page: { body: { data: Listed[] } } = await api<Listed[]>(session.service, '/license/get-bulk', { app_id: session.service.appId, tag, per_page: 100, ...(cursor ? { cursor } : {}) });
     found.push(...page.body.data);
     cursor = (page.body as { next_cursor?: string | null }).next_cursor ?? null;
   } while (cursor);
