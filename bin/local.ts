@@ -12,6 +12,7 @@ import { attemptTimeoutMs, deliveryActor } from '../functions/delivery/deliver';
 import { startLocalDeliveryQueue, type LocalDeliveryQueue } from '../local/webhook-queue';
 import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
+import { createSignInCodes, signInCodeLifetimeMs } from '../local/sign-in';
 import { addMissingIndexes, ensureTable, externalStore, startLocalStore } from '../local/store';
 import { migrateLicenseIndex, migrateLookupEntries } from '../functions/admin/maintenance';
 
@@ -76,6 +77,7 @@ async function main() {
   // A data directory from before /license/find gets the lookup entries of its licenses, once.
   if (!external && !(await deps.repos.lookups.written())) await migrateLookupEntries(deps);
   const owner = await demoOwner(deps, local.dataDir);
+  const signInCodes = createSignInCodes();
   const server = await startLocalServer({
     deps,
     port: local.port,
@@ -83,7 +85,7 @@ async function main() {
     clientRateLimit: local.rateLimit.enabled ? local.clientRateLimit : undefined,
     inboundRateLimit: local.rateLimit.enabled ? local.stripeWebhookRateLimit : undefined,
     // Built at every start (esbuild, well under a second), so the dashboard always matches the checkout.
-    dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')) },
+    dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')), signInCodes },
   });
   // The events consumer over the store's stream, as the event source mapping runs it on AWS.
   const events = await startLocalEventStream({
@@ -105,7 +107,7 @@ async function main() {
       `  demo team:  ${owner.team_id}`,
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
-      `  dashboard:  ${server.url}/dashboard/#key=${owner.api_key}`,
+      `  dashboard:  ${server.url}/dashboard/#code=${signInCodes.mint(owner.api_key)} (signs in once, within ${signInCodeLifetimeMs / 60_000} minutes; then paste the API key)`,
       `  API docs:   ${server.url}/docs/ (OpenAPI document: ${server.url}/openapi.json)`,
       `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
       '  webhooks:   delivered from an in-memory queue; http and loopback targets allowed (docs/webhooks.md#locally)',

@@ -67,6 +67,9 @@ export const routes = [
   { path: '/app/settings', group: 'app', access: 'manage' },
   { path: '/app/signing-key', group: 'app', access: 'read' },
   { path: '/app/stats', group: 'app', access: 'read' },
+  { path: '/app/create', group: 'app', access: 'admin' },
+  { path: '/app/update', group: 'app', access: 'admin' },
+  { path: '/app/rotate-signing-key', group: 'app', access: 'admin' },
   { path: '/audit/get-bulk', group: 'app', access: 'read' },
 
   { path: '/webhook/create', group: 'webhook', access: 'manage' },

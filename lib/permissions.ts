@@ -138,8 +138,9 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   // Ownership reads the app; settings and signing keys live on the app's item; /app/list lists the team's
   // applications through the index (`TEAM#<id>#APPS`); /app/stats reads the app's totals, expiry counts and daily
   // counters (`APP#<id>#STATS`); /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
+  // /app/create puts the new application's item (conditional on its absence); /app/update and rotation update it.
   app: {
-    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], partitions: ['app'] }],
+    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], partitions: ['app'] }],
     queriesIndexes: ['app', 'team'],
     indexes: ['gsi1'],
   },

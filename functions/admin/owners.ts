@@ -33,25 +33,36 @@ export async function setTeamPlan(deps: AdminDeps, input: { teamId: string; plan
 export async function createApp(deps: AdminDeps, input: { teamId: string; name?: string }) {
   if (!(await deps.repos.teams.get(input.teamId))) throw new AdminError(`No team ${input.teamId}`);
   const appId = newId();
+  await makeApp(deps, { teamId: input.teamId, appId, name: input.name ?? 'My app' });
+  return { app_id: appId };
+}
+
+/**
+ * A new active application of the team with its signing key (the admin CLI's
+ * `app create` and `/app/create`). False `created`: an application with this
+ * id exists (a resent `/app/create`, whose id derives from its `request_id`),
+ * answered as it is stored.
+ */
+export async function makeApp(deps: AdminDeps, input: { teamId: string; appId: string; name: string }): Promise<{ app: App | undefined; created: boolean }> {
   const app: App = {
-    app_id: appId,
+    app_id: input.appId,
     team_id: input.teamId,
-    name: input.name ?? 'My app',
+    name: input.name,
     status: 'active',
     created_at: iso(deps.clock.now()),
-    signing_key: (await newSigningKey(deps, appId)).stored,
+    signing_key: (await newSigningKey(deps, input.appId)).stored,
   };
-  await deps.repos.apps.create(app);
-  return { app_id: app.app_id };
+  if (await deps.repos.apps.create(app)) return { app, created: true };
+  return { app: await deps.repos.apps.get(input.appId), created: false };
 }
 
 export async function setAppStatus(deps: AdminDeps, input: { appId: string; status: App['status'] }) {
-  if (!(await deps.repos.apps.setStatus(input.appId, input.status))) throw new AdminError(`No app ${input.appId}`);
+  if (!(await deps.repos.apps.update(input.appId, { status: input.status }))) throw new AdminError(`No app ${input.appId}`);
   return { app_id: input.appId, status: input.status };
 }
 
 export async function renameApp(deps: AdminDeps, input: { appId: string; name: string }) {
-  if (!(await deps.repos.apps.setName(input.appId, input.name))) throw new AdminError(`No app ${input.appId}`);
+  if (!(await deps.repos.apps.update(input.appId, { name: input.name }))) throw new AdminError(`No app ${input.appId}`);
   return { app_id: input.appId, name: input.name };
 }
 

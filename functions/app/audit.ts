@@ -17,24 +17,32 @@ const cursorSchema = z.tuple([z.string(), z.string().check(z.maxLength(300)), z.
  * a position in one license's or type's events means nothing in another listing.
  */
 function filtersDigest(input: AuditListInput): string {
-  return createHash('sha256')
-    .update(JSON.stringify([input.license_key ?? null, input.type ?? null]))
-    .digest('base64url')
-    .slice(0, 16);
+  const narrowing = [input.actor, input.from, input.to];
+  // Without actor and time the digest is the one cursors had before those filters existed: such cursors stay valid.
+  const filters = [input.license_key ?? null, input.type ?? null, ...(narrowing.some((value) => value !== undefined) ? narrowing.map((value) => value ?? null) : [])];
+  return createHash('sha256').update(JSON.stringify(filters)).digest('base64url').slice(0, 16);
 }
 
 /** A position in one app's audit log, as the audit index sorts it, for the filters it was issued for. */
 function decodeAuditCursor(cursor: string, input: AuditListInput): string {
   const [, position, filters] = decodeCursor(cursor, input.app_id, cursorSchema);
   if (!/^\d{4}-\d\d-\d\dT[\d:.]+Z#\d{40}#[A-Za-z0-9_.:-]+$/.test(position)) throw notACursor();
-  if (filters !== filtersDigest(input)) throw invalidInput('cursor: was issued for other filters; send it with the license_key and type of the request that returned it');
+  if (filters !== filtersDigest(input)) throw invalidInput('cursor: was issued for other filters; send it with the filters (license_key, type, actor, from, to) of the request that returned it');
   return position;
 }
 
-/** `/audit/get-bulk`: the app's events, newest first, of one license and/or one type. */
+/** `/audit/get-bulk`: the app's events, newest first, narrowed by license, type, actor and time. */
 export async function listAudit(deps: Deps, input: OwnerInput<typeof auditListSchema>): Promise<Page<AuditEvent>> {
   const after = input.cursor ? decodeAuditCursor(input.cursor, input) : undefined;
   await ownedApp(deps, input.teamId, input.app_id);
-  const page = await deps.repos.events.listAudit(input.app_id, { licenseKey: input.license_key, type: input.type, limit: input.per_page, after });
+  const page = await deps.repos.events.listAudit(input.app_id, {
+    licenseKey: input.license_key,
+    type: input.type,
+    actor: input.actor,
+    from: input.from,
+    to: input.to,
+    limit: input.per_page,
+    after,
+  });
   return { items: page.events, nextCursor: page.next === undefined ? null : encodeCursor(input.app_id, [page.next, filtersDigest(input)]) };
 }

@@ -2,6 +2,7 @@ import { createGroupHandler, managementEndpoint, managementListEndpoint, type De
 import { signingDepsFromEnv } from '#core/signing/signing-deps';
 import { listAudit } from './audit';
 import { listApps } from './list';
+import { createApp, rotateSigningKey, updateApp } from './manage';
 import * as schemas from './schemas';
 import { appSettings } from './settings';
 import { getSigningKey } from './signing-key';
@@ -12,6 +13,9 @@ export const endpoints: Endpoints<'app'> = {
   '/app/settings': managementEndpoint(schemas.settingsSchema, appSettings),
   '/app/signing-key': managementEndpoint(schemas.appIdSchema, getSigningKey),
   '/app/stats': managementEndpoint(schemas.statsSchema, appStats),
+  '/app/create': managementEndpoint(schemas.createAppSchema, createApp),
+  '/app/update': managementEndpoint(schemas.updateAppSchema, updateApp),
+  '/app/rotate-signing-key': managementEndpoint(schemas.appIdSchema, rotateSigningKey),
   '/audit/get-bulk': managementListEndpoint(schemas.auditListSchema, listAudit),
 };
 

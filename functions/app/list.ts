@@ -1,9 +1,10 @@
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http/handler';
+import { appSummary } from './manage';
 import type { listAppsSchema } from './schemas';
 
 /** The caller's own applications only: the team comes from the API key, never from the body. */
 export async function listApps(deps: Deps, input: OwnerInput<typeof listAppsSchema>) {
   const apps = await deps.repos.apps.listByTeam(input.teamId);
-  return apps.map(({ app_id, name, status, created_at }) => ({ app_id, name, status, created_at }));
+  return apps.map(appSummary);
 }

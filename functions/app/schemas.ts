@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { appIdField, hwidResetIntervalField, licenseKeyField } from '#core/domain/fields';
+import { appIdField, hwidResetIntervalField, licenseKeyField, nameField } from '#core/domain/fields';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 import { borrowSecondsLimits } from '#data/leases';
@@ -8,6 +8,20 @@ import { borrowSecondsLimits } from '#data/leases';
 export const listAppsSchema = z.strictObject({});
 
 export const appIdSchema = z.object({ app_id: appIdField });
+
+/** `request_id` as `/license/extend-bulk` takes it: the same one sent again answers the application it made. */
+export const createAppSchema = z.object({
+  name: nameField,
+  request_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+});
+
+export const updateAppSchema = z
+  .object({
+    app_id: appIdField,
+    name: z.optional(nameField),
+    status: z.optional(z.enum(['active', 'inactive'])),
+  })
+  .check(z.refine((body) => body.name !== undefined || body.status !== undefined, 'at least one of name, status is required'));
 
 export const settingsSchema = z.object({
   app_id: appIdField,
@@ -22,10 +36,24 @@ export const statsSchema = z.object({
   days: z._default(z.int().check(z.minimum(1), z.maximum(90)), 30),
 });
 
+/** An instant, read as its ISO 8601 UTC form: the audit log's sort keys begin with it, so ranges compare as strings. */
+const instantField = z.pipe(
+  z.string().check(z.maxLength(40), z.refine((value) => /^\d{4}-\d\d-\d\dT/.test(value) && !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date and time')),
+  z.transform((value) => new Date(value).toISOString()),
+);
+
+/** Who made a change, as events name it (docs/events.md): `api_key:<8 hex>`, `client`, `admin`, `service`, `stripe`. */
+const actorField = z.string().check(z.regex(/^(api_key:[0-9a-f]{8}|[a-z_]{1,32})$/, 'must be an actor as events name it: api_key:<8 hex characters>, client, admin, service or stripe'));
+
 export const auditListSchema = z.object({
   app_id: appIdField,
   license_key: z.optional(licenseKeyField),
   type: z.optional(z.enum(eventTypes)),
+  actor: z.optional(actorField),
+  /** From this instant on (inclusive). */
+  from: z.optional(instantField),
+  /** Before this instant (exclusive). */
+  to: z.optional(instantField),
   per_page: z._default(z.int().check(z.minimum(1), z.maximum(100)), 25),
   cursor: z.nullish(z.string().check(z.maxLength(512))),
-});
+}).check(z.refine((body) => body.from === undefined || body.to === undefined || body.from < body.to, { message: 'must be later than from', path: ['to'] }));

@@ -36,10 +36,18 @@ export type App = z.infer<typeof appSchema>;
 /** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
 export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval', 'max_borrow_seconds'] as const satisfies readonly (keyof App)[];
 
+/** What `/app/update` and the admin CLI's `app rename` and `app set-status` change: an `app.updated` event. */
+export type AppChange = Partial<Pick<App, 'name' | 'status'>>;
+
 /** The settings an owner changes through /app/settings. */
 export type AppSettingsChange = Partial<Pick<App, (typeof appSettingsFields)[number]>>;
 
 export function createAppRepo(table: Table) {
+  const setFields = (appId: string, fields: Record<string, unknown>): Promise<boolean> => {
+    const set = assignments(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
+    return updateExisting(table, keys.app(appId), `SET ${set.text}`, set.values, set.names);
+  };
+
   return {
     async get(appId: string): Promise<App | undefined> {
       const item = await getItem(table, keys.app(appId));
@@ -80,18 +88,10 @@ export function createAppRepo(table: Table) {
     },
 
     /** Every setting sent, in one write; sent again it sets the same values. False: no such application. */
-    updateSettings(appId: string, change: AppSettingsChange): Promise<boolean> {
-      const set = assignments(Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)));
-      return updateExisting(table, keys.app(appId), `SET ${set.text}`, set.values, set.names);
-    },
+    updateSettings: (appId: string, change: AppSettingsChange): Promise<boolean> => setFields(appId, change),
 
-    setName(appId: string, name: string): Promise<boolean> {
-      return updateExisting(table, keys.app(appId), 'SET #name = :name', { ':name': name }, { '#name': 'name' });
-    },
-
-    setStatus(appId: string, status: App['status']): Promise<boolean> {
-      return updateExisting(table, keys.app(appId), 'SET #status = :status', { ':status': status }, { '#status': 'status' });
-    },
+    /** The name and status sent, in one write, as settings are. */
+    update: (appId: string, change: AppChange): Promise<boolean> => setFields(appId, change),
 
     /** A team has a handful of applications: all of them, oldest first. */
     async listByTeam(teamId: string): Promise<App[]> {

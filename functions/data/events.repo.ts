@@ -252,14 +252,17 @@ export function createEventsRepo(table: Table) {
     },
 
     /**
-     * An app's audit items, newest first, optionally of one license and one
-     * type, after a position (the sort key of the last item returned). Reads
-     * at most `maxItemsRead` items per call, like the license listing, so a
-     * rare type cannot make one request read a whole partition.
+     * An app's audit items, newest first, optionally of one license, one type
+     * and one actor, within a time range, after a position (the sort key of the
+     * last item returned). Positions begin with the event's time, so the range
+     * is a key condition of the query (it reads only the items inside it);
+     * type and actor are filters over what it reads. Reads at most
+     * `maxItemsRead` items per call, like the license listing, so a rare type
+     * or actor cannot make one request read a whole partition.
      */
     async listAudit(
       appId: string,
-      options: { licenseKey?: string; type?: string; limit: number; after?: string },
+      options: { licenseKey?: string; type?: string; actor?: string; from?: string; to?: string; limit: number; after?: string },
     ): Promise<{ events: AuditEvent[]; next?: string }> {
       const byLicense = options.licenseKey !== undefined;
       const partition = byLicense ? keys.auditOfLicense(appId, options.licenseKey!) : keys.auditOfApp(appId);
@@ -267,6 +270,19 @@ export function createEventsRepo(table: Table) {
         ...keys.audit(appId, sortKey),
         ...(byLicense ? keys.auditByLicense(appId, options.licenseKey!, sortKey) : {}),
       });
+      const [partitionKey, sortKey] = byLicense ? ['gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
+      // A position is `<at>#…`: it sorts after `from` when at >= from, and before `to` exactly when at < to.
+      const range =
+        options.from !== undefined && options.to !== undefined
+          ? ` AND ${sortKey} BETWEEN :from AND :to`
+          : options.from !== undefined
+            ? ` AND ${sortKey} >= :from`
+            : options.to !== undefined
+              ? ` AND ${sortKey} < :to`
+              : '';
+      const filters = { type: options.type, actor: options.actor };
+      const filtered = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined);
+      const filter = filtered.length === 0 ? {} : { FilterExpression: filtered.map(([name]) => `#${name} = :${name}`).join(' AND '), ExpressionAttributeNames: Object.fromEntries(filtered.map(([name]) => [`#${name}`, name])) };
       let startKey: Record<string, unknown> | undefined = options.after === undefined ? undefined : position(options.after);
       const found: { event: AuditEvent; sortKey: string }[] = [];
       let unread = maxItemsRead;
@@ -274,22 +290,28 @@ export function createEventsRepo(table: Table) {
         const page = await table.doc.send(
           new QueryCommand({
             TableName: table.name,
-            ...(byLicense ? { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk' } : { KeyConditionExpression: 'pk = :pk' }),
+            ...(byLicense ? { IndexName: 'gsi1' } : {}),
+            KeyConditionExpression: `${partitionKey} = :pk${range}`,
             ScanIndexForward: false,
-            Limit: Math.min(options.type === undefined ? options.limit + 1 - found.length : 1000, unread),
-            ...(options.type === undefined ? {} : { FilterExpression: '#type = :type', ExpressionAttributeNames: { '#type': 'type' } }),
-            ExpressionAttributeValues: { ':pk': partition, ...(options.type === undefined ? {} : { ':type': options.type }) },
+            Limit: Math.min(filtered.length === 0 ? options.limit + 1 - found.length : 1000, unread),
+            ...filter,
+            ExpressionAttributeValues: {
+              ':pk': partition,
+              ...(options.from === undefined ? {} : { ':from': options.from }),
+              ...(options.to === undefined ? {} : { ':to': options.to }),
+              ...Object.fromEntries(filtered.map(([name, value]) => [`:${name}`, value])),
+            },
             ExclusiveStartKey: startKey,
           }),
         );
-        for (const item of page.Items ?? []) found.push({ event: auditEventSchema.parse(item), sortKey: String(byLicense ? item.gsi1sk : item.sk) });
+        for (const item of page.Items ?? []) found.push({ event: auditEventSchema.parse(item), sortKey: String(item[sortKey]) });
         unread -= page.ScannedCount ?? 0;
         startKey = page.LastEvaluatedKey;
       } while (startKey && found.length <= options.limit && unread > 0);
       const events = found.slice(0, options.limit);
       if (found.length > options.limit) return { events: events.map((entry) => entry.event), next: events.at(-1)!.sortKey };
       if (!startKey) return { events: events.map((entry) => entry.event) };
-      return { events: events.map((entry) => entry.event), next: String(byLicense ? startKey.gsi1sk : startKey.sk) };
+      return { events: events.map((entry) => entry.event), next: String(startKey[sortKey]) };
     },
 
     /**

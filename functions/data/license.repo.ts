@@ -452,14 +452,16 @@ function createLicenseWrites(table: Table) {
 
     /**
      * Several expiry changes in one transaction (at most 100 items: 50 with
-     * markers), all or none; false when any condition failed or the write
-     * kept failing, and the caller goes key by key.
+     * markers), all or none: 'changed' when any condition failed (none was
+     * applied), 'unknown' when the write kept failing. Sent again with the
+     * same changes in the same API request, the transaction has the same
+     * token, so one that was applied unheard answers 'updated' then.
      */
-    async replaceExpiries(changes: ExpiryChange[]): Promise<boolean> {
+    async replaceExpiries(changes: ExpiryChange[]): Promise<'updated' | 'changed' | 'unknown'> {
       try {
-        return !(await transact(changes.flatMap(expiryItems)));
+        return (await transact(changes.flatMap(expiryItems))) ? 'changed' : 'updated';
       } catch {
-        return false;
+        return 'unknown';
       }
     },
 

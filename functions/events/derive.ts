@@ -260,8 +260,9 @@ function appView(app: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Applications are made and changed by the admin CLI (create, rename, status) and
- * `/app/settings`; their keys are rotated by the CLI. The first key of an
+ * Applications are made and changed by `/app/create`, `/app/update`,
+ * `/app/settings` and the admin CLI (create, rename, status); their keys are
+ * rotated by `/app/rotate-signing-key` and the CLI. The first key of an
  * application made before signing existed is made on its first need: no
  * owner's change, no event. Applications are never deleted.
  */

@@ -137,6 +137,8 @@ export const signingKey = z.strictObject({
   created_at: timestamp,
 });
 
+export const createdApp = z.strictObject({ ...appSummary.shape, signing_key: signingKey });
+
 /** A price's mapping as `/integration/stripe/set` stores it (functions/integration/schemas.ts). */
 export const stripePriceMapping = z.strictObject({
   subscription_id: uuid,

@@ -64,6 +64,15 @@ const example = {
   webhookId: '6a4f1e2d-0b9c-4d7e-8f3a-2c5b1e9d7a60',
 };
 
+const signingKeyExample = {
+  key_id: 'kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE',
+  algorithm: 'ed25519',
+  public_key: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+  public_key_pem: '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n',
+  jwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE', alg: 'EdDSA', use: 'sig' },
+  created_at: example.createdAt,
+};
+
 const licenseExample = {
   key: example.key,
   app_id: example.appId,
@@ -663,14 +672,7 @@ export const contracts: Record<RoutePath, Contract> = {
     request: appSchemas.appIdSchema,
     requestExample: { app_id: example.appId },
     answer: answers.signingKey,
-    answerExample: {
-      key_id: 'kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE',
-      algorithm: 'ed25519',
-      public_key: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
-      public_key_pem: '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n',
-      jwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE', alg: 'EdDSA', use: 'sig' },
-      created_at: example.createdAt,
-    },
+    answerExample: signingKeyExample,
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
   },
   '/app/stats': {
@@ -688,10 +690,44 @@ export const contracts: Record<RoutePath, Contract> = {
     },
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
   },
+  '/app/create': {
+    tag: 'Applications',
+    summary: 'Create an application with its signing key',
+    description:
+      'A new active application of your team, with a new signing key (docs/management-api.md#applications). With a `request_id`, the same request sent again (same team, same `request_id`) answers the application the first one made, as stored, instead of making another.',
+    request: appSchemas.createAppSchema,
+    requestExample: { name: 'My second app', request_id: 'create-app-2026-03-04-1' },
+    answer: answers.createdApp,
+    answerExample: { app_id: example.appId, name: 'My second app', status: 'active', created_at: example.createdAt, signing_key: signingKeyExample },
+    errors: [],
+  },
+  '/app/update': {
+    tag: 'Applications',
+    summary: "Rename an application, or change its status",
+    description:
+      'Sets what the body names: `name`, and `status` (`active`, `inactive`). While an application is inactive its clients\' `/auth` answers `APPLICATION_NOT_ACTIVE` (docs/client-api.md#check-order); management routes keep working.',
+    request: appSchemas.updateAppSchema,
+    requestExample: { app_id: example.appId, name: 'Renamed app', status: 'inactive' },
+    answer: answers.appSummary,
+    answerExample: { app_id: example.appId, name: 'Renamed app', status: 'inactive', created_at: example.createdAt },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/app/rotate-signing-key': {
+    tag: 'Applications',
+    summary: "Replace the application's signing key",
+    description:
+      'A new key pair replaces the current one at once; only the new key signs from then on, and the old one is forgotten. Clients that verify with the old public key reject every answer and offline token signed since (docs/verifying-answers.md): ship them the new key. Sent again, it rotates again; the answer is always the current key.',
+    request: appSchemas.appIdSchema,
+    requestExample: { app_id: example.appId },
+    answer: answers.signingKey,
+    answerExample: signingKeyExample,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
   '/audit/get-bulk': {
     tag: 'Applications',
     summary: "An application's audit log, newest first",
-    description: 'Filters by license and by event type; pages with `next_cursor`, which is valid only with the `app_id`, `license_key` and `type` it was issued for (otherwise 400 `INVALID_INPUT` naming `cursor`).',
+    description:
+      'Filters by license, event type, actor (`api_key:<8 hex>`, `client`, `admin`, `service`, `stripe`) and time (`from` inclusive, `to` exclusive, ISO 8601); the time range bounds the read itself, the other filters narrow what it reads (docs/management-api.md#audit-log). Pages with `next_cursor`, which is valid only with the `app_id` and filters it was issued for (otherwise 400 `INVALID_INPUT` naming `cursor`).',
     request: appSchemas.auditListSchema,
     requestExample: { app_id: example.appId, license_key: example.key },
     answer: z.array(answers.auditEvent),

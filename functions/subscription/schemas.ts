@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
-import { appIdField, subscriptionIdField } from '#core/domain/fields';
+import { appIdField, nameField as name, subscriptionIdField } from '#core/domain/fields';
 import { featuresField, graceSecondsField, usageLimitsField } from '#shared/entitlements';
 
-const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
 const level = z.int().check(z.minimum(0), z.maximum(1_000_000));
 
 export const createSubscriptionSchema = z.object({

@@ -1,3 +1,4 @@
+import { sha256Hex } from '#core/domain/ids';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
@@ -95,5 +96,74 @@ describe('POST /audit/get-bulk', () => {
     }
     expect(same.status).toBe(200);
     expect(same.body.data.map((event: { type: string }) => event.type)).toEqual(['license.status_changed', 'license.activated', 'license.created']);
+  });
+
+  it('filters by actor, alone and with a license', async () => {
+    const owners = `api_key:${sha256Hex(owner.api_key).slice(0, 8)}`;
+
+    const byOwner = (await everyPage({ actor: owners, per_page: 2 })).flat();
+    const byClient = (await everyPage({ actor: 'client', license_key: keys[1] })).flat();
+    const byAdmin = (await everyPage({ actor: 'admin' })).flat();
+
+    expect(byOwner.map((event) => event.type)).toEqual(['license.status_changed', 'license.status_changed', ...keys.map(() => 'license.created')]);
+    expect(byClient).toMatchObject([{ type: 'license.activated', subject: keys[1] }]);
+    expect(byAdmin.map((event) => event.type).sort()).toEqual(['app.created', 'subscription.created']);
+  });
+
+  it('keeps events from `from` (inclusive) to `to` (exclusive), with the other filters and across pages', async () => {
+    // The stream stamps events with the store's clock: audit items of chosen times are written as the consumer writes them.
+    const fresh = await createOwner(env.deps);
+    const event = (id: string, at: string, subject: string) => ({ id, type: 'license.extended', app_id: fresh.app_id, subject, at, actor: 'admin' });
+    const written = [
+      event('e0', '2026-03-01T10:00:00.000Z', 'KEY-ONE'),
+      event('e1', '2026-03-01T10:00:01.000Z', 'KEY-ONE'),
+      event('e2', '2026-03-01T10:00:02.000Z', 'KEY-TWO'),
+      event('e3', '2026-03-01T11:00:00.000Z', 'KEY-ONE'),
+    ];
+    await env.deps.repos.events.record(
+      written.map((item, index) => ({ recordId: `${fresh.app_id}-${index}`, sequenceNumber: String(index + 1), events: [item], counts: [], additions: [], licenseKeyOf: (e) => e.subject })),
+      new Date(),
+      90,
+    );
+    const ids = async (body: Record<string, unknown>) => {
+      const found: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await env.post('/audit/get-bulk', { app_id: fresh.app_id, type: 'license.extended', per_page: 1, ...body, ...(cursor ? { cursor } : {}) }, fresh.auth);
+        expect(page.status).toBe(200);
+        found.push(...page.body.data.map((item: { id: string }) => item.id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      return found;
+    };
+
+    expect(await ids({ from: '2026-03-01T10:00:01Z' })).toEqual(['e3', 'e2', 'e1']);
+    expect(await ids({ to: '2026-03-01T10:00:02Z' })).toEqual(['e1', 'e0']);
+    expect(await ids({ from: '2026-03-01T10:00:01Z', to: '2026-03-01T11:00:00Z' })).toEqual(['e2', 'e1']);
+    expect(await ids({ from: '2026-03-01T10:00:00Z', to: '2026-03-01T11:00:00.001Z', license_key: 'KEY-ONE' })).toEqual(['e3', 'e1', 'e0']);
+    expect(await ids({ from: '2026-03-01T11:00:00+01:00', to: '2026-03-01T12:00:00+01:00', actor: 'admin' })).toEqual(['e2', 'e1', 'e0']);
+    expect(await ids({ from: '2026-03-01T10:00:03Z', to: '2026-03-01T10:59:59Z' })).toEqual([]);
+  });
+
+  it.each([
+    [{ from: 'yesterday' }, 'from'],
+    [{ to: '2026-13-45T99:00:00Z' }, 'to'],
+    [{ from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' }, 'to'],
+    [{ from: '2026-03-01T00:00:00Z', to: '2026-03-01T00:00:00Z' }, 'to'],
+    [{ actor: 'api_key:XYZ' }, 'actor'],
+    [{ actor: 'APP#x' }, 'actor'],
+  ])('answers 400 INVALID_INPUT naming the field for %j', async (body, field) => {
+    const answer = await list(body);
+
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: expect.stringMatching(new RegExp(`^${field}: `)), error_code: 'INVALID_INPUT' });
+  });
+
+  it('answers INVALID_INPUT naming cursor for a cursor sent with another actor or time range', async () => {
+    const cursor = (await list({ actor: 'client', per_page: 1 })).body.next_cursor;
+
+    expect((await list({ actor: 'admin', cursor })).body.error).toMatch(/^cursor: /);
+    expect((await list({ actor: 'client', from: '2020-01-01T00:00:00Z', cursor })).body.error).toMatch(/^cursor: /);
+    expect((await list({ actor: 'client', cursor })).status).toBe(200);
   });
 });

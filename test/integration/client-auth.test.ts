@@ -90,7 +90,7 @@ describe('POST /auth failures', () => {
   it('answers APPLICATION_NOT_ACTIVE for an inactive application', async () => {
     const other = await createOwner(env.deps);
     const key = (await seedLicense(env.deps, await seedSubscription(env.deps, other))).key;
-    await env.deps.repos.apps.setStatus(other.app_id, 'inactive');
+    await env.deps.repos.apps.update(other.app_id, { status: 'inactive' });
     const response = await env.post('/auth', { app_id: other.app_id, license: key });
     expect(response.status).toBe(403);
     expect(response.body).toEqual(failure('APPLICATION_NOT_ACTIVE'));
@@ -189,7 +189,7 @@ describe('POST /auth processing order', () => {
   it('answers LICENSE_NOT_ACTIVE for a paused license of an inactive app', async () => {
     const other = await createOwner(env.deps);
     const key = (await seedLicense(env.deps, await seedSubscription(env.deps, other), { status: 'paused' })).key;
-    await env.deps.repos.apps.setStatus(other.app_id, 'inactive');
+    await env.deps.repos.apps.update(other.app_id, { status: 'inactive' });
     expect((await env.post('/auth', { app_id: other.app_id, license: key })).body).toEqual(failure('LICENSE_NOT_ACTIVE'));
   });
 
@@ -203,7 +203,7 @@ describe('POST /auth processing order', () => {
     const other = await createOwner(env.deps);
     const inactive = await seedSubscription(env.deps, other, { status: 'inactive' });
     const key = (await seedLicense(env.deps, inactive, { hwid_lock: true })).key;
-    await env.deps.repos.apps.setStatus(other.app_id, 'inactive');
+    await env.deps.repos.apps.update(other.app_id, { status: 'inactive' });
     await env.deps.repos.teams.setPlanExpiry(other.team_id, new Date(0).toISOString());
     expect((await env.post('/auth', { app_id: other.app_id, license: key })).body).toEqual(failure('APPLICATION_NOT_ACTIVE'));
   });

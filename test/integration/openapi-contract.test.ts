@@ -133,7 +133,10 @@ describe('every management route, against the document', () => {
     '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600, max_borrow_seconds: 86400 }),
     '/app/signing-key': async () => ({ app_id: owner.app_id }),
     '/app/stats': async () => ({ app_id: owner.app_id, days: 3 }),
-    '/audit/get-bulk': async () => ({ app_id: owner.app_id, per_page: 5 }),
+    '/app/create': async () => ({ name: 'Contract app', request_id: newId() }),
+    '/app/update': async () => ({ app_id: owner.app_id, name: 'Contract app renamed', status: 'active' }),
+    '/app/rotate-signing-key': async () => ({ app_id: owner.app_id }),
+    '/audit/get-bulk': async () => ({ app_id: owner.app_id, actor: 'admin', from: '2020-01-01T00:00:00Z', per_page: 5 }),
     '/webhook/create': async () => ({ app_id: owner.app_id, url: 'https://example.com/hooks', events: ['*'], description: 'CRM' }),
     '/webhook/list': async () => ({ app_id: owner.app_id }),
     '/webhook/update': async () => ({ webhook_id: (await seedWebhook(env, owner)).webhook_id, events: ['license.created'], enabled: false }),
@@ -181,9 +184,10 @@ describe('every management route, against the document', () => {
     const foreignKey = { license_key: (await seedLicense(env.deps, foreignSubscription)).key };
     const create = { subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 1 };
 
-    for (const path of ['/license/get-bulk', '/license/find', '/subscription/get-bulk', '/blacklist/get-bulk', '/app/settings', '/app/signing-key', '/app/stats', '/audit/get-bulk', '/subscription/create', '/blacklist/add', '/blacklist/delete', '/license/create', '/license/create-bulk'] as const) {
+    for (const path of ['/license/get-bulk', '/license/find', '/subscription/get-bulk', '/blacklist/get-bulk', '/app/settings', '/app/signing-key', '/app/stats', '/app/update', '/app/rotate-signing-key', '/audit/get-bulk', '/subscription/create', '/blacklist/add', '/blacklist/delete', '/license/create', '/license/create-bulk'] as const) {
       const extra: Record<string, unknown> = {
         '/subscription/create': { name: 'X', level: 1 },
+        '/app/update': { name: 'X' },
         '/blacklist/add': { type: 'asn', value: '1' },
         '/blacklist/delete': { type: 'asn', value: '1' },
         '/license/create': create,
@@ -341,7 +345,7 @@ describe('the client routes, against the document', () => {
 
     const inactive = await createOwner(env.deps);
     const inactiveKey = (await seedLicense(env.deps, await seedSubscription(env.deps, inactive))).key;
-    await env.deps.repos.apps.setStatus(inactive.app_id, 'inactive');
+    await env.deps.repos.apps.update(inactive.app_id, { status: 'inactive' });
     await expectOutcome(client(path, { app_id: inactive.app_id, license: inactiveKey, ...counter }), '403:APPLICATION_NOT_ACTIVE');
     const lapsedTeam = await createOwner(env.deps);
     const lapsedKey = (await seedLicense(env.deps, await seedSubscription(env.deps, lapsedTeam))).key;

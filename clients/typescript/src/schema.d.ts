@@ -764,6 +764,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an application with its signing key
+         * @description A new active application of your team, with a new signing key (docs/management-api.md#applications). With a `request_id`, the same request sent again (same team, same `request_id`) answers the application the first one made, as stored, instead of making another.
+         */
+        post: operations["appCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename an application, or change its status
+         * @description Sets what the body names: `name`, and `status` (`active`, `inactive`). While an application is inactive its clients' `/auth` answers `APPLICATION_NOT_ACTIVE` (docs/client-api.md#check-order); management routes keep working.
+         */
+        post: operations["appUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/rotate-signing-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the application's signing key
+         * @description A new key pair replaces the current one at once; only the new key signs from then on, and the old one is forgotten. Clients that verify with the old public key reject every answer and offline token signed since (docs/verifying-answers.md): ship them the new key. Sent again, it rotates again; the answer is always the current key.
+         */
+        post: operations["appRotateSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit/get-bulk": {
         parameters: {
             query?: never;
@@ -775,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * An application's audit log, newest first
-         * @description Filters by license and by event type; pages with `next_cursor`, which is valid only with the `app_id`, `license_key` and `type` it was issued for (otherwise 400 `INVALID_INPUT` naming `cursor`).
+         * @description Filters by license, event type, actor (`api_key:<8 hex>`, `client`, `admin`, `service`, `stripe`) and time (`from` inclusive, `to` exclusive, ISO 8601); the time range bounds the read itself, the other filters narrow what it reads (docs/management-api.md#audit-log). Pages with `next_cursor`, which is valid only with the `app_id` and filters it was issued for (otherwise 400 `INVALID_INPUT` naming `cursor`).
          */
         post: operations["auditGetBulk"];
         delete?: never;
@@ -1362,12 +1422,30 @@ export interface components {
             /** @default 30 */
             days?: number;
         };
+        AppCreateRequest: {
+            name: string;
+            request_id?: string;
+        };
+        AppUpdateRequest: {
+            /** Format: uuid */
+            app_id: string;
+            name?: string;
+            /** @enum {string} */
+            status?: "active" | "inactive";
+        };
+        AppRotateSigningKeyRequest: {
+            /** Format: uuid */
+            app_id: string;
+        };
         AuditGetBulkRequest: {
             /** Format: uuid */
             app_id: string;
             license_key?: string;
             /** @enum {string} */
             type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+            actor?: string;
+            from?: string;
+            to?: string;
             /** @default 25 */
             per_page?: number;
             cursor?: string | null;
@@ -1869,6 +1947,78 @@ export interface components {
                     logins: number;
                     auth_failures: number;
                 }[];
+            };
+        };
+        AppCreateAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                app_id: string;
+                name: string;
+                /** @enum {string} */
+                status: "active" | "inactive";
+                /** Format: date-time */
+                created_at: string;
+                signing_key: {
+                    key_id: string;
+                    /** @constant */
+                    algorithm: "ed25519";
+                    public_key: string;
+                    public_key_pem: string;
+                    jwk: {
+                        /** @constant */
+                        kty: "OKP";
+                        /** @constant */
+                        crv: "Ed25519";
+                        x: string;
+                        kid: string;
+                        /** @constant */
+                        alg: "EdDSA";
+                        /** @constant */
+                        use: "sig";
+                    };
+                    /** Format: date-time */
+                    created_at: string;
+                };
+            };
+        };
+        AppUpdateAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                app_id: string;
+                name: string;
+                /** @enum {string} */
+                status: "active" | "inactive";
+                /** Format: date-time */
+                created_at: string;
+            };
+        };
+        AppRotateSigningKeyAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                key_id: string;
+                /** @constant */
+                algorithm: "ed25519";
+                public_key: string;
+                public_key_pem: string;
+                jwk: {
+                    /** @constant */
+                    kty: "OKP";
+                    /** @constant */
+                    crv: "Ed25519";
+                    x: string;
+                    kid: string;
+                    /** @constant */
+                    alg: "EdDSA";
+                    /** @constant */
+                    use: "sig";
+                };
+                /** Format: date-time */
+                created_at: string;
             };
         };
         AuditGetBulkAnswer: {
@@ -7824,6 +7974,384 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AppStatsAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description APP_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "APP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    appCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "My second app",
+                 *       "request_id": "create-app-2026-03-04-1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "name": "My second app",
+                     *         "status": "active",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "signing_key": {
+                     *           "key_id": "kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE",
+                     *           "algorithm": "ed25519",
+                     *           "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                     *           "public_key_pem": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n",
+                     *           "jwk": {
+                     *             "kty": "OKP",
+                     *             "crv": "Ed25519",
+                     *             "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                     *             "kid": "kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE",
+                     *             "alg": "EdDSA",
+                     *             "use": "sig"
+                     *           },
+                     *           "created_at": "2026-03-01T12:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AppCreateAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    appUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "name": "Renamed app",
+                 *       "status": "inactive"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "name": "Renamed app",
+                     *         "status": "inactive",
+                     *         "created_at": "2026-03-01T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AppUpdateAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description APP_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "APP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    appRotateSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppRotateSigningKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key_id": "kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE",
+                     *         "algorithm": "ed25519",
+                     *         "public_key": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                     *         "public_key_pem": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n",
+                     *         "jwk": {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                     *           "kid": "kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         },
+                     *         "created_at": "2026-03-01T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AppRotateSigningKeyAnswer"];
                 };
             };
             /** @description INVALID_INPUT */

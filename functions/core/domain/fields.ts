@@ -16,6 +16,9 @@ export const appIdField = uuidField();
 
 export const subscriptionIdField = uuidField();
 
+/** The name of a subscription or an application: trimmed, 1 to 100 characters. */
+export const nameField = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+
 export const webhookIdField = uuidField();
 
 /**
