@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
 import { LicenseEntitlements } from './entitlements';
 import { FloatingSeats } from './floating-seats';
+import { LicenseTimeline } from './history';
 import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
@@ -9,6 +10,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
   const [license, setLicense] = useState<License | null>(null);
   const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
+  const [changes, setChanges] = useState(0);
   const { busy, error, run, setError } = useAction();
 
   const reload = () => run(async () => setLicense((await call('/license/get', { license_key: licenseKey })).data));
@@ -22,6 +24,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
     if (result === undefined) return;
     setNotice(done);
     await reload();
+    setChanges((count) => count + 1);
   };
 
   const header = (
@@ -303,6 +306,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           </button>
         </div>
       </div>
+      <LicenseTimeline appId={license.app_id} licenseKey={licenseKey} changes={changes} />
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
   );
