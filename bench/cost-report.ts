@@ -1,5 +1,6 @@
 import { routes } from '../functions/routes';
 import { accessLogBytes, costPerMillion, platformLogBytes, renderCost, type CostPerMillion } from './cost';
+import { prices } from './prices';
 import type { DeployedStack } from './deployed-stack';
 import { median, round } from './stats';
 
@@ -41,11 +42,12 @@ export function costSection(measured: {
         memory_mb: fn.memoryMb,
         architecture: fn.architecture,
         tracing: fn.tracing,
+        trace_sample_rate: measured.deployed.traceSampleRate ?? prices.xray_default_sampled_fraction,
         handler_log_bytes: Math.round(mean(samples.map((sample) => sample.log_bytes))),
         access_log_bytes: Math.round(
           mean(samples.map((sample) => accessLogBytes(measured.deployed.accessLogFormat, { path, status: sample.status, responseBytes: sample.response_bytes }))),
         ),
-        platform_log_bytes: platformLogBytes({ memoryMb: fn.memoryMb, durationMs: duration, tracing: fn.tracing }),
+        platform_log_bytes: platformLogBytes({ memoryMb: fn.memoryMb, durationMs: duration, tracing: fn.tracing, systemLogLevel: fn.systemLogLevel }),
       }),
     ] as const;
   });

@@ -10,11 +10,13 @@ export interface CostInputs {
   memory_mb: number;
   architecture: string;
   tracing: boolean;
+  /** The share of requests X-Ray records: the stage's sampling rule as synthesized, or X-Ray's default rule without one. */
+  trace_sample_rate: number;
   /** Bytes the function wrote to stdout and stderr for the request, measured. */
   handler_log_bytes: number;
   /** Bytes of the stage's access-log line for the request: the deployed format with this request's values. */
   access_log_bytes: number;
-  /** Bytes of Lambda's own JSON lines for an invocation (start, report), from their documented shape. */
+  /** Bytes of Lambda's own JSON lines for an invocation (start, report) ingested: their documented shape at system log level INFO, none at WARN. */
   platform_log_bytes: number;
 }
 
@@ -49,7 +51,7 @@ export function costPerMillion(inputs: CostInputs, list: Prices = prices): CostP
     dynamodb_reads_usd: million * inputs.read_units * list.dynamodb_read_request_unit.usd,
     dynamodb_writes_usd: million * inputs.write_units * list.dynamodb_write_request_unit.usd,
     logs_usd: ((million * logBytes) / 2 ** 30) * list.cloudwatch_logs_ingestion_gb.usd,
-    xray_usd: inputs.tracing ? million * list.xray_default_sampled_fraction * list.xray_trace_recorded.usd : 0,
+    xray_usd: inputs.tracing ? million * inputs.trace_sample_rate * list.xray_trace_recorded.usd : 0,
   };
   const total = Object.values(parts).reduce((sum, part) => sum + part, 0);
   return {
@@ -87,9 +89,10 @@ export function accessLogBytes(format: string | undefined, request: { path: stri
  * Lambda's own lines per invocation with the JSON log format the stack sets:
  * `platform.start` and `platform.report`, built in their documented shape with
  * values of AWS's sizes (a trace header when tracing is on). Not measured: no
- * Lambda runs here.
+ * Lambda runs here. At system log level WARN Lambda sends neither.
  */
-export function platformLogBytes(options: { memoryMb: number; durationMs: number; tracing: boolean }): number {
+export function platformLogBytes(options: { memoryMb: number; durationMs: number; tracing: boolean; systemLogLevel: string }): number {
+  if (!['DEBUG', 'INFO'].includes(options.systemLogLevel)) return 0;
   const requestId = randomUUID();
   const time = '2026-11-24T01:03:52.214Z';
   const tracing = options.tracing
@@ -126,7 +129,7 @@ export function renderCost(costs: Record<string, CostPerMillion>, operationLabel
   // Two decimals in the table (bench/results.json keeps four): a cent per million is finer than any price here is known to.
   const usd = (value: number) => value.toFixed(2);
   const lines = [
-    `Cost per million requests at list prices (${list.region}; every function ${first ? `${first.inputs.memory_mb} MB ${first.inputs.architecture}, X-Ray ${first.inputs.tracing ? 'on' : 'off'}` : ''}, as the stack deploys by default):`,
+    `Cost per million requests at list prices (${list.region}; every function ${first ? `${first.inputs.memory_mb} MB ${first.inputs.architecture}, X-Ray ${first.inputs.tracing ? `on, ${first.inputs.trace_sample_rate * 100} % of requests traced` : 'off'}, Lambda's start and report lines ${first.inputs.platform_log_bytes ? 'ingested' : 'not ingested'}` : ''}, as the stack deploys by default):`,
     '',
     `| Operation | RRU / WRU | ms billed | log bytes | ${parts.map((part) => `${labels[part]} $`).join(' | ')} | **Total $ per million** |`,
     `|---|---:|---:|---:|${parts.map(() => '---:').join('|')}|---:|`,
@@ -140,7 +143,9 @@ export function renderCost(costs: Record<string, CostPerMillion>, operationLabel
     ...Object.entries(list)
       .flatMap(([name, price]) => (typeof price === 'object' ? [[name, price as ListPrice] as const] : []))
       .map(([name, price]) => `| ${name} | ${price.usd.toLocaleString('en', { maximumSignificantDigits: 6 })} | ${price.per} | ${price.source} | ${price.as_known_on} | ${price.note ?? ''} |`),
-    `| xray_default_sampled_fraction | ${list.xray_default_sampled_fraction} | request | https://docs.aws.amazon.com/xray/latest/devguide/xray-console-sampling.html | ${list.api_gateway_rest_request.as_known_on} | the default rule: 1 a second, then 5 % |`,
+    ...(first?.inputs.tracing
+      ? [`| share of requests traced | ${first.inputs.trace_sample_rate} | request | the stack's sampling rule (\`tracingSampleRate\`), read from the synthesized template | | no reservoir: the same share at any volume |`]
+      : []),
     '',
     '| Hosted service | Pricing model | Figure | Source | As known on |',
     '|---|---|---|---|---|',

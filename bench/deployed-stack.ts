@@ -16,18 +16,22 @@ export interface DeployedFunction {
   /** X-Ray active tracing. */
   tracing: boolean;
   logLevel: string;
+  /** Lambda's system log level (INFO when the template sets none): at WARN its start and report lines are not ingested. */
+  systemLogLevel: string;
 }
 
 export interface DeployedStack {
   functions: Record<FunctionName, DeployedFunction>;
   /** The stage's access-log line, `$context` variables unresolved: one is written per request. */
   accessLogFormat: string | undefined;
+  /** The fixed rate of the stack's X-Ray sampling rule for the stage, when it makes one. */
+  traceSampleRate: number | undefined;
 }
 
 /**
  * Synthesizes this repository's stack at its default settings (bin/app.ts with
  * no context; esbuild skipped, only the template is read) and returns each
- * function's configuration and the stage's access-log format from the template,
+ * function's configuration, the stage's access-log format and its X-Ray sampling rate from the template,
  * so the benchmark measures and prices what is deployed rather than a copy of
  * it kept here.
  */
@@ -46,6 +50,7 @@ export function deployedStack(): DeployedStack {
           MemorySize: number;
           Architectures: string[];
           TracingConfig?: { Mode: string };
+          LoggingConfig?: { SystemLogLevel?: string };
           Environment: { Variables: Record<string, unknown> };
         };
         const variables = properties.Environment.Variables;
@@ -57,11 +62,14 @@ export function deployedStack(): DeployedStack {
             architecture: properties.Architectures[0]!,
             tracing: properties.TracingConfig?.Mode === 'Active',
             logLevel: String(variables.LOG_LEVEL),
+            systemLogLevel: properties.LoggingConfig?.SystemLogLevel ?? 'INFO',
           },
         ];
       }),
     ) as Record<FunctionName, DeployedFunction>;
-    return { functions, accessLogFormat: stage?.Properties.AccessLogSetting?.Format };
+    const rules = Object.values(template.findResources('AWS::XRay::SamplingRule')) as { Properties: { SamplingRule: { ServiceType: string; FixedRate: number } } }[];
+    const stageRule = rules.find((rule) => rule.Properties.SamplingRule.ServiceType === 'AWS::ApiGateway::Stage');
+    return { functions, accessLogFormat: stage?.Properties.AccessLogSetting?.Format, traceSampleRate: stageRule?.Properties.SamplingRule.FixedRate };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

@@ -67,9 +67,10 @@ export const prices = {
     note: 'traces retrieved or scanned are billed apart and not included',
   },
   /**
-   * X-Ray's default sampling rule: the first request each second (the reservoir) and 5 % of
-   * the rest. Per million requests that is 5 % of them; the reservoir adds at most one trace
-   * a second whatever the volume (about 2.6 million a month), a flat cost not counted here.
+   * X-Ray's default sampling rule, which applies only to a stack without a rule of its own for
+   * the stage (the stack makes one, `tracingSampleRate`): the first request each second (the
+   * reservoir) and 5 % of the rest. Per million requests that is 5 % of them; the reservoir adds
+   * at most one trace a second whatever the volume, a flat cost not counted here.
    */
   xray_default_sampled_fraction: 0.05,
 } as const satisfies Record<string, ListPrice | string | number>;

@@ -119,7 +119,7 @@ try {
     return { status: response.status, body: (await response.json()) as any };
   };
 
-  progress('seeding: an app with 10,000 licenses, subscriptions, blacklists');
+  progress('seeding: an app with 16,000 licenses, subscriptions, blacklists');
   const owner = await owners.bootstrap(deps);
   // An endpoint subscribed to every event of the app the loads use: /auth is measured with a webhook in place.
   const webhooks = await startWebhookBench(deps, keyVault, owner);
@@ -163,9 +163,12 @@ try {
   );
   const seatDevices = [0, 1, 2].map((seat) => (license: string) => `seat-${seat}-${license}`);
   const meteredKeys = ((await management('/license/create-bulk', createBulk(meteredTier, false))) as { key: string }[]).map((license) => license.key);
+  // Four sets of 1000 for extend-bulk, one per connection of its run at 4: an owner's concurrent bulk extensions name different licenses
+  // (the same 1000 from every connection would measure only their conditions failing on one another, then key-by-key work).
+  const extendSets: string[][] = [];
+  for (let set = 0; set < 4; set++) extendSets.push(((await management('/license/create-bulk', createBulk(subscriptions[set % 3]!, false))) as { key: string }[]).map((license) => license.key));
   const warmKeys = keys.slice(0, plan.warmLicenses);
   const registerPool = keys.slice(plan.warmLicenses, plan.warmLicenses + 3000);
-  const extendKeys = keys.slice(plan.warmLicenses + 3000, plan.warmLicenses + 4000);
   const users = await Promise.all(
     warmKeys.slice(0, 40).map(async (license, i) => {
       const user = { username: `bench-user-${i}`, password: `password-${i}-long` };
@@ -225,7 +228,7 @@ try {
       bodies: () => cursors.map((cursor) => body({ app_id: owner.app_id, per_page: 100, ...(cursor ? { cursor } : {}) })),
       amount: plan.amount,
     },
-    extend_bulk: { path: '/license/extend-bulk', headers: auth, bodies: () => [body({ license_keys: extendKeys, extend_seconds: 60 })], amount: plan.bulkAmount },
+    extend_bulk: { path: '/license/extend-bulk', headers: auth, bodies: () => extendSets.map((set) => body({ license_keys: set, extend_seconds: 60 })), amount: plan.bulkAmount },
   };
 
   progress('warming the store and the warm licenses (discarded)');

@@ -25,6 +25,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   apikey revoke --key KEY
   stats recount --app ID [--json]                    count the app's licenses again, repair /app/stats totals
   migrate license-index [--json]                     after upgrading a table from before gsi2 (docs/deployment.md)
+  migrate lookup-entries [--json]                    after upgrading a table from before /license/find (docs/deployment.md)
 
 Target: the local store (DYNAMODB_PORT, DATA_DIR; started for the command when
 npm start is not running), the store at DYNAMODB_ENDPOINT when it is set (table
@@ -95,6 +96,8 @@ async function run(deps: Deps, registerUsageKey: UsageKeys): Promise<Record<stri
       return maintenance.recountStats(deps, { appId: required('app') });
     case 'migrate license-index':
       return maintenance.migrateLicenseIndex(deps);
+    case 'migrate lookup-entries':
+      return maintenance.migrateLookupEntries(deps);
     case 'app index':
       return { indexed: await deps.repos.apps.indexUnlisted() };
     case 'app signing-key':

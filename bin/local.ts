@@ -12,8 +12,9 @@ import { attemptTimeoutMs, deliveryActor } from '../functions/delivery/deliver';
 import { startLocalDeliveryQueue, type LocalDeliveryQueue } from '../local/webhook-queue';
 import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
+import { createSignInCodes, signInCodeLifetimeMs } from '../local/sign-in';
 import { addMissingIndexes, ensureTable, externalStore, startLocalStore } from '../local/store';
-import { migrateLicenseIndex } from '../functions/admin/maintenance';
+import { migrateLicenseIndex, migrateLookupEntries } from '../functions/admin/maintenance';
 
 interface DemoOwner {
   team_id: string;
@@ -73,7 +74,10 @@ async function main() {
   if (!external) await deps.repos.apps.indexUnlisted();
   // A data directory from before licenses had a listing index of their own gets it, with its licenses moved there.
   if (!external && (await addMissingIndexes(store.client, config.tableName)).length > 0) await migrateLicenseIndex(deps);
+  // A data directory from before /license/find gets the lookup entries of its licenses, once.
+  if (!external && !(await deps.repos.lookups.written())) await migrateLookupEntries(deps);
   const owner = await demoOwner(deps, local.dataDir);
+  const signInCodes = createSignInCodes();
   const server = await startLocalServer({
     deps,
     port: local.port,
@@ -81,7 +85,7 @@ async function main() {
     clientRateLimit: local.rateLimit.enabled ? local.clientRateLimit : undefined,
     inboundRateLimit: local.rateLimit.enabled ? local.stripeWebhookRateLimit : undefined,
     // Built at every start (esbuild, well under a second), so the dashboard always matches the checkout.
-    dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')) },
+    dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')), signInCodes },
   });
   // The events consumer over the store's stream, as the event source mapping runs it on AWS.
   const events = await startLocalEventStream({
@@ -103,7 +107,7 @@ async function main() {
       `  demo team:  ${owner.team_id}`,
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
-      `  dashboard:  ${server.url}/dashboard/#key=${owner.api_key}`,
+      `  dashboard:  ${server.url}/dashboard/#code=${signInCodes.mint(owner.api_key)} (signs in once, within ${signInCodeLifetimeMs / 60_000} minutes; then paste the API key)`,
       `  API docs:   ${server.url}/docs/ (OpenAPI document: ${server.url}/openapi.json)`,
       `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
       '  webhooks:   delivered from an in-memory queue; http and loopback targets allowed (docs/webhooks.md#locally)',

@@ -35,6 +35,7 @@ export const routes = [
   { path: '/license/delete-bulk', group: 'license', access: 'manage' },
   { path: '/license/get', group: 'license', access: 'read' },
   { path: '/license/get-bulk', group: 'license', access: 'read' },
+  { path: '/license/find', group: 'license', access: 'read' },
   { path: '/license/update-status', group: 'license', access: 'support' },
   { path: '/license/update-status-bulk', group: 'license', access: 'manage' },
   { path: '/license/update-subscription', group: 'license', access: 'manage' },

@@ -33,6 +33,16 @@ const applicationLogLevels: Record<ServiceLogLevel, lambda.ApplicationLogLevel> 
 };
 
 /**
+ * Lambda's own lines: at INFO a start and a report line per invocation, about 380 bytes, 720 with a
+ * trace header, more than a `/auth` logs of its own (docs/performance.md#cost-per-million-requests).
+ * Only at log level `debug` are they kept; otherwise WARN keeps Lambda's warnings and drops those two.
+ * Duration, memory and errors stay in the functions' CloudWatch metrics either way.
+ */
+export function systemLogLevel(settings: Pick<Settings, 'logLevel'>): lambda.SystemLogLevel {
+  return settings.logLevel === 'debug' ? lambda.SystemLogLevel.INFO : lambda.SystemLogLevel.WARN;
+}
+
+/**
  * Node's options for every function. Source-mapped stack traces only at log level `debug`: with
  * `--enable-source-maps` Node reads each bundle's map when it loads the bundle, which made the
  * import 60–75 % slower. Otherwise the maps stay beside the code for `npm run symbolicate`
@@ -113,10 +123,11 @@ export class ServiceFunctions extends Construct {
       logGroup,
       // Active tracing also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
       tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      // Platform lines (START, REPORT, uncaught errors) become JSON with the request ID, like the service's own lines.
+      // Platform lines become JSON with the request ID, like the service's own lines.
       loggingFormat: lambda.LoggingFormat.JSON,
       // With JSON logs Lambda filters application lines by their level itself (INFO unless told): it must pass what LOG_LEVEL keeps.
       applicationLogLevelV2: applicationLogLevels[settings.logLevel],
+      systemLogLevelV2: systemLogLevel(settings),
       environment: {
         TABLE_NAME: data.table.tableName,
         LOG_LEVEL: settings.logLevel,

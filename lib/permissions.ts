@@ -11,7 +11,7 @@ import type { IndexName } from '../functions/data/table';
  * `npm test` holds every call of every route's tests to these grants, and
  * fails on a grant no call used (test/after-run/iam-conformance.test.ts).
  */
-export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'stripe' | 'webhook' | 'webhooksOfApp';
+export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'stripe' | 'webhook' | 'webhooksOfApp' | 'devices' | 'expiryOrder' | 'migration';
 
 /** `LIC#x` → `LIC#`: what every partition key of that entity begins with. */
 function prefixOf(partitionKey: string): string {
@@ -35,6 +35,10 @@ export const partitionPrefixes: Record<Partition, string> = {
   webhook: prefixOf(keys.webhook('-').pk),
   webhooksOfApp: prefixOf(keys.webhooksOfApp('-')),
   stripe: prefixOf(keys.stripeConnection('-').pk),
+  devices: prefixOf(keys.devicesOf('-', '-')),
+  expiryOrder: prefixOf(keys.expiryOrderOf('-')),
+  // Only the admin CLI and `npm start` read and write these: no function is granted them.
+  migration: prefixOf(keys.migration('-').pk),
 };
 
 /**
@@ -46,6 +50,8 @@ const appScoped: Partial<Record<Partition, string>> = {
   audit: `${keys.auditOfApp('*')}*`,
   dailyStats: keys.dailyStatsOfApp('*'),
   webhooksOfApp: keys.webhooksOfApp('*'),
+  devices: keys.devicesOf('*', '*'),
+  expiryOrder: keys.expiryOrderOf('*'),
 };
 
 /** `dynamodb:LeadingKeys` patterns (ForAllValues:StringLike) for these partitions. */
@@ -93,6 +99,9 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       { actions: ['dynamodb:PutItem'], partitions: ['app', 'license', 'request'] },
       { actions: ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'], partitions: ['license'] },
       { actions: ['dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'], partitions: ['app', 'license'] },
+      // /license/find reads the licenses bound to a device from its entries (`APP#<id>#DEV#<hwid>`); the listing
+      // sorted by expiry reads the app's expiry order (`APP#<id>#BYEXPIRY`).
+      { actions: ['dynamodb:Query'], partitions: ['devices', 'expiryOrder'] },
     ],
     queriesIndexes: ['app'],
     indexes: ['gsi2'],
@@ -173,11 +182,14 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
     indexes: ['gsi1'],
   },
   // The stream consumer only writes, in transactions: marks of records done and audit items are new items,
-  // counters (daily, the totals of /app/stats, expiry counts: all under `APP#<id>#STATS`) are added to.
+  // counters (daily, the totals of /app/stats, expiry counts: all under `APP#<id>#STATS`) are added to; the
+  // lookup entries of /license/find and the listing by expiry (`APP#<id>#DEV#<hwid>`, `APP#<id>#BYEXPIRY`) are put
+  // and deleted in batches.
   events: {
     grants: [
       { actions: ['dynamodb:PutItem'], partitions: ['streamRecord', 'audit'] },
       { actions: ['dynamodb:UpdateItem'], partitions: ['dailyStats'] },
+      { actions: ['dynamodb:BatchWriteItem'], partitions: ['devices', 'expiryOrder'] },
     ],
     queriesIndexes: [],
   },

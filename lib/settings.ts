@@ -78,6 +78,12 @@ export interface LicensingServiceProps {
   readonly alarmEmail?: string;
   /** X-Ray active tracing on every function and on the API stage. @default true */
   readonly tracing?: boolean;
+  /**
+   * With tracing on, the share of API requests X-Ray records (0 to 1): the stack's sampling rule for
+   * the stage, with no per-second reservoir, so a million requests record this many million traces.
+   * API Gateway decides and the functions follow its decision. @default 0.001
+   */
+  readonly tracingSampleRate?: number;
   /** The owners' dashboard: a private S3 bucket behind CloudFront. @default true */
   readonly dashboard?: boolean;
   /**
@@ -136,6 +142,17 @@ function flag(source: Source, key: keyof LicensingServiceProps, fallback: boolea
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   throw new SettingsError(`${source.describe(key)} must be true or false, got "${raw}"`);
+}
+
+/** A decimal from `min` to `max`, as the X-Ray sampling rule's fixed rate takes it. */
+function fraction(source: Source, key: keyof LicensingServiceProps, fallback: number, min: number, max: number): number {
+  const raw = text(source, key);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw) || !(value >= min && value <= max)) {
+    throw new SettingsError(`${source.describe(key)} must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
 }
 
 function oneOf<T extends string>(source: Source, key: keyof LicensingServiceProps, allowed: readonly T[], fallback: T): T {
@@ -224,6 +241,7 @@ function resolveSettings(source: Source): Settings {
     managementReservedConcurrency: integer(source, 'managementReservedConcurrency', 0, 0, 10000),
     alarmEmail,
     tracing: flag(source, 'tracing', true),
+    tracingSampleRate: fraction(source, 'tracingSampleRate', 0.001, 0, 1),
     dashboard: flag(source, 'dashboard', true),
     managementCorsOrigin,
     auditRetentionDays: integer(source, 'auditRetentionDays', 90, 1, 3650),

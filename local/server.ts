@@ -12,6 +12,7 @@ import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findInboundRoute, findRoute, sideOf, type Group, type Side } from '../functions/routes';
 import { serveApiReference } from './api-reference';
 import { serveDashboard } from './dashboard';
+import { redeemSignInCode, signInPath, type SignInCodes } from './sign-in';
 import { createGroupHandlers } from './handlers';
 import { RateLimiter, type RateLimit } from './rate-limit';
 import { serveAs } from './serving';
@@ -33,7 +34,7 @@ export interface ServerOptions {
   /** Per-application throttle of the inbound routes (POST /stripe/webhook/<app_id>), keyed on the path's app_id; undefined: no throttle. */
   inboundRateLimit?: RateLimit;
   /** Serve the built dashboard at /dashboard/; its API calls go to `apiUrl`, this server by default. */
-  dashboard?: { dir: string; apiUrl?: string };
+  dashboard?: { dir: string; apiUrl?: string; signInCodes?: SignInCodes };
 }
 
 /** API Gateway's own payload limit; the handlers enforce the much smaller documented limits. */
@@ -255,6 +256,10 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
     if (options.dashboard && (request.method === 'GET' || request.method === 'HEAD')) {
       const site = { dir: options.dashboard.dir, apiUrl: options.dashboard.apiUrl ?? baseUrl };
       if (await serveDashboard(site, pathname, response)) return;
+    }
+    if (options.dashboard?.signInCodes && request.method === 'POST' && pathname === signInPath) {
+      await redeemSignInCode(options.dashboard.signInCodes, request, response);
+      return;
     }
     if ((request.method === 'GET' || request.method === 'HEAD') && (await serveApiReference(baseUrl, pathname, response))) return;
     const known = findRoute(pathname);

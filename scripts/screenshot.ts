@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { api, launchChromium, startService } from '../test/support/browser';
+import { api, launchChromium, signIn, startService } from '../test/support/browser';
 
 /**
  * `npm run screenshot`: docs/dashboard-licenses.png and the Webhooks screen's two, the licenses screen of a
@@ -42,7 +42,7 @@ async function webhooksScreens(app_id: string) {
     for (let tries = 0; tries < 100 && answered < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 200));
     for (const [name, viewport] of [['dashboard-webhooks.png', { width: 1366, height: 900 }], ['dashboard-webhooks-mobile.png', { width: 390, height: 844 }]] as const) {
       const page = await browser.newPage({ viewport, colorScheme: 'light' });
-      await page.goto(`${service.url}/dashboard/#key=${service.apiKey}`);
+      await signIn(page, `${service.url}/dashboard/`, service.apiKey);
       await page.getByRole('heading', { name: 'Licenses' }).waitFor();
       await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
       await page.getByRole('row').filter({ hasText: webhook.url }).getByRole('button', { name: 'Deliveries' }).click();
@@ -71,7 +71,7 @@ try {
   await api(service, '/hwid/edit', { license_key: made[0]!.key, hwid: 'DESKTOP-7F3A9C' });
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, colorScheme: 'light' });
-  await page.goto(`${service.url}/dashboard/#key=${service.apiKey}`);
+  await signIn(page, `${service.url}/dashboard/`, service.apiKey);
   await page.getByRole('heading', { name: 'Licenses' }).waitFor();
   await page.locator('tbody tr').nth(made.length - 1).waitFor();
   await page.getByLabel(`Select ${made[2]!.key}`).check();
@@ -92,7 +92,7 @@ try {
   });
   for (const shot of stripeShots) {
     const stripePage = await browser.newPage({ viewport: shot.viewport, colorScheme: 'light' });
-    await stripePage.goto(`${service.url}/dashboard/#key=${service.apiKey}`);
+    await signIn(stripePage, `${service.url}/dashboard/`, service.apiKey);
     await stripePage.getByRole('heading', { name: 'Licenses' }).waitFor();
     await stripePage.getByRole('link', { name: 'Stripe', exact: true }).click();
     await stripePage.getByText('Leave both fields empty to keep the stored secrets.').waitFor();

@@ -14,12 +14,32 @@ export const session = {
   signOut: () => sessionStorage.removeItem(keyItem),
 };
 
-/** A key given as `#key=…` is taken into the session and removed from the address bar and history. */
-export function takeKeyFromFragment(): void {
-  const match = /^#key=([^&]+)/.exec(location.hash);
-  if (!match?.[1]) return;
-  session.signIn(decodeURIComponent(match[1]));
+/**
+ * The link `npm start` prints carries a one-time code (`#code=…`), never the key: the
+ * code leaves the address bar and this tab's history before anything else runs, and is
+ * traded once at the local server's `sign-in` (beside index.html; nothing answers it on
+ * AWS) for the key. Resolves to an error to show when the code is refused.
+ */
+export async function signInWithLinkCode(): Promise<Error | undefined> {
+  const match = /^#code=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (!match?.[1]) return undefined;
   history.replaceState(null, '', location.pathname + location.search);
+  const refused = new Error('This sign-in link was used already or has expired. Stop and start `npm start` again for a new link, or paste the API key it prints.');
+  try {
+    const response = await fetch('sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: match[1] }),
+      cache: 'no-store',
+    });
+    if (!response.ok) return refused;
+    const { api_key: apiKey } = (await response.json()) as { api_key?: unknown };
+    if (typeof apiKey !== 'string') return refused;
+    session.signIn(apiKey);
+    return undefined;
+  } catch {
+    return new Error('The local server could not be reached to sign in. Is `npm start` still running?');
+  }
 }
 
 let client: LicensingClient | undefined;

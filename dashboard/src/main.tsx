@@ -1,7 +1,7 @@
 import { render, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Route, Router, Switch, useLocation } from 'wouter-preact';
-import { call, loadConfig, session, takeKeyFromFragment, type App } from './api';
+import { call, loadConfig, session, signInWithLinkCode, type App } from './api';
 import { AppId, CreateApp } from './apps';
 import { Blacklist } from './blacklist';
 import { AuditScreen } from './history';
@@ -134,10 +134,11 @@ function useFocusOnNavigation() {
   }, [location]);
 }
 
-function Dashboard() {
+function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
   const [signedIn, setSignedIn] = useState(Boolean(session.key()));
   const [apps, setApps] = useState<App[] | null>(null);
-  const { error, run } = useAction();
+  const { error, run, setError } = useAction();
+  useEffect(() => setError(signInProblem ?? null), [signInProblem]);
   const pickerOpened = useRef(false);
   useFocusOnNavigation();
 
@@ -197,7 +198,7 @@ function Dashboard() {
 }
 
 async function start() {
-  takeKeyFromFragment();
+  const signingIn = signInWithLinkCode();
   const root = document.getElementById('app')!;
   try {
     await loadConfig();
@@ -205,10 +206,11 @@ async function start() {
     render(<ErrorNote error={error} />, root);
     return;
   }
+  const signInProblem = await signingIn;
   root.textContent = '';
   render(
     <Router hook={useHashPath} searchHook={useHashSearch}>
-      <Dashboard />
+      <Dashboard signInProblem={signInProblem} />
     </Router>,
     root,
   );

@@ -40,3 +40,13 @@ export async function migrateLicenseIndex(deps: MaintenanceDeps) {
   }
   return { moved, recounted_apps: recounted };
 }
+
+/**
+ * Writes the lookup entries of /license/find and the listing by expiry for
+ * every license (docs/deployment.md, "Upgrading a deployed table"): the
+ * events consumer keeps them from then on.
+ */
+export async function migrateLookupEntries(deps: MaintenanceDeps) {
+  const { licenses, entries } = await deps.repos.lookups.writeAll();
+  return { licenses, entries };
+}

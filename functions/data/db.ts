@@ -216,7 +216,7 @@ export async function* indexPartitionPages(
  */
 export async function* scanPages(
   table: Table,
-  filter: { expression: string; values: Record<string, unknown>; projection?: string },
+  filter: { expression: string; values: Record<string, unknown>; projection?: string; names?: Record<string, string> },
 ): AsyncGenerator<Record<string, unknown>[]> {
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -226,6 +226,7 @@ export async function* scanPages(
         FilterExpression: filter.expression,
         ExpressionAttributeValues: filter.values,
         ...(filter.projection ? { ProjectionExpression: filter.projection } : {}),
+        ...(filter.names ? { ExpressionAttributeNames: filter.names } : {}),
         ExclusiveStartKey: startKey,
       }),
     );

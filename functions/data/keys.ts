@@ -84,7 +84,35 @@ export const keys = {
     return { createdAt: gsi2sk.slice(0, -(licenseKey.length + 1)), licenseKey, ...(slash >= 0 ? { keyScope: 'team' as const } : {}) };
   },
 
+  /** The expiry, key and scope of a license's `licenseByExpiry` entry, read back from its keys (as `licensePosition`). */
+  expiryPosition: (item: Record<string, unknown>): { expiresAt: string; licenseKey: string; keyScope?: 'team' } => {
+    const { sk } = item;
+    // ISO times hold no `#`: the first one ends the expiry.
+    const hash = typeof sk === 'string' ? sk.indexOf('#') : -1;
+    if (typeof sk !== 'string' || hash < 0 || !sk.startsWith('LIC#', hash + 1)) throw new Error('not the keys of a license listed by expiry');
+    const stored = sk.slice(hash + 1 + 'LIC#'.length);
+    const slash = stored.indexOf('/');
+    return { expiresAt: sk.slice(0, hash), licenseKey: stored.slice(slash + 1), ...(slash >= 0 ? { keyScope: 'team' as const } : {}) };
+  },
+
   hwid: (appId: string, hwid: string): ItemKey => ({ pk: `APP#${appId}`, sk: `HWID#${hwid}` }),
+  /**
+   * A device a license lists as bound, whatever its subscription: one item per
+   * license under the device's partition, named by the license's item key, so
+   * /license/find reads every license bound to an HWID with one query. The
+   * events consumer keeps these from the stream (data/device.repo.ts).
+   */
+  boundDevice: (appId: string, hwid: string, licenseItemPk: string): ItemKey => ({ pk: keys.devicesOf(appId, hwid), sk: licenseItemPk }),
+  devicesOf: (appId: string, hwid: string): string => `APP#${appId}#DEV#${hwid}`,
+  /**
+   * A license with an expiry, in its app's expiry order (ISO times sort as
+   * text; the license's item key breaks ties): the listing sorted by expiry
+   * queries this partition. Kept by the events consumer like `boundDevice`.
+   */
+  licenseByExpiry: (appId: string, expiresAt: string, licenseItemPk: string): ItemKey => ({ pk: keys.expiryOrderOf(appId), sk: `${expiresAt}#${licenseItemPk}` }),
+  expiryOrderOf: (appId: string): string => `APP#${appId}#BYEXPIRY`,
+  /** Marks a data step of an upgrade as done on this table (`npm start` runs each once on a data directory). */
+  migration: (name: string): ItemKey => ({ pk: `MIGRATION#${name}`, sk: 'MIGRATION' }),
 
   /** Usernames are unique per application regardless of case. */
   username: (appId: string, username: string): ItemKey => ({

@@ -1,7 +1,7 @@
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems, itemId } from './batch-get';
-import { maxTransactItems, putNew, scanPages, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
+import { getItem, maxTransactItems, putNew, scanPages, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { assignments, equalities } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
@@ -135,6 +135,28 @@ export function createLicenseRepo(table: Table) {
 
     getMany,
 
+    /** Licenses by item key (a bound-device entry names its license's item), in that order; a missing one is left out. */
+    async readItems(itemKeys: ItemKey[]): Promise<License[]> {
+      if (itemKeys.length === 0) return [];
+      const items = await batchGetItems(table, itemKeys);
+      return itemKeys.flatMap((key) => {
+        const item = items.get(itemId(key));
+        return item ? [parseLicense(item)] : [];
+      });
+    },
+
+    /**
+     * As `get`, one item at a time: the shared namespace first, where every
+     * generated key lives, so the usual license costs one read rather than two.
+     */
+    async getSharedFirst(licenseKey: string, teamId: string): Promise<License | undefined> {
+      for (const key of keys.licenseCandidates(licenseKey, teamId)) {
+        const item = await getItem(table, key);
+        if (item) return parseLicense(item);
+      }
+      return undefined;
+    },
+
     /** False when the key is taken. */
     create(license: License): Promise<boolean> {
       return putNew(table, licenseItem(license));
@@ -196,8 +218,114 @@ const maxReadLimit = 1000;
  */
 export const maxItemsReadPerList = 2000;
 
+/**
+ * Items a listing filtered on what the index does not copy (expiry, first
+ * use) may read per request: each is a license read in full (half a read unit
+ * each), so 500 of them cost at most 250 read units before the page answers
+ * with what it found and a cursor.
+ */
+export const maxItemsMatchedPerList = 500;
+
 /** Where a listing stands: right after this license in creation order. */
 export type ListPosition = Pick<License, 'created_at' | 'key' | 'key_scope'>;
+
+/** Where a listing by expiry stands: right after this license in expiry order. */
+export type ExpiryPosition = Pick<License, 'key' | 'key_scope'> & { expires_at: string };
+
+export type ListOrder = 'created_at' | 'expires_at';
+export type PositionIn<O extends ListOrder> = O extends 'expires_at' ? ExpiryPosition : ListPosition;
+
+export interface ListFilter {
+  status?: License['status'];
+  subscription_id?: string;
+  tag?: string;
+}
+
+interface ListOptions {
+  after?: ListPosition | ExpiryPosition;
+  filter: ListFilter;
+  match?: (license: License) => boolean;
+}
+
+/** What a listing queries, where it starts, how it reads its licenses and positions, and what it tests on them. */
+interface ListSource {
+  query: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey' | 'ScanIndexForward'>;
+  startKey?: Record<string, unknown>;
+  /** Whether the query skips entries (a filter expression or `match`): then each read widens. */
+  filtering: boolean;
+  licenseOf?: (entry: Record<string, unknown>) => ItemKey;
+  match?: (license: License, entry: Record<string, unknown>) => boolean;
+  positionOf: (entry: Record<string, unknown>) => ListPosition | ExpiryPosition;
+}
+
+/** Creation order: the listing index (`gsi2`) copies status, subscription and tags, so those filter in the query. */
+function byCreation(appId: string, teamId: string, options: ListOptions): ListSource {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': keys.licensesOfApp(appId) };
+  const filters: string[] = [];
+  if (options.filter.status !== undefined) {
+    names['#status'] = 'status';
+    values[':status'] = options.filter.status;
+    filters.push('#status = :status');
+  }
+  if (options.filter.subscription_id !== undefined) {
+    values[':subscription'] = options.filter.subscription_id;
+    filters.push('subscription_id = :subscription');
+  }
+  if (options.filter.tag !== undefined) {
+    values[':tag'] = options.filter.tag;
+    filters.push('contains(tags, :tag)');
+  }
+  const after = options.after as ListPosition | undefined;
+  const { match } = options;
+  return {
+    query: {
+      IndexName: licenseIndex,
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    },
+    startKey: after && { ...keys.licenseOf({ ...after, team_id: teamId }), ...keys.licenseByApp(appId, after.created_at, after.key) },
+    filtering: filters.length > 0 || match !== undefined,
+    ...(match ? { match: (license: License) => match(license) } : {}),
+    positionOf: (entry) => {
+      const { createdAt, licenseKey, keyScope } = keys.licensePosition(entry);
+      return { created_at: createdAt, key: licenseKey, ...(keyScope ? { key_scope: keyScope } : {}) };
+    },
+  };
+}
+
+/**
+ * Expiry order: its entries carry keys only, so every filter is tested on the
+ * license read, and an entry its license has moved on from (the consumer has
+ * not yet caught up with an extension) is skipped.
+ */
+function byExpiry(appId: string, teamId: string, options: ListOptions): ListSource {
+  const after = options.after as ExpiryPosition | undefined;
+  const licenseItemOf = (entry: Record<string, unknown>): ItemKey => {
+    const { licenseKey, keyScope } = keys.expiryPosition(entry);
+    return keys.licenseOf({ key: licenseKey, team_id: teamId, ...(keyScope ? { key_scope: keyScope } : {}) });
+  };
+  const { filter, match } = options;
+  return {
+    query: { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.expiryOrderOf(appId) } },
+    startKey: after && { ...keys.licenseByExpiry(appId, after.expires_at, keys.licenseOf({ ...after, team_id: teamId }).pk) },
+    filtering: true,
+    licenseOf: licenseItemOf,
+    match: (license, entry) =>
+      license.expires_at === keys.expiryPosition(entry).expiresAt &&
+      license.app_id === appId &&
+      (filter.status === undefined || license.status === filter.status) &&
+      (filter.subscription_id === undefined || license.subscription_id === filter.subscription_id) &&
+      (filter.tag === undefined || license.tags.includes(filter.tag)) &&
+      (match === undefined || match(license)),
+    positionOf: (entry) => {
+      const { expiresAt, licenseKey, keyScope } = keys.expiryPosition(entry);
+      return { expires_at: expiresAt, key: licenseKey, ...(keyScope ? { key_scope: keyScope } : {}) };
+    },
+  };
+}
 
 /** A license's expiry as read and as it should become, with the idempotency marker of a bulk request. */
 export interface ExpiryChange {
@@ -211,15 +339,22 @@ const licenseIndex: IndexName = 'gsi2';
 
 /** Writes with conditions stay here; `false`/'changed' outcomes mean a condition failed, never a transient error. */
 function createLicenseWrites(table: Table) {
-  /** The licenses of these listing entries, in their order; one deleted since the entry was read is left out. */
-  const licensesOf = async (entries: Record<string, unknown>[]): Promise<License[]> => {
-    const itemKeys = entries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) }));
-    const items = await batchGetItems(table, itemKeys);
-    return itemKeys.flatMap((key) => {
-      const item = items.get(itemId(key));
-      return item ? [parseLicense(item)] : [];
+  /** Listing entries with their licenses, in their order; `license` is absent for one deleted since the entry was read. */
+  const readEntries = async (
+    entries: Record<string, unknown>[],
+    licenseOf: (entry: Record<string, unknown>) => ItemKey = (entry) => ({ pk: String(entry.pk), sk: String(entry.sk) }),
+  ): Promise<{ entry: Record<string, unknown>; license?: License }[]> => {
+    if (entries.length === 0) return [];
+    const items = await batchGetItems(table, entries.map(licenseOf));
+    return entries.map((entry) => {
+      const item = items.get(itemId(licenseOf(entry)));
+      return item ? { entry, license: parseLicense(item) } : { entry };
     });
   };
+
+  /** The licenses of these listing entries, in their order; one deleted since the entry was read is left out. */
+  const licensesOf = async (entries: Record<string, unknown>[]): Promise<License[]> =>
+    (await readEntries(entries)).flatMap(({ license }) => (license ? [license] : []));
 
   const transact = async (items: TransactItem[]): Promise<(string | undefined)[] | undefined> => {
     try {
@@ -317,14 +452,16 @@ function createLicenseWrites(table: Table) {
 
     /**
      * Several expiry changes in one transaction (at most 100 items: 50 with
-     * markers), all or none; false when any condition failed or the write
-     * kept failing, and the caller goes key by key.
+     * markers), all or none: 'changed' when any condition failed (none was
+     * applied), 'unknown' when the write kept failing. Sent again with the
+     * same changes in the same API request, the transaction has the same
+     * token, so one that was applied unheard answers 'updated' then.
      */
-    async replaceExpiries(changes: ExpiryChange[]): Promise<boolean> {
+    async replaceExpiries(changes: ExpiryChange[]): Promise<'updated' | 'changed' | 'unknown'> {
       try {
-        return !(await transact(changes.flatMap(expiryItems)));
+        return (await transact(changes.flatMap(expiryItems))) ? 'changed' : 'updated';
       } catch {
-        return false;
+        return 'unknown';
       }
     },
 
@@ -446,76 +583,60 @@ function createLicenseWrites(table: Table) {
     },
 
     /**
-     * Licenses of an app by creation time, filtered, starting after a given
-     * position. Queries on until `limit` matches, the end, or
-     * `maxItemsReadPerList` items read, since a filtered query page may hold
-     * few or none. `next` is where the following page starts: after the last
-     * license returned when another match was seen, after the last item read
-     * when the read bound cut the page short, absent at the end.
+     * Licenses of an app by creation time (`gsi2`) or by expiry (the app's
+     * expiry order, which holds licenses that have an expiry only), filtered,
+     * starting after a given position. Queries on until `limit` matches, the
+     * end, or the read bound, since a filtered query page may hold few or
+     * none. `next` is where the following page starts: after the last license
+     * returned when another match was seen, after the last item read when the
+     * read bound cut the page short, absent at the end.
      */
-    async listByApp(
+    async listByApp<O extends ListOrder = 'created_at'>(
       appId: string,
       teamId: string,
       options: {
         limit: number;
         ascending: boolean;
-        after?: ListPosition;
-        filter: { status?: License['status']; subscription_id?: string; tag?: string };
+        order?: O;
+        after?: PositionIn<O>;
+        filter: ListFilter;
+        /** A condition on what the index does not copy (expiry, first use): tested on each license read. */
+        match?: (license: License) => boolean;
       },
-    ): Promise<{ licenses: License[]; next?: ListPosition }> {
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':pk': keys.licensesOfApp(appId) };
-      const filters: string[] = [];
-      if (options.filter.status !== undefined) {
-        names['#status'] = 'status';
-        values[':status'] = options.filter.status;
-        filters.push('#status = :status');
-      }
-      if (options.filter.subscription_id !== undefined) {
-        values[':subscription'] = options.filter.subscription_id;
-        filters.push('subscription_id = :subscription');
-      }
-      if (options.filter.tag !== undefined) {
-        values[':tag'] = options.filter.tag;
-        filters.push('contains(tags, :tag)');
-      }
-      let startKey: Record<string, unknown> | undefined = options.after && {
-        ...keys.licenseOf({ ...options.after, team_id: teamId }),
-        ...keys.licenseByApp(appId, options.after.created_at, options.after.key),
-      };
-      const entries: Record<string, unknown>[] = [];
-      let unread = maxItemsReadPerList;
+    ): Promise<{ licenses: License[]; next?: PositionIn<O> }> {
+      const source = options.order === 'expires_at' ? byExpiry(appId, teamId, options) : byCreation(appId, teamId, options);
+      const { match } = source;
+      let startKey = source.startKey;
+      const found: { entry: Record<string, unknown>; license?: License }[] = [];
+      let unread = match ? maxItemsMatchedPerList : maxItemsReadPerList;
       // Items read past the last one returned are read again by the next page, so
       // read little at first; a filter that matches rarely widens each read.
       let readLimit = options.limit + 1;
       do {
-        const wanted = options.limit + 1 - entries.length;
+        const wanted = options.limit + 1 - found.length;
         const page = await table.doc.send(
           new QueryCommand({
+            ...source.query,
             TableName: table.name,
-            IndexName: licenseIndex,
-            KeyConditionExpression: 'gsi2pk = :pk',
             ScanIndexForward: options.ascending,
-            Limit: Math.min(filters.length > 0 ? readLimit : wanted, unread),
-            ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
-            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: values,
+            Limit: Math.min(source.filtering ? readLimit : wanted, unread),
             ExclusiveStartKey: startKey,
           }),
         );
-        entries.push(...(page.Items ?? []).slice(0, wanted));
+        const entries = page.Items ?? [];
+        const read = match
+          ? (await readEntries(entries, source.licenseOf)).filter(({ entry, license }) => license !== undefined && match(license, entry))
+          : entries.map((entry) => ({ entry }));
+        found.push(...read.slice(0, wanted));
         unread -= page.ScannedCount ?? 0;
         startKey = page.LastEvaluatedKey;
         readLimit = Math.min(maxReadLimit, readLimit * 2);
-      } while (startKey && entries.length <= options.limit && unread > 0);
+      } while (startKey && found.length <= options.limit && unread > 0);
 
-      const answered = entries.slice(0, options.limit);
-      const licenses = await licensesOf(answered);
-      const positionOf = (entry: Record<string, unknown>): ListPosition => {
-        const { createdAt, licenseKey, keyScope } = keys.licensePosition(entry);
-        return { created_at: createdAt, key: licenseKey, ...(keyScope ? { key_scope: keyScope } : {}) };
-      };
-      if (entries.length > options.limit) return { licenses, next: positionOf(answered.at(-1)!) };
+      const answered = found.slice(0, options.limit);
+      const licenses = match ? answered.map(({ license }) => license!) : await licensesOf(answered.map(({ entry }) => entry));
+      const positionOf = source.positionOf as (entry: Record<string, unknown>) => PositionIn<O>;
+      if (found.length > options.limit) return { licenses, next: positionOf(answered.at(-1)!.entry) };
       if (!startKey) return { licenses };
       return { licenses, next: positionOf(startKey) };
     },

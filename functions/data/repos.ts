@@ -6,6 +6,7 @@ import { createBlacklistRepo } from './blacklist.repo';
 import { createCredentialsRepo } from './credentials.repo';
 import { createEventsRepo } from './events.repo';
 import type { Table } from './db';
+import { createLookupRepo } from './lookup.repo';
 import { createHwidRepo } from './hwid.repo';
 import { createLeaseRepo } from './lease.repo';
 import { createLicenseRepo } from './license.repo';
@@ -24,6 +25,7 @@ export function createRepos(table: Table, cache: ItemCache) {
     subscriptions: createSubscriptionRepo(table),
     licenses: createLicenseRepo(table),
     hwids: createHwidRepo(table),
+    lookups: createLookupRepo(table),
     leases: createLeaseRepo(table),
     usernames: createUsernameRepo(table),
     blacklist: createBlacklistRepo(table),

@@ -15,7 +15,7 @@ export interface ConsumerDeps {
   config: Pick<Config, 'auditRetentionDays'>;
   clock: Clock;
   logger: Logger;
-  repos: Pick<Repos, 'events'>;
+  repos: Pick<Repos, 'events' | 'lookups'>;
   sink: EventSink;
 }
 
@@ -59,6 +59,8 @@ export async function consumeBatch(deps: ConsumerDeps, changes: StreamChange[]):
     const step = changes.slice(start, start + stepSize);
     const effects = step.map((change) => ({ change, ...effectsOf(change) }));
     try {
+      // Before the record's marks: a step that fails after these comes again and writes the same entries.
+      await deps.repos.lookups.apply(effects.flatMap((effect) => effect.lookups ?? []));
       recorded += await deps.repos.events.record(
         effects
           .filter((effect) => effect.events.length > 0 || effect.counts.length > 0 || (effect.additions ?? []).length > 0)

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { appSettingsFields } from '#data/app.repo';
 import { actorAttribute } from '#data/db';
+import { boundDevicesOf, lookupChanges, type EntryChange } from '#data/lookup.repo';
 import { standingChange, standingOf, type Addition, type AuditEvent } from '#data/events.repo';
 import { keys } from '#data/keys';
 import { tableDefinition } from '#data/table';
@@ -73,6 +74,8 @@ export interface Effects {
   counts: CountedChange[];
   /** A license's move in its app's totals and expiry counts (licenses only). */
   additions?: Addition[];
+  /** The lookup entries a license change puts or deletes (data/lookup.repo.ts). */
+  lookups?: EntryChange[];
 }
 
 const none: Effects = { events: [], counts: [] };
@@ -128,13 +131,6 @@ function seatEvents(before: Record<string, unknown>, after: Record<string, unkno
   return types;
 }
 
-/** Bound devices: `hwids` where the license has it, else its one `hwid`. */
-function devices(license: Record<string, unknown>): string[] {
-  if (Array.isArray(license.hwids)) return license.hwids.filter((hwid): hwid is string => typeof hwid === 'string');
-  const hwid = text(license.hwid);
-  return hwid === undefined ? [] : [hwid];
-}
-
 /** Fields whose changes have an event type of their own, or none (last_login is counted, not announced). */
 const announcedLicenseFields = new Set([
   'first_used_at',
@@ -152,7 +148,8 @@ const announcedLicenseFields = new Set([
 function licenseEffects(change: StreamChange, event: EventOf): Effects {
   const effects = licenseEvents(change, event);
   const additions = standingChange(standingOf(change.oldImage), standingOf(change.newImage));
-  return additions.length > 0 ? { ...effects, additions } : effects;
+  const lookups = lookupChanges(change.oldImage, change.newImage);
+  return { ...effects, ...(additions.length > 0 ? { additions } : {}), ...(lookups.length > 0 ? { lookups } : {}) };
 }
 
 function licenseEvents(change: StreamChange, event: EventOf): Effects {
@@ -186,7 +183,7 @@ function licenseEvents(change: StreamChange, event: EventOf): Effects {
   if (changed.has('status')) events.push(emit('license.status_changed'));
   if (leasing(before) && leasing(after)) events.push(...seatEvents(before, after, change.at).map(emit));
   else {
-    const [had, has] = [devices(before), devices(after)];
+    const [had, has] = [boundDevicesOf(before), boundDevicesOf(after)];
     if (has.some((hwid) => !had.includes(hwid))) events.push(emit('license.hwid_bound'));
     else if (had.some((hwid) => !has.includes(hwid)) || changed.has('last_hwid_reset_at')) events.push(emit('license.hwid_reset'));
   }

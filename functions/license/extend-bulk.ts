@@ -2,6 +2,7 @@ import { mapConcurrently, runBulk } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http/handler';
 import { isOwnedLicense } from '#core/domain/ownership';
+import { maxTransactItems } from '#data/db';
 import { keys } from '#data/keys';
 import type { ExpiryChange, License } from '#data/license.repo';
 import { extendedBy, extendOwned, extensionProblem } from './extend';
@@ -9,29 +10,34 @@ import type { extendBulkSchema } from './schemas';
 
 /** How long a marker protects against a repeated extension. */
 const markerLifetimeSeconds = 7 * 86400;
-/** A transaction holds at most 100 items; each license takes two, its update and its marker. */
-const groupSize = 50;
 const parallelGroups = 4;
+/** Sends of a group's transaction whose outcome stays unknown before its keys are reported failed (no marker to fall back on). */
+const unknownOutcomeSends = 3;
 
 /**
- * Extends each key exactly once. Each key's extension writes a marker in the
- * same transaction. Under the owner's `request_id`, a retried request (even a
- * concurrent one, or one after a crash midway) extends no key twice. Without
- * one, the marker is scoped to this API request: a group whose transaction was
- * applied although its answer was lost is not extended again key by key.
+ * Extends each key exactly once. The licenses are read in batches and
+ * extended in groups, one transaction per group, each update conditional on
+ * the license as read. A group that does not commit as read (a concurrent
+ * change, a key already extended under this request_id) falls back to
+ * key-by-key work, which also answers the keys that were not found.
  *
- * The common case goes fast: the licenses are read in batches and extended in
- * groups, one transaction per group. A group that does not commit as read (a
- * key already extended under this request_id, a concurrent change) falls back
- * to key-by-key work, which also answers the keys that were not found.
+ * Under the owner's `request_id` each key's extension writes a marker in the
+ * same transaction, so a retried request (even a concurrent one, or one after
+ * a crash midway) extends no key twice, and a group whose answer was lost
+ * can go key by key. Without one a marker would only guard this API request,
+ * which the transaction's token already does: the group is sent again with
+ * the same token (an applied one answers success), half the items per key,
+ * and its keys are reported failed if its outcome stays unknown rather than
+ * risk a second extension.
  */
 export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBulkSchema>) {
   const ttl = Math.floor(deps.clock.now().getTime() / 1000) + markerLifetimeSeconds;
-  const scope = { ownerRequestId: input.request_id, gatewayRequestId: input.requestId };
-  const markerOf = (licenseKey: string): ExpiryChange['marker'] => ({
-    id: keys.bulkMarker(input.teamId, '/license/extend-bulk', scope, licenseKey),
-    ttl,
-  });
+  const markerOf = (licenseKey: string): ExpiryChange['marker'] =>
+    input.request_id === undefined
+      ? undefined
+      : { id: keys.bulkMarker(input.teamId, '/license/extend-bulk', { ownerRequestId: input.request_id, gatewayRequestId: input.requestId }, licenseKey), ttl };
+  // A transaction holds at most 100 items: a license's update, and its marker when there is one.
+  const groupSize = input.request_id === undefined ? maxTransactItems : maxTransactItems / 2;
 
   const distinct = [...new Set(input.license_keys)];
   const read = await deps.repos.licenses.getMany(distinct, input.teamId);
@@ -42,14 +48,19 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
   const groups = Array.from({ length: Math.ceil(owned.length / groupSize) }, (_, index) => owned.slice(index * groupSize, (index + 1) * groupSize));
 
   const extended = new Set<string>();
+  const unknown = new Set<string>();
   await mapConcurrently(groups, parallelGroups, async (group) => {
     const changes = group.map((license) => ({ before: license, after: extendedBy(license, input.extend_seconds), marker: markerOf(license.key) }));
-    if (await deps.repos.licenses.replaceExpiries(changes)) group.forEach((license) => extended.add(license.key));
+    let outcome = await deps.repos.licenses.replaceExpiries(changes);
+    for (let sent = 1; outcome === 'unknown' && input.request_id === undefined && sent < unknownOutcomeSends; sent++) outcome = await deps.repos.licenses.replaceExpiries(changes);
+    if (outcome === 'updated') group.forEach((license) => extended.add(license.key));
+    else if (outcome === 'unknown' && input.request_id === undefined) group.forEach((license) => unknown.add(license.key));
   });
 
   return runBulk(
     distinct,
     async (licenseKey) => {
+      if (unknown.has(licenseKey)) throw new Error('the extension of this key could not be confirmed');
       if (!extended.has(licenseKey)) await extendOwned(deps, input.teamId, licenseKey, input.extend_seconds, markerOf(licenseKey));
     },
     { logger: deps.logger },

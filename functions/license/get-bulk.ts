@@ -5,7 +5,7 @@ import type { Page } from '#core/http/handler';
 import { managementView, type LicenseRecord } from '#core/domain/license-view';
 import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import type { License, ListPosition } from '#data/license.repo';
+import type { ExpiryPosition, License, ListPosition } from '#data/license.repo';
 import type { Subscription } from '#data/subscription.repo';
 import type { getBulkSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
@@ -28,6 +28,19 @@ export function decodeLicenseCursor(cursor: string, appId: string): ListPosition
   return { created_at, key, ...(scope.length === 1 ? { key_scope: 'team' as const } : {}) };
 }
 
+/** A cursor of the listing by expiry: named as such, so that it cannot resume a listing by creation, nor the reverse. */
+const expiryCursorSchema = z.tuple([z.string(), z.literal('expires_at'), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,256}$/))], z.literal(1));
+
+export function encodeExpiryCursor(appId: string, position: ExpiryPosition): string {
+  return encodeCursor(appId, ['expires_at', position.expires_at, position.key, ...(position.key_scope === 'team' ? [1] : [])]);
+}
+
+export function decodeExpiryCursor(cursor: string, appId: string): ExpiryPosition {
+  const [, , expires_at, key, ...scope] = decodeCursor(cursor, appId, expiryCursorSchema);
+  if (scope.length > 1) throw notACursor();
+  return { expires_at, key, ...(scope.length === 1 ? { key_scope: 'team' as const } : {}) };
+}
+
 /** The subscriptions a page's licenses show, each read once: the filter's own, already read, and one batch for the rest. */
 async function subscriptionsOf(deps: Deps, licenses: License[], known: Subscription | undefined): Promise<Map<string, Subscription>> {
   const byId = new Map(known ? [[known.subscription_id, known]] : []);
@@ -37,20 +50,44 @@ async function subscriptionsOf(deps: Deps, licenses: License[], known: Subscript
   return byId;
 }
 
+/** The expiry and first-use filters as one test of a license read; undefined when none is asked for (docs/management-api.md, "Listing licenses"). */
+export function expiryMatch(
+  filter: { expired?: boolean; unused?: boolean; expiring_within_days?: number },
+  now: Date,
+): ((license: License) => boolean) | undefined {
+  const tests: ((license: License) => boolean)[] = [];
+  const expiresIn = (license: License) => (license.expires_at === null ? undefined : Date.parse(license.expires_at) - now.getTime());
+  if (filter.expired !== undefined) tests.push((license) => ((expiresIn(license) ?? 1) <= 0) === filter.expired);
+  if (filter.unused !== undefined) tests.push((license) => (license.first_used_at === null) === filter.unused);
+  if (filter.expiring_within_days !== undefined) {
+    const within = filter.expiring_within_days * 86400_000;
+    tests.push((license) => {
+      const left = expiresIn(license);
+      return left !== undefined && left > 0 && left <= within;
+    });
+  }
+  return tests.length === 0 ? undefined : (license) => tests.every((test) => test(license));
+}
+
 export async function listLicenses(deps: Deps, input: OwnerInput<typeof getBulkSchema>): Promise<Page<LicenseRecord>> {
-  const after = input.cursor ? decodeLicenseCursor(input.cursor, input.app_id) : undefined;
+  const byExpiry = input.sort_field === 'expires_at';
+  const after = input.cursor ? (byExpiry ? decodeExpiryCursor : decodeLicenseCursor)(input.cursor, input.app_id) : undefined;
   await ownedApp(deps, input.teamId, input.app_id);
   const filtered = input.subscription_id === undefined ? undefined : await subscriptionForApp(deps, input.teamId, input.app_id, input.subscription_id);
 
-  const page = await deps.repos.licenses.listByApp(input.app_id, input.teamId, {
+  const options = {
     limit: input.per_page,
     ascending: input.sort_order === 'asc',
-    after,
     filter: { status: input.status, subscription_id: input.subscription_id, tag: input.tag },
-  });
+    match: expiryMatch(input, deps.clock.now()),
+  };
+  const page = byExpiry
+    ? await deps.repos.licenses.listByApp(input.app_id, input.teamId, { ...options, order: 'expires_at', after: after as ExpiryPosition | undefined })
+    : await deps.repos.licenses.listByApp(input.app_id, input.teamId, { ...options, after: after as ListPosition | undefined });
   const byId = await subscriptionsOf(deps, page.licenses, filtered);
+  const next = page.next && ('expires_at' in page.next ? encodeExpiryCursor(input.app_id, page.next) : encodeLicenseCursor(input.app_id, page.next));
   return {
     items: page.licenses.map((license) => managementView(license, byId.get(license.subscription_id), deps.clock.now())),
-    nextCursor: page.next ? encodeLicenseCursor(input.app_id, page.next) : null,
+    nextCursor: next ?? null,
   };
 }

@@ -7,6 +7,7 @@ import { deleteInBulk } from './delete-bulk';
 import { extendLicense } from './extend';
 import { resetUsage, updateFeatures, updateUsageLimits } from './entitlements';
 import { extendInBulk } from './extend-bulk';
+import { findLicenses } from './find';
 import { getLicense } from './get';
 import { listLicenses } from './get-bulk';
 import * as schemas from './schemas';
@@ -25,6 +26,7 @@ export const endpoints: Endpoints<'license'> = {
   '/license/delete-bulk': managementEndpoint(schemas.licenseKeysSchema, deleteInBulk),
   '/license/get': managementEndpoint(schemas.licenseKeySchema, getLicense),
   '/license/get-bulk': managementListEndpoint(schemas.getBulkSchema, listLicenses),
+  '/license/find': managementEndpoint(schemas.findSchema, findLicenses),
   '/license/update-status': managementEndpoint(schemas.updateStatusSchema, updateStatus),
   '/license/update-status-bulk': managementEndpoint(schemas.updateStatusBulkSchema, updateStatusInBulk),
   '/license/update-subscription': managementEndpoint(schemas.updateSubscriptionSchema, updateSubscription),

@@ -20,6 +20,7 @@ export const limits = {
   tagLength: 64,
   maxDurationSeconds: 100 * 365 * 86400,
   maxExtendSeconds: 10 * 365 * 86400,
+  expiringWithinDays: 3650,
 } as const;
 
 export const durationUnitSeconds = {
@@ -130,10 +131,23 @@ export const getBulkSchema = z.object({
   status: z.optional(licenseStatus),
   subscription_id: z.optional(subscriptionIdField),
   tag: z.optional(z.string().check(z.minLength(1), z.maxLength(limits.tagLength))),
+  /** true: only licenses whose expiry has passed; false: only those not expired (unused ones included). */
+  expired: z.optional(z.boolean()),
+  /** true: only licenses never used (no first /auth); false: only used ones. */
+  unused: z.optional(z.boolean()),
+  /** Only licenses not yet expired that expire within this many days. */
+  expiring_within_days: z.optional(z.int().check(z.minimum(1), z.maximum(limits.expiringWithinDays))),
   per_page: z._default(z.int().check(z.minimum(1), z.maximum(limits.perPage)), 25),
-  sort_field: z._default(z.literal('created_at'), 'created_at'),
+  /** `expires_at` lists only licenses that have an expiry (used ones): an unused license's clock has not started. */
+  sort_field: z._default(z.enum(['created_at', 'expires_at']), 'created_at'),
   sort_order: z._default(z.enum(['asc', 'desc']), 'desc'),
   cursor: z.nullish(z.string().check(z.maxLength(512))),
+});
+
+/** A license key, a username or a bound HWID: as long as the longest of them (a key or an HWID, 256 characters). */
+export const findSchema = z.object({
+  app_id: appIdField,
+  query: z.string().check(z.minLength(1, 'must be 1 to 256 characters'), z.maxLength(256, 'must be 1 to 256 characters')),
 });
 
 export const updateStatusSchema = z.object({ license_key: licenseKey, status: licenseStatus });

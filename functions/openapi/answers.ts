@@ -74,6 +74,11 @@ export const licenseRecord = z.strictObject({
   usage: z.array(usageCounter),
 });
 
+/** /license/find: each license the query found, with the ways it matched. */
+export const foundLicenses = z.strictObject({
+  matches: z.array(z.strictObject({ matched: z.array(z.enum(['key', 'username', 'hwid'])), license: licenseRecord })),
+});
+
 export const bulkResult = z.strictObject({
   succeeded: z.array(z.string()),
   failed: z.array(z.strictObject({ license_key: z.string(), error_code: z.string() })),

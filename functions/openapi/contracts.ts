@@ -402,12 +402,24 @@ export const contracts: Record<RoutePath, Contract> = {
   '/license/get-bulk': {
     tag: 'Licenses',
     summary: "List an application's licenses, newest first",
-    description: 'Filters by status, subscription or tag; pages with `next_cursor`.',
+    description:
+      'Filters by status, subscription, tag, expired, unused and expiring within a number of days; sorts by creation or by expiry (licenses that have one); pages with `next_cursor`.',
     request: licenseSchemas.getBulkSchema,
     requestExample: { app_id: example.appId, status: 'active', per_page: 25 },
     answer: z.array(answers.licenseRecord),
     answerExample: [licenseExample],
     list: true,
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/license/find': {
+    tag: 'Licenses',
+    summary: 'Find licenses by key, username or bound HWID',
+    description:
+      "Looks the query up in one application as a license key, a username and an HWID some license has bound, through the table's own lookups (no scan): about 3 read units. Each match says how it matched; a device bound a moment ago may be found a second later.",
+    request: licenseSchemas.findSchema,
+    requestExample: { app_id: example.appId, query: 'alice' },
+    answer: answers.foundLicenses,
+    answerExample: { matches: [{ matched: ['username'], license: { ...licenseExample, username: 'alice' } }] },
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
   },
   '/license/update-status': {

@@ -40,6 +40,7 @@ beforeAll(() => {
       managementReservedConcurrency: '10',
       alarmEmail: 'ops@example.com',
       tracing: 'false',
+      tracingSampleRate: '0.2',
       auditRetentionDays: '30',
     },
     { bundle: false },
@@ -78,7 +79,8 @@ describe('a stack synthesized with every context key set', () => {
         Environment: {
           Variables: { BCRYPT_COST: '12', LOG_LEVEL: 'debug', CACHE_TTL_SECONDS: '0', DEBUG: 'true', TRUSTED_VIEWER_HEADERS: '', TRACING: 'false', NODE_OPTIONS: '--enable-source-maps' },
         },
-        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
+        // At debug Lambda's start and report lines are kept too.
+        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG', SystemLogLevel: 'INFO' },
       });
     }
     for (const group of Object.values(synth.template.findResources('AWS::Logs::LogGroup'))) {
@@ -89,11 +91,12 @@ describe('a stack synthesized with every context key set', () => {
     expect(consumer!.Properties.Environment.Variables.AUDIT_RETENTION_DAYS).toBe('30');
   });
 
-  it('leaves X-Ray off on the functions and the stage, and grants no X-Ray writes', () => {
+  it('leaves X-Ray off on the functions and the stage, makes no sampling rule, and grants no X-Ray writes', () => {
     for (const fn of Object.values(serviceResources(synth.template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties.TracingConfig).toBeUndefined();
     }
     synth.template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: false });
+    synth.template.resourceCountIs('AWS::XRay::SamplingRule', 0);
     expect(JSON.stringify(serviceResources(synth.template, 'AWS::IAM::Policy'))).not.toContain('xray:');
   });
 
@@ -217,5 +220,12 @@ describe('a regional stage without CloudFront', () => {
       expect(fn.Properties.Environment.Variables.TRUSTED_VIEWER_HEADERS).toBe('');
     }
     template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+});
+
+describe('the tracingSampleRate setting', () => {
+  it("becomes the fixed rate of the stage's sampling rule", () => {
+    const { template } = synthesize({ tracingSampleRate: '0.05' }, { bundle: false });
+    template.hasResourceProperties('AWS::XRay::SamplingRule', { SamplingRule: Match.objectLike({ FixedRate: 0.05, ReservoirSize: 0 }) });
   });
 });

@@ -31,6 +31,7 @@ describe('readSettings', () => {
       managementReservedConcurrency: 0,
       alarmEmail: undefined,
       tracing: true,
+      tracingSampleRate: 0.001,
       dashboard: true,
       managementCorsOrigin: undefined,
       auditRetentionDays: 90,
@@ -38,10 +39,10 @@ describe('readSettings', () => {
   });
 
   it('reads command-line strings and cdk.json numbers and booleans alike', () => {
-    const fromCommandLine = from({ clientRateLimit: '20', enableWaf: 'true', bcryptCost: '12' });
-    const fromCdkJson = from({ clientRateLimit: 20, enableWaf: true, bcryptCost: 12 });
+    const fromCommandLine = from({ clientRateLimit: '20', enableWaf: 'true', bcryptCost: '12', tracingSampleRate: '0.05' });
+    const fromCdkJson = from({ clientRateLimit: 20, enableWaf: true, bcryptCost: 12, tracingSampleRate: 0.05 });
     expect(fromCommandLine).toEqual(fromCdkJson);
-    expect(fromCommandLine).toMatchObject({ clientRateLimit: 20, enableWaf: true, bcryptCost: 12 });
+    expect(fromCommandLine).toMatchObject({ clientRateLimit: 20, enableWaf: true, bcryptCost: 12, tracingSampleRate: 0.05 });
   });
 
   it.each([
@@ -55,6 +56,9 @@ describe('readSettings', () => {
     [{ logLevel: 'verbose' }, /logLevel must be one of/],
     [{ enableWaf: 'yes' }, /enableWaf must be true or false/],
     [{ tracing: 'on' }, /tracing must be true or false/],
+    [{ tracingSampleRate: '5%' }, /tracingSampleRate must be a number from 0 to 1, got "5%"/],
+    [{ tracingSampleRate: '1.5' }, /tracingSampleRate must be a number from 0 to 1/],
+    [{ tracingSampleRate: '-0.1' }, /tracingSampleRate must be a number from 0 to 1/],
     [{ logRetentionDays: '10' }, /logRetentionDays must be one of/],
     [{ executionLogRetentionDays: '2' }, /executionLogRetentionDays must be one of/],
     [{ endpointType: 'private' }, /endpointType must be one of edge, regional/],

@@ -291,7 +291,8 @@ describe('functions', () => {
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO' },
+        // Lambda's start and report lines are not ingested outside log level debug (docs/performance.md#cost-per-million-requests).
+        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' },
         Environment: {
           Variables: {
             TABLE_NAME: { Ref: logicalId(synth.stack, synth.service.table) },
@@ -384,6 +385,26 @@ describe('functions', () => {
       expect(actionsOf(xray[0]!).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
     synth.template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
+  });
+
+  it("samples a tenth of a percent of the stage's requests by a rule of its own, with no reservoir", () => {
+    const rules = Object.values(synth.template.findResources('AWS::XRay::SamplingRule'));
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]!.Properties.SamplingRule;
+    expect(rule).toMatchObject({
+      FixedRate: 0.001,
+      ReservoirSize: 0,
+      Priority: 9000,
+      ServiceName: 'licensing-prod/prod',
+      ServiceType: 'AWS::ApiGateway::Stage',
+      Host: '*',
+      HTTPMethod: '*',
+      URLPath: '*',
+      Version: 1,
+    });
+    expect(rule.RuleName.length).toBeLessThanOrEqual(32);
+    const stageId = Object.keys(synth.template.findResources('AWS::ApiGateway::Stage'))[0]!;
+    expect(JSON.stringify(rule.ResourceARN)).toContain(stageId);
   });
 
   it('grants each function exactly the table actions of lib/permissions.ts, each scoped to its partitions by LeadingKeys', () => {

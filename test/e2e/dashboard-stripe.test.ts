@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import Stripe from 'stripe';
-import { api, launchChromium, startService, type StartedService } from '../support/browser';
+import { api, launchChromium, signIn, startService, type StartedService } from '../support/browser';
 import { startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
 
 /**
@@ -32,7 +32,7 @@ beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  await page.goto(`${service.url}/dashboard/#key=${service.apiKey}`);
+  await signIn(page, `${service.url}/dashboard/`, service.apiKey);
   await page.getByRole('heading', { name: 'Licenses' }).waitFor();
 });
 afterEach(async () => {

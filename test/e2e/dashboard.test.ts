@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { api, findChromium, serviceAndBrowser, startService } from '../support/browser';
+import { api, findChromium, serviceAndBrowser, signIn, startService } from '../support/browser';
 
 /**
  * The owners' dashboard in a real headless Chromium against `npm start` on a
@@ -98,14 +98,20 @@ describe('the dashboard in Chromium', () => {
     await context.close();
   }, 60_000);
 
-  it('sends the API key only to the API origin and keeps it out of localStorage, cookies and the address bar', async () => {
+  it('signs in once through the banner link, whose code is no key, and keeps the key out of every address, localStorage and cookies', async () => {
+    const link = session.service.signInLink.replace('127.0.0.1', 'localhost');
+    expect(link).not.toContain(session.service.apiKey);
     const context = await session.browser.newContext();
     const page = await openPage(context);
     const requests: Request[] = [];
+    const addresses: string[] = [];
     page.on('request', (request) => requests.push(request));
+    page.on('framenavigated', (frame) => addresses.push(frame.url()));
 
-    await page.goto(`${dashboardUrl()}#key=${session.service.apiKey}`);
+    await page.goto(link);
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+    expect(addresses.length).toBeGreaterThan(1);
+    expect(addresses.filter((address) => address.includes(session.service.apiKey) || address.includes('code='))).toEqual([link]);
     const firstScreen = await page.evaluate(() => {
       const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
       return { domContentLoaded: navigation.domContentLoadedEventEnd, licensesShown: performance.now() };
@@ -136,6 +142,14 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(session.service.apiKey);
+
+    // The same link again (from the history, or copied): the code is spent.
+    const again = await openPage(context);
+    await again.goto(link);
+    await again.getByRole('alert').filter({ hasText: 'This sign-in link was used already or has expired.' }).waitFor();
+    await again.getByLabel('API key').waitFor();
+    expect(again.url()).toBe(dashboardUrl());
+    expect(await again.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(session.service.apiKey);
     await context.close();
   }, 60_000);
 
@@ -159,7 +173,7 @@ describe('the dashboard in Chromium', () => {
         if (response.status() === 429) draining = false;
       });
 
-      await page.goto(`${throttled.url}/dashboard/#key=${throttled.apiKey}`);
+      await signIn(page, `${throttled.url}/dashboard/`, throttled.apiKey);
       await page.getByRole('heading', { name: 'Licenses' }).waitFor();
       await page.getByText('No licenses match.').waitFor();
 

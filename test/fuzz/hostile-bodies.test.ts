@@ -38,8 +38,9 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/license/get': { license_key: 'string' },
   '/license/get-bulk': {
     app_id: 'uuid', status: 'string', subscription_id: 'uuid', tag: 'string', per_page: 'integer', sort_field: 'string',
-    sort_order: 'string', cursor: 'string',
+    sort_order: 'string', cursor: 'string', expired: 'boolean', unused: 'boolean', expiring_within_days: 'integer',
   },
+  '/license/find': { app_id: 'uuid', query: 'string' },
   '/license/update-status': { license_key: 'string', status: 'string' },
   '/license/update-status-bulk': { license_keys: 'strings', status: 'string' },
   '/license/update-subscription': { license_key: 'string', subscription_id: 'uuid' },

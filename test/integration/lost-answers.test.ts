@@ -111,6 +111,17 @@ describe('a write whose answer is lost after the store applied it', () => {
     for (const one of seeded) expect((await license(one))?.initial_duration).toBe(one.initial_duration + 60);
   });
 
+  it('/license/extend-bulk without request_id whose group never hears back reports its keys failed and extends each once', async () => {
+    const seeded = await Promise.all([1, 2, 3].map(() => seedLicense(env.deps, plain)));
+    // Applied on the first attempt; every answer lost, so the outcome stays unknown and no key-by-key work may follow.
+    const faulty = await serverLosing('TransactWriteItemsCommand', () => true);
+
+    const response = await faulty.post('/license/extend-bulk', { license_keys: seeded.map((one) => one.key), extend_seconds: 60 });
+
+    expect(response.body.data).toEqual({ succeeded: [], failed: seeded.map((one) => ({ license_key: one.key, error_code: 'SERVER_ERROR' })) });
+    for (const one of seeded) expect((await license(one))?.initial_duration).toBe(one.initial_duration + 60);
+  });
+
   it('/license/create-bulk of 100 stores exactly the 100 licenses it answers', async () => {
     const fresh = await freshOwner();
     const faulty = await serverLosing('TransactWriteItemsCommand', firstOnly);

@@ -102,6 +102,7 @@ describe('every management route, against the document', () => {
     '/license/delete-bulk': async () => ({ license_keys: [(await license()).key, 'NO-SUCH-KEY'] }),
     '/license/get': async () => ({ license_key: (await license({ hwid: 'desk', hwid_lock: true, username: 'getter', metadata: { order: 7 } })).key }),
     '/license/get-bulk': async () => ({ app_id: owner.app_id, per_page: 2 }),
+    '/license/find': async () => ({ app_id: owner.app_id, query: (await license()).key }),
     '/license/update-status': async () => ({ license_key: (await license()).key, status: 'paused' }),
     '/license/update-status-bulk': async () => ({ license_keys: [(await license()).key], status: 'paused' }),
     '/license/update-subscription': async () => ({ license_key: (await license()).key, subscription_id: exclusive.subscription_id }),
@@ -183,7 +184,7 @@ describe('every management route, against the document', () => {
     const foreignKey = { license_key: (await seedLicense(env.deps, foreignSubscription)).key };
     const create = { subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 1 };
 
-    for (const path of ['/license/get-bulk', '/subscription/get-bulk', '/blacklist/get-bulk', '/app/settings', '/app/signing-key', '/app/stats', '/app/update', '/app/rotate-signing-key', '/audit/get-bulk', '/subscription/create', '/blacklist/add', '/blacklist/delete', '/license/create', '/license/create-bulk'] as const) {
+    for (const path of ['/license/get-bulk', '/license/find', '/subscription/get-bulk', '/blacklist/get-bulk', '/app/settings', '/app/signing-key', '/app/stats', '/app/update', '/app/rotate-signing-key', '/audit/get-bulk', '/subscription/create', '/blacklist/add', '/blacklist/delete', '/license/create', '/license/create-bulk'] as const) {
       const extra: Record<string, unknown> = {
         '/subscription/create': { name: 'X', level: 1 },
         '/app/update': { name: 'X' },
@@ -191,6 +192,7 @@ describe('every management route, against the document', () => {
         '/blacklist/delete': { type: 'asn', value: '1' },
         '/license/create': create,
         '/license/create-bulk': { ...create, key_amount: 1 },
+        '/license/find': { query: 'nobody-here' },
       }[path as string] as Record<string, unknown> ?? {};
       await expectOutcome(manage(path, { ...extra, ...unknownApp }), '404:APP_NOT_FOUND');
       await expectOutcome(manage(path, { ...extra, ...foreignApp }), '403:ACCESS_DENIED');

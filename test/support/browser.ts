@@ -26,6 +26,8 @@ export interface StartedService {
   url: string;
   apiKey: string;
   appId: string;
+  /** The dashboard link of the banner, with its one-time sign-in code. */
+  signInLink: string;
   stop(): Promise<void>;
 }
 
@@ -53,14 +55,15 @@ export async function startService(env: Record<string, string> = {}): Promise<St
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const banner = await new Promise<{ url: string; apiKey: string; appId: string }>((ready, failed) => {
+  const banner = await new Promise<{ url: string; apiKey: string; appId: string; signInLink: string }>((ready, failed) => {
     const timer = setTimeout(() => failed(new Error(`npm start printed no banner within 60 s:\n${output}`)), 60_000);
     const check = () => {
       const app = /demo app:\s+(\S+)/.exec(output);
-      const dashboard = /dashboard:\s+(http:\/\/\S+?)\/dashboard\/#key=(\S+)/.exec(output);
-      if (app?.[1] && dashboard?.[1] && dashboard[2]) {
+      const apiKey = /API key:\s+(\S+)/.exec(output);
+      const dashboard = /dashboard:\s+((http:\/\/\S+?)\/dashboard\/#code=\S+)/.exec(output);
+      if (app?.[1] && apiKey?.[1] && dashboard?.[1] && dashboard[2]) {
         clearTimeout(timer);
-        ready({ url: dashboard[1], apiKey: dashboard[2], appId: app[1] });
+        ready({ url: dashboard[2], apiKey: apiKey[1], appId: app[1], signInLink: dashboard[1] });
       }
     };
     child.stdout!.on('data', check);
@@ -108,12 +111,19 @@ export function serviceAndBrowser(): { readonly service: StartedService; readonl
   return session;
 }
 
+/** Opens `address` (the dashboard or a screen of it) and signs in there by typing `apiKey`, as an owner who pastes it. */
+export async function signIn(page: Page, address: string, apiKey: string): Promise<void> {
+  await page.goto(address);
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
 /** A fresh browser context on the dashboard, signed in with the service's API key, showing the Licenses screen. */
 export async function openDashboard(session: { readonly service: StartedService; readonly browser: Browser }): Promise<{ context: BrowserContext; page: Page }> {
   const context = await session.browser.newContext();
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  await page.goto(`${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/#key=${session.service.apiKey}`);
+  await signIn(page, `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`, session.service.apiKey);
   await page.getByRole('heading', { name: 'Licenses' }).waitFor();
   return { context, page };
 }

@@ -1,4 +1,4 @@
-import { accessLogBytes, costPerMillion } from '../../bench/cost';
+import { accessLogBytes, costPerMillion, platformLogBytes } from '../../bench/cost';
 import { prices } from '../../bench/prices';
 
 describe('the benchmark\'s cost per million requests', () => {
@@ -9,6 +9,7 @@ describe('the benchmark\'s cost per million requests', () => {
     memory_mb: 512,
     architecture: 'arm64',
     tracing: true,
+    trace_sample_rate: 0.05,
     handler_log_bytes: 0,
     access_log_bytes: 300,
     platform_log_bytes: 700,
@@ -29,7 +30,8 @@ describe('the benchmark\'s cost per million requests', () => {
     expect(cost.total_usd).toBeCloseTo(5.1699, 3);
   });
 
-  it('counts no X-Ray without tracing, and refuses an architecture it has no price for', () => {
+  it('counts X-Ray at the sampled share of requests, none without tracing, and refuses an architecture it has no price for', () => {
+    expect(costPerMillion({ ...warmAuth, trace_sample_rate: 0.001 }).parts.xray_usd).toBe(0.005);
     expect(costPerMillion({ ...warmAuth, tracing: false }).parts.xray_usd).toBe(0);
     expect(() => costPerMillion({ ...warmAuth, architecture: 'x86_64' })).toThrow('x86_64');
   });
@@ -39,6 +41,13 @@ describe('the benchmark\'s cost per million requests', () => {
     const line = `{"requestId":"${'0'.repeat(36)}","status":"200","responseLength":"123","path":"/auth"}\n`;
     expect(accessLogBytes(format, { path: '/auth', status: 200, responseBytes: 123 })).toBe(Buffer.byteLength(line));
     expect(accessLogBytes(undefined, { path: '/auth', status: 200, responseBytes: 123 })).toBe(0);
+  });
+
+  it("counts Lambda's start and report lines only at a system log level that sends them", () => {
+    const invocation = { memoryMb: 512, durationMs: 9.2, tracing: true };
+    expect(platformLogBytes({ ...invocation, systemLogLevel: 'INFO' })).toBeGreaterThan(platformLogBytes({ ...invocation, tracing: false, systemLogLevel: 'INFO' }));
+    expect(platformLogBytes({ ...invocation, tracing: false, systemLogLevel: 'INFO' })).toBeGreaterThan(300);
+    expect(platformLogBytes({ ...invocation, systemLogLevel: 'WARN' })).toBe(0);
   });
 
   it('names a source page and a date for every price', () => {

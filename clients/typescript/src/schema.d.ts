@@ -246,9 +246,29 @@ export interface paths {
         put?: never;
         /**
          * List an application's licenses, newest first
-         * @description Filters by status, subscription or tag; pages with `next_cursor`.
+         * @description Filters by status, subscription, tag, expired, unused and expiring within a number of days; sorts by creation or by expiry (licenses that have one); pages with `next_cursor`.
          */
         post: operations["licenseGetBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/license/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find licenses by key, username or bound HWID
+         * @description Looks the query up in one application as a license key, a username and an HWID some license has bound, through the table's own lookups (no scan): about 3 read units. Each match says how it matched; a device bound a moment ago may be found a second later.
+         */
+        post: operations["licenseFind"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1212,19 +1232,27 @@ export interface components {
             /** Format: uuid */
             subscription_id?: string;
             tag?: string;
+            expired?: boolean;
+            unused?: boolean;
+            expiring_within_days?: number;
             /** @default 25 */
             per_page?: number;
             /**
              * @default created_at
-             * @constant
+             * @enum {string}
              */
-            sort_field?: "created_at";
+            sort_field?: "created_at" | "expires_at";
             /**
              * @default desc
              * @enum {string}
              */
             sort_order?: "asc" | "desc";
             cursor?: string | null;
+        };
+        LicenseFindRequest: {
+            /** Format: uuid */
+            app_id: string;
+            query: string;
         };
         LicenseUpdateStatusRequest: {
             license_key: string;
@@ -1711,6 +1739,16 @@ export interface components {
             success: true;
             data: components["schemas"]["LicenseRecord"][];
             next_cursor: string | null;
+        };
+        LicenseFindAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                matches: {
+                    matched: ("key" | "username" | "hwid")[];
+                    license: components["schemas"]["LicenseRecord"];
+                }[];
+            };
         };
         LicenseUpdateStatusAnswer: {
             /** @constant */
@@ -4036,6 +4074,166 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["LicenseGetBulkAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description APP_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "APP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    licenseFind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "query": "alice"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LicenseFindRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "matches": [
+                     *           {
+                     *             "matched": [
+                     *               "username"
+                     *             ],
+                     *             "license": {
+                     *               "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *               "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *               "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *               "subscription_name": "Pro",
+                     *               "subscription_level": 2,
+                     *               "status": "active",
+                     *               "created_at": "2026-03-01T12:00:00.000Z",
+                     *               "expires_at": "2026-03-31T12:00:00.000Z",
+                     *               "initial_duration": 2592000,
+                     *               "first_used_at": null,
+                     *               "last_login": null,
+                     *               "hwid": null,
+                     *               "hwid_lock": true,
+                     *               "hwid_reset_allowed": true,
+                     *               "hwid_reset_interval": 604800,
+                     *               "last_hwid_reset_at": null,
+                     *               "username": "alice",
+                     *               "tags": [
+                     *                 "reseller-a"
+                     *               ],
+                     *               "metadata": {
+                     *                 "order": 1042
+                     *               },
+                     *               "features": [],
+                     *               "effective_features": [
+                     *                 "reports"
+                     *               ],
+                     *               "usage_limits": {},
+                     *               "usage": []
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LicenseFindAnswer"];
                 };
             };
             /** @description INVALID_INPUT */

@@ -1,0 +1,132 @@
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { backoffDefaults, backoffDelay, sleep } from './backoff';
+import { getItem, putNew, scanPages, type Table } from './db';
+import { keys, type ItemKey } from './keys';
+
+/**
+ * Lookup entries: items derived from license items so that /license/find and
+ * the listing by expiry read an index instead of scanning (docs/management-api.md,
+ * "Finding licenses"). A bound-device entry (keys.boundDevice) per HWID a
+ * license lists as bound; an expiry entry (keys.licenseByExpiry) per license
+ * with an expiry. The events consumer writes them from each license change on
+ * the table's stream, so no request path writes them: a binding /auth and an
+ * extension cost what they cost before, and the consumer pays one write unit
+ * per entry put or deleted.
+ */
+export interface EntryChange {
+  key: ItemKey;
+  /** The entry to put; absent: the entry is deleted. */
+  item?: Record<string, unknown>;
+}
+
+/** The licenses a /license/find answer lists for one HWID at most. */
+export const maxLicensesPerDevice = 100;
+
+/** BatchWriteItem's limit of requests per call. */
+const writesPerCall = 25;
+
+/** The data step `npm start` and `admin migrate lookup-entries` run once for licenses from before these entries. */
+export const lookupMigration = 'lookup-entries';
+
+/** Bound devices of a license item: `hwids` where it has it, else its one `hwid` (items from before seats). */
+export function boundDevicesOf(license: Record<string, unknown>): string[] {
+  if (Array.isArray(license.hwids)) return license.hwids.filter((hwid): hwid is string => typeof hwid === 'string');
+  return typeof license.hwid === 'string' ? [license.hwid] : [];
+}
+
+/** The lookup entries a license item has, by item id; none for an item that is no license of an app. */
+function entriesOf(license: Record<string, unknown> | undefined): Map<string, EntryChange> {
+  const entries = new Map<string, EntryChange>();
+  if (!license || typeof license.app_id !== 'string' || typeof license.pk !== 'string') return entries;
+  const { app_id: appId, pk: licensePk } = license;
+  const add = (key: ItemKey, fields: Record<string, unknown>) =>
+    entries.set(`${key.pk}\u0000${key.sk}`, { key, item: { ...key, app_id: appId, license_key: license.key, license_pk: licensePk, ...fields } });
+  for (const hwid of boundDevicesOf(license)) add(keys.boundDevice(appId, hwid, licensePk), { hwid });
+  if (typeof license.expires_at === 'string') add(keys.licenseByExpiry(appId, license.expires_at, licensePk), { expires_at: license.expires_at });
+  return entries;
+}
+
+/** What a license item's change (an image absent for a create or a delete) does to its lookup entries. */
+export function lookupChanges(before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined): EntryChange[] {
+  const [had, has] = [entriesOf(before), entriesOf(after)];
+  return [
+    ...[...had].filter(([id]) => !has.has(id)).map(([, entry]) => ({ key: entry.key })),
+    ...[...has].filter(([id]) => !had.has(id)).map(([, entry]) => entry),
+  ];
+}
+
+export function createLookupRepo(table: Table) {
+  /**
+   * Puts and deletes entries, the last change of each entry winning, retrying
+   * unprocessed requests with backoff. Unconditional, yet safe to send again:
+   * an entry's state follows from its license's latest change, which the
+   * stream delivers in order, so a resent batch ends in the same state.
+   */
+  async function apply(changes: readonly EntryChange[]): Promise<void> {
+    const last = new Map<string, EntryChange>();
+    for (const change of changes) {
+      const id = `${change.key.pk}\u0000${change.key.sk}`;
+      last.delete(id);
+      last.set(id, change);
+    }
+    const all = [...last.values()].map((change) => (change.item ? { PutRequest: { Item: change.item } } : { DeleteRequest: { Key: change.key } }));
+    for (let start = 0; start < all.length; start += writesPerCall) {
+      let requests = all.slice(start, start + writesPerCall);
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${requests.length} lookup entries unprocessed after ${attempt} attempts`);
+        if (attempt > 0) await sleep(backoffDelay(attempt));
+        const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: requests } }));
+        requests = (answer.UnprocessedItems?.[table.name] ?? []) as typeof requests;
+      }
+    }
+  }
+
+  return {
+    apply,
+
+    /** The item keys of the licenses that list `hwid` as bound, at most `maxLicensesPerDevice` (one query). */
+    async licensesBoundTo(appId: string, hwid: string): Promise<ItemKey[]> {
+      const page = await table.doc.send(
+        new QueryCommand({
+          TableName: table.name,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.devicesOf(appId, hwid) },
+          ProjectionExpression: 'sk',
+          Limit: maxLicensesPerDevice,
+        }),
+      );
+      return (page.Items ?? []).map((item) => ({ pk: String(item.sk), sk: keys.license('').sk }));
+    },
+
+    /**
+     * Writes the entries of every license (a scan, so for the admin CLI and
+     * `npm start`, never a request path; docs/deployment.md, "Upgrading a
+     * deployed table"): for licenses bound or activated before the events
+     * consumer kept these entries. Safe to run again or beside the service: a
+     * put writes what the consumer would. Marks the table as migrated.
+     */
+    async writeAll(): Promise<{ licenses: number; entries: number }> {
+      let licenses = 0;
+      let entries = 0;
+      const pages = scanPages(table, {
+        expression: 'sk = :sk AND begins_with(pk, :prefix)',
+        values: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
+        projection: 'pk, app_id, #key, hwid, hwids, expires_at',
+        names: { '#key': 'key' },
+      });
+      for await (const items of pages) {
+        const changes = items.flatMap((item) => lookupChanges(undefined, item));
+        licenses += items.length;
+        entries += changes.length;
+        await apply(changes);
+      }
+      await putNew(table, { ...keys.migration(lookupMigration), done: true });
+      return { licenses, entries };
+    },
+
+    /** Whether `writeAll` ran on this table. */
+    async written(): Promise<boolean> {
+      return (await getItem(table, keys.migration(lookupMigration))) !== undefined;
+    },
+  };
+}
