@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Answer, type App, type Body } from './api';
 import { href, paths, useQuery } from './routes';
-import { ErrorNote, Field, Pager, duration, shortTime, useAction } from './ui';
+import { ErrorNote, Field, Pager, Time, duration, shortTime, useAction } from './ui';
 
 /**
  * The audit log in words: what `/audit/get-bulk` records (docs/events.md), as the
@@ -107,7 +107,7 @@ function EventItem({ event, appId, showSubject }: { event: AuditEvent; appId: st
             <code>{event.subject}</code>
           ))}
         <span class="hint">
-          by {actorWords(event.actor)}, <time dateTime={event.at} title={event.at}>{shortTime(event.at)}</time>
+          by {actorWords(event.actor)}, <Time iso={event.at} />
         </span>
       </div>
       {moved.length > 0 && (

@@ -1,14 +1,17 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
 import { LicenseEntitlements } from './entitlements';
 import { FloatingSeats } from './floating-seats';
 import { LicenseTimeline } from './history';
-import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, readDuration, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
 export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }: { licenseKey: string; subscriptions: Subscription[]; listHref: string; onDeleted: () => void }) {
   const [license, setLicense] = useState<License | null>(null);
   const [notice, setNotice] = useState('');
+  // The card whose action the notice or error is about: shown there, and cleared when the next action starts.
+  const [where, setWhere] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const [changes, setChanges] = useState(0);
   const { busy, error, run, setError } = useAction();
@@ -18,14 +21,29 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
     void reload();
   }, [licenseKey]);
 
-  /** Runs one action, then shows the license as the API now has it. */
-  const act = async <P extends ManagementPath>(path: P, body: Omit<Body<P>, 'license_key'>, done: string) => {
+  /** Runs the action of card `at`, says how it went in that card, then shows the license as the API now has it. */
+  const act = async <P extends ManagementPath>(at: string, path: P, body: Omit<Body<P>, 'license_key'>, done: string) => {
+    setWhere(at);
+    setNotice('');
     const result = await run(() => call(path, { license_key: licenseKey, ...body } as Body<P>));
     if (result === undefined) return;
-    setNotice(done);
     await reload();
+    setNotice(done);
     setChanges((count) => count + 1);
   };
+  /** A problem found in card `at` before anything was sent. */
+  const say = (at: string, problem: string) => {
+    setWhere(at);
+    setNotice('');
+    setError(new Error(problem));
+  };
+  const note = (at: string) =>
+    where === at ? (
+      <>
+        <Notice text={notice} />
+        <ErrorNote error={error} />
+      </>
+    ) : null;
 
   const header = (
     <div class="row">
@@ -46,20 +64,20 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
 
   const seats = license.max_devices ?? 1;
   const devices = license.hwids ?? (license.hwid ? [license.hwid] : []);
-  const facts: [string, string][] = [
+  const facts: [string, ComponentChildren][] = [
     ['Status', license.status],
     ['Subscription', `${license.subscription_name} (level ${license.subscription_level})`],
-    ['Created', shortTime(license.created_at)],
+    ['Created', <Time iso={license.created_at} />],
     ['Duration', duration(license.initial_duration)],
-    ['First used', shortTime(license.first_used_at)],
-    ['Expires', shortTime(license.expires_at)],
-    ['Last login', shortTime(license.last_login)],
+    ['First used', <Time iso={license.first_used_at} />],
+    ['Expires', <Time iso={license.expires_at} />],
+    ['Last login', <Time iso={license.last_login} />],
     ['HWID', license.hwid ?? '—'],
     ['Seats', String(seats)],
     ['HWID lock', license.hwid_lock ? 'on' : 'off'],
     ['HWID reset allowed', license.hwid_reset_allowed ? 'yes' : 'no'],
-    ['HWID reset interval', `${license.hwid_reset_interval} s`],
-    ['Last HWID reset', shortTime(license.last_hwid_reset_at)],
+    ['HWID reset interval', license.hwid_reset_interval === 0 ? 'none' : duration(license.hwid_reset_interval)],
+    ['Last HWID reset', <Time iso={license.last_hwid_reset_at} />],
     ['Username', license.username ?? '—'],
     ['Tags', license.tags.join(', ') || '—'],
   ];
@@ -67,8 +85,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
   return (
     <section aria-labelledby="detail-title">
       {header}
-      <Notice text={notice} />
-      <ErrorNote error={error} />
+      {where === null && <ErrorNote error={error} />}
       <dl class="facts" id="detail-title">
         {facts.map(([name, value]) => (
           <div key={name}>
@@ -84,10 +101,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           aria-label="Extend"
           onSubmit={(event) => {
             event.preventDefault();
-            const data = new FormData(event.currentTarget);
-            const unit = String(data.get('unit')) as (typeof units)[number];
-            const seconds = Number(data.get('amount')) * unitSeconds[unit];
-            void act('/license/extend', { extend_seconds: seconds }, `Extended by ${data.get('amount')} ${unit}.`);
+            const read = readDuration(new FormData(event.currentTarget), 'amount', 'unit');
+            if ('problem' in read) return say('Extend', read.problem);
+            void act('Extend', '/license/extend', { extend_seconds: read.seconds }, `Extended by ${read.text}.`);
           }}
         >
           <h2>Extend</h2>
@@ -97,20 +113,22 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Extend
           </button>
+          {note('Extend')}
         </form>
 
         <div class="card">
           <h2>Status</h2>
           <p>{license.status === 'active' ? 'Active: authenticates normally.' : 'Paused: every /auth answers LICENSE_NOT_ACTIVE.'}</p>
           {license.status === 'active' ? (
-            <button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'paused' }, 'Paused.')}>
+            <button type="button" disabled={busy} onClick={() => void act('Status', '/license/update-status', { status: 'paused' }, 'Paused.')}>
               Pause
             </button>
           ) : (
-            <button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'active' }, 'Activated.')}>
+            <button type="button" disabled={busy} onClick={() => void act('Status', '/license/update-status', { status: 'active' }, 'Activated.')}>
               Activate
             </button>
           )}
+          {note('Status')}
         </div>
 
         <form
@@ -119,7 +137,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           onSubmit={(event) => {
             event.preventDefault();
             const hwid = String(new FormData(event.currentTarget).get('hwid')).trim();
-            void act('/hwid/edit', { hwid }, 'HWID set.');
+            void act('HWID', '/hwid/edit', { hwid }, 'HWID set.');
           }}
         >
           <h2>Device (HWID)</h2>
@@ -139,7 +157,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
                   title: 'Clear the HWID?',
                   text: 'The next device that authenticates with this license becomes its device.',
                   action: 'Clear HWID',
-                  onConfirm: () => void act('/hwid/edit', { hwid: null }, 'HWID cleared.'),
+                  onConfirm: () => void act('HWID', '/hwid/edit', { hwid: null }, 'HWID cleared.'),
                 })
               }
             >
@@ -147,17 +165,18 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             </button>
           </div>
           <div class="row">
-            <button type="button" disabled={busy} onClick={() => void act('/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
+            <button type="button" disabled={busy} onClick={() => void act('HWID', '/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
               {license.hwid_lock ? 'Turn HWID lock off' : 'Turn HWID lock on'}
             </button>
             <button
               type="button"
               disabled={busy}
-              onClick={() => void act('/hwid/toggle-reset-allowed', { hwid_reset_allowed: !license.hwid_reset_allowed }, `HWID resets ${license.hwid_reset_allowed ? 'disallowed' : 'allowed'}.`)}
+              onClick={() => void act('HWID', '/hwid/toggle-reset-allowed', { hwid_reset_allowed: !license.hwid_reset_allowed }, `HWID resets ${license.hwid_reset_allowed ? 'disallowed' : 'allowed'}.`)}
             >
               {license.hwid_reset_allowed ? 'Disallow HWID resets' : 'Allow HWID resets'}
             </button>
           </div>
+          {note('HWID')}
         </form>
 
         <form
@@ -165,8 +184,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           aria-label="Seats"
           onSubmit={(event) => {
             event.preventDefault();
-            const maxDevices = Number(new FormData(event.currentTarget).get('max_devices'));
-            void act('/hwid/set-max-devices', { max_devices: maxDevices }, `Seats set to ${maxDevices}.`);
+            const maxDevices = wholeNumber(new FormData(event.currentTarget).get('max_devices'), Math.max(1, devices.length), 100);
+            if (maxDevices === undefined) return say('Seats', `Enter a whole number of seats from ${Math.max(1, devices.length)} (the devices bound) to 100.`);
+            void act('Seats', '/hwid/set-max-devices', { max_devices: maxDevices }, `Seats set to ${maxDevices}.`);
           }}
         >
           <h2>Seats</h2>
@@ -188,7 +208,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
                         title: 'Remove this device?',
                         text: `${hwid} is unbound from this license; its seat is free for the next device that authenticates.`,
                         action: 'Remove device',
-                        onConfirm: () => void act('/hwid/remove', { hwid }, `Device ${hwid} removed.`),
+                        onConfirm: () => void act('Seats', '/hwid/remove', { hwid }, `Device ${hwid} removed.`),
                       })
                     }
                   >
@@ -204,14 +224,15 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Set seats
           </button>
+          {note('Seats')}
         </form>
 
         <FloatingSeats
           license={license}
           busy={busy}
           confirm={setConfirm}
-          onSetLease={(leaseSeconds) => void act('/hwid/set-lease', { lease_seconds: leaseSeconds }, leaseSeconds === null ? 'Leasing off.' : `Leases of ${leaseSeconds} s.`)}
-          onRemove={(hwid) => void act('/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
+          onSetLease={(leaseSeconds) => void act('Floating seats', '/hwid/set-lease', { lease_seconds: leaseSeconds }, leaseSeconds === null ? 'Leasing off.' : `Leases of ${duration(leaseSeconds)}.`)}
+          onRemove={(hwid) => void act('Floating seats', '/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
         />
 
         <form
@@ -219,8 +240,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           aria-label="Reset interval"
           onSubmit={(event) => {
             event.preventDefault();
-            const seconds = Number(new FormData(event.currentTarget).get('interval'));
-            void act('/hwid/update-reset-interval', { hwid_reset_interval: seconds }, 'Reset interval saved.');
+            const seconds = wholeNumber(new FormData(event.currentTarget).get('interval'), 0, 315360000);
+            if (seconds === undefined) return say('Reset interval', 'Enter a whole number of seconds from 0 (no wait) to 315,360,000 (ten years).');
+            void act('Reset interval', '/hwid/update-reset-interval', { hwid_reset_interval: seconds }, 'Reset interval saved.');
           }}
         >
           <h2>HWID reset interval</h2>
@@ -230,6 +252,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Save interval
           </button>
+          {note('Reset interval')}
         </form>
 
         <form
@@ -238,7 +261,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           onSubmit={(event) => {
             event.preventDefault();
             const subscriptionId = String(new FormData(event.currentTarget).get('subscription_id'));
-            void act('/license/update-subscription', { subscription_id: subscriptionId }, 'Subscription changed.');
+            void act('Subscription', '/license/update-subscription', { subscription_id: subscriptionId }, 'Subscription changed.');
           }}
         >
           <h2>Subscription</h2>
@@ -254,6 +277,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Change subscription
           </button>
+          {note('Subscription')}
         </form>
 
         <form
@@ -263,7 +287,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             event.preventDefault();
             const data = new FormData(event.currentTarget);
             const password = String(data.get('password') ?? '');
-            void act('/license/update-user-credentials', { username: String(data.get('username')).trim(), ...(password ? { password } : {}) }, 'Credentials saved.');
+            void act('Credentials', '/license/update-user-credentials', { username: String(data.get('username')).trim(), ...(password ? { password } : {}) }, 'Credentials saved.');
           }}
         >
           <h2>Credentials</h2>
@@ -276,11 +300,12 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Save credentials
           </button>
+          {note('Credentials')}
         </form>
 
-        <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('/license/update-metadata', { metadata }, 'Metadata saved.')} />
+        <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('Metadata', '/license/update-metadata', { metadata }, 'Metadata saved.')} />
 
-        <LicenseEntitlements license={license} busy={busy} act={(path, body, done) => void act(path, body as never, done)} onProblem={setError} />
+        <LicenseEntitlements license={license} busy={busy} act={(path, body, done) => void act('Entitlements', path, body as never, done)} onProblem={setError} />
 
         <div class="card">
           <h2>Delete</h2>
@@ -304,6 +329,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           >
             Delete license…
           </button>
+          {note('Delete')}
         </div>
       </div>
       <LicenseTimeline appId={license.app_id} licenseKey={licenseKey} changes={changes} />

@@ -1,9 +1,10 @@
 import { render, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Route, Router, Switch, useLocation } from 'wouter-preact';
-import { call, loadConfig, session, signInWithLinkCode, type App } from './api';
+import { ApiError, call, loadConfig, session, signInWithLinkCode, type App } from './api';
 import { AppId, CreateApp } from './apps';
 import { Blacklist } from './blacklist';
+import { ConnectionBanner } from './connection';
 import { AuditScreen } from './history';
 import { LicenseScreen, Licenses } from './licenses';
 import { href, navigate, paths, useHashPath, useHashSearch, useTitle } from './routes';
@@ -78,7 +79,7 @@ function AppPicker({ apps, opened, onCreated }: { apps: App[]; opened: { current
 }
 
 /** An application's header with its tabs, around the screen the address names. */
-function AppFrame({ app, apps, current, title, onSignOut, children }: { app: App; apps: App[]; current: string; title: string; onSignOut: () => void; children: ComponentChildren }) {
+function AppFrame({ app, apps, current, title, generation, onSignOut, children }: { app: App; apps: App[]; current: string; title: string; generation: number; onSignOut: () => void; children: ComponentChildren }) {
   useTitle(title, app.name);
   return (
     <>
@@ -99,7 +100,8 @@ function AppFrame({ app, apps, current, title, onSignOut, children }: { app: App
           Sign out
         </button>
       </header>
-      <main>{children}</main>
+      {/* A new generation (the service is back after an outage) mounts the screen afresh, so it loads again. */}
+      <main key={generation}>{children}</main>
     </>
   );
 }
@@ -137,23 +139,27 @@ function useFocusOnNavigation() {
 function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
   const [signedIn, setSignedIn] = useState(Boolean(session.key()));
   const [apps, setApps] = useState<App[] | null>(null);
+  const [generation, setGeneration] = useState(0);
   const { error, run, setError } = useAction();
   useEffect(() => setError(signInProblem ?? null), [signInProblem]);
   const pickerOpened = useRef(false);
   useFocusOnNavigation();
 
   useEffect(() => {
-    if (!signedIn) return;
+    if (!signedIn || apps) return;
     void run(async () => {
       try {
         setApps((await call('/app/list', {})).data);
       } catch (caught) {
-        session.signOut();
-        setSignedIn(false);
+        // Only a refused key signs out; an outage leaves the key and the banner's retry loads again.
+        if (caught instanceof ApiError && caught.status === 401) {
+          session.signOut();
+          setSignedIn(false);
+        }
         throw caught;
       }
     });
-  }, [signedIn]);
+  }, [signedIn, generation]);
 
   const signOut = () => {
     session.signOut();
@@ -161,8 +167,17 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     setApps(null);
   };
 
+  const banner = <ConnectionBanner onBack={() => setGeneration((value) => value + 1)} />;
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} error={error} />;
-  if (!apps) return <p class="loading">Loading applications…</p>;
+  if (!apps) {
+    return (
+      <>
+        {banner}
+        <p class="loading">Loading applications…</p>
+        <ErrorNote error={error} />
+      </>
+    );
+  }
   const changed = (app: App) => setApps(apps.map((candidate) => (candidate.app_id === app.app_id ? app : candidate)));
   const created = (app: App) => {
     setApps([...apps, app]);
@@ -172,28 +187,31 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     const app = apps.find((candidate) => candidate.app_id === decodeURIComponent(appId));
     if (!app) return <NotFound text="No application of this team has this id." />;
     return (
-      <AppFrame app={app} apps={apps} current={current} title={title} onSignOut={signOut}>
+      <AppFrame app={app} apps={apps} current={current} title={title} generation={generation} onSignOut={signOut}>
         {content(app, changed)}
       </AppFrame>
     );
   };
   return (
-    <Switch>
-      <Route path="/">{() => <AppPicker apps={apps} opened={pickerOpened} onCreated={created} />}</Route>
-      <Route path="/apps/:app/licenses/:key">
-        {(params) => {
-          const key = decodeURIComponent(params.key);
-          return frame(params.app, 'licenses', `License ${key}`, (app) => <LicenseScreen app={app} licenseKey={key} />);
-        }}
-      </Route>
-      <Route path="/apps/:app/:screen">
-        {(params) => {
-          const screen = screens.find((candidate) => candidate.path === params.screen);
-          return screen ? frame(params.app, screen.path, screen.name, screen.view) : <NotFound text="This address names no screen of the dashboard." />;
-        }}
-      </Route>
-      <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
-    </Switch>
+    <>
+      {banner}
+      <Switch>
+        <Route path="/">{() => <AppPicker apps={apps} opened={pickerOpened} onCreated={created} />}</Route>
+        <Route path="/apps/:app/licenses/:key">
+          {(params) => {
+            const key = decodeURIComponent(params.key);
+            return frame(params.app, 'licenses', `License ${key}`, (app) => <LicenseScreen app={app} licenseKey={key} />);
+          }}
+        </Route>
+        <Route path="/apps/:app/:screen">
+          {(params) => {
+            const screen = screens.find((candidate) => candidate.path === params.screen);
+            return screen ? frame(params.app, screen.path, screen.name, screen.view) : <NotFound text="This address names no screen of the dashboard." />;
+          }}
+        </Route>
+        <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
+      </Switch>
+    </>
   );
 }
 
