@@ -22,7 +22,7 @@ const screens: { path: string; name: string; view: (app: App, changed: (app: App
   { path: 'blacklist', name: 'Blacklists', view: (app) => <Blacklist app={app} /> },
   { path: 'webhooks', name: 'Webhooks', view: (app) => <Webhooks app={app} /> },
   { path: 'stats', name: 'Statistics', view: (app) => <StatsView app={app} /> },
-  { path: 'audit', name: 'Audit', view: (app) => <AuditScreen app={app} /> },
+  { path: 'audit', name: 'Audit log', view: (app) => <AuditScreen app={app} /> },
   { path: 'stripe', name: 'Stripe', view: (app) => <StripeScreen app={app} /> },
   { path: 'settings', name: 'Signing key & settings', view: (app, changed) => <Settings app={app} onAppChanged={changed} /> },
 ];

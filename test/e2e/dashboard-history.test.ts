@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
+import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser, type StartedService } from '../support/browser';
 
 /**
@@ -43,12 +44,13 @@ describe('the Audit screen and license history', () => {
     const { context, page } = await openDashboard(session);
     const base = page.url().replace(/#.*$/, '');
 
-    await page.getByRole('link', { name: 'Audit', exact: true }).click();
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     expect(page.url()).toBe(`${base}#/apps/${service.appId}/audit`);
-    expect(await page.title()).toMatch(/^Audit · /);
+    expect(await page.title()).toMatch(/^Audit log · /);
     await events(page).nth(24).waitFor();
     expect(await events(page).count()).toBe(25);
+    await expectAccessible(page, 'audit log');
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.getByText('Page 2').waitFor();
     const paused = events(page).filter({ hasText: 'License status changed' });
@@ -103,6 +105,7 @@ describe('the Audit screen and license history', () => {
     const history = page.getByRole('region', { name: 'History', exact: true });
     await history.getByText('License extended').waitFor();
     expect(await history.innerText()).toMatch(/initial duration: 30 days → 31 days/);
+    await expectAccessible(page, 'license detail with history');
 
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
     await history.getByText('License status changed').waitFor({ timeout: 15_000 });
@@ -124,6 +127,7 @@ describe('managing applications', () => {
 
     await page.getByRole('link', { name: 'Applications' }).click();
     await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    await expectAccessible(page, 'application picker');
     await page.getByRole('button', { name: /^Copy the app ID of / }).first().click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(service.appId);
     await page.getByLabel('Name').fill('Second app');
@@ -135,6 +139,7 @@ describe('managing applications', () => {
     expect(page.url()).toBe(`${base}#/apps/${second.app_id}/settings`);
     const admin = page.getByRole('region', { name: 'Application', exact: true });
     expect(await admin.locator('[data-field="app_id"]').innerText()).toBe(second.app_id);
+    await expectAccessible(page, 'settings with the application');
 
     await admin.getByLabel('Name', { exact: true }).fill('Renamed app');
     await admin.getByRole('button', { name: 'Rename' }).click();
@@ -155,6 +160,7 @@ describe('managing applications', () => {
     const before = await keyId.innerText();
     await page.getByRole('button', { name: 'Rotate signing key…' }).click();
     expect(await dialog.innerText()).toContain('programs that pin the old public key will reject them');
+    await expectAccessible(page, 'rotation confirmation');
     await dialog.getByRole('button', { name: 'Rotate signing key' }).click();
     await page.getByText(/^Signing key rotated/).waitFor();
     const after = await keyId.innerText();
@@ -165,7 +171,7 @@ describe('managing applications', () => {
       () => api<unknown[]>(service, '/audit/get-bulk', { app_id: second.app_id, type: 'app.signing_key_rotated' }),
       (answer) => answer.body.data.length === 1,
     );
-    await page.getByRole('link', { name: 'Audit', exact: true }).click();
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
     await events(page).filter({ hasText: 'Signing key rotated' }).waitFor();
     expect(await events(page).allInnerTexts()).toEqual(
       expect.arrayContaining([expect.stringContaining('status: inactive → active'), expect.stringContaining('name: Second app → Renamed app')]),
