@@ -128,7 +128,7 @@ describe('managing applications', () => {
     await page.getByRole('link', { name: 'Applications' }).click();
     await page.getByRole('heading', { name: 'Applications' }).waitFor();
     await expectAccessible(page, 'application picker');
-    await page.getByRole('button', { name: /^Copy the app ID of / }).first().click();
+    await page.getByRole('button', { name: /^Copy app ID of / }).first().click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(service.appId);
     await page.getByLabel('Name').fill('Second app');
     await page.getByRole('button', { name: 'Create application' }).click();
