@@ -9,7 +9,7 @@ export function AppId({ app }: { app: App }) {
   return (
     <div class="app-id">
       <span class="hint">App ID</span> <code data-field="app_id">{app.app_id}</code>{' '}
-      <button type="button" aria-label={`Copy the app ID of ${app.name}`} onClick={() => void copyText(app.app_id, 'App ID', 'app ID', { notice: setNotice, error: setError })}>
+      <button type="button" aria-label={`Copy app ID of ${app.name}`} onClick={() => void copyText(app.app_id, 'App ID', 'app ID', { notice: setNotice, error: setError })}>
         Copy app ID
       </button>
       <Notice text={notice} />

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Answer, type App, type Body } from './api';
-import { ErrorNote, Field, Pager, duration, shortTime, useAction } from './ui';
+import { href, paths, useQuery } from './routes';
+import { ErrorNote, Field, Pager, Time, duration, shortTime, useAction } from './ui';
 
 /**
  * The audit log in words: what `/audit/get-bulk` records (docs/events.md), as the
@@ -90,15 +91,23 @@ export function changes(event: AuditEvent): string[] {
 }
 
 /** One event in words: what happened, what changed, by whom, when (UTC on hover). */
-function EventItem({ event, showSubject }: { event: AuditEvent; showSubject: boolean }) {
+function EventItem({ event, appId, showSubject }: { event: AuditEvent; appId: string; showSubject: boolean }) {
   const moved = changes(event);
+  const license = event.type.startsWith('license.') && event.type !== 'license.deleted';
   return (
     <li class="event" data-type={event.type}>
       <div class="row">
         <strong>{labelOf(event.type)}</strong>
-        {showSubject && <code>{event.subject}</code>}
+        {showSubject &&
+          (license ? (
+            <a href={href(paths.license(appId, event.subject))}>
+              <code>{event.subject}</code>
+            </a>
+          ) : (
+            <code>{event.subject}</code>
+          ))}
         <span class="hint">
-          by {actorWords(event.actor)}, <time dateTime={event.at} title={event.at}>{shortTime(event.at)}</time>
+          by {actorWords(event.actor)}, <Time iso={event.at} />
         </span>
       </div>
       {moved.length > 0 && (
@@ -112,56 +121,73 @@ function EventItem({ event, showSubject }: { event: AuditEvent; showSubject: boo
   );
 }
 
-export function EventList({ events, showSubject }: { events: AuditEvent[]; showSubject: boolean }) {
+export function EventList({ events, appId, showSubject }: { events: AuditEvent[]; appId: string; showSubject: boolean }) {
   return (
     <ol class="events">
       {events.map((event) => (
-        <EventItem key={event.id} event={event} showSubject={showSubject} />
+        <EventItem key={event.id} event={event} appId={appId} showSubject={showSubject} />
       ))}
     </ol>
   );
 }
 
-/** One page of the log at a time, with the pages reached so far kept for going back. */
+/**
+ * One page of the log at a time, with the pages reached so far kept for going
+ * back; new filters start at page 1, and an answer to an earlier request than
+ * the latest is dropped, so a slow answer never shows under newer filters.
+ */
 function useAuditPages(filters: Body<'/audit/get-bulk'>, perPage: number) {
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<Answer<'/audit/get-bulk'> | null>(null);
-  const action = useAction();
   const key = JSON.stringify(filters);
-  useEffect(() => setCursors([undefined]), [key]);
+  const [paging, setPaging] = useState<{ key: string; cursors: (string | undefined)[]; reads: number }>({ key, cursors: [undefined], reads: 0 });
+  const cursors = paging.key === key ? paging.cursors : [undefined];
+  const setCursors = (next: (string | undefined)[]) => setPaging({ key, cursors: next, reads: paging.reads + 1 });
+  const [shown, setShown] = useState<{ request: string; page: Answer<'/audit/get-bulk'> } | null>(null);
+  const latest = useRef('');
+  const action = useAction();
+  const cursor = cursors.at(-1);
+  const request = `${key}\n${cursor ?? ''}\n${paging.reads}`;
   useEffect(() => {
-    const cursor = cursors.at(-1);
-    void action.run(async () => setPage(await call('/audit/get-bulk', { ...filters, per_page: perPage, ...(cursor ? { cursor } : {}) })));
-  }, [key, cursors]);
-  return { page, cursors, setCursors, ...action };
+    latest.current = request;
+    void action.run(async () => {
+      const page = await call('/audit/get-bulk', { ...filters, per_page: perPage, ...(cursor ? { cursor } : {}) });
+      if (latest.current === request) setShown({ request, page });
+    });
+  }, [request]);
+  return { page: shown?.request === request ? shown.page : null, cursors, setCursors, ...action };
 }
 
-/** The history of one license, newest first (license detail). */
-export function LicenseTimeline({ appId, licenseKey, refresh }: { appId: string; licenseKey: string; refresh: number }) {
+/** The stream records a change within about a second of the write (docs/events.md): the timeline looks again after that. */
+const recordingDelayMs = 1500;
+
+/** The history of one license, newest first (license detail); `changes` counts the actions taken on the screen. */
+export function LicenseTimeline({ appId, licenseKey, changes }: { appId: string; licenseKey: string; changes: number }) {
   const filters = { app_id: appId, license_key: licenseKey };
   const { page, cursors, setCursors, busy, error } = useAuditPages(filters, 10);
   useEffect(() => {
-    if (refresh > 0) setCursors([undefined]);
-  }, [refresh]);
+    if (changes === 0) return;
+    const timer = setTimeout(() => setCursors([undefined]), recordingDelayMs);
+    return () => clearTimeout(timer);
+  }, [changes]);
   return (
     <div class="card wide" role="region" aria-label="History">
-      <h2>History</h2>
-      <p class="hint">What changed on this license, who changed it and when. Changes appear a moment after they are made; logins other than the first are counted, not listed.</p>
+      <div class="row">
+        <h2>History</h2>
+        <span class="spacer" />
+        <button type="button" class="quiet" disabled={busy} onClick={() => setCursors([undefined])}>
+          Refresh history
+        </button>
+        <a href={href(paths.screen(appId, 'audit', { license_key: licenseKey }))}>In the audit log</a>
+      </div>
+      <p class="hint">What changed on this license, who changed it and when, newest first. Logins after the first are counted in Statistics, not listed.</p>
       <ErrorNote error={error} />
       {page && page.data.length === 0 && <p>No recorded change yet.</p>}
-      {page && <EventList events={page.data} showSubject={false} />}
+      {page && <EventList events={page.data} appId={appId} showSubject={false} />}
       <Pager cursors={cursors} next={page?.next_cursor} busy={busy} onChange={setCursors} />
     </div>
   );
 }
 
-export interface AuditFilters {
-  type?: AuditType;
-  license_key?: string;
-  actor?: string;
-  from?: string;
-  to?: string;
-}
+type FilterName = 'type' | 'license_key' | 'actor' | 'from' | 'to';
 
 /** A `datetime-local` value (the browser's time zone) as the ISO instant the API takes. */
 const instant = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);
@@ -177,9 +203,20 @@ const localInput = (iso: string | undefined): string => {
  * license, actor and time; and the failed /auth attempts, which the service
  * counts per day rather than records one by one.
  */
-export function AuditScreen({ app, filters, onFilters }: { app: App; filters: AuditFilters; onFilters: (filters: AuditFilters) => void }) {
-  const body: Body<'/audit/get-bulk'> = { app_id: app.app_id, ...filters };
+export function AuditScreen({ app }: { app: App }) {
+  const [filters, setFilters] = useQuery<FilterName>();
+  const type = filters.type !== undefined && filters.type in eventLabels ? (filters.type as AuditType) : undefined;
+  const body: Body<'/audit/get-bulk'> = {
+    app_id: app.app_id,
+    ...(type ? { type } : {}),
+    ...(filters.license_key ? { license_key: filters.license_key } : {}),
+    ...(filters.actor ? { actor: filters.actor } : {}),
+    ...(filters.from ? { from: filters.from } : {}),
+    ...(filters.to ? { to: filters.to } : {}),
+  };
   const { page, cursors, setCursors, busy, error } = useAuditPages(body, 25);
+  const onFilters = (next: Partial<Record<FilterName, string>>) =>
+    setFilters({ type: next.type ?? '', license_key: next.license_key ?? '', actor: next.actor ?? '', from: next.from ?? '', to: next.to ?? '' });
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit log</h1>
@@ -195,7 +232,7 @@ export function AuditScreen({ app, filters, onFilters }: { app: App; filters: Au
           const form = new FormData(event.currentTarget);
           const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
           onFilters({
-            type: text('type') as AuditType | undefined,
+            type: text('type'),
             license_key: text('license_key'),
             actor: text('actor'),
             from: instant(String(form.get('from') ?? '')),
@@ -204,11 +241,13 @@ export function AuditScreen({ app, filters, onFilters }: { app: App; filters: Au
         }}
       >
         <Field label="Event type">
-          <select name="type" defaultValue={filters.type ?? ''} key={filters.type ?? ''}>
-            <option value="">Any type</option>
-            {(Object.keys(eventLabels) as AuditType[]).map((type) => (
-              <option key={type} value={type}>
-                {eventLabels[type]}
+          <select name="type" key={type ?? ''}>
+            <option value="" selected={type === undefined}>
+              Any type
+            </option>
+            {(Object.keys(eventLabels) as AuditType[]).map((option) => (
+              <option key={option} value={option} selected={option === type}>
+                {eventLabels[option]}
               </option>
             ))}
           </select>
@@ -234,7 +273,7 @@ export function AuditScreen({ app, filters, onFilters }: { app: App; filters: Au
       </form>
       <ErrorNote error={error} />
       {page && page.data.length === 0 && <p>No event matches these filters.</p>}
-      {page && <EventList events={page.data} showSubject />}
+      {page && <EventList events={page.data} appId={app.app_id} showSubject />}
       <Pager cursors={cursors} next={page?.next_cursor} busy={busy} onChange={setCursors} numbered />
       <AuthFailures app={app} />
     </section>

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
 import { LicenseEntitlements } from './entitlements';
 import { FloatingSeats } from './floating-seats';
+import { LicenseTimeline } from './history';
 import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, readDuration, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
@@ -12,6 +13,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
   // The card whose action the notice or error is about: shown there, and cleared when the next action starts.
   const [where, setWhere] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
+  const [changes, setChanges] = useState(0);
   const { busy, error, run, setError } = useAction();
 
   const reload = () => run(async () => setLicense((await call('/license/get', { license_key: licenseKey })).data));
@@ -27,6 +29,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
     if (result === undefined) return;
     await reload();
     setNotice(done);
+    setChanges((count) => count + 1);
   };
   /** A problem found in card `at` before anything was sent. */
   const say = (at: string, problem: string) => {
@@ -329,6 +332,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           {note('Delete')}
         </div>
       </div>
+      <LicenseTimeline appId={license.app_id} licenseKey={licenseKey} changes={changes} />
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
   );

@@ -2,8 +2,10 @@ import { render, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Route, Router, Switch, useLocation } from 'wouter-preact';
 import { ApiError, call, loadConfig, session, signInWithLinkCode, type App } from './api';
+import { AppId, CreateApp } from './apps';
 import { Blacklist } from './blacklist';
 import { ConnectionBanner } from './connection';
+import { AuditScreen } from './history';
 import { LicenseScreen, Licenses } from './licenses';
 import { href, navigate, paths, useHashPath, useHashSearch, useTitle } from './routes';
 import { Settings } from './settings';
@@ -13,15 +15,16 @@ import { Subscriptions } from './subscriptions';
 import { Webhooks } from './webhooks';
 import { ErrorNote, Field, useAction } from './ui';
 
-/** The screens of an application, in tab order: `#/apps/<app_id>/<path>`. A new screen is one line here. */
-const screens: { path: string; name: string; view: (app: App) => ComponentChildren }[] = [
+/** The screens of an application, in tab order: `#/apps/<app_id>/<path>`. A new screen is one line here; `changed` tells the dashboard of a renamed or paused application. */
+const screens: { path: string; name: string; view: (app: App, changed: (app: App) => void) => ComponentChildren }[] = [
   { path: 'licenses', name: 'Licenses', view: (app) => <Licenses app={app} /> },
   { path: 'subscriptions', name: 'Subscriptions', view: (app) => <Subscriptions app={app} /> },
   { path: 'blacklist', name: 'Blacklists', view: (app) => <Blacklist app={app} /> },
   { path: 'webhooks', name: 'Webhooks', view: (app) => <Webhooks app={app} /> },
   { path: 'stats', name: 'Statistics', view: (app) => <StatsView app={app} /> },
+  { path: 'audit', name: 'Audit log', view: (app) => <AuditScreen app={app} /> },
   { path: 'stripe', name: 'Stripe', view: (app) => <StripeScreen app={app} /> },
-  { path: 'settings', name: 'Signing key & settings', view: (app) => <Settings app={app} /> },
+  { path: 'settings', name: 'Signing key & settings', view: (app, changed) => <Settings app={app} onAppChanged={changed} /> },
 ];
 
 function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown }) {
@@ -48,27 +51,29 @@ function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown 
   );
 }
 
-function AppPicker({ apps }: { apps: App[] }) {
+function AppPicker({ apps, opened, onCreated }: { apps: App[]; opened: { current: boolean }; onCreated: (app: App) => void }) {
   useTitle('Applications');
-  // A team with one application opens straight on its licenses.
+  // A team with one application opens straight on its licenses, once: coming back here later is to create another.
   const only = apps.length === 1 ? apps[0] : undefined;
   useEffect(() => {
-    if (only) navigate(paths.screen(only.app_id, 'licenses'), { replace: true });
+    if (only && !opened.current) navigate(paths.screen(only.app_id, 'licenses'), { replace: true });
+    opened.current = true;
   }, [only]);
   return (
     <main class="narrow">
       <h1>Applications</h1>
-      {apps.length === 0 && <p>This team has no application yet: create one with <code>npm run admin -- app create</code>.</p>}
+      {apps.length === 0 && <p>This team has no application yet: create one below.</p>}
       <ul class="apps">
         {apps.map((app) => (
           <li key={app.app_id}>
             <a href={href(paths.screen(app.app_id, 'licenses'))}>
-              {app.name} <small>{app.status}</small>
+              {app.name} <small>{app.status === 'active' ? 'active' : 'paused'}</small>
             </a>
-            <code>{app.app_id}</code>
+            <AppId app={app} />
           </li>
         ))}
       </ul>
+      <CreateApp onCreated={onCreated} />
     </main>
   );
 }
@@ -88,11 +93,9 @@ function AppFrame({ app, apps, current, title, generation, onSignOut, children }
           ))}
         </nav>
         <span class="spacer" />
-        {apps.length > 1 && (
-          <a class="tab quiet" href={href(paths.picker())}>
-            Switch application
-          </a>
-        )}
+        <a class="tab quiet" href={href(paths.picker())}>
+          {apps.length > 1 ? 'Switch application' : 'Applications'}
+        </a>
         <button type="button" class="quiet" onClick={onSignOut}>
           Sign out
         </button>
@@ -139,6 +142,7 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
   const [generation, setGeneration] = useState(0);
   const { error, run, setError } = useAction();
   useEffect(() => setError(signInProblem ?? null), [signInProblem]);
+  const pickerOpened = useRef(false);
   useFocusOnNavigation();
 
   useEffect(() => {
@@ -174,12 +178,17 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
       </>
     );
   }
-  const frame = (appId: string, current: string, title: string, content: (app: App) => ComponentChildren) => {
+  const changed = (app: App) => setApps(apps.map((candidate) => (candidate.app_id === app.app_id ? app : candidate)));
+  const created = (app: App) => {
+    setApps([...apps, app]);
+    navigate(paths.screen(app.app_id, 'settings'));
+  };
+  const frame = (appId: string, current: string, title: string, content: (app: App, changed: (app: App) => void) => ComponentChildren) => {
     const app = apps.find((candidate) => candidate.app_id === decodeURIComponent(appId));
     if (!app) return <NotFound text="No application of this team has this id." />;
     return (
       <AppFrame app={app} apps={apps} current={current} title={title} generation={generation} onSignOut={signOut}>
-        {content(app)}
+        {content(app, changed)}
       </AppFrame>
     );
   };
@@ -187,7 +196,7 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     <>
       {banner}
       <Switch>
-        <Route path="/">{() => <AppPicker apps={apps} />}</Route>
+        <Route path="/">{() => <AppPicker apps={apps} opened={pickerOpened} onCreated={created} />}</Route>
         <Route path="/apps/:app/licenses/:key">
           {(params) => {
             const key = decodeURIComponent(params.key);

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Answer, type App } from './api';
-import { copyText, ErrorNote, Field, Notice, duration, shortTime, useAction } from './ui';
+import { AppAdmin, rotationRequest } from './apps';
+import { ConfirmDialog, copyText, ErrorNote, Field, Notice, duration, shortTime, useAction, type ConfirmRequest } from './ui';
 
 type SigningKey = Answer<'/app/signing-key'>['data'];
 type AppSettings = Answer<'/app/settings'>['data'];
@@ -13,10 +14,11 @@ const borrowLimits = { min: 60, max: 365 * 86400 };
 const maxResetInterval = 10 * 365 * 86400;
 
 /** The application's signing public key, for programs to pin, and its settings. */
-export function Settings({ app }: { app: App }) {
+export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: App) => void }) {
   const [key, setKey] = useState<SigningKey | null>(null);
   const [settings, setSettings] = useState<AppSettings | null>(null);
   const [notice, setNotice] = useState('');
+  const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const { busy, error, run, setError } = useAction();
 
   useEffect(() => {
@@ -33,6 +35,7 @@ export function Settings({ app }: { app: App }) {
   return (
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">Signing key &amp; settings</h1>
+      <AppAdmin app={app} onChanged={onAppChanged} />
       <Notice text={notice} />
       <ErrorNote error={error} />
       {key && (
@@ -68,8 +71,29 @@ export function Settings({ app }: { app: App }) {
             </div>
             <pre data-field="jwk">{jwk}</pre>
           </div>
+          <div class="row">
+            <button
+              type="button"
+              class="danger"
+              disabled={busy}
+              onClick={() =>
+                setConfirm(
+                  rotationRequest(app, () =>
+                    void run(async () => {
+                      const rotated = (await call('/app/rotate-signing-key', { app_id: app.app_id })).data;
+                      setKey(rotated);
+                      setNotice(`Signing key rotated: the new key ID is ${rotated.key_id}. Ship the new public key to your programs.`);
+                    }),
+                  ),
+                )
+              }
+            >
+              Rotate signing key…
+            </button>
+          </div>
         </div>
       )}
+      <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
       {settings && (
         <SecondsSetting
           title="Offline tokens"

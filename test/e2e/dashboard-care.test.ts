@@ -24,7 +24,7 @@ let seeded: Promise<{ key: string }> | undefined;
 const seeding = () => (seeded ??= seed());
 
 /** The screens of the application, by the tab that opens them and the heading it shows. */
-const tabs = ['Licenses', 'Subscriptions', 'Blacklists', 'Webhooks', 'Statistics', 'Stripe', 'Signing key & settings'];
+const tabs = ['Licenses', 'Subscriptions', 'Blacklists', 'Webhooks', 'Statistics', 'Audit log', 'Stripe', 'Signing key & settings'];
 
 async function noHorizontalScroll(page: Page, screen: string) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
