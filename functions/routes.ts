@@ -71,6 +71,10 @@ export const routes = [
   { path: '/app/update', group: 'app', access: 'admin' },
   { path: '/app/rotate-signing-key', group: 'app', access: 'admin' },
   { path: '/audit/get-bulk', group: 'app', access: 'read' },
+  { path: '/apikey/create', group: 'app', access: 'admin' },
+  { path: '/apikey/list', group: 'app', access: 'admin' },
+  { path: '/apikey/revoke', group: 'app', access: 'admin' },
+  { path: '/apikey/current', group: 'app', access: 'read' },
 
   { path: '/webhook/create', group: 'webhook', access: 'manage' },
   { path: '/webhook/list', group: 'webhook', access: 'read' },

@@ -139,8 +139,12 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   // applications through the index (`TEAM#<id>#APPS`); /app/stats reads the app's totals, expiry counts and daily
   // counters (`APP#<id>#STATS`); /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
   // /app/create puts the new application's item (conditional on its absence); /app/update and rotation update it.
+  // /apikey/create puts a key's item (`APIKEY#<hash>`), /apikey/revoke updates it, /apikey/list queries the team's keys in the index.
   app: {
-    grants: [{ actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], partitions: ['app'] }],
+    grants: [
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], partitions: ['app'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['apiKey'] },
+    ],
     queriesIndexes: ['app', 'team'],
     indexes: ['gsi1'],
   },

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorWords, type Body, type BulkPath, type App, type License, type Subscription } from './api';
 import { LicenseDetail } from './license-detail';
+import { AllMatches, SearchResults, type ListBody } from './license-search';
 import { href, navigate, paths, useQuery } from './routes';
 import { ConfirmDialog, csv, download, DurationFields, ErrorNote, Field, Notice, Pager, duration, plural, readDuration, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
 
@@ -9,6 +10,31 @@ interface Filters {
   status: '' | 'active' | 'paused';
   subscription_id: string;
   tag: string;
+  /** Expired, never used, or expiring within `days` days. */
+  expiry: '' | 'expired' | 'unused' | 'expiring';
+  days: string;
+  /** `created` (newest first), `oldest`, `expiry` (soonest first), `expiry-last`. */
+  sort: '' | 'oldest' | 'expiry' | 'expiry-last';
+  /** A /license/find query: a key, username or bound device. */
+  q: string;
+}
+
+const expiryValues = ['expired', 'unused', 'expiring'] as const;
+const sortValues = ['oldest', 'expiry', 'expiry-last'] as const;
+const oneOf = <T extends string>(values: readonly T[], value: string | undefined): T | '' => (values.includes(value as T) ? (value as T) : '');
+
+/** The listing's body for these filters (docs/management-api.md, "Licenses"). */
+function listBody(appId: string, filters: Filters): ListBody {
+  const days = Math.max(1, Math.min(3650, Math.round(Number(filters.days) || 7)));
+  return {
+    app_id: appId,
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.subscription_id ? { subscription_id: filters.subscription_id } : {}),
+    ...(filters.tag.trim() ? { tag: filters.tag.trim() } : {}),
+    ...(filters.expiry === 'expired' ? { expired: true } : filters.expiry === 'unused' ? { unused: true } : filters.expiry === 'expiring' ? { expiring_within_days: days } : {}),
+    ...(filters.sort === 'expiry' || filters.sort === 'expiry-last' ? { sort_field: 'expires_at' as const } : {}),
+    ...(filters.sort === 'oldest' || filters.sort === 'expiry' ? { sort_order: 'asc' as const } : {}),
+  };
 }
 
 const perPage = 25;
@@ -27,8 +53,17 @@ export function Licenses({ app }: { app: App }) {
   // null until loaded: an empty list means the application has none, not that they could not be read.
   const [subscriptions, setSubscriptions] = useState<Subscription[] | null>(null);
   const [query, setQuery] = useQuery<keyof Filters>();
-  const filters: Filters = { status: query.status === 'active' || query.status === 'paused' ? query.status : '', subscription_id: query.subscription_id ?? '', tag: query.tag ?? '' };
-  const filterKey = `${filters.status}|${filters.subscription_id}|${filters.tag}`;
+  const filters: Filters = {
+    status: query.status === 'active' || query.status === 'paused' ? query.status : '',
+    subscription_id: query.subscription_id ?? '',
+    tag: query.tag ?? '',
+    expiry: oneOf(expiryValues, query.expiry),
+    days: query.days ?? '7',
+    sort: oneOf(sortValues, query.sort),
+    q: query.q ?? '',
+  };
+  const body = listBody(app.app_id, filters);
+  const filterKey = JSON.stringify(body);
   // Cursors of the pages before this one, so "Previous" can go back without the API keeping state; new filters start at page 1.
   const [paging, setPaging] = useState<{ filterKey: string; cursors: (string | undefined)[] }>({ filterKey, cursors: [undefined] });
   const cursors = paging.filterKey === filterKey ? paging.cursors : [undefined];
@@ -36,7 +71,7 @@ export function Licenses({ app }: { app: App }) {
   const [page, setPage] = useState<{ licenses: License[]; next: string | null } | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [creating, setCreating] = useState(false);
-  const [lookup, setLookup] = useState('');
+  const [lookup, setLookup] = useState(query.q ?? '');
   const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const { busy, error, run } = useAction();
@@ -44,15 +79,7 @@ export function Licenses({ app }: { app: App }) {
   const cursor = cursors[cursors.length - 1];
   const load = () =>
     run(async () => {
-      const body = {
-        app_id: app.app_id,
-        per_page: perPage,
-        ...(filters.status ? { status: filters.status } : {}),
-        ...(filters.subscription_id ? { subscription_id: filters.subscription_id } : {}),
-        ...(filters.tag.trim() ? { tag: filters.tag.trim() } : {}),
-        ...(cursor ? { cursor } : {}),
-      };
-      const listed = await call('/license/get-bulk', body);
+      const listed = await call('/license/get-bulk', { ...body, per_page: perPage, ...(cursor ? { cursor } : {}) });
       setPage({ licenses: listed.data, next: listed.next_cursor ?? null });
       setSelected(new Set());
     });
@@ -64,8 +91,7 @@ export function Licenses({ app }: { app: App }) {
     void load();
   }, [app.app_id, filterKey, paging]);
 
-  const setFilter = (patch: Partial<Filters>) => setQuery(patch);
-  const open = (key: string) => navigate(paths.license(app.app_id, key));
+  const setFilter = (patch: Partial<Filters>, options?: { replace?: boolean }) => setQuery(patch, options);
 
   const bulk = async <P extends BulkPath>(path: P, extra: Omit<Body<P>, 'license_keys'>, done: string) => {
     const keys = [...selected];
@@ -118,14 +144,24 @@ export function Licenses({ app }: { app: App }) {
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          if (lookup.trim()) open(lookup.trim());
+          setFilter({ q: lookup.trim() });
         }}
       >
-        <Field label="Find by key">
-          <input name="lookup" value={lookup} onInput={(event) => setLookup(event.currentTarget.value)} placeholder="License key" />
+        <Field label="Find a license">
+          <input name="lookup" value={lookup} onInput={(event) => setLookup(event.currentTarget.value)} placeholder="Key, username or device (HWID)" />
         </Field>
-        <button type="submit">Open</button>
+        <button type="submit">Find</button>
       </form>
+      {filters.q && (
+        <SearchResults
+          app={app}
+          query={filters.q}
+          onClear={() => {
+            setLookup('');
+            setFilter({ q: '' });
+          }}
+        />
+      )}
       <div class="row filters">
         <Field label="Status">
           <select name="status" value={filters.status} onChange={(event) => setFilter({ status: event.currentTarget.value as Filters['status'] })}>
@@ -154,7 +190,35 @@ export function Licenses({ app }: { app: App }) {
             <input name="tag" defaultValue={filters.tag} key={filters.tag} placeholder="Press Enter" />
           </Field>
         </form>
+        <Field label="Expiry">
+          <select name="expiry" value={filters.expiry} onChange={(event) => setFilter({ expiry: event.currentTarget.value as Filters['expiry'] })}>
+            <option value="">Any</option>
+            <option value="expired">Expired</option>
+            <option value="unused">Never used</option>
+            <option value="expiring">Expiring within…</option>
+          </select>
+        </Field>
+        {filters.expiry === 'expiring' && (
+          <Field label="Days">
+            <input name="days" type="number" min={1} max={3650} value={filters.days} onChange={(event) => setFilter({ days: event.currentTarget.value }, { replace: true })} />
+          </Field>
+        )}
+        <Field label="Sort">
+          <select name="sort" value={filters.sort} onChange={(event) => setFilter({ sort: event.currentTarget.value as Filters['sort'] })}>
+            <option value="">Newest first</option>
+            <option value="oldest">Oldest first</option>
+            <option value="expiry">Expiring soonest (used licenses)</option>
+            <option value="expiry-last">Expiring last (used licenses)</option>
+          </select>
+        </Field>
       </div>
+      <AllMatches
+        body={body}
+        onDone={(text) => {
+          setNotice(text);
+          void load();
+        }}
+      />
       {selected.size > 0 && (
         <BulkBar
           count={selected.size}

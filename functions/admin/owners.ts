@@ -1,6 +1,7 @@
 import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newApiKey, newId, sha256Hex } from '#core/domain/ids';
+import { makeApiKey } from '#core/domain/api-keys';
+import { newId, sha256Hex } from '#core/domain/ids';
 import { newSigningKey, publicSigningKey, rotateSigningKey, currentSigningKey } from '#core/signing/signing-keys';
 import type { App } from '#data/app.repo';
 
@@ -81,7 +82,7 @@ export async function rotateAppSigningKey(deps: AdminDeps, input: { appId: strin
 }
 
 /**
- * The key is returned once and stored only as its SHA-256. On a deployed stack,
+ * An admin key, returned once and stored only as its SHA-256 (docs/api-keys.md). On a deployed stack,
  * `registerUsageKey` creates the API Gateway key the usage plan meters this owner by.
  */
 export async function createApiKey(
@@ -89,15 +90,8 @@ export async function createApiKey(
   input: { teamId: string; registerUsageKey?: (teamId: string) => Promise<string> },
 ) {
   if (!(await deps.repos.teams.get(input.teamId))) throw new AdminError(`No team ${input.teamId}`);
-  const apiKey = newApiKey();
   const usageIdentifierKey = input.registerUsageKey ? await input.registerUsageKey(input.teamId) : undefined;
-  await deps.repos.apiKeys.create({
-    key_hash: sha256Hex(apiKey),
-    team_id: input.teamId,
-    status: 'active',
-    created_at: iso(deps.clock.now()),
-    ...(usageIdentifierKey ? { usage_identifier_key: usageIdentifierKey } : {}),
-  });
+  const { apiKey } = await makeApiKey(deps, { teamId: input.teamId, role: 'admin', name: 'Admin CLI', usageIdentifierKey });
   return { api_key: apiKey };
 }
 

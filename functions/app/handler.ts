@@ -1,5 +1,6 @@
-import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
+import { callingKeyEndpoint, createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
 import { signingDepsFromEnv } from '#core/signing/signing-deps';
+import { createApiKeyRoute, currentApiKey, listApiKeys, revokeApiKeyRoute } from './api-keys';
 import { listAudit } from './audit';
 import { listApps } from './list';
 import { createApp, rotateSigningKey, updateApp } from './manage';
@@ -17,6 +18,10 @@ export const endpoints: Endpoints<'app'> = {
   '/app/update': managementEndpoint(schemas.updateAppSchema, updateApp),
   '/app/rotate-signing-key': managementEndpoint(schemas.appIdSchema, rotateSigningKey),
   '/audit/get-bulk': managementListEndpoint(schemas.auditListSchema, listAudit),
+  '/apikey/create': callingKeyEndpoint(schemas.createApiKeySchema, createApiKeyRoute),
+  '/apikey/list': managementEndpoint(schemas.listAppsSchema, listApiKeys),
+  '/apikey/revoke': managementEndpoint(schemas.apiKeyIdSchema, revokeApiKeyRoute),
+  '/apikey/current': callingKeyEndpoint(schemas.listAppsSchema, currentApiKey),
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('app', endpoints, deps);

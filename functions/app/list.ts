@@ -1,10 +1,11 @@
 import type { Deps } from '#core/deps';
+import { inScope } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import { appSummary } from './manage';
 import type { listAppsSchema } from './schemas';
 
-/** The caller's own applications only: the team comes from the API key, never from the body. */
+/** The caller's own applications only (those its API key is limited to, if it is): the team comes from the API key, never from the body. */
 export async function listApps(deps: Deps, input: OwnerInput<typeof listAppsSchema>) {
-  const apps = await deps.repos.apps.listByTeam(input.teamId);
+  const apps = (await deps.repos.apps.listByTeam(input.teamId)).filter((app) => inScope(deps, app.app_id));
   return apps.map(appSummary);
 }

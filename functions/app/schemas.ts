@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { appIdField, hwidResetIntervalField, licenseKeyField, nameField } from '#core/domain/fields';
+import { roles } from '../access';
+import { apiKeyIdField, appIdField, hwidResetIntervalField, licenseKeyField, nameField } from '#core/domain/fields';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 import { borrowSecondsLimits } from '#data/leases';
@@ -57,3 +58,14 @@ export const auditListSchema = z.object({
   per_page: z._default(z.int().check(z.minimum(1), z.maximum(100)), 25),
   cursor: z.nullish(z.string().check(z.maxLength(512))),
 }).check(z.refine((body) => body.from === undefined || body.to === undefined || body.from < body.to, { message: 'must be later than from', path: ['to'] }));
+
+/** At most this many applications per key: the authorizer hands them on in one context value. */
+export const maxKeyApps = 50;
+
+export const createApiKeySchema = z.strictObject({
+  role: z.enum(roles),
+  apps: z.optional(z.array(appIdField).check(z.minLength(1), z.maxLength(maxKeyApps))),
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))),
+});
+
+export const apiKeyIdSchema = z.strictObject({ key_id: apiKeyIdField });

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authenticateApiKey } from '#core/http/api-key-auth';
+import { authenticateApiKey, type Owner } from '#core/http/api-key-auth';
 import { lambdaDepsFromEnv, type Deps } from '#core/deps';
 import { ManagementError } from '#core/http/errors';
 
@@ -10,7 +10,15 @@ export function headerValue(headers: Record<string, string | undefined> | null |
   return undefined;
 }
 
-/** Allow for every method of this API and stage, so one cached decision serves all management routes. */
+/**
+ * Allow for every method of this API and stage, so one cached decision serves
+ * all management routes. A key's role is not written into the policy: a route
+ * left out of it would be refused by API Gateway with the ACCESS_DENIED gateway
+ * response, whose one fixed status is the 401 an unknown key gets
+ * (lib/gateway-responses.ts), where a route the role may not call answers 403.
+ * The role travels in the context instead, and every group's handler checks the
+ * route against it (functions/access.ts) before reading the body.
+ */
 function apiWildcard(methodArn: string): string {
   const [arnPrefix, stage] = methodArn.split('/');
   return `${arnPrefix}/${stage}/*`;
@@ -27,6 +35,22 @@ function policy(effect: 'Allow' | 'Deny', principalId: string, methodArn: string
 }
 
 /**
+ * What the group handlers learn of the key (functions/core/http/handler.ts).
+ * API Gateway passes only strings, numbers and booleans on: the applications
+ * are joined by commas (ids hold none), and absent when the key reaches all.
+ */
+export function authorizerContext(owner: Owner): Record<string, string> {
+  return {
+    team_id: owner.teamId,
+    actor: owner.actor,
+    role: owner.role,
+    ...(owner.apps ? { apps: owner.apps.join(',') } : {}),
+    // A key made by /apikey/create is metered under its team's gateway key, with no call to API Gateway.
+    ...(owner.usageIdentifierKey ? { usage_identifier_key: owner.usageIdentifierKey } : {}),
+  };
+}
+
+/**
  * The REQUEST authorizer in front of every management route, on AWS and on the
  * local server alike. An unknown or revoked key gets a Deny carrying its error
  * code, which the gateway renders as 401 INVALID_API_KEY; a missing header never
@@ -38,7 +62,7 @@ export async function authorize(deps: Pick<Deps, 'repos' | 'logger'>, event: API
     const owner = await authenticateApiKey(deps, headerValue(event.headers, 'x-api-key'));
     return {
       ...policy('Allow', owner.teamId, event.methodArn),
-      context: { team_id: owner.teamId, actor: owner.actor },
+      context: authorizerContext(owner),
       ...(owner.usageIdentifierKey ? { usageIdentifierKey: owner.usageIdentifierKey } : {}),
     };
   } catch (error) {

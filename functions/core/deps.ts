@@ -29,6 +29,8 @@ export interface Deps {
   signers: SignerCache;
   /** Where redeliveries are queued and which targets are allowed; only the webhook group has it. */
   webhooks: WebhookSetup | undefined;
+  /** The applications the request's API key is limited to (docs/api-keys.md); undefined: all of its team's. */
+  appScope?: ReadonlySet<string>;
 }
 
 export interface WebhookSetup {
@@ -62,11 +64,11 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
  * table whose transactions carry tokens derived from the request's id, read
  * through a cache that also keeps what this request read (requestItemCache).
  */
-export function forRequest(deps: Deps, requestId: string | undefined, actor?: string): Deps {
-  if (!requestId && actor === undefined) return deps;
+export function forRequest(deps: Deps, requestId: string | undefined, actor?: string, appScope?: ReadonlySet<string>): Deps {
+  if (!requestId && actor === undefined && appScope === undefined) return deps;
   const table = { ...deps.table, ...(requestId ? { requestId } : {}), ...(actor === undefined ? {} : { actor }) };
   const cache = requestItemCache(deps.cache);
-  return { ...deps, table, cache, repos: createRepos(table, cache) };
+  return { ...deps, table, cache, repos: createRepos(table, cache), ...(appScope ? { appScope } : {}) };
 }
 
 let lambdaDeps: Promise<Deps> | undefined;

@@ -129,7 +129,7 @@ export function createTable(client: DynamoDBClient, tableName: string): Table {
 }
 
 /** True when the conditional write was made, false when its condition failed; any other error is thrown. */
-async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
   try {
     await write;
     return true;

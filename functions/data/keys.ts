@@ -28,6 +28,12 @@ export const keys = {
   team: (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' }),
 
   apiKey: (keyHash: string): ItemKey => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  /** A team's API keys, in creation order: the key's id, never its hash, names it in the index. */
+  apiKeyByTeam: (teamId: string, createdAt: string, keyId: string): Gsi1Key => ({
+    gsi1pk: `TEAM#${teamId}#APIKEYS`,
+    gsi1sk: `${createdAt}#${keyId}`,
+  }),
+  apiKeysOfTeam: (teamId: string): string => `TEAM#${teamId}#APIKEYS`,
 
   app: (appId: string): ItemKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
   /** Applications of a team, in creation order. */
@@ -100,7 +106,7 @@ export const keys = {
    * A device a license lists as bound, whatever its subscription: one item per
    * license under the device's partition, named by the license's item key, so
    * /license/find reads every license bound to an HWID with one query. The
-   * events consumer keeps these from the stream (data/device.repo.ts).
+   * events consumer keeps these from the stream (data/lookup.repo.ts).
    */
   boundDevice: (appId: string, hwid: string, licenseItemPk: string): ItemKey => ({ pk: keys.devicesOf(appId, hwid), sk: licenseItemPk }),
   devicesOf: (appId: string, hwid: string): string => `APP#${appId}#DEV#${hwid}`,

@@ -549,12 +549,19 @@ function createLicenseWrites(table: Table) {
       teamId: string,
       changes: Partial<LicenseSettings>,
       expected: Partial<Pick<License, keyof LicenseSettings | 'app_id'>> = {},
+      appScope?: ReadonlySet<string>,
     ): Promise<License | undefined> {
       const set = assignments(changes);
       const unchanged = equalities(expected);
+      // An API key limited to applications (at most 50: IN takes 100) writes only their licenses.
+      const scope = [...(appScope ?? [])].map((appId, index) => [`:scope${index}`, appId] as const);
       const names = { ...set.names, ...unchanged.names };
-      const values = { ':team': teamId, ...set.values, ...unchanged.values };
-      const conditions = ['team_id = :team', ...(unchanged.text ? [unchanged.text] : [])];
+      const values = { ':team': teamId, ...set.values, ...unchanged.values, ...Object.fromEntries(scope) };
+      const conditions = [
+        'team_id = :team',
+        ...(unchanged.text ? [unchanged.text] : []),
+        ...(appScope ? [`app_id IN (${scope.map(([name]) => name).join(', ')})`] : []),
+      ];
       // The key names the license in the shared namespace or under the team; the team condition makes the wrong one fail.
       for (const key of keys.licenseCandidates(licenseKey, teamId)) {
         try {

@@ -21,7 +21,7 @@ export async function setOrFlipFlag(deps: Deps, teamId: string, licenseKey: stri
 
 /** The team condition of the update is the ownership check: another owner's license answers like a missing one. */
 export async function updateOwned(deps: Deps, teamId: string, licenseKey: string, fields: Partial<HwidSettings>): Promise<License> {
-  const updated = await deps.repos.licenses.updateFields(licenseKey, teamId, fields);
+  const updated = await deps.repos.licenses.updateFields(licenseKey, teamId, fields, {}, deps.appScope);
   if (!updated) throw notFound.license();
   return updated;
 }

@@ -7,14 +7,15 @@ import type { toggleLockBulkSchema } from './schemas';
 /**
  * Sets `hwid_lock` on each key on its own: a key that is missing or another
  * owner's fails alone as LICENSE_NOT_FOUND, an unexpected error fails alone as
- * SERVER_ERROR, and the rest go on. An explicit value makes a retried request
+ * SERVER_ERROR, and the rest go on. A license of an application the API key
+ * is not limited to fails as a missing one. An explicit value makes a retried request
  * leave the same end state.
  */
 export function toggleLockBulk(deps: Deps, input: OwnerInput<typeof toggleLockBulkSchema>) {
   return runBulk(
     input.license_keys,
     async (licenseKey) => {
-      if (!(await deps.repos.licenses.updateFields(licenseKey, input.teamId, { hwid_lock: input.hwid_lock }))) throw notFound.license();
+      if (!(await deps.repos.licenses.updateFields(licenseKey, input.teamId, { hwid_lock: input.hwid_lock }, {}, deps.appScope))) throw notFound.license();
     },
     { logger: deps.logger },
   );

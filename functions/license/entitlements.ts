@@ -8,14 +8,14 @@ import type { resetUsageSchema, updateFeaturesSchema, updateUsageLimitsSchema } 
 
 /** Replaces the license's own features; its subscription's still apply beside them. */
 export async function updateFeatures(deps: Deps, input: OwnerInput<typeof updateFeaturesSchema>) {
-  const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { features: input.features });
+  const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { features: input.features }, {}, deps.appScope);
   if (!license) throw notFound.license();
   return licenseRecord(deps, license);
 }
 
 /** Replaces the license's own usage limits; counts already made stay, measured against the new limits. */
 export async function updateUsageLimits(deps: Deps, input: OwnerInput<typeof updateUsageLimitsSchema>) {
-  const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { usage_limits: input.usage_limits });
+  const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { usage_limits: input.usage_limits }, {}, deps.appScope);
   if (!license) throw notFound.license();
   return licenseRecord(deps, license);
 }

@@ -44,7 +44,7 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
   // A key that cannot be extended goes key by key, where it gets its own INVALID_INPUT.
   const owned = distinct
     .map((key) => read.get(key))
-    .filter((license): license is License => isOwnedLicense(license, input.teamId) && extensionProblem(license, input.extend_seconds) === undefined);
+    .filter((license): license is License => isOwnedLicense(deps, license, input.teamId) && extensionProblem(license, input.extend_seconds) === undefined);
   const groups = Array.from({ length: Math.ceil(owned.length / groupSize) }, (_, index) => owned.slice(index * groupSize, (index + 1) * groupSize));
 
   const extended = new Set<string>();

@@ -6,7 +6,7 @@ import type { updateMetadataSchema } from './schemas';
 
 /** Replaces the whole object: owners send what they want stored, no merge rules to learn. */
 export async function updateMetadata(deps: Deps, input: OwnerInput<typeof updateMetadataSchema>) {
-  const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { metadata: input.metadata });
+  const license = await deps.repos.licenses.updateFields(input.license_key, input.teamId, { metadata: input.metadata }, {}, deps.appScope);
   if (!license) throw notFound.license();
   return licenseRecord(deps, license);
 }

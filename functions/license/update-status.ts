@@ -7,7 +7,7 @@ import type { updateStatusSchema } from './schemas';
 
 /** One conditional write: a missing license and another owner's fail the same condition. */
 export async function setStatusOwned(deps: Deps, teamId: string, licenseKey: string, status: License['status']): Promise<License> {
-  const license = await deps.repos.licenses.updateFields(licenseKey, teamId, { status });
+  const license = await deps.repos.licenses.updateFields(licenseKey, teamId, { status }, {}, deps.appScope);
   if (!license) throw notFound.license();
   return license;
 }

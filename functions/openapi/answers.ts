@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { blacklistTypes } from '#data/blacklist.repo';
 import { eventTypes } from '../events/derive';
 import { usagePeriods } from '#shared/usage-periods';
+import { roles } from '../access';
 
 /**
  * The answers' shapes, for the OpenAPI document only (no handler imports this
@@ -110,6 +111,22 @@ export const blacklistEntry = z.strictObject({
 });
 
 export const deletedBlacklistEntry = z.strictObject({ type: z.enum(blacklistTypes), value: z.string(), deleted: z.literal(true) });
+
+/** An API key as /apikey/list shows it: never the key nor its hash. */
+export const apiKeySummary = z.strictObject({
+  key_id: uuid,
+  name: z.nullable(z.string()),
+  hint: z.nullable(z.string()),
+  role: z.enum(roles),
+  apps: z.nullable(z.array(uuid)),
+  status: z.enum(['active', 'revoked']),
+  created_at: timestamp,
+  revoked_at: z.nullable(timestamp),
+});
+
+export const createdApiKey = z.strictObject({ ...apiKeySummary.shape, api_key: z.string() });
+
+export const currentApiKey = z.strictObject({ role: z.enum(roles), apps: z.nullable(z.array(uuid)) });
 
 export const appSummary = z.strictObject({ app_id: uuid, name: z.string(), status: z.enum(['active', 'inactive']), created_at: timestamp });
 

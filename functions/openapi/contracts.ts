@@ -64,6 +64,17 @@ const example = {
   webhookId: '6a4f1e2d-0b9c-4d7e-8f3a-2c5b1e9d7a60',
 };
 
+const apiKeyExample = {
+  key_id: '0c7d5e2a-91f4-4b3e-a6d8-5f2c1b9e7a34',
+  name: 'Support desk',
+  hint: 'lsk_Q3vT',
+  role: 'support',
+  apps: [example.appId],
+  status: 'active',
+  created_at: example.createdAt,
+  revoked_at: null,
+};
+
 const signingKeyExample = {
   key_id: 'kxQ0f1oYQ3cJ9m1m3k2o7cOQ5kq1dY5S8m3F2j2w9sE',
   algorithm: 'ed25519',
@@ -745,6 +756,47 @@ export const contracts: Record<RoutePath, Contract> = {
     ],
     list: true,
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/apikey/create': {
+    tag: 'API keys',
+    summary: 'Make an API key for your team, with a role and optionally limited to applications',
+    description:
+      'Admin keys only (docs/api-keys.md). The answer is the only place the key is ever shown: store it now. Without `apps` the key reaches all of the team\'s applications, or, made by a key limited to applications, the same ones; an application outside the caller\'s is `ACCESS_DENIED`.',
+    request: appSchemas.createApiKeySchema,
+    requestExample: { role: 'support', apps: [example.appId], name: 'Support desk' },
+    answer: answers.createdApiKey,
+    answerExample: { ...apiKeyExample, api_key: 'lsk_Q3vT8Zr2pLm6YwN4kXc9HbJ7dFs5GtA1eRqU0oPi2nV' },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/apikey/list': {
+    tag: 'API keys',
+    summary: "List your team's API keys",
+    description: 'Admin keys only. Never the key nor its hash: its first characters (`hint`) tell keys apart. Keys made before keys had ids (before roles) are not listed; they keep full rights until revoked with the admin CLI.',
+    request: appSchemas.listAppsSchema,
+    requestExample: {},
+    answer: z.array(answers.apiKeySummary),
+    answerExample: [apiKeyExample],
+    errors: ['ACCESS_DENIED'],
+  },
+  '/apikey/revoke': {
+    tag: 'API keys',
+    summary: 'Revoke one of your team\'s API keys',
+    description: 'Admin keys only. The key answers 401 `INVALID_API_KEY` once API Gateway\'s cached verdict for it ends (at most the authorizer cache time, 300 s by default; at once on the local server). A `key_id` that is not one of your team\'s keys is `ACCESS_DENIED`; revoking a revoked key answers it again.',
+    request: appSchemas.apiKeyIdSchema,
+    requestExample: { key_id: apiKeyExample.key_id },
+    answer: answers.apiKeySummary,
+    answerExample: { ...apiKeyExample, status: 'revoked', revoked_at: '2026-03-02T09:30:00.000Z' },
+    errors: ['ACCESS_DENIED'],
+  },
+  '/apikey/current': {
+    tag: 'API keys',
+    summary: 'The role and applications of the calling key',
+    description: 'Any key may ask; answered from the authorizer\'s verdict without a read. The dashboard hides what the role may not call (docs/api-keys.md).',
+    request: appSchemas.listAppsSchema,
+    requestExample: {},
+    answer: answers.currentApiKey,
+    answerExample: { role: 'support', apps: [example.appId] },
+    errors: [],
   },
 
   '/webhook/create': {

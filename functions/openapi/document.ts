@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { clientMessages, managementErrors } from '#core/http/errors';
 import { appIdField, subscriptionIdField } from '#core/domain/fields';
-import { groups, inboundRoutes, routes, sideOf, type RoutePath } from '../routes';
+import { findRoute, groups, inboundRoutes, routes, sideOf, type RoutePath } from '../routes';
 import * as answers from './answers';
 import { commonManagementErrors, contracts, isClientContract, type ClientContract, type ManagementContract } from './contracts';
 
@@ -89,9 +89,14 @@ const retryAfter = { 'Retry-After': { $ref: '#/components/headers/Retry-After' }
 
 const json = (schema: Json, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
 
-function managementErrorResponses(contract: ManagementContract): Record<string, Json> {
+/** A route some API-key role may not call answers ACCESS_DENIED to those keys (docs/api-keys.md). */
+function roleErrors(path: RoutePath): ManagementContract['errors'] {
+  return findRoute(path)?.access === 'read' ? [] : ['ACCESS_DENIED'];
+}
+
+function managementErrorResponses(path: RoutePath, contract: ManagementContract): Record<string, Json> {
   const byStatus = new Map<number, string[]>();
-  for (const code of [...commonManagementErrors, ...contract.errors]) {
+  for (const code of new Set([...commonManagementErrors, ...roleErrors(path), ...contract.errors])) {
     const { status } = managementErrors[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -184,7 +189,7 @@ function managementOperation(path: RoutePath, contract: ManagementContract): Jso
           ...(contract.list ? { next_cursor: null } : {}),
         }),
       },
-      ...managementErrorResponses(contract),
+      ...managementErrorResponses(path, contract),
     },
   };
 }
@@ -278,6 +283,7 @@ export function openApiDocument(serverUrl?: string): Json {
       { name: 'Subscriptions', description: 'Subscription tiers of an application.' },
       { name: 'Blacklists', description: 'Countries, ASNs, IP addresses and networks, HWIDs refused by /auth.' },
       { name: 'Applications', description: 'Applications, their signing keys, settings, statistics and audit log.' },
+      { name: 'API keys', description: 'Your team\'s API keys, their roles and the applications they may reach (docs/api-keys.md).' },
       { name: 'Webhooks', description: 'Signed deliveries of events to your HTTPS endpoints, with retries and a delivery log.' },
       { name: 'Stripe', description: 'Selling through Stripe Checkout: the connection, the licenses of a Checkout Session, and the endpoint Stripe posts its events to.' },
     ],

@@ -1,12 +1,12 @@
 import { newId } from '#core/domain/ids';
 import type { Subscription } from '#data/subscription.repo';
-import { routes, type RoutePath } from '../../functions/routes';
+import { findRoute, routes, type RoutePath } from '../../functions/routes';
 import { blacklist } from '../support/client';
 import { createFakeClock } from '../support/clock';
 import { request, startTestServer, type HttpResult, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { committedDocument, documentValidator } from '../support/openapi';
-import { createOwner, type Owner } from '../support/owners';
+import { createOwner, keyOf, type Owner } from '../support/owners';
 import { seedDelivery, seedWebhook } from '../support/webhooks';
 
 /**
@@ -137,6 +137,10 @@ describe('every management route, against the document', () => {
     '/app/update': async () => ({ app_id: owner.app_id, name: 'Contract app renamed', status: 'active' }),
     '/app/rotate-signing-key': async () => ({ app_id: owner.app_id }),
     '/audit/get-bulk': async () => ({ app_id: owner.app_id, actor: 'admin', from: '2020-01-01T00:00:00Z', per_page: 5 }),
+    '/apikey/create': async () => ({ role: 'support', apps: [owner.app_id], name: 'Contract' }),
+    '/apikey/list': async () => ({}),
+    '/apikey/revoke': async () => ({ key_id: (await keyOf(env.deps, owner, 'read_only')).key_id }),
+    '/apikey/current': async () => ({}),
     '/webhook/create': async () => ({ app_id: owner.app_id, url: 'https://example.com/hooks', events: ['*'], description: 'CRM' }),
     '/webhook/list': async () => ({ app_id: owner.app_id }),
     '/webhook/update': async () => ({ webhook_id: (await seedWebhook(env, owner)).webhook_id, events: ['license.created'], enabled: false }),
@@ -156,6 +160,10 @@ describe('every management route, against the document', () => {
     '/integration/stripe/licenses': async () => ({ app_id: owner.app_id, checkout_session: 'cs_test_contract' }),
   };
   const managementPaths = Object.keys(valid) as (keyof typeof valid)[];
+  /** Routes whose body has no fields: an unknown one is their bad input. */
+  const noFields = new Set<RoutePath>(['/app/list', '/apikey/list', '/apikey/current']);
+  let readOnly: ReturnType<typeof keyOf> | undefined;
+  const readOnlyKey = () => (readOnly ??= keyOf(env.deps, owner, 'read_only'));
 
   it('covers exactly the management routes of the route table', () => {
     expect([...managementPaths].sort()).toEqual(routes.filter((route) => route.group !== 'client').map((route) => route.path).sort());
@@ -165,10 +173,11 @@ describe('every management route, against the document', () => {
     const body = await valid[path]();
     expect(validator.requestProblems(path, body)).toEqual([]);
     await expectOutcome(manage(path, body), '200:');
-    await expectOutcome(manage(path, path === '/app/list' ? { unknown: 1 } : {}), '400:INVALID_INPUT');
+    await expectOutcome(manage(path, noFields.has(path) ? { unknown: 1 } : {}), '400:INVALID_INPUT');
     await expectOutcome(send(env, path, body), '401:MISSING_AUTH');
     await expectOutcome(send(env, path, body, { 'x-api-key': 'lsk_not-a-key' }), '401:INVALID_API_KEY');
     await expectOutcome(manage(path, { padding: 'x'.repeat(300 * 1024) }), '413:PAYLOAD_TOO_LARGE');
+    if (findRoute(path)!.access !== 'read') await expectOutcome(send(env, path, body, (await readOnlyKey()).auth), '403:ACCESS_DENIED');
   });
 
   it('answers 429 RATE_LIMITED with Retry-After on every management route once the owner is over the limit', async () => {
@@ -276,6 +285,10 @@ describe('every management route, against the document', () => {
     await manage('/integration/stripe/delete', { app_id: owner.app_id });
     await expectOutcome(manage('/integration/stripe/get', { app_id: owner.app_id }), '404:NOT_FOUND');
     await expectOutcome(manage('/integration/stripe/delete', { app_id: owner.app_id }), '404:NOT_FOUND');
+
+    await expectOutcome(manage('/apikey/create', { role: 'read_only', apps: [unknownApp.app_id] }), '404:APP_NOT_FOUND');
+    await expectOutcome(manage('/apikey/create', { role: 'read_only', apps: [foreignApp.app_id] }), '403:ACCESS_DENIED');
+    await expectOutcome(manage('/apikey/revoke', { key_id: (await keyOf(env.deps, other, 'admin')).key_id }), '403:ACCESS_DENIED');
   });
 });
 

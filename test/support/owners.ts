@@ -1,5 +1,7 @@
 import type { Deps } from '#core/deps';
 import * as owners from '../../functions/admin/owners';
+import type { Role } from '../../functions/access';
+import { makeApiKey } from '#core/domain/api-keys';
 
 export interface Owner {
   team_id: string;
@@ -13,4 +15,10 @@ export interface Owner {
 export async function createOwner(deps: Deps): Promise<Owner> {
   const owner = await owners.bootstrap(deps);
   return { ...owner, auth: { 'x-api-key': owner.api_key } };
+}
+
+/** Another API key of the owner's team, with a role and optionally limited to applications (docs/api-keys.md). */
+export async function keyOf(deps: Deps, owner: Pick<Owner, 'team_id'>, role: Role, apps?: string[]): Promise<{ key_id: string; auth: Record<string, string> }> {
+  const { apiKey, record } = await makeApiKey(deps, { teamId: owner.team_id, role, apps });
+  return { key_id: record.key_id!, auth: { 'x-api-key': apiKey } };
 }

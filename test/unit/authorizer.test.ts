@@ -9,9 +9,9 @@ const methodArn = 'arn:aws:execute-api:eu-central-1:123456789012:abc123/prod/POS
 const validKey = newApiKey();
 
 /** An API key store that counts its reads: each one is a DynamoDB GetItem on AWS. */
-function countingRepos() {
+function countingRepos(extra: Partial<ApiKeyRecord> = {}) {
   const reads: string[] = [];
-  const record: ApiKeyRecord = { key_hash: sha256Hex(validKey), team_id: 'team-1', status: 'active', created_at: '2026-01-01T00:00:00.000Z' };
+  const record: ApiKeyRecord = { key_hash: sha256Hex(validKey), team_id: 'team-1', status: 'active', created_at: '2026-01-01T00:00:00.000Z', ...extra };
   const deps = {
     logger: createLogger('silent'),
     repos: {
@@ -50,5 +50,17 @@ describe('the API key authorizer', () => {
     expect(effectOf(await authorize(deps, event(validKey)))).toBe('Allow');
     expect(effectOf(await authorize(deps, event(`lsk_${'Z'.repeat(40)}`)))).toBe('Deny');
     expect(reads).toHaveLength(2);
+  });
+
+  it('allows the whole stage, one cached verdict for every route, and hands the key’s role and applications to the handlers', async () => {
+    const limited = await authorize(countingRepos({ role: 'support', apps: ['app-1', 'app-2'], usage_identifier_key: 'usage-1' }).deps, event(validKey));
+    expect(limited.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-central-1:123456789012:abc123/prod/*' }]);
+    expect(limited.context).toEqual({ team_id: 'team-1', actor: expect.stringMatching(/^api_key:/), role: 'support', apps: 'app-1,app-2', usage_identifier_key: 'usage-1' });
+    expect(limited.usageIdentifierKey).toBe('usage-1');
+  });
+
+  it('gives a key stored before roles the admin role and every application', async () => {
+    const result = await authorize(countingRepos().deps, event(validKey));
+    expect(result.context).toEqual({ team_id: 'team-1', actor: expect.stringMatching(/^api_key:/), role: 'admin' });
   });
 });

@@ -844,6 +844,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apikey/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an API key for your team, with a role and optionally limited to applications
+         * @description Admin keys only (docs/api-keys.md). The answer is the only place the key is ever shown: store it now. Without `apps` the key reaches all of the team's applications, or, made by a key limited to applications, the same ones; an application outside the caller's is `ACCESS_DENIED`.
+         */
+        post: operations["apikeyCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apikey/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List your team's API keys
+         * @description Admin keys only. Never the key nor its hash: its first characters (`hint`) tell keys apart. Keys made before keys had ids (before roles) are not listed; they keep full rights until revoked with the admin CLI.
+         */
+        post: operations["apikeyList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apikey/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke one of your team's API keys
+         * @description Admin keys only. The key answers 401 `INVALID_API_KEY` once API Gateway's cached verdict for it ends (at most the authorizer cache time, 300 s by default; at once on the local server). A `key_id` that is not one of your team's keys is `ACCESS_DENIED`; revoking a revoked key answers it again.
+         */
+        post: operations["apikeyRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apikey/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The role and applications of the calling key
+         * @description Any key may ask; answered from the authorizer's verdict without a read. The dashboard hides what the role may not call (docs/api-keys.md).
+         */
+        post: operations["apikeyCurrent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook/create": {
         parameters: {
             query?: never;
@@ -1450,6 +1530,17 @@ export interface components {
             per_page?: number;
             cursor?: string | null;
         };
+        ApikeyCreateRequest: {
+            /** @enum {string} */
+            role: "read_only" | "support" | "manager" | "admin";
+            apps?: string[];
+            name?: string;
+        };
+        ApikeyListRequest: Record<string, never>;
+        ApikeyRevokeRequest: {
+            key_id: string;
+        };
+        ApikeyCurrentRequest: Record<string, never>;
         WebhookCreateRequest: {
             /** Format: uuid */
             app_id: string;
@@ -2042,6 +2133,70 @@ export interface components {
                 };
             }[];
             next_cursor: string | null;
+        };
+        ApikeyCreateAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                key_id: string;
+                name: string | null;
+                hint: string | null;
+                /** @enum {string} */
+                role: "read_only" | "support" | "manager" | "admin";
+                apps: string[] | null;
+                /** @enum {string} */
+                status: "active" | "revoked";
+                /** Format: date-time */
+                created_at: string;
+                revoked_at: string | null;
+                api_key: string;
+            };
+        };
+        ApikeyListAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                key_id: string;
+                name: string | null;
+                hint: string | null;
+                /** @enum {string} */
+                role: "read_only" | "support" | "manager" | "admin";
+                apps: string[] | null;
+                /** @enum {string} */
+                status: "active" | "revoked";
+                /** Format: date-time */
+                created_at: string;
+                revoked_at: string | null;
+            }[];
+        };
+        ApikeyRevokeAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                key_id: string;
+                name: string | null;
+                hint: string | null;
+                /** @enum {string} */
+                role: "read_only" | "support" | "manager" | "admin";
+                apps: string[] | null;
+                /** @enum {string} */
+                status: "active" | "revoked";
+                /** Format: date-time */
+                created_at: string;
+                revoked_at: string | null;
+            };
+        };
+        ApikeyCurrentAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                /** @enum {string} */
+                role: "read_only" | "support" | "manager" | "admin";
+                apps: string[] | null;
+            };
         };
         WebhookCreateAnswer: {
             /** @constant */
@@ -3464,6 +3619,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description LICENSE_NOT_FOUND */
             404: {
                 headers: {
@@ -3599,6 +3766,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -3695,6 +3874,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -3828,6 +4019,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -4411,6 +4614,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description LICENSE_NOT_FOUND */
             404: {
                 headers: {
@@ -4530,6 +4745,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -4824,6 +5051,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description LICENSE_NOT_FOUND */
             404: {
                 headers: {
@@ -4979,6 +5218,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description LICENSE_NOT_FOUND */
             404: {
                 headers: {
@@ -5123,6 +5374,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -5287,6 +5550,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description LICENSE_NOT_FOUND */
             404: {
                 headers: {
@@ -5436,6 +5711,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description LICENSE_NOT_FOUND */
             404: {
                 headers: {
@@ -5572,6 +5859,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -5726,6 +6025,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description LICENSE_NOT_FOUND */
             404: {
                 headers: {
@@ -5845,6 +6156,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -5972,6 +6295,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -6114,6 +6449,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description LICENSE_NOT_FOUND */
             404: {
                 headers: {
@@ -6252,6 +6599,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -6403,6 +6762,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -6559,6 +6930,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
                     };
                 };
             };
@@ -8141,6 +8524,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -8536,6 +8931,475 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "APP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    apikeyCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "support",
+                 *       "apps": [
+                 *         "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                 *       ],
+                 *       "name": "Support desk"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApikeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key_id": "0c7d5e2a-91f4-4b3e-a6d8-5f2c1b9e7a34",
+                     *         "name": "Support desk",
+                     *         "hint": "lsk_Q3vT",
+                     *         "role": "support",
+                     *         "apps": [
+                     *           "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                     *         ],
+                     *         "status": "active",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "revoked_at": null,
+                     *         "api_key": "lsk_Q3vT8Zr2pLm6YwN4kXc9HbJ7dFs5GtA1eRqU0oPi2nV"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApikeyCreateAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description APP_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "APP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    apikeyList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ApikeyListRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key_id": "0c7d5e2a-91f4-4b3e-a6d8-5f2c1b9e7a34",
+                     *           "name": "Support desk",
+                     *           "hint": "lsk_Q3vT",
+                     *           "role": "support",
+                     *           "apps": [
+                     *             "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                     *           ],
+                     *           "status": "active",
+                     *           "created_at": "2026-03-01T12:00:00.000Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApikeyListAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    apikeyRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "key_id": "0c7d5e2a-91f4-4b3e-a6d8-5f2c1b9e7a34"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApikeyRevokeRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key_id": "0c7d5e2a-91f4-4b3e-a6d8-5f2c1b9e7a34",
+                     *         "name": "Support desk",
+                     *         "hint": "lsk_Q3vT",
+                     *         "role": "support",
+                     *         "apps": [
+                     *           "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                     *         ],
+                     *         "status": "revoked",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "revoked_at": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApikeyRevokeAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    apikeyCurrent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ApikeyCurrentRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "role": "support",
+                     *         "apps": [
+                     *           "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApikeyCurrentAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
                     };
                 };
             };

@@ -21,6 +21,8 @@ export const nameField = z.string().check(z.trim(), z.minLength(1), z.maxLength(
 
 export const webhookIdField = uuidField();
 
+export const apiKeyIdField = uuidField();
+
 /**
  * Generated keys are 29 characters of Crockford base32 and dashes, custom keys 8
  * to 64 of A-Z, a-z, 0-9, _ and -: a string of other characters is no key, and

@@ -10,7 +10,16 @@ import { ManagementError } from '../http/errors';
  * owner is LICENSE_NOT_FOUND, exactly like a missing one, so an API key cannot
  * probe which license keys exist elsewhere.
  */
-type OwnershipDeps = Pick<Deps, 'repos'>;
+type OwnershipDeps = Pick<Deps, 'repos' | 'appScope'>;
+
+/**
+ * Whether the request's API key may reach the application: a key limited to
+ * some of the team's applications meets the others as another team's
+ * (docs/api-keys.md#keys-limited-to-applications).
+ */
+export function inScope(deps: Pick<Deps, 'appScope'>, appId: string): boolean {
+  return deps.appScope === undefined || deps.appScope.has(appId);
+}
 
 export const notFound = {
   app: () => new ManagementError('APP_NOT_FOUND'),
@@ -23,23 +32,23 @@ export const accessDenied = () => new ManagementError('ACCESS_DENIED');
 export async function ownedApp(deps: OwnershipDeps, teamId: string, appId: string): Promise<App> {
   const app = await deps.repos.apps.get(appId);
   if (!app) throw notFound.app();
-  if (app.team_id !== teamId) throw accessDenied();
+  if (app.team_id !== teamId || !inScope(deps, app.app_id)) throw accessDenied();
   return app;
 }
 
 export async function ownedSubscription(deps: OwnershipDeps, teamId: string, subscriptionId: string): Promise<Subscription> {
   const subscription = await deps.repos.subscriptions.get(subscriptionId);
   if (!subscription) throw notFound.subscription();
-  if (subscription.team_id !== teamId) throw accessDenied();
+  if (subscription.team_id !== teamId || !inScope(deps, subscription.app_id)) throw accessDenied();
   return subscription;
 }
 
-export function isOwnedLicense(license: License | undefined, teamId: string): license is License {
-  return license !== undefined && license.team_id === teamId;
+export function isOwnedLicense(deps: Pick<Deps, 'appScope'>, license: License | undefined, teamId: string): license is License {
+  return license !== undefined && license.team_id === teamId && inScope(deps, license.app_id);
 }
 
 export async function ownedLicense(deps: OwnershipDeps, teamId: string, licenseKey: string): Promise<License> {
   const license = await deps.repos.licenses.get(licenseKey, teamId);
-  if (!isOwnedLicense(license, teamId)) throw notFound.license();
+  if (!isOwnedLicense(deps, license, teamId)) throw notFound.license();
   return license;
 }

@@ -1,3 +1,4 @@
+import { defaultRole, type Role } from '../../access';
 import type { Deps } from '../deps';
 import { ManagementError } from './errors';
 import { constantTimeEqual, isApiKeyFormat, sha256Hex } from '../domain/ids';
@@ -8,6 +9,10 @@ export interface Owner {
   usageIdentifierKey: string | undefined;
   /** Who this key's changes are recorded as (events' `actor`): never the key, nor enough of its hash to find it. */
   actor: string;
+  /** What the key may call (functions/access.ts); a key from before roles is `admin`. */
+  role: Role;
+  /** The applications the key may reach; undefined: every application of the team. */
+  apps: readonly string[] | undefined;
 }
 
 export const apiKeyActor = (keyHash: string): string => `api_key:${keyHash.slice(0, 8)}`;
@@ -26,5 +31,11 @@ export async function authenticateApiKey(deps: Pick<Deps, 'repos'>, apiKey: stri
   const hash = sha256Hex(apiKey);
   const record = await deps.repos.apiKeys.get(hash);
   if (!record || !constantTimeEqual(record.key_hash, hash) || record.status !== 'active') throw invalidApiKey();
-  return { teamId: record.team_id, usageIdentifierKey: record.usage_identifier_key, actor: apiKeyActor(hash) };
+  return {
+    teamId: record.team_id,
+    usageIdentifierKey: record.usage_identifier_key,
+    actor: apiKeyActor(hash),
+    role: record.role ?? defaultRole,
+    apps: record.apps,
+  };
 }

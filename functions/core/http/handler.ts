@@ -1,7 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
+import { defaultRole, roleMayCall, roles, type Role } from '../../access';
+import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
+import { accessDenied } from '../domain/ownership';
 import { missingApiKey } from './api-key-auth';
 import { forRequest, type Deps } from '../deps';
 import { withLogFields } from '../logger';
@@ -24,6 +26,12 @@ export interface RequestInfo {
   teamId: string | undefined;
   /** Who the request's writes are recorded as: the authorizer's `actor` on management routes, `client` on client routes. */
   actor: string | undefined;
+  /** The applications the API key is limited to; undefined: all of the team's (and on client routes). */
+  apps: ReadonlySet<string> | undefined;
+  /** The role of the request's API key; undefined on client routes. */
+  role: Role | undefined;
+  /** The API Gateway key the team is metered under, on deployed stacks. */
+  usageIdentifierKey: string | undefined;
 }
 
 export interface Reply {
@@ -41,6 +49,8 @@ function requestInfo(event: HttpEvent): RequestInfo {
   const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
   const teamId = authorizer?.team_id;
   const actor = authorizer?.actor;
+  const apps = authorizer?.apps;
+  const usageIdentifierKey = authorizer?.usage_identifier_key;
   return {
     requestId: event.requestContext?.requestId ?? '',
     path: event.resource,
@@ -50,6 +60,36 @@ function requestInfo(event: HttpEvent): RequestInfo {
     rawBody: rawBodyOf(event),
     teamId: typeof teamId === 'string' ? teamId : undefined,
     actor: typeof actor === 'string' ? actor : undefined,
+    apps: typeof apps === 'string' ? new Set(apps.split(',')) : undefined,
+    role: authorizer ? roleOf(event) : undefined,
+    usageIdentifierKey: typeof usageIdentifierKey === 'string' ? usageIdentifierKey : undefined,
+  };
+}
+
+/**
+ * The role the authorizer resolved. A decision API Gateway cached before keys
+ * had roles carries none, and every key had full rights then; a value that is
+ * no role is a wiring fault and reaches nothing.
+ */
+function roleOf(event: HttpEvent): Role | undefined {
+  const role = (event.requestContext?.authorizer as Record<string, unknown> | null | undefined)?.role;
+  if (role === undefined) return defaultRole;
+  return roles.find((known) => known === role);
+}
+
+/**
+ * A management route the API key's role may not call answers 403 ACCESS_DENIED
+ * before its body is read, on AWS and on the local server alike, from the
+ * route table's access (docs/api-keys.md). Inbound routes take no API key.
+ */
+function roleGuard(): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult> {
+  return {
+    before: ({ event }) => {
+      const route = findRoute(event.resource);
+      if (!route) return;
+      const role = roleOf(event);
+      if (!role || !roleMayCall(role, route)) throw accessDenied();
+    },
   };
 }
 
@@ -69,6 +109,27 @@ export function managementEndpoint<S extends z.ZodMiniType, O>(
 
 /** The validated body with the owner the authorizer resolved and API Gateway's id of the request. */
 export type OwnerInput<S extends z.ZodMiniType> = z.infer<S> & { teamId: string; requestId: string };
+
+/** The API key a request came with, as the authorizer resolved it: what the /apikey routes need beyond the team. */
+export interface CallingKey {
+  role: Role;
+  /** Undefined: every application of the team. */
+  apps: readonly string[] | undefined;
+  usageIdentifierKey: string | undefined;
+}
+
+/** A management route whose action also learns the calling key (its role, applications and metering). */
+export function callingKeyEndpoint<S extends z.ZodMiniType, O>(
+  schema: S,
+  action: (deps: Deps, input: OwnerInput<S>, key: CallingKey) => Promise<O>,
+): Endpoint {
+  return async (deps, body, request) => {
+    const input = ownerInput(schema, body, request);
+    if (!request.role) throw accessDenied();
+    const key: CallingKey = { role: request.role, apps: request.apps ? [...request.apps] : undefined, usageIdentifierKey: request.usageIdentifierKey };
+    return { body: { success: true, data: await action(deps, input, key) } };
+  };
+}
 
 function ownerInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): OwnerInput<S> {
   const input = validate('management', schema, body);
@@ -131,6 +192,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
     .use(layer ? [layer.middleware(deps)] : [])
     .use(errorRenderer(side, deps))
     .use(normalizeHeaders())
+    .use(side === 'management' ? [roleGuard()] : [])
     .use(bodyGuard(side))
     .use(jsonBody())
     .handler(async (event, context: RequestContext) => {
@@ -140,7 +202,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
       const actor = inboundActors.get(event.resource) ?? (side === 'client' ? 'client' : request.actor);
-      context.requestDeps = forRequest(await deps(), request.requestId, actor);
+      context.requestDeps = forRequest(await deps(), request.requestId, actor, request.apps);
       const reply = await endpoint(context.requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
