@@ -76,7 +76,7 @@ export function Blacklist({ app }: { app: App }) {
       <Notice text={notice} />
       <ErrorNote error={error} />
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
-        <table>
+        <table class="stack-on-phone">
           <thead>
             <tr>
               <th scope="col">Type</th>
@@ -89,13 +89,13 @@ export function Blacklist({ app }: { app: App }) {
           <tbody>
             {(page?.entries ?? []).map((entry) => (
               <tr key={`${entry.type}:${entry.value}`}>
-                <td>{entry.type}</td>
-                <td>
+                <td data-label="Type">{entry.type}</td>
+                <td data-label="Value">
                   <code>{entry.value}</code>
                 </td>
-                <td>{entry.reason ?? ''}</td>
-                <td>{shortTime(entry.created_at)}</td>
-                <td>
+                <td data-label="Reason">{entry.reason ?? ''}</td>
+                <td data-label="Added">{shortTime(entry.created_at)}</td>
+                <td class="actions">
                   <button
                     type="button"
                     class="danger"

@@ -77,7 +77,7 @@ export function Subscriptions({ app }: { app: App }) {
       <Notice text={notice} />
       <ErrorNote error={error} />
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
-        <table>
+        <table class="stack-on-phone">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -175,11 +175,11 @@ function SubscriptionRow({
         <input aria-label="Grace (hours)" type="number" min={0} max={720} value={grace} onInput={(event) => setGrace(Number(event.currentTarget.value))} />
         <span class="muted" data-field="grace">{graceText(subscription.grace_seconds)}</span>
       </td>
-      <td>
+      <td data-label="Status">
         <span class={`badge ${subscription.status}`}>{subscription.status}</span>
       </td>
-      <td>{shortTime(subscription.created_at)}</td>
-      <td class="row">
+      <td data-label="Created">{shortTime(subscription.created_at)}</td>
+      <td class="row actions">
         <button type="button" disabled={busy || !changed} onClick={save}>
           Save
         </button>

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
+import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser } from '../support/browser';
 
 /**
@@ -71,6 +72,7 @@ describe('the dashboard addresses', () => {
 
     await shared.goto(`${base}#/apps/NO-SUCH-APP/licenses`);
     await shared.getByRole('heading', { name: 'Not found' }).waitFor();
+    await expectAccessible(page, 'gives every tab, a license and a filter an address that surv');
     await context.close();
   }, 60_000);
 });

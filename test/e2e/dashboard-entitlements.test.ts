@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import type { BrowserContext, Page } from 'playwright-core';
+import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser } from '../support/browser';
 
 /**
@@ -48,6 +49,7 @@ describe('the dashboard screens for entitlements, usage and grace', () => {
     await form.getByLabel('Usage limits (counter, limit, period, overage; one a line)').fill('exports lots');
     await form.getByRole('button', { name: 'Create subscription' }).click();
     await page.getByRole('alert').getByText(/"exports lots": write a counter as its name, limit, period/).waitFor();
+    await expectAccessible(page, 'creates a tier with features, usage limits and grace, and ed');
   }, 60_000);
 
   it('shows a bar per counter with what /usage counted, resets one, and saves the license features', async () => {
@@ -82,5 +84,6 @@ describe('the dashboard screens for entitlements, usage and grace', () => {
     // The notice comes as the license is read again: wait for the record as read after the save.
     await features.locator('[data-field="effective_features"]', { hasText: 'beta, export.pdf, reports' }).waitFor();
     expect((await api(session.service, '/license/get', { license_key: key })).body.data).toMatchObject({ features: ['beta', 'export.pdf'], effective_features: ['beta', 'export.pdf', 'reports'] });
+    await expectAccessible(page, 'shows a bar per counter with what /usage counted, resets one');
   }, 60_000);
 });

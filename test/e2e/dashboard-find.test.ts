@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
+import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser } from '../support/browser';
 
 /**
@@ -71,6 +72,7 @@ describe('finding licenses and acting on all matches', () => {
     expect(rows[0]).toBe('key,status,subscription,created_at,expires_at,first_used_at,hwid,username,tags');
     expect(new Set(rows.slice(1).map((row) => row.split(',')[0]))).toEqual(new Set(campaign.body.data.map((license) => license.key)));
     await page.getByText('Exported 60 matching licenses.').waitFor();
+    await expectAccessible(page, 'licenses with actions on all matches');
 
     // Slow listing answers keep the run in its reading phase long enough to cancel it: nothing is extended.
     await page.route('**/license/get-bulk', async (route) => {

@@ -2,6 +2,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser } from '../support/browser';
 
 /**
@@ -75,6 +76,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
 
     await page.getByLabel('Days').selectOption('90');
     await until(async () => (await table.locator('tbody tr').count()) === 90, 'a row for each of 90 days');
+    await expectAccessible(page, 'shows the totals and daily numbers /app/stats answers, for 7');
   }, 60_000);
 
   it('shows the signing key /app/signing-key answers, copies it, and edits the offline token lifetime', async () => {
@@ -101,6 +103,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await borrowing.getByRole('button', { name: 'Save longest borrow' }).click();
     await page.getByText('Longest borrow set to 1 days.').waitFor();
     expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.max_borrow_seconds).toBe(86400);
+    await expectAccessible(page, 'shows the signing key /app/signing-key answers, copies it, a');
   }, 60_000);
 
   it('edits the reset rules new licenses get, which /app/settings then answers and a new license has', async () => {
@@ -122,6 +125,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     const [key] = await newLicenses(1);
     const license = (await api(session.service, '/license/get', { license_key: key })).body.data;
     expect(license).toMatchObject({ hwid_reset_allowed: false, hwid_reset_interval: 172800 });
+    await expectAccessible(page, 'edits the reset rules new licenses get, which /app/settings ');
   }, 60_000);
 
   it('sets a license to 3 seats and removes a bound device after confirming', async () => {
@@ -144,6 +148,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Remove device' }).click();
     await page.getByText('Device SEAT-DEVICE-1 removed.').waitFor();
     expect((await api(session.service, '/license/get', { license_key: key })).body.data).toMatchObject({ max_devices: 3, hwids: [] });
+    await expectAccessible(page, 'sets a license to 3 seats and removes a bound device after c');
   }, 60_000);
 
   it('shows a floating license\'s leases with time left and a borrowed mark, and releases one after confirming', async () => {
@@ -177,5 +182,6 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await page.getByText('Seat of LAPTOP-2 released.').waitFor();
     expect((await api(session.service, '/license/get', { license_key: key })).body.data).toMatchObject({ hwids: ['DESK-1'], leases: [{ hwid: 'DESK-1', borrowed: false }] });
     await floating.getByText('1 of 3 seats leased.').waitFor();
+    await expectAccessible(page, 'shows a floating license\\’s leases with time left and a borr');
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import Stripe from 'stripe';
+import { expectAccessible } from '../support/axe';
 import { api, launchChromium, signIn, startService, type StartedService } from '../support/browser';
 import { startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
 
@@ -82,6 +83,7 @@ describe('the Stripe screen', () => {
     const made = await api<{ key: string; max_devices: number; tags: string[] }[]>(service, '/integration/stripe/licenses', { app_id: service.appId, checkout_session: session });
     expect(made.body.data).toHaveLength(2);
     expect(made.body.data[0]).toMatchObject({ max_devices: 3, tags: ['stripe'] });
+    await expectAccessible(page, 'connects with secrets it never shows back, saves the price m');
   }, 60_000);
 
   it('changes the price map without the secrets, and disconnects after asking', async () => {
@@ -101,6 +103,7 @@ describe('the Stripe screen', () => {
     await page.getByText('Disconnected from Stripe. Licenses made through Stripe stay.').waitFor();
     expect(await page.locator('[data-field="status"]').textContent()).toContain('Not connected');
     expect((await api(service, '/integration/stripe/get', { app_id: service.appId })).body.error_code).toBe('NOT_FOUND');
+    await expectAccessible(page, 'changes the price map without the secrets, and disconnects a');
   }, 60_000);
 
   it('says in words which field was refused, never the validator’s text', async () => {
@@ -109,6 +112,7 @@ describe('the Stripe screen', () => {
     await page.getByLabel('Restricted key, Checkout Sessions: Read (rk_…)').fill(apiKey);
     await page.getByRole('button', { name: 'Connect to Stripe' }).click();
     await page.getByRole('alert').waitFor();
-    expect(await page.getByRole('alert').textContent()).toBe('The webhook secret is not in a form the service accepts. (INVALID_INPUT)');
+    expect(await page.getByRole('alert').textContent()).toBe('The webhook secret must be the signing secret of a Stripe webhook endpoint (whsec_…). (INVALID_INPUT)');
+    await expectAccessible(page, 'says in words which field was refused, never the validator’s');
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import type { BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
+import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser } from '../support/browser';
 import { startReceiver, until, type Receiver } from '../support/webhooks';
 
@@ -76,6 +77,7 @@ describe('the Webhooks screen', () => {
     await until(() => receiver.received.length === 1, 15_000);
     const delivered = new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>);
     expect(delivered).toMatchObject({ type: 'license.created', subject: license.body.data.key });
+    await expectAccessible(page, 'adds an endpoint, shows and copies its secret once, and the ');
   }, 60_000);
 
   it('shows the delivery log with state, attempts and last status, and redelivers from it', async () => {
@@ -100,6 +102,7 @@ describe('the Webhooks screen', () => {
       await log.getByRole('button', { name: 'Refresh' }).click();
       return JSON.stringify((await cells()).slice(0, 4)) === JSON.stringify(['license.created', 'delivered', '2', '204']);
     }, 10_000);
+    await expectAccessible(page, 'shows the delivery log with state, attempts and last status,');
   }, 60_000);
 
   it('changes the event filter and disables and enables the endpoint', async () => {
@@ -123,5 +126,6 @@ describe('the Webhooks screen', () => {
     await row.getByRole('button', { name: 'Enable' }).click();
     await page.getByText('Enabled.').waitFor();
     expect((await listed())[0]!.enabled).toBe(true);
+    await expectAccessible(page, 'changes the event filter and disables and enables the endpoi');
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page, Request } from 'playwright-core';
+import { expectAccessible } from '../support/axe';
 import { api, findChromium, serviceAndBrowser, signIn, startService } from '../support/browser';
 
 /**
@@ -95,6 +96,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Open' }).click();
     await page.getByRole('alert').filter({ hasText: 'LICENSE_NOT_FOUND' }).waitFor();
     expect(await page.getByRole('alert').textContent()).toContain('No license with this key in your applications.');
+    await expectAccessible(page, 'licenses with a failed lookup');
     await context.close();
   }, 60_000);
 
@@ -150,6 +152,7 @@ describe('the dashboard in Chromium', () => {
     await again.getByLabel('API key').waitFor();
     expect(again.url()).toBe(dashboardUrl());
     expect(await again.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(session.service.apiKey);
+    await expectAccessible(again, 'sign-in after a spent link');
     await context.close();
   }, 60_000);
 
@@ -179,6 +182,7 @@ describe('the dashboard in Chromium', () => {
 
       expect(statuses).toContain(429);
       expect(await page.getByRole('alert').count()).toBe(0);
+      await expectAccessible(page, 'licenses after retried 429s');
     } finally {
       draining = false;
       await drain;
