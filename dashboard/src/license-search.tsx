@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type App, type Body, type BulkPath, type License } from './api';
-import { href, paths } from './routes';
+import { href, navigate, paths } from './routes';
 import { csv, download, ErrorNote, useAction } from './ui';
 
 type Found = { matched: ('key' | 'username' | 'hwid')[]; license: License };
@@ -12,7 +12,12 @@ export function SearchResults({ app, query, onClear }: { app: App; query: string
   const [found, setFound] = useState<{ query: string; matches: Found[] } | null>(null);
   const { error, run } = useAction();
   useEffect(() => {
-    void run(async () => setFound({ query, matches: (await call('/license/find', { app_id: app.app_id, query })).data.matches as Found[] }));
+    void run(async () => {
+      const matches = (await call('/license/find', { app_id: app.app_id, query })).data.matches as Found[];
+      // A pasted key opens its license at once, as a key lookup always did; Back returns to the list.
+      if (matches.length === 1 && matches[0]!.matched.includes('key')) navigate(paths.license(app.app_id, matches[0]!.license.key), { replace: true });
+      else setFound({ query, matches });
+    });
   }, [app.app_id, query]);
   const matches = found?.query === query ? found.matches : null;
   return (

@@ -72,7 +72,7 @@ export async function findLicenses(deps: Deps, input: OwnerInput<typeof findSche
   const kinds: MatchKind[] = ['key', 'username', 'hwid'];
   return {
     matches: licenses
-      .sort((a, b) => b.license.created_at.localeCompare(a.license.created_at))
+      .sort((a, b) => b.license.created_at.localeCompare(a.license.created_at) || a.license.key.localeCompare(b.license.key))
       .map(({ license, matched }) => ({
         matched: kinds.filter((kind) => matched.has(kind)),
         license: managementView(license, subscriptions.get(license.subscription_id), now),

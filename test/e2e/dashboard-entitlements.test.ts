@@ -64,8 +64,8 @@ describe('the dashboard screens for entitlements, usage and grace', () => {
     expect((await client('/usage', { counter: 'exports', amount: 12 })).status).toBe(200);
     expect((await client('/usage', { counter: 'api', amount: 4 })).status).toBe(200);
 
-    await page.getByLabel('Find by key').fill(key);
-    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByLabel('Find a license').fill(key);
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
     await page.getByRole('heading', { name: `License ${key}` }).waitFor();
     const exports = page.locator('[data-counter="exports"]');
     await exports.getByText('12 of 50 + 5 overage this month').waitFor();

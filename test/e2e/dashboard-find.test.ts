@@ -63,7 +63,7 @@ describe('finding licenses and acting on all matches', () => {
     const all = page.getByRole('region', { name: 'Actions on all matches' });
 
     await all.getByRole('button', { name: 'Pause all' }).click();
-    await page.getByText('Paused 60 of 60 matching licenses.').waitFor();
+    await page.getByText('Paused 60 of 60 matching licenses.').waitFor({ timeout: 30_000 });
     expect((await listAll('campaign')).every((license) => license.status === 'paused')).toBe(true);
 
     const [download] = await Promise.all([page.waitForEvent('download'), all.getByRole('button', { name: 'Export CSV' }).click()]);
@@ -71,7 +71,7 @@ describe('finding licenses and acting on all matches', () => {
     expect(rows).toHaveLength(61);
     expect(rows[0]).toBe('key,status,subscription,created_at,expires_at,first_used_at,hwid,username,tags');
     expect(new Set(rows.slice(1).map((row) => row.split(',')[0]))).toEqual(new Set(campaign.body.data.map((license) => license.key)));
-    await page.getByText('Exported 60 matching licenses.').waitFor();
+    await page.getByText('Exported 60 matching licenses.').waitFor({ timeout: 30_000 });
     await expectAccessible(page, 'licenses with actions on all matches');
 
     // Slow listing answers keep the run in its reading phase long enough to cancel it: nothing is extended.

@@ -132,8 +132,8 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     const [key] = await newLicenses(1);
     await api(session.service, '/hwid/edit', { license_key: key, hwid: 'SEAT-DEVICE-1' });
 
-    await page.getByLabel('Find by key').fill(key!);
-    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByLabel('Find a license').fill(key!);
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
     await page.getByRole('heading', { name: `License ${key}` }).waitFor();
     const seats = page.getByRole('form', { name: 'Seats' });
     await seats.getByText('1 of 1 device bound.').waitFor();
@@ -166,8 +166,8 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     expect((await api(session.service, '/auth', { app_id: session.service.appId, license: key, hwid: 'DESK-1' })).status).toBe(200);
     expect((await api(session.service, '/auth', { app_id: session.service.appId, license: key, hwid: 'LAPTOP-2', borrow_seconds: 43200 })).status).toBe(200);
 
-    await page.getByLabel('Find by key').fill(key);
-    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByLabel('Find a license').fill(key);
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
     await page.getByRole('heading', { name: `License ${key}` }).waitFor();
     const floating = page.getByRole('form', { name: 'Floating seats' });
     await floating.getByText('2 of 3 seats leased.').waitFor();

@@ -59,8 +59,8 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Back to licenses' }).click();
     await waitForCount(page.locator('tbody tr'), 3);
     const [key, other] = keys as [string, string, string];
-    await page.getByLabel('Find by key').fill(key);
-    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByLabel('Find a license').fill(key);
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
     await page.getByRole('heading', { name: `License ${key}` }).waitFor();
 
     await page.getByRole('button', { name: 'Pause' }).click();
@@ -92,10 +92,9 @@ describe('the dashboard in Chromium', () => {
     await page.getByText('Paused: 2 succeeded.').waitFor();
     expect((await api(session.service, '/license/get', { license_key: other })).body.data.status).toBe('paused');
 
-    await page.getByLabel('Find by key').fill('NO-SUCH-KEY');
-    await page.getByRole('button', { name: 'Open' }).click();
-    await page.getByRole('alert').filter({ hasText: 'LICENSE_NOT_FOUND' }).waitFor();
-    expect(await page.getByRole('alert').textContent()).toContain('No license with this key in your applications.');
+    await page.getByLabel('Find a license').fill('NO-SUCH-KEY');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await page.getByText('No license of this application has that key, username or bound device.').waitFor();
     await expectAccessible(page, 'licenses with a failed lookup');
     await context.close();
   }, 60_000);
