@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
 import { LicenseEntitlements } from './entitlements';
@@ -76,7 +77,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
       </dl>
 
       <div class="cards">
-        <form
+        <Can path="/license/extend"><form
           class="card"
           aria-label="Extend"
           onSubmit={(event) => {
@@ -94,19 +95,19 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Extend
           </button>
-        </form>
+        </form></Can>
 
         <div class="card">
           <h2>Status</h2>
           <p>{license.status === 'active' ? 'Active: authenticates normally.' : 'Paused: every /auth answers LICENSE_NOT_ACTIVE.'}</p>
           {license.status === 'active' ? (
-            <button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'paused' }, 'Paused.')}>
+            <Can path="/license/update-status"><button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'paused' }, 'Paused.')}>
               Pause
-            </button>
+            </button></Can>
           ) : (
-            <button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'active' }, 'Activated.')}>
+            <Can path="/license/update-status"><button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'active' }, 'Activated.')}>
               Activate
-            </button>
+            </button></Can>
           )}
         </div>
 
@@ -127,7 +128,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             <button type="submit" disabled={busy}>
               Save HWID
             </button>
-            <button
+            <Can path="/hwid/edit"><button
               type="button"
               class="danger"
               disabled={busy || !license.hwid}
@@ -141,19 +142,19 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
               }
             >
               Clear HWID…
-            </button>
+            </button></Can>
           </div>
           <div class="row">
-            <button type="button" disabled={busy} onClick={() => void act('/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
+            <Can path="/hwid/toggle-lock"><button type="button" disabled={busy} onClick={() => void act('/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
               {license.hwid_lock ? 'Turn HWID lock off' : 'Turn HWID lock on'}
-            </button>
-            <button
+            </button></Can>
+            <Can path="/hwid/toggle-reset-allowed"><button
               type="button"
               disabled={busy}
               onClick={() => void act('/hwid/toggle-reset-allowed', { hwid_reset_allowed: !license.hwid_reset_allowed }, `HWID resets ${license.hwid_reset_allowed ? 'disallowed' : 'allowed'}.`)}
             >
               {license.hwid_reset_allowed ? 'Disallow HWID resets' : 'Allow HWID resets'}
-            </button>
+            </button></Can>
           </div>
         </form>
 
@@ -175,7 +176,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
               {devices.map((hwid) => (
                 <li key={hwid}>
                   <code>{hwid}</code>
-                  <button
+                  <Can path="/hwid/remove"><button
                     type="button"
                     class="danger"
                     disabled={busy}
@@ -190,7 +191,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
                     }
                   >
                     Remove…
-                  </button>
+                  </button></Can>
                 </li>
               ))}
             </ul>
@@ -211,7 +212,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           onRemove={(hwid) => void act('/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
         />
 
-        <form
+        <Can path="/hwid/update-reset-interval"><form
           class="card"
           aria-label="Reset interval"
           onSubmit={(event) => {
@@ -227,9 +228,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Save interval
           </button>
-        </form>
+        </form></Can>
 
-        <form
+        <Can path="/license/update-subscription"><form
           class="card"
           aria-label="Subscription"
           onSubmit={(event) => {
@@ -251,9 +252,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Change subscription
           </button>
-        </form>
+        </form></Can>
 
-        <form
+        <Can path="/license/update-user-credentials"><form
           class="card"
           aria-label="Credentials"
           onSubmit={(event) => {
@@ -273,7 +274,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Save credentials
           </button>
-        </form>
+        </form></Can>
 
         <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('/license/update-metadata', { metadata }, 'Metadata saved.')} />
 
@@ -282,7 +283,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
         <div class="card">
           <h2>Delete</h2>
           <p>The license stops working at once; this cannot be undone.</p>
-          <button
+          <Can path="/license/delete"><button
             type="button"
             class="danger"
             disabled={busy}
@@ -300,7 +301,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             }
           >
             Delete license…
-          </button>
+          </button></Can>
         </div>
       </div>
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />

@@ -2,6 +2,9 @@ import { render, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Route, Router, Switch, useLocation } from 'wouter-preact';
 import { call, loadConfig, session, signInWithLinkCode, type App } from './api';
+import { RoleContext, useCan, type Role } from './access';
+import { roleMayCallPath } from '../../functions/access';
+import { ApiKeys } from './api-keys';
 import { Blacklist } from './blacklist';
 import { LicenseScreen, Licenses } from './licenses';
 import { href, navigate, paths, useHashPath, useHashSearch, useTitle } from './routes';
@@ -12,8 +15,11 @@ import { Subscriptions } from './subscriptions';
 import { Webhooks } from './webhooks';
 import { ErrorNote, Field, useAction } from './ui';
 
-/** The screens of an application, in tab order: `#/apps/<app_id>/<path>`. A new screen is one line here. */
-const screens: { path: string; name: string; view: (app: App) => ComponentChildren }[] = [
+/**
+ * The screens of an application, in tab order: `#/apps/<app_id>/<path>`. A new screen is one line here.
+ * `needs`: the route a screen is for, so a key whose role may not call it sees neither tab nor screen.
+ */
+const screens: { path: string; name: string; needs?: string; view: (app: App, apps: App[]) => ComponentChildren }[] = [
   { path: 'licenses', name: 'Licenses', view: (app) => <Licenses app={app} /> },
   { path: 'subscriptions', name: 'Subscriptions', view: (app) => <Subscriptions app={app} /> },
   { path: 'blacklist', name: 'Blacklists', view: (app) => <Blacklist app={app} /> },
@@ -21,6 +27,7 @@ const screens: { path: string; name: string; view: (app: App) => ComponentChildr
   { path: 'stats', name: 'Statistics', view: (app) => <StatsView app={app} /> },
   { path: 'stripe', name: 'Stripe', view: (app) => <StripeScreen app={app} /> },
   { path: 'settings', name: 'Signing key & settings', view: (app) => <Settings app={app} /> },
+  { path: 'keys', name: 'API keys', needs: '/apikey/list', view: (_app, apps) => <ApiKeys apps={apps} /> },
 ];
 
 function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown }) {
@@ -75,12 +82,13 @@ function AppPicker({ apps }: { apps: App[] }) {
 /** An application's header with its tabs, around the screen the address names. */
 function AppFrame({ app, apps, current, title, onSignOut, children }: { app: App; apps: App[]; current: string; title: string; onSignOut: () => void; children: ComponentChildren }) {
   useTitle(title, app.name);
+  const can = useCan();
   return (
     <>
       <header>
         <strong>{app.name}</strong>
         <nav aria-label="Sections">
-          {screens.map((screen) => (
+          {screens.filter((screen) => !screen.needs || can(screen.needs)).map((screen) => (
             <a key={screen.path} class="tab" href={href(paths.screen(app.app_id, screen.path))} aria-current={current === screen.path ? 'page' : undefined}>
               {screen.name}
             </a>
@@ -134,6 +142,7 @@ function useFocusOnNavigation() {
 function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
   const [signedIn, setSignedIn] = useState(Boolean(session.key()));
   const [apps, setApps] = useState<App[] | null>(null);
+  const [role, setRole] = useState<Role | null>(null);
   const { error, run, setError } = useAction();
   useEffect(() => setError(signInProblem ?? null), [signInProblem]);
   useFocusOnNavigation();
@@ -142,7 +151,9 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     if (!signedIn) return;
     void run(async () => {
       try {
-        setApps((await call('/app/list', {})).data);
+        const [list, current] = await Promise.all([call('/app/list', {}), call('/apikey/current', {})]);
+        setRole(current.data.role);
+        setApps(list.data);
       } catch (caught) {
         session.signOut();
         setSignedIn(false);
@@ -155,10 +166,11 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     session.signOut();
     setSignedIn(false);
     setApps(null);
+    setRole(null);
   };
 
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} error={error} />;
-  if (!apps) return <p class="loading">Loading applications…</p>;
+  if (!apps || !role) return <p class="loading">Loading applications…</p>;
   const frame = (appId: string, current: string, title: string, content: (app: App) => ComponentChildren) => {
     const app = apps.find((candidate) => candidate.app_id === decodeURIComponent(appId));
     if (!app) return <NotFound text="No application of this team has this id." />;
@@ -169,22 +181,24 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     );
   };
   return (
-    <Switch>
-      <Route path="/">{() => <AppPicker apps={apps} />}</Route>
-      <Route path="/apps/:app/licenses/:key">
-        {(params) => {
-          const key = decodeURIComponent(params.key);
-          return frame(params.app, 'licenses', `License ${key}`, (app) => <LicenseScreen app={app} licenseKey={key} />);
-        }}
-      </Route>
-      <Route path="/apps/:app/:screen">
-        {(params) => {
-          const screen = screens.find((candidate) => candidate.path === params.screen);
-          return screen ? frame(params.app, screen.path, screen.name, screen.view) : <NotFound text="This address names no screen of the dashboard." />;
-        }}
-      </Route>
-      <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
-    </Switch>
+    <RoleContext.Provider value={role}>
+      <Switch>
+        <Route path="/">{() => <AppPicker apps={apps} />}</Route>
+        <Route path="/apps/:app/licenses/:key">
+          {(params) => {
+            const key = decodeURIComponent(params.key);
+            return frame(params.app, 'licenses', `License ${key}`, (app) => <LicenseScreen app={app} licenseKey={key} />);
+          }}
+        </Route>
+        <Route path="/apps/:app/:screen">
+          {(params) => {
+            const screen = screens.find((candidate) => candidate.path === params.screen && (!candidate.needs || roleMayCallPath(role, candidate.needs)));
+            return screen ? frame(params.app, screen.path, screen.name, (app) => screen.view(app, apps)) : <NotFound text="This address names no screen of the dashboard." />;
+          }}
+        </Route>
+        <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
+      </Switch>
+    </RoleContext.Provider>
   );
 }
 

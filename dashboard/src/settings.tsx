@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Answer, type App } from './api';
 import { copyText, ErrorNote, Field, Notice, duration, shortTime, useAction } from './ui';
@@ -109,7 +110,7 @@ export function Settings({ app }: { app: App }) {
         />
       )}
       {settings && (
-        <form
+        <Can path="/app/settings"><form
           class="card stack"
           aria-label="HWID resets of new licenses"
           onSubmit={(event) => {
@@ -152,7 +153,7 @@ export function Settings({ app }: { app: App }) {
           <button type="submit" disabled={busy}>
             Save reset rules
           </button>
-        </form>
+        </form></Can>
       )}
     </section>
   );
