@@ -7,7 +7,7 @@ import { buildSync } from 'esbuild';
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 /** The files the dashboard is made of, besides config.json, which whoever serves it writes. */
-export const dashboardFiles = ['index.html', 'app.js', 'app.css', 'uplot.css'] as const;
+export const dashboardFiles = ['index.html', 'app.js', 'app.css', 'uplot.css', 'favicon.svg'] as const;
 
 /**
  * Builds the dashboard's static files into `outDir`. Synchronous and offline, so
@@ -30,6 +30,7 @@ export function buildDashboard(outDir: string): string {
   });
   copyFileSync(join(here, 'index.html'), join(outDir, 'index.html'));
   copyFileSync(join(here, 'app.css'), join(outDir, 'app.css'));
+  copyFileSync(join(here, 'favicon.svg'), join(outDir, 'favicon.svg'));
   // The chart library's stylesheet as a file of its own: the CSP allows no inline style.
   copyFileSync(createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css'), join(outDir, 'uplot.css'));
   return outDir;

@@ -16,6 +16,7 @@ const types: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
   'uplot.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
   'config.json': 'application/json',
 };
 

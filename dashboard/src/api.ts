@@ -83,7 +83,81 @@ const words: Record<string, string> = {
   CONFLICT: 'The license kept changing while this was saved. Try again.',
   NETWORK: 'The service could not be reached. Check your connection.',
   NOT_FOUND: 'Not found.',
+  WEBHOOK_NOT_FOUND: 'This webhook does not exist.',
+  DELIVERY_NOT_FOUND: 'This delivery does not exist any more.',
+  WEBHOOK_LIMIT_REACHED: 'This application has 10 webhooks already; delete one first.',
+  WEBHOOK_DISABLED: 'The webhook is disabled: enable it before sending again.',
+  HEADERS_TOO_LARGE: 'The request is too large.',
+  METHOD_NOT_ALLOWED: 'The dashboard asked in a way the service does not accept. Reload the page.',
 };
+
+/** Fields of the API in an owner's words, for INVALID_INPUT answers (`<field>: <reason>`). */
+const fieldWords: Record<string, string> = {
+  extend_seconds: 'extension',
+  duration_value: 'duration',
+  key_amount: 'number of licenses',
+  hwid_reset_interval: 'reset interval',
+  max_devices: 'number of seats',
+  lease_seconds: 'lease',
+  offline_token_ttl: 'offline token lifetime',
+  license_key: 'license key',
+  license_keys: 'list of licenses',
+  subscription_id: 'subscription',
+  url: 'URL',
+  per_page: 'page size',
+  hwid: 'HWID',
+};
+
+/**
+ * An INVALID_INPUT answer in words: the field by its name on screen and whether it
+ * was too large, too small or of the wrong form, never the validator's own text.
+ */
+export function invalidInputWords(detail: string): string {
+  const match = /^([\w.[\]]+): (.*)$/s.exec(detail);
+  if (!match) return 'Some input is not valid.';
+  const field = match[1]!.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? match[1]!;
+  const name = fieldWords[field] ?? field.replace(/_/g, ' ');
+  const reason = match[2]!;
+  // The service's own reasons are words already ("would make the duration longer than 100 years"); the validator's start with a capital.
+  if (/^[a-z]/.test(reason) && !/cursor/.test(reason)) return `The ${name} ${reason}.`;
+  const why = /too big/i.test(reason)
+    ? 'is too large'
+    : /too small/i.test(reason)
+      ? 'is too small'
+      : /cursor/.test(reason)
+        ? 'is out of date: go back to the first page'
+        : 'is not in a form the service accepts';
+  return `The ${name} ${why}.`;
+}
+
+type Listener = () => void;
+const connectionListeners = new Set<Listener>();
+let unreachable = false;
+let pending = 0;
+const changed = () => connectionListeners.forEach((listener) => listener());
+
+/**
+ * How the dashboard stands with the API, for the outage banner: `unreachable` from a
+ * call that could not connect (after the client's retries) until the next call that
+ * gets an answer; `pending`, the calls under way (retries included).
+ */
+export const connection = {
+  unreachable: () => unreachable,
+  pending: () => pending,
+  subscribe(listener: Listener): () => void {
+    connectionListeners.add(listener);
+    return () => connectionListeners.delete(listener);
+  },
+};
+
+function setUnreachable(value: boolean) {
+  if (value === unreachable) return;
+  unreachable = value;
+  changed();
+}
+
+/** An error code of the API in an owner's words. */
+export const errorWords = (code: string): string => words[code] ?? `${code.charAt(0)}${code.slice(1).toLowerCase().replace(/_/g, ' ')}.`;
 
 export class ApiError extends Error {
   constructor(
@@ -91,7 +165,7 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly status: number,
   ) {
-    super(`${words[code] ?? code.toLowerCase().replace(/_/g, ' ')}${code === 'INVALID_INPUT' && detail ? `: ${detail}` : ''}`);
+    super(code === 'INVALID_INPUT' ? invalidInputWords(detail) : errorWords(code));
   }
 }
 
@@ -108,14 +182,26 @@ export async function call<P extends ManagementPath>(path: P, body: Body<P>): Pr
   const apiKey = session.key();
   if (!apiKey) throw new ApiError('MISSING_AUTH', '', 401);
   if (!client) throw new Error('configuration not loaded');
+  pending += 1;
+  changed();
   try {
     // openapi-fetch types a call by a literal path; a screen that picks the path at run time passes a union of them.
-    return (await unwrap(client.POST(path as ManagementPath, { body: body as never, headers: { 'x-api-key': apiKey } }))) as Answer<P>;
+    const answer = (await unwrap(client.POST(path as ManagementPath, { body: body as never, headers: { 'x-api-key': apiKey } }))) as Answer<P>;
+    setUnreachable(false);
+    return answer;
   } catch (error) {
-    if (error instanceof LicensingApiError) throw new ApiError(error.errorCode ?? 'SERVER_ERROR', error.errorCode ? error.message : '', error.status);
+    if (error instanceof LicensingApiError) {
+      // A gateway's 502/503/504 without the API's body: the service is not there.
+      setUnreachable(!error.errorCode && error.status >= 502);
+      throw new ApiError(error.errorCode ?? 'SERVER_ERROR', error.errorCode ? error.message : '', error.status);
+    }
     // A success whose body is no JSON.
     if (error instanceof SyntaxError) throw new ApiError('SERVER_ERROR', '', 0);
+    setUnreachable(true);
     throw new ApiError('NETWORK', '', 0);
+  } finally {
+    pending -= 1;
+    changed();
   }
 }
 

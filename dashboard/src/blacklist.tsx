@@ -76,7 +76,7 @@ export function Blacklist({ app }: { app: App }) {
       </Field>
       <Notice text={notice} />
       <ErrorNote error={error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table>
           <thead>
             <tr>

@@ -1,14 +1,17 @@
 import { Can } from './access';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
 import { LicenseEntitlements } from './entitlements';
 import { FloatingSeats } from './floating-seats';
-import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, shortTime, unitSeconds, units, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, readDuration, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
 export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }: { licenseKey: string; subscriptions: Subscription[]; listHref: string; onDeleted: () => void }) {
   const [license, setLicense] = useState<License | null>(null);
   const [notice, setNotice] = useState('');
+  // The card whose action the notice or error is about: shown there, and cleared when the next action starts.
+  const [where, setWhere] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const { busy, error, run, setError } = useAction();
 
@@ -17,13 +20,28 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
     void reload();
   }, [licenseKey]);
 
-  /** Runs one action, then shows the license as the API now has it. */
-  const act = async <P extends ManagementPath>(path: P, body: Omit<Body<P>, 'license_key'>, done: string) => {
+  /** Runs the action of card `at`, says how it went in that card, then shows the license as the API now has it. */
+  const act = async <P extends ManagementPath>(at: string, path: P, body: Omit<Body<P>, 'license_key'>, done: string) => {
+    setWhere(at);
+    setNotice('');
     const result = await run(() => call(path, { license_key: licenseKey, ...body } as Body<P>));
     if (result === undefined) return;
-    setNotice(done);
     await reload();
+    setNotice(done);
   };
+  /** A problem found in card `at` before anything was sent. */
+  const say = (at: string, problem: string) => {
+    setWhere(at);
+    setNotice('');
+    setError(new Error(problem));
+  };
+  const note = (at: string) =>
+    where === at ? (
+      <>
+        <Notice text={notice} />
+        <ErrorNote error={error} />
+      </>
+    ) : null;
 
   const header = (
     <div class="row">
@@ -44,20 +62,20 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
 
   const seats = license.max_devices ?? 1;
   const devices = license.hwids ?? (license.hwid ? [license.hwid] : []);
-  const facts: [string, string][] = [
+  const facts: [string, ComponentChildren][] = [
     ['Status', license.status],
     ['Subscription', `${license.subscription_name} (level ${license.subscription_level})`],
-    ['Created', shortTime(license.created_at)],
+    ['Created', <Time iso={license.created_at} />],
     ['Duration', duration(license.initial_duration)],
-    ['First used', shortTime(license.first_used_at)],
-    ['Expires', shortTime(license.expires_at)],
-    ['Last login', shortTime(license.last_login)],
+    ['First used', <Time iso={license.first_used_at} />],
+    ['Expires', <Time iso={license.expires_at} />],
+    ['Last login', <Time iso={license.last_login} />],
     ['HWID', license.hwid ?? '—'],
     ['Seats', String(seats)],
     ['HWID lock', license.hwid_lock ? 'on' : 'off'],
     ['HWID reset allowed', license.hwid_reset_allowed ? 'yes' : 'no'],
-    ['HWID reset interval', `${license.hwid_reset_interval} s`],
-    ['Last HWID reset', shortTime(license.last_hwid_reset_at)],
+    ['HWID reset interval', license.hwid_reset_interval === 0 ? 'none' : duration(license.hwid_reset_interval)],
+    ['Last HWID reset', <Time iso={license.last_hwid_reset_at} />],
     ['Username', license.username ?? '—'],
     ['Tags', license.tags.join(', ') || '—'],
   ];
@@ -65,8 +83,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
   return (
     <section aria-labelledby="detail-title">
       {header}
-      <Notice text={notice} />
-      <ErrorNote error={error} />
+      {where === null && <ErrorNote error={error} />}
       <dl class="facts" id="detail-title">
         {facts.map(([name, value]) => (
           <div key={name}>
@@ -82,10 +99,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           aria-label="Extend"
           onSubmit={(event) => {
             event.preventDefault();
-            const data = new FormData(event.currentTarget);
-            const unit = String(data.get('unit')) as (typeof units)[number];
-            const seconds = Number(data.get('amount')) * unitSeconds[unit];
-            void act('/license/extend', { extend_seconds: seconds }, `Extended by ${data.get('amount')} ${unit}.`);
+            const read = readDuration(new FormData(event.currentTarget), 'amount', 'unit');
+            if ('problem' in read) return say('Extend', read.problem);
+            void act('Extend', '/license/extend', { extend_seconds: read.seconds }, `Extended by ${read.text}.`);
           }}
         >
           <h2>Extend</h2>
@@ -95,20 +111,22 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Extend
           </button>
+          {note('Extend')}
         </form></Can>
 
         <div class="card">
           <h2>Status</h2>
           <p>{license.status === 'active' ? 'Active: authenticates normally.' : 'Paused: every /auth answers LICENSE_NOT_ACTIVE.'}</p>
           {license.status === 'active' ? (
-            <Can path="/license/update-status"><button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'paused' }, 'Paused.')}>
+            <Can path="/license/update-status"><button type="button" disabled={busy} onClick={() => void act('Status', '/license/update-status', { status: 'paused' }, 'Paused.')}>
               Pause
             </button></Can>
           ) : (
-            <Can path="/license/update-status"><button type="button" disabled={busy} onClick={() => void act('/license/update-status', { status: 'active' }, 'Activated.')}>
+            <Can path="/license/update-status"><button type="button" disabled={busy} onClick={() => void act('Status', '/license/update-status', { status: 'active' }, 'Activated.')}>
               Activate
             </button></Can>
           )}
+          {note('Status')}
         </div>
 
         <form
@@ -117,7 +135,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           onSubmit={(event) => {
             event.preventDefault();
             const hwid = String(new FormData(event.currentTarget).get('hwid')).trim();
-            void act('/hwid/edit', { hwid }, 'HWID set.');
+            void act('HWID', '/hwid/edit', { hwid }, 'HWID set.');
           }}
         >
           <h2>Device (HWID)</h2>
@@ -137,7 +155,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
                   title: 'Clear the HWID?',
                   text: 'The next device that authenticates with this license becomes its device.',
                   action: 'Clear HWID',
-                  onConfirm: () => void act('/hwid/edit', { hwid: null }, 'HWID cleared.'),
+                  onConfirm: () => void act('HWID', '/hwid/edit', { hwid: null }, 'HWID cleared.'),
                 })
               }
             >
@@ -145,17 +163,18 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             </button></Can>
           </div>
           <div class="row">
-            <Can path="/hwid/toggle-lock"><button type="button" disabled={busy} onClick={() => void act('/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
+            <Can path="/hwid/toggle-lock"><button type="button" disabled={busy} onClick={() => void act('HWID', '/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
               {license.hwid_lock ? 'Turn HWID lock off' : 'Turn HWID lock on'}
             </button></Can>
             <Can path="/hwid/toggle-reset-allowed"><button
               type="button"
               disabled={busy}
-              onClick={() => void act('/hwid/toggle-reset-allowed', { hwid_reset_allowed: !license.hwid_reset_allowed }, `HWID resets ${license.hwid_reset_allowed ? 'disallowed' : 'allowed'}.`)}
+              onClick={() => void act('HWID', '/hwid/toggle-reset-allowed', { hwid_reset_allowed: !license.hwid_reset_allowed }, `HWID resets ${license.hwid_reset_allowed ? 'disallowed' : 'allowed'}.`)}
             >
               {license.hwid_reset_allowed ? 'Disallow HWID resets' : 'Allow HWID resets'}
             </button></Can>
           </div>
+          {note('HWID')}
         </form>
 
         <form
@@ -163,8 +182,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           aria-label="Seats"
           onSubmit={(event) => {
             event.preventDefault();
-            const maxDevices = Number(new FormData(event.currentTarget).get('max_devices'));
-            void act('/hwid/set-max-devices', { max_devices: maxDevices }, `Seats set to ${maxDevices}.`);
+            const maxDevices = wholeNumber(new FormData(event.currentTarget).get('max_devices'), Math.max(1, devices.length), 100);
+            if (maxDevices === undefined) return say('Seats', `Enter a whole number of seats from ${Math.max(1, devices.length)} (the devices bound) to 100.`);
+            void act('Seats', '/hwid/set-max-devices', { max_devices: maxDevices }, `Seats set to ${maxDevices}.`);
           }}
         >
           <h2>Seats</h2>
@@ -186,7 +206,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
                         title: 'Remove this device?',
                         text: `${hwid} is unbound from this license; its seat is free for the next device that authenticates.`,
                         action: 'Remove device',
-                        onConfirm: () => void act('/hwid/remove', { hwid }, `Device ${hwid} removed.`),
+                        onConfirm: () => void act('Seats', '/hwid/remove', { hwid }, `Device ${hwid} removed.`),
                       })
                     }
                   >
@@ -202,14 +222,15 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Set seats
           </button>
+          {note('Seats')}
         </form>
 
         <FloatingSeats
           license={license}
           busy={busy}
           confirm={setConfirm}
-          onSetLease={(leaseSeconds) => void act('/hwid/set-lease', { lease_seconds: leaseSeconds }, leaseSeconds === null ? 'Leasing off.' : `Leases of ${leaseSeconds} s.`)}
-          onRemove={(hwid) => void act('/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
+          onSetLease={(leaseSeconds) => void act('Floating seats', '/hwid/set-lease', { lease_seconds: leaseSeconds }, leaseSeconds === null ? 'Leasing off.' : `Leases of ${duration(leaseSeconds)}.`)}
+          onRemove={(hwid) => void act('Floating seats', '/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
         />
 
         <Can path="/hwid/update-reset-interval"><form
@@ -217,8 +238,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           aria-label="Reset interval"
           onSubmit={(event) => {
             event.preventDefault();
-            const seconds = Number(new FormData(event.currentTarget).get('interval'));
-            void act('/hwid/update-reset-interval', { hwid_reset_interval: seconds }, 'Reset interval saved.');
+            const seconds = wholeNumber(new FormData(event.currentTarget).get('interval'), 0, 315360000);
+            if (seconds === undefined) return say('Reset interval', 'Enter a whole number of seconds from 0 (no wait) to 315,360,000 (ten years).');
+            void act('Reset interval', '/hwid/update-reset-interval', { hwid_reset_interval: seconds }, 'Reset interval saved.');
           }}
         >
           <h2>HWID reset interval</h2>
@@ -228,6 +250,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Save interval
           </button>
+          {note('Reset interval')}
         </form></Can>
 
         <Can path="/license/update-subscription"><form
@@ -236,7 +259,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           onSubmit={(event) => {
             event.preventDefault();
             const subscriptionId = String(new FormData(event.currentTarget).get('subscription_id'));
-            void act('/license/update-subscription', { subscription_id: subscriptionId }, 'Subscription changed.');
+            void act('Subscription', '/license/update-subscription', { subscription_id: subscriptionId }, 'Subscription changed.');
           }}
         >
           <h2>Subscription</h2>
@@ -252,6 +275,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Change subscription
           </button>
+          {note('Subscription')}
         </form></Can>
 
         <Can path="/license/update-user-credentials"><form
@@ -261,7 +285,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             event.preventDefault();
             const data = new FormData(event.currentTarget);
             const password = String(data.get('password') ?? '');
-            void act('/license/update-user-credentials', { username: String(data.get('username')).trim(), ...(password ? { password } : {}) }, 'Credentials saved.');
+            void act('Credentials', '/license/update-user-credentials', { username: String(data.get('username')).trim(), ...(password ? { password } : {}) }, 'Credentials saved.');
           }}
         >
           <h2>Credentials</h2>
@@ -274,11 +298,12 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           <button type="submit" disabled={busy}>
             Save credentials
           </button>
+          {note('Credentials')}
         </form></Can>
 
-        <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('/license/update-metadata', { metadata }, 'Metadata saved.')} />
+        <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('Metadata', '/license/update-metadata', { metadata }, 'Metadata saved.')} />
 
-        <LicenseEntitlements license={license} busy={busy} act={(path, body, done) => void act(path, body as never, done)} onProblem={setError} />
+        <LicenseEntitlements license={license} busy={busy} act={(path, body, done) => void act('Entitlements', path, body as never, done)} onProblem={setError} />
 
         <div class="card">
           <h2>Delete</h2>
@@ -302,6 +327,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           >
             Delete license…
           </button></Can>
+          {note('Delete')}
         </div>
       </div>
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />

@@ -1,15 +1,41 @@
 import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
-import { call, type Body, type BulkPath, type App, type License, type Subscription } from './api';
+import { call, errorWords, type Body, type BulkPath, type App, type License, type Subscription } from './api';
 import { LicenseDetail } from './license-detail';
+import { AllMatches, SearchResults, type ListBody } from './license-search';
 import { href, navigate, paths, useQuery } from './routes';
-import { ConfirmDialog, csv, download, DurationFields, ErrorNote, Field, Notice, Pager, duration, shortTime, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, csv, download, DurationFields, ErrorNote, Field, Notice, Pager, duration, plural, readDuration, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
 
 /** The list's filters, kept in the address's query (`#/apps/<app_id>/licenses?status=paused&tag=beta`). */
 interface Filters {
   status: '' | 'active' | 'paused';
   subscription_id: string;
   tag: string;
+  /** Expired, never used, or expiring within `days` days. */
+  expiry: '' | 'expired' | 'unused' | 'expiring';
+  days: string;
+  /** `created` (newest first), `oldest`, `expiry` (soonest first), `expiry-last`. */
+  sort: '' | 'oldest' | 'expiry' | 'expiry-last';
+  /** A /license/find query: a key, username or bound device. */
+  q: string;
+}
+
+const expiryValues = ['expired', 'unused', 'expiring'] as const;
+const sortValues = ['oldest', 'expiry', 'expiry-last'] as const;
+const oneOf = <T extends string>(values: readonly T[], value: string | undefined): T | '' => (values.includes(value as T) ? (value as T) : '');
+
+/** The listing's body for these filters (docs/management-api.md, "Licenses"). */
+function listBody(appId: string, filters: Filters): ListBody {
+  const days = Math.max(1, Math.min(3650, Math.round(Number(filters.days) || 7)));
+  return {
+    app_id: appId,
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.subscription_id ? { subscription_id: filters.subscription_id } : {}),
+    ...(filters.tag.trim() ? { tag: filters.tag.trim() } : {}),
+    ...(filters.expiry === 'expired' ? { expired: true } : filters.expiry === 'unused' ? { unused: true } : filters.expiry === 'expiring' ? { expiring_within_days: days } : {}),
+    ...(filters.sort === 'expiry' || filters.sort === 'expiry-last' ? { sort_field: 'expires_at' as const } : {}),
+    ...(filters.sort === 'oldest' || filters.sort === 'expiry' ? { sort_order: 'asc' as const } : {}),
+  };
 }
 
 const perPage = 25;
@@ -25,10 +51,20 @@ export function LicenseScreen({ app, licenseKey }: { app: App; licenseKey: strin
 }
 
 export function Licenses({ app }: { app: App }) {
-  const [subscriptions, setSubscriptions] = useState<Subscription[]>([]);
+  // null until loaded: an empty list means the application has none, not that they could not be read.
+  const [subscriptions, setSubscriptions] = useState<Subscription[] | null>(null);
   const [query, setQuery] = useQuery<keyof Filters>();
-  const filters: Filters = { status: query.status === 'active' || query.status === 'paused' ? query.status : '', subscription_id: query.subscription_id ?? '', tag: query.tag ?? '' };
-  const filterKey = `${filters.status}|${filters.subscription_id}|${filters.tag}`;
+  const filters: Filters = {
+    status: query.status === 'active' || query.status === 'paused' ? query.status : '',
+    subscription_id: query.subscription_id ?? '',
+    tag: query.tag ?? '',
+    expiry: oneOf(expiryValues, query.expiry),
+    days: query.days ?? '7',
+    sort: oneOf(sortValues, query.sort),
+    q: query.q ?? '',
+  };
+  const body = listBody(app.app_id, filters);
+  const filterKey = JSON.stringify(body);
   // Cursors of the pages before this one, so "Previous" can go back without the API keeping state; new filters start at page 1.
   const [paging, setPaging] = useState<{ filterKey: string; cursors: (string | undefined)[] }>({ filterKey, cursors: [undefined] });
   const cursors = paging.filterKey === filterKey ? paging.cursors : [undefined];
@@ -36,7 +72,7 @@ export function Licenses({ app }: { app: App }) {
   const [page, setPage] = useState<{ licenses: License[]; next: string | null } | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [creating, setCreating] = useState(false);
-  const [lookup, setLookup] = useState('');
+  const [lookup, setLookup] = useState(query.q ?? '');
   const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const { busy, error, run } = useAction();
@@ -44,15 +80,7 @@ export function Licenses({ app }: { app: App }) {
   const cursor = cursors[cursors.length - 1];
   const load = () =>
     run(async () => {
-      const body = {
-        app_id: app.app_id,
-        per_page: perPage,
-        ...(filters.status ? { status: filters.status } : {}),
-        ...(filters.subscription_id ? { subscription_id: filters.subscription_id } : {}),
-        ...(filters.tag.trim() ? { tag: filters.tag.trim() } : {}),
-        ...(cursor ? { cursor } : {}),
-      };
-      const listed = await call('/license/get-bulk', body);
+      const listed = await call('/license/get-bulk', { ...body, per_page: perPage, ...(cursor ? { cursor } : {}) });
       setPage({ licenses: listed.data, next: listed.next_cursor ?? null });
       setSelected(new Set());
     });
@@ -64,15 +92,15 @@ export function Licenses({ app }: { app: App }) {
     void load();
   }, [app.app_id, filterKey, paging]);
 
-  const setFilter = (patch: Partial<Filters>) => setQuery(patch);
-  const open = (key: string) => navigate(paths.license(app.app_id, key));
+  const setFilter = (patch: Partial<Filters>, options?: { replace?: boolean }) => setQuery(patch, options);
 
   const bulk = async <P extends BulkPath>(path: P, extra: Omit<Body<P>, 'license_keys'>, done: string) => {
     const keys = [...selected];
+    setNotice('');
     const result = await run(() => call(path, { license_keys: keys, ...extra } as Body<P>));
     if (!result) return;
     const { succeeded, failed } = result.data;
-    setNotice(`${done}: ${succeeded.length} succeeded${failed.length ? `, ${failed.length} failed (${failed.map((f) => `${f.license_key}: ${f.error_code}`).join('; ')})` : ''}.`);
+    setNotice(`${done}: ${succeeded.length} succeeded${failed.length ? `, ${failed.length} failed (${failed.map((f) => `${f.license_key}: ${errorWords(f.error_code)}`).join(' ')})` : ''}.`);
     await load();
   };
 
@@ -80,7 +108,7 @@ export function Licenses({ app }: { app: App }) {
     return (
       <CreateLicenses
         app={app}
-        subscriptions={subscriptions}
+        subscriptions={subscriptions ?? []}
         onDone={() => {
           setCreating(false);
           setCursors([undefined]);
@@ -103,24 +131,38 @@ export function Licenses({ app }: { app: App }) {
       <div class="row">
         <h1 id="licenses-title">Licenses</h1>
         <span class="spacer" />
-        <Can path="/license/create-bulk"><button type="button" onClick={() => setCreating(true)} disabled={subscriptions.length === 0} title={subscriptions.length === 0 ? 'Create a subscription first' : undefined}>
+        <Can path="/license/create-bulk"><button type="button" onClick={() => setCreating(true)} disabled={!subscriptions?.length} title={subscriptions?.length === 0 ? 'Create a subscription first' : undefined}>
           Create licenses
         </button></Can>
       </div>
-      {subscriptions.length === 0 && <p class="hint">Licenses belong to a subscription: create one under Subscriptions first.</p>}
+      {subscriptions?.length === 0 && (
+        <p class="hint">
+          Licenses belong to a subscription: create one under <a href={href(paths.screen(app.app_id, 'subscriptions'))}>Subscriptions</a> first.
+        </p>
+      )}
       <form
         class="row"
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          if (lookup.trim()) open(lookup.trim());
+          setFilter({ q: lookup.trim() });
         }}
       >
-        <Field label="Find by key">
-          <input name="lookup" value={lookup} onInput={(event) => setLookup(event.currentTarget.value)} placeholder="License key" />
+        <Field label="Find a license">
+          <input name="lookup" value={lookup} onInput={(event) => setLookup(event.currentTarget.value)} placeholder="Key, username or device (HWID)" />
         </Field>
-        <button type="submit">Open</button>
+        <button type="submit">Find</button>
       </form>
+      {filters.q && (
+        <SearchResults
+          app={app}
+          query={filters.q}
+          onClear={() => {
+            setLookup('');
+            setFilter({ q: '' });
+          }}
+        />
+      )}
       <div class="row filters">
         <Field label="Status">
           <select name="status" value={filters.status} onChange={(event) => setFilter({ status: event.currentTarget.value as Filters['status'] })}>
@@ -132,7 +174,7 @@ export function Licenses({ app }: { app: App }) {
         <Field label="Subscription">
           <select name="subscription" value={filters.subscription_id} onChange={(event) => setFilter({ subscription_id: event.currentTarget.value })}>
             <option value="">Any</option>
-            {subscriptions.map((subscription) => (
+            {(subscriptions ?? []).map((subscription) => (
               <option key={subscription.subscription_id} value={subscription.subscription_id}>
                 {subscription.name}
               </option>
@@ -149,7 +191,35 @@ export function Licenses({ app }: { app: App }) {
             <input name="tag" defaultValue={filters.tag} key={filters.tag} placeholder="Press Enter" />
           </Field>
         </form>
+        <Field label="Expiry">
+          <select name="expiry" value={filters.expiry} onChange={(event) => setFilter({ expiry: event.currentTarget.value as Filters['expiry'] })}>
+            <option value="">Any</option>
+            <option value="expired">Expired</option>
+            <option value="unused">Never used</option>
+            <option value="expiring">Expiring within…</option>
+          </select>
+        </Field>
+        {filters.expiry === 'expiring' && (
+          <Field label="Days">
+            <input name="days" type="number" min={1} max={3650} value={filters.days} onChange={(event) => setFilter({ days: event.currentTarget.value }, { replace: true })} />
+          </Field>
+        )}
+        <Field label="Sort">
+          <select name="sort" value={filters.sort} onChange={(event) => setFilter({ sort: event.currentTarget.value as Filters['sort'] })}>
+            <option value="">Newest first</option>
+            <option value="oldest">Oldest first</option>
+            <option value="expiry">Expiring soonest (used licenses)</option>
+            <option value="expiry-last">Expiring last (used licenses)</option>
+          </select>
+        </Field>
       </div>
+      <AllMatches
+        body={body}
+        onDone={(text) => {
+          setNotice(text);
+          void load();
+        }}
+      />
       {selected.size > 0 && (
         <BulkBar
           count={selected.size}
@@ -157,9 +227,9 @@ export function Licenses({ app }: { app: App }) {
           onAction={bulk}
           onDelete={() =>
             setConfirm({
-              title: `Delete ${selected.size} licenses?`,
+              title: `Delete ${plural(selected.size, 'license')}?`,
               text: 'Deleted licenses stop working at once and cannot be restored.',
-              action: `Delete ${selected.size} licenses`,
+              action: `Delete ${plural(selected.size, 'license')}`,
               onConfirm: () => void bulk('/license/delete-bulk', {}, 'Deleted'),
             })
           }
@@ -167,7 +237,7 @@ export function Licenses({ app }: { app: App }) {
       )}
       <Notice text={notice} />
       <ErrorNote error={error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table class="licenses">
           <thead>
             <tr>
@@ -203,10 +273,12 @@ export function Licenses({ app }: { app: App }) {
                   <span class={`badge ${license.status}`}>{license.status}</span>
                 </td>
                 <td>{license.subscription_name}</td>
-                <td>{license.expires_at ? shortTime(license.expires_at) : `unused, ${duration(license.initial_duration)}`}</td>
+                <td>{license.expires_at ? <Time iso={license.expires_at} /> : `unused, ${duration(license.initial_duration)}`}</td>
                 <td>{license.hwid ?? '—'}</td>
                 <td>{license.tags.join(', ')}</td>
-                <td>{shortTime(license.created_at)}</td>
+                <td>
+                  <Time iso={license.created_at} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -219,11 +291,15 @@ export function Licenses({ app }: { app: App }) {
   );
 }
 
+/** Longest extension the bulk bar offers: 100 years, well inside what the API takes. */
+const maxExtendDays = 36500;
+
 function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boolean; onAction: <P extends BulkPath>(path: P, extra: Omit<Body<P>, 'license_keys'>, done: string) => unknown; onDelete: () => void }) {
-  const [days, setDays] = useState(30);
+  const [daysText, setDaysText] = useState('30');
+  const days = wholeNumber(daysText, 1, maxExtendDays);
   return (
     <div class="bulk row" role="region" aria-label="Bulk actions">
-      <strong>{count} selected</strong>
+      <strong>{plural(count, 'license')} selected</strong>
       <Can path="/license/update-status-bulk"><button type="button" disabled={busy} onClick={() => onAction('/license/update-status-bulk', { status: 'paused' }, 'Paused')}>
         Pause
       </button></Can>
@@ -237,11 +313,12 @@ function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boo
         Unlock HWID
       </button></Can>
       <span class="row">
-        <input type="number" min={1} aria-label="Days to extend by" value={days} onInput={(event) => setDays(Number(event.currentTarget.value))} />
+        <input type="number" min={1} max={maxExtendDays} step={1} aria-label="Days to extend by" value={daysText} onInput={(event) => setDaysText(event.currentTarget.value)} />
         <Can path="/license/extend-bulk"><button
           type="button"
-          disabled={busy || !(days > 0)}
-          onClick={() => onAction('/license/extend-bulk', { extend_seconds: Math.round(days * 86400), request_id: crypto.randomUUID() }, `Extended by ${days} days`)}
+          disabled={busy || days === undefined}
+          title={days === undefined ? `A whole number of days from 1 to ${maxExtendDays.toLocaleString('en')}` : undefined}
+          onClick={() => days !== undefined && onAction('/license/extend-bulk', { extend_seconds: days * 86400, request_id: crypto.randomUUID() }, `Extended by ${plural(days, 'day')}`)}
         >
           Extend (days)
         </button></Can>
@@ -255,11 +332,14 @@ function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boo
 
 function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscriptions: Subscription[]; onDone: () => void }) {
   const [created, setCreated] = useState<License[] | null>(null);
-  const { busy, error, run } = useAction();
+  const { busy, error, run, setError } = useAction();
 
   const submit = (form: HTMLFormElement) => {
     const data = new FormData(form);
-    const amount = Number(data.get('amount'));
+    const amount = wholeNumber(data.get('amount'), 1, 1000);
+    if (amount === undefined) return setError(new Error('Create from 1 to 1,000 licenses at a time.'));
+    const read = readDuration(data, 'duration_value', 'duration_unit');
+    if ('problem' in read) return setError(new Error(read.problem));
     const tags = String(data.get('tags') ?? '')
       .split(',')
       .map((tag) => tag.trim())
@@ -286,7 +366,7 @@ function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscription
     const rows = [['key', 'subscription', 'duration_seconds', 'tags'], ...created.map((license) => [license.key, license.subscription_name ?? '', String(license.initial_duration), license.tags.join(' ')])];
     return (
       <section aria-labelledby="created-title">
-        <h1 id="created-title">{created.length} new licenses</h1>
+        <h1 id="created-title">{plural(created.length, 'new license')}</h1>
         <div class="row">
           <button type="button" onClick={() => download(`licenses-${new Date().toISOString().slice(0, 19)}.csv`, csv(rows), 'text/csv')}>
             Download CSV

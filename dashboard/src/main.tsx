@@ -1,11 +1,12 @@
 import { render, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Route, Router, Switch, useLocation } from 'wouter-preact';
-import { call, loadConfig, session, signInWithLinkCode, type App } from './api';
+import { ApiError, call, loadConfig, session, signInWithLinkCode, type App } from './api';
 import { RoleContext, useCan, type Role } from './access';
 import { roleMayCallPath } from '../../functions/access';
 import { ApiKeys } from './api-keys';
 import { Blacklist } from './blacklist';
+import { ConnectionBanner } from './connection';
 import { LicenseScreen, Licenses } from './licenses';
 import { href, navigate, paths, useHashPath, useHashSearch, useTitle } from './routes';
 import { Settings } from './settings';
@@ -80,7 +81,7 @@ function AppPicker({ apps }: { apps: App[] }) {
 }
 
 /** An application's header with its tabs, around the screen the address names. */
-function AppFrame({ app, apps, current, title, onSignOut, children }: { app: App; apps: App[]; current: string; title: string; onSignOut: () => void; children: ComponentChildren }) {
+function AppFrame({ app, apps, current, title, generation, onSignOut, children }: { app: App; apps: App[]; current: string; title: string; generation: number; onSignOut: () => void; children: ComponentChildren }) {
   useTitle(title, app.name);
   const can = useCan();
   return (
@@ -104,7 +105,8 @@ function AppFrame({ app, apps, current, title, onSignOut, children }: { app: App
           Sign out
         </button>
       </header>
-      <main>{children}</main>
+      {/* A new generation (the service is back after an outage) mounts the screen afresh, so it loads again. */}
+      <main key={generation}>{children}</main>
     </>
   );
 }
@@ -143,24 +145,28 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
   const [signedIn, setSignedIn] = useState(Boolean(session.key()));
   const [apps, setApps] = useState<App[] | null>(null);
   const [role, setRole] = useState<Role | null>(null);
+  const [generation, setGeneration] = useState(0);
   const { error, run, setError } = useAction();
   useEffect(() => setError(signInProblem ?? null), [signInProblem]);
   useFocusOnNavigation();
 
   useEffect(() => {
-    if (!signedIn) return;
+    if (!signedIn || apps) return;
     void run(async () => {
       try {
         const [list, current] = await Promise.all([call('/app/list', {}), call('/apikey/current', {})]);
         setRole(current.data.role);
         setApps(list.data);
       } catch (caught) {
-        session.signOut();
-        setSignedIn(false);
+        // Only a refused key signs out; an outage leaves the key and the banner's retry loads again.
+        if (caught instanceof ApiError && caught.status === 401) {
+          session.signOut();
+          setSignedIn(false);
+        }
         throw caught;
       }
     });
-  }, [signedIn]);
+  }, [signedIn, generation]);
 
   const signOut = () => {
     session.signOut();
@@ -169,35 +175,47 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     setRole(null);
   };
 
+  const banner = <ConnectionBanner onBack={() => setGeneration((value) => value + 1)} />;
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} error={error} />;
-  if (!apps || !role) return <p class="loading">Loading applications…</p>;
+  if (!apps || !role) {
+    return (
+      <>
+        {banner}
+        <p class="loading">Loading applications…</p>
+        <ErrorNote error={error} />
+      </>
+    );
+  }
   const frame = (appId: string, current: string, title: string, content: (app: App) => ComponentChildren) => {
     const app = apps.find((candidate) => candidate.app_id === decodeURIComponent(appId));
     if (!app) return <NotFound text="No application of this team has this id." />;
     return (
-      <AppFrame app={app} apps={apps} current={current} title={title} onSignOut={signOut}>
+      <AppFrame app={app} apps={apps} current={current} title={title} generation={generation} onSignOut={signOut}>
         {content(app)}
       </AppFrame>
     );
   };
   return (
     <RoleContext.Provider value={role}>
-      <Switch>
-        <Route path="/">{() => <AppPicker apps={apps} />}</Route>
-        <Route path="/apps/:app/licenses/:key">
-          {(params) => {
-            const key = decodeURIComponent(params.key);
-            return frame(params.app, 'licenses', `License ${key}`, (app) => <LicenseScreen app={app} licenseKey={key} />);
-          }}
-        </Route>
-        <Route path="/apps/:app/:screen">
-          {(params) => {
-            const screen = screens.find((candidate) => candidate.path === params.screen && (!candidate.needs || roleMayCallPath(role, candidate.needs)));
-            return screen ? frame(params.app, screen.path, screen.name, (app) => screen.view(app, apps)) : <NotFound text="This address names no screen of the dashboard." />;
-          }}
-        </Route>
-        <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
-      </Switch>
+      <>
+        {banner}
+        <Switch>
+          <Route path="/">{() => <AppPicker apps={apps} />}</Route>
+          <Route path="/apps/:app/licenses/:key">
+            {(params) => {
+              const key = decodeURIComponent(params.key);
+              return frame(params.app, 'licenses', `License ${key}`, (app) => <LicenseScreen app={app} licenseKey={key} />);
+            }}
+          </Route>
+          <Route path="/apps/:app/:screen">
+            {(params) => {
+              const screen = screens.find((candidate) => candidate.path === params.screen && (!candidate.needs || roleMayCallPath(role, candidate.needs)));
+              return screen ? frame(params.app, screen.path, screen.name, (app) => screen.view(app, apps)) : <NotFound text="This address names no screen of the dashboard." />;
+            }}
+          </Route>
+          <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
+        </Switch>
+      </>
     </RoleContext.Provider>
   );
 }

@@ -58,7 +58,7 @@ export function StatsView({ app }: { app: App }) {
           <DailyChart days={stats.days} />
           <details>
             <summary>Daily numbers as a table</summary>
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
               <table aria-label="Daily numbers">
                 <thead>
                   <tr>

@@ -145,7 +145,7 @@ export function StripeScreen({ app }: { app: App }) {
           <h2>3. Price map</h2>
           <p>Each Stripe price makes one license per unit bought, of a subscription tier, for a duration counted from first use. Prices not listed make nothing.</p>
           {tiers.length === 0 && <p class="hint">This application has no subscription tier yet: create one under Subscriptions first.</p>}
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
             <table>
               <thead>
                 <tr>

@@ -77,7 +77,7 @@ export function Subscriptions({ app }: { app: App }) {
       </form></Can>
       <Notice text={notice} />
       <ErrorNote error={error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table>
           <thead>
             <tr>

@@ -98,12 +98,28 @@ export function Field({ label, children }: { label: string; children: ComponentC
   );
 }
 
-/** A whole number of one of the API's duration units, 30 days unless changed; the form reads `valueName` and `unitName`. */
+/** The longest duration a license may have (docs/management-api.md#licenses): 100 years. */
+export const maxDurationSeconds = 100 * 31536000;
+
+/**
+ * A duration from a form with DurationFields, in seconds, or a sentence saying what
+ * is wrong with it: checked here, so the API's validator never has to answer.
+ */
+export function readDuration(data: FormData, valueName: string, unitName: string): { seconds: number; text: string } | { problem: string } {
+  const unit = String(data.get(unitName)) as (typeof units)[number];
+  const value = wholeNumber(data.get(valueName), 1, Infinity);
+  if (value === undefined || !(unit in unitSeconds)) return { problem: 'Enter a whole number of hours, days, weeks, months or years, 1 or more.' };
+  const seconds = value * unitSeconds[unit];
+  if (seconds > maxDurationSeconds) return { problem: 'A license lasts at most 100 years.' };
+  return { seconds, text: plural(value, unit.slice(0, -1)) };
+}
+
+/** A whole number of one of the API's duration units, 30 days unless changed; read the form with `readDuration`. */
 export function DurationFields({ label, valueName, unitName }: { label: string; valueName: string; unitName: string }) {
   return (
     <>
       <Field label={label}>
-        <input name={valueName} type="number" min={1} required defaultValue="30" />
+        <input name={valueName} type="number" min={1} step={1} required defaultValue="30" />
       </Field>
       <Field label="Unit">
         <select name={unitName}>
@@ -148,7 +164,43 @@ export function Pager({
   );
 }
 
-export const shortTime = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
+/** `1 license`, `2 licenses`: a count with its noun in the right number. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
+}
+
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const steps: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 31536000],
+  ['month', 2592000],
+  ['day', 86400],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
+
+/** `in 30 days`, `3 hours ago`: how far a moment is from now, in its largest whole unit. */
+export function fromNow(iso: string, now = Date.now()): string {
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  const [unit, size] = steps.find(([, length]) => Math.abs(seconds) >= length) ?? ['second', 1];
+  return relative.format(Math.trunc(seconds / size), unit);
+}
+
+/** The moment in the browser's time zone, e.g. `24 Nov 2026, 06:12`. */
+export const localTime = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A moment as text: relative and in the browser's time zone; `—` when there is none. */
+export const shortTime = (iso: string | null | undefined) => (iso ? `${localTime(iso)} (${fromNow(iso)})` : '—');
+
+/** A moment on screen: relative, then the browser's local time; the exact UTC time on hover. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <>—</>;
+  return (
+    <time dateTime={iso} title={`${iso.replace(/\.\d+Z$/, 'Z')} (UTC)`}>
+      {fromNow(iso)} <span class="muted">{localTime(iso)}</span>
+    </time>
+  );
+}
 
 /** A file download made in the page: a blob URL, so no key or data leaves the browser. */
 export function download(name: string, text: string, type: string) {
@@ -170,8 +222,16 @@ export function csv(rows: string[][]): string {
 export const units = ['hours', 'days', 'weeks', 'months', 'years'] as const;
 export const unitSeconds: Record<(typeof units)[number], number> = { hours: 3600, days: 86400, weeks: 604800, months: 2592000, years: 31536000 };
 
-/** A duration in seconds in the largest whole unit that fits. */
+/** A duration in seconds in the largest whole unit that fits: `30 days`, `1 year`, `90 seconds`. */
 export function duration(seconds: number): string {
-  const whole = (size: number, unit: string) => (seconds % size === 0 ? `${seconds / size} ${unit}` : undefined);
-  return whole(86400, 'days') ?? whole(3600, 'hours') ?? whole(60, 'minutes') ?? `${seconds} seconds`;
+  if (seconds === 0) return '0 seconds';
+  const whole = (size: number, unit: string) => (seconds % size === 0 ? plural(seconds / size, unit) : undefined);
+  return whole(31536000, 'year') ?? whole(604800, 'week') ?? whole(86400, 'day') ?? whole(3600, 'hour') ?? whole(60, 'minute') ?? plural(seconds, 'second');
+}
+
+/** A whole number from a form field (`1e3` is 1000), or undefined when the field holds anything else (`2.5`, empty, out of range). */
+export function wholeNumber(value: FormDataEntryValue | null, min: number, max: number): number | undefined {
+  const text = String(value ?? '').trim();
+  const number = Number(text);
+  return text !== '' && Number.isInteger(number) && number >= min && number <= max ? number : undefined;
 }

@@ -59,7 +59,7 @@ function Deliveries({ webhook, onNotice }: { webhook: Webhook; onNotice: (text: 
         </button>
       </div>
       <ErrorNote error={error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table>
           <thead>
             <tr>
@@ -190,7 +190,7 @@ export function Webhooks({ app }: { app: App }) {
       )}
       <Notice text={notice} />
       <ErrorNote error={error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table>
           <thead>
             <tr>

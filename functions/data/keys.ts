@@ -106,7 +106,7 @@ export const keys = {
    * A device a license lists as bound, whatever its subscription: one item per
    * license under the device's partition, named by the license's item key, so
    * /license/find reads every license bound to an HWID with one query. The
-   * events consumer keeps these from the stream (data/device.repo.ts).
+   * events consumer keeps these from the stream (data/lookup.repo.ts).
    */
   boundDevice: (appId: string, hwid: string, licenseItemPk: string): ItemKey => ({ pk: keys.devicesOf(appId, hwid), sk: licenseItemPk }),
   devicesOf: (appId: string, hwid: string): string => `APP#${appId}#DEV#${hwid}`,

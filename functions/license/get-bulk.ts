@@ -50,7 +50,7 @@ async function subscriptionsOf(deps: Deps, licenses: License[], known: Subscript
   return byId;
 }
 
-/** The expiry and first-use filters as one test of a license read; undefined when none is asked for (docs/management-api.md, "Listing licenses"). */
+/** The expiry and first-use filters as one test of a license read; undefined when none is asked for (docs/management-api.md, "Licenses": the expiry filters). */
 export function expiryMatch(
   filter: { expired?: boolean; unused?: boolean; expiring_within_days?: number },
   now: Date,
