@@ -69,7 +69,7 @@ describe('a read_only key in the dashboard', () => {
     const licenseLink = page.getByRole('link', { name: created.body.data.key });
     await licenseLink.waitFor();
 
-    const writes = ['Create licenses', 'Create subscription', 'Pause', 'Activate', 'Extend', 'Delete…', 'Save reset rules', 'Add to blacklist', 'Add endpoint', 'Revoke'];
+    const writes = ['Create licenses', 'Lock HWID', 'Unlock HWID', 'Create subscription', 'Pause', 'Activate', 'Extend', 'Delete…', 'Save reset rules', 'Add to blacklist', 'Add endpoint', 'Revoke'];
     const visibleWrites = async () => {
       const names = await page.getByRole('button').allTextContents();
       return names.map((name) => name.trim()).filter((name) => writes.some((write) => name.startsWith(write)));
