@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useState } from 'preact/hooks';
 import { call, type App } from './api';
 import { ConfirmDialog, copyText, ErrorNote, Field, Notice, useAction, type ConfirmRequest } from './ui';
@@ -27,7 +28,7 @@ export function CreateApp({ onCreated }: { onCreated: (app: App) => void }) {
   const [requestId, setRequestId] = useState(() => crypto.randomUUID());
   const { busy, error, run } = useAction();
   return (
-    <form
+    <Can path="/app/create"><form
       class="card stack"
       aria-label="Create an application"
       onSubmit={(event) => {
@@ -51,7 +52,7 @@ export function CreateApp({ onCreated }: { onCreated: (app: App) => void }) {
         Create application
       </button>
       <ErrorNote error={error} />
-    </form>
+    </form></Can>
   );
 }
 

@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type App, type BlacklistEntry } from './api';
 import { ConfirmDialog, ErrorNote, Field, Notice, Pager, shortTime, useAction, type ConfirmRequest } from './ui';
@@ -31,7 +32,7 @@ export function Blacklist({ app }: { app: App }) {
   return (
     <section aria-labelledby="blacklist-title">
       <h1 id="blacklist-title">Blacklists</h1>
-      <form
+      <Can path="/blacklist/add"><form
         class="row card"
         aria-label="Add to blacklist"
         onSubmit={(event) => {
@@ -58,7 +59,7 @@ export function Blacklist({ app }: { app: App }) {
         <button type="submit" disabled={busy}>
           Add
         </button>
-      </form>
+      </form></Can>
       <Field label="Show">
         <select
           value={type}
@@ -96,7 +97,7 @@ export function Blacklist({ app }: { app: App }) {
                 <td data-label="Reason">{entry.reason ?? ''}</td>
                 <td data-label="Added">{shortTime(entry.created_at)}</td>
                 <td class="actions">
-                  <button
+                  <Can path="/blacklist/delete"><button
                     type="button"
                     class="danger"
                     disabled={busy}
@@ -110,7 +111,7 @@ export function Blacklist({ app }: { app: App }) {
                     }
                   >
                     Remove…
-                  </button>
+                  </button></Can>
                 </td>
               </tr>
             ))}

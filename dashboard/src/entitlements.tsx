@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import type { License, Subscription } from './api';
 import { Field, shortTime } from './ui';
@@ -64,9 +65,9 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
                       {counter.overage ? ` + ${counter.overage} overage` : ''} this {counter.period === 'none' ? 'license' : counter.period}
                     </span>
                     <span class="muted">{counter.resets_at ? `resets ${shortTime(counter.resets_at)}` : 'never resets'}</span>
-                    <button type="button" disabled={busy || counter.used === 0} onClick={() => act('/license/reset-usage', { counter: counter.counter }, `${counter.counter} reset to 0.`)}>
+                    <Can path="/license/reset-usage"><button type="button" disabled={busy || counter.used === 0} onClick={() => act('/license/reset-usage', { counter: counter.counter }, `${counter.counter} reset to 0.`)}>
                       Reset
-                    </button>
+                    </button></Can>
                   </div>
                   <meter min={0} max={Math.max(allowance, 1)} high={counter.limit} value={counter.used} aria-label={`${counter.counter} used`} />
                 </li>
@@ -74,7 +75,7 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
             })}
           </ul>
         )}
-        <form
+        <Can path="/license/update-usage-limits"><form
           aria-label="Usage limits"
           onSubmit={(event) => {
             event.preventDefault();
@@ -91,10 +92,10 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
           <button type="submit" disabled={busy}>
             Save usage limits
           </button>
-        </form>
+        </form></Can>
       </div>
 
-      <form
+      <Can path="/license/update-features"><form
         class="card"
         aria-label="Features"
         onSubmit={(event) => {
@@ -112,7 +113,7 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
         <button type="submit" disabled={busy}>
           Save features
         </button>
-      </form>
+      </form></Can>
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { Can } from './access';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
@@ -96,7 +97,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
       </dl>
 
       <div class="cards">
-        <form
+        <Can path="/license/extend"><form
           class="card"
           aria-label="Extend"
           onSubmit={(event) => {
@@ -114,19 +115,19 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             Extend
           </button>
           {note('Extend')}
-        </form>
+        </form></Can>
 
         <div class="card">
           <h2>Status</h2>
           <p>{license.status === 'active' ? 'Active: authenticates normally.' : 'Paused: every /auth answers LICENSE_NOT_ACTIVE.'}</p>
           {license.status === 'active' ? (
-            <button type="button" disabled={busy} onClick={() => void act('Status', '/license/update-status', { status: 'paused' }, 'Paused.')}>
+            <Can path="/license/update-status"><button type="button" disabled={busy} onClick={() => void act('Status', '/license/update-status', { status: 'paused' }, 'Paused.')}>
               Pause
-            </button>
+            </button></Can>
           ) : (
-            <button type="button" disabled={busy} onClick={() => void act('Status', '/license/update-status', { status: 'active' }, 'Activated.')}>
+            <Can path="/license/update-status"><button type="button" disabled={busy} onClick={() => void act('Status', '/license/update-status', { status: 'active' }, 'Activated.')}>
               Activate
-            </button>
+            </button></Can>
           )}
           {note('Status')}
         </div>
@@ -148,7 +149,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             <button type="submit" disabled={busy}>
               Save HWID
             </button>
-            <button
+            <Can path="/hwid/edit"><button
               type="button"
               class="danger"
               disabled={busy || !license.hwid}
@@ -162,19 +163,19 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
               }
             >
               Clear HWID…
-            </button>
+            </button></Can>
           </div>
           <div class="row">
-            <button type="button" disabled={busy} onClick={() => void act('HWID', '/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
+            <Can path="/hwid/toggle-lock"><button type="button" disabled={busy} onClick={() => void act('HWID', '/hwid/toggle-lock', { hwid_lock: !license.hwid_lock }, `HWID lock ${license.hwid_lock ? 'off' : 'on'}.`)}>
               {license.hwid_lock ? 'Turn HWID lock off' : 'Turn HWID lock on'}
-            </button>
-            <button
+            </button></Can>
+            <Can path="/hwid/toggle-reset-allowed"><button
               type="button"
               disabled={busy}
               onClick={() => void act('HWID', '/hwid/toggle-reset-allowed', { hwid_reset_allowed: !license.hwid_reset_allowed }, `HWID resets ${license.hwid_reset_allowed ? 'disallowed' : 'allowed'}.`)}
             >
               {license.hwid_reset_allowed ? 'Disallow HWID resets' : 'Allow HWID resets'}
-            </button>
+            </button></Can>
           </div>
           {note('HWID')}
         </form>
@@ -198,7 +199,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
               {devices.map((hwid) => (
                 <li key={hwid}>
                   <code>{hwid}</code>
-                  <button
+                  <Can path="/hwid/remove"><button
                     type="button"
                     class="danger"
                     disabled={busy}
@@ -213,7 +214,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
                     }
                   >
                     Remove…
-                  </button>
+                  </button></Can>
                 </li>
               ))}
             </ul>
@@ -235,7 +236,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           onRemove={(hwid) => void act('Floating seats', '/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
         />
 
-        <form
+        <Can path="/hwid/update-reset-interval"><form
           class="card"
           aria-label="Reset interval"
           onSubmit={(event) => {
@@ -253,9 +254,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             Save interval
           </button>
           {note('Reset interval')}
-        </form>
+        </form></Can>
 
-        <form
+        <Can path="/license/update-subscription"><form
           class="card"
           aria-label="Subscription"
           onSubmit={(event) => {
@@ -278,9 +279,9 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             Change subscription
           </button>
           {note('Subscription')}
-        </form>
+        </form></Can>
 
-        <form
+        <Can path="/license/update-user-credentials"><form
           class="card"
           aria-label="Credentials"
           onSubmit={(event) => {
@@ -301,7 +302,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             Save credentials
           </button>
           {note('Credentials')}
-        </form>
+        </form></Can>
 
         <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('Metadata', '/license/update-metadata', { metadata }, 'Metadata saved.')} />
 
@@ -310,7 +311,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
         <div class="card">
           <h2>Delete</h2>
           <p>The license stops working at once; this cannot be undone.</p>
-          <button
+          <Can path="/license/delete"><button
             type="button"
             class="danger"
             disabled={busy}
@@ -328,7 +329,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             }
           >
             Delete license…
-          </button>
+          </button></Can>
           {note('Delete')}
         </div>
       </div>

@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type App, type Body, type BulkPath, type License } from './api';
 import { href, navigate, paths } from './routes';
@@ -144,21 +145,21 @@ export function AllMatches({ body, onDone }: { body: ListBody; onDone: (notice: 
       <button type="button" disabled={busy} onClick={exportCsv}>
         Export CSV
       </button>
-      <button type="button" disabled={busy} onClick={() => apply('/license/update-status-bulk', { status: 'paused' }, 'Paused')}>
+      <Can path="/license/update-status-bulk"><button type="button" disabled={busy} onClick={() => apply('/license/update-status-bulk', { status: 'paused' }, 'Paused')}>
         Pause all
-      </button>
-      <button type="button" disabled={busy} onClick={() => apply('/license/update-status-bulk', { status: 'active' }, 'Activated')}>
+      </button></Can>
+      <Can path="/license/update-status-bulk"><button type="button" disabled={busy} onClick={() => apply('/license/update-status-bulk', { status: 'active' }, 'Activated')}>
         Activate all
-      </button>
+      </button></Can>
       <span class="row">
         <input type="number" min={1} aria-label="Days to extend all matches by" value={days} onInput={(event) => setDays(Number(event.currentTarget.value))} />
-        <button
+        <Can path="/license/extend-bulk"><button
           type="button"
           disabled={busy || !(days > 0)}
           onClick={() => apply('/license/extend-bulk', { extend_seconds: Math.round(days * 86400), request_id: crypto.randomUUID() }, 'Extended')}
         >
           Extend all (days)
-        </button>
+        </button></Can>
       </span>
       {progress && (
         <span class="row" role="status">

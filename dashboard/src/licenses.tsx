@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorWords, type Body, type BulkPath, type App, type License, type Subscription } from './api';
 import { LicenseDetail } from './license-detail';
@@ -130,9 +131,9 @@ export function Licenses({ app }: { app: App }) {
       <div class="row">
         <h1 id="licenses-title">Licenses</h1>
         <span class="spacer" />
-        <button type="button" onClick={() => setCreating(true)} disabled={!subscriptions?.length} title={subscriptions?.length === 0 ? 'Create a subscription first' : undefined}>
+        <Can path="/license/create-bulk"><button type="button" onClick={() => setCreating(true)} disabled={!subscriptions?.length} title={subscriptions?.length === 0 ? 'Create a subscription first' : undefined}>
           Create licenses
-        </button>
+        </button></Can>
       </div>
       {subscriptions?.length === 0 && (
         <p class="hint">
@@ -299,32 +300,32 @@ function BulkBar({ count, busy, onAction, onDelete }: { count: number; busy: boo
   return (
     <div class="bulk row" role="region" aria-label="Bulk actions">
       <strong>{plural(count, 'license')} selected</strong>
-      <button type="button" disabled={busy} onClick={() => onAction('/license/update-status-bulk', { status: 'paused' }, 'Paused')}>
+      <Can path="/license/update-status-bulk"><button type="button" disabled={busy} onClick={() => onAction('/license/update-status-bulk', { status: 'paused' }, 'Paused')}>
         Pause
-      </button>
-      <button type="button" disabled={busy} onClick={() => onAction('/license/update-status-bulk', { status: 'active' }, 'Activated')}>
+      </button></Can>
+      <Can path="/license/update-status-bulk"><button type="button" disabled={busy} onClick={() => onAction('/license/update-status-bulk', { status: 'active' }, 'Activated')}>
         Activate
-      </button>
-      <button type="button" disabled={busy} onClick={() => onAction('/hwid/toggle-lock-bulk', { hwid_lock: true }, 'HWID lock on')}>
+      </button></Can>
+      <Can path="/hwid/toggle-lock-bulk"><button type="button" disabled={busy} onClick={() => onAction('/hwid/toggle-lock-bulk', { hwid_lock: true }, 'HWID lock on')}>
         Lock HWID
-      </button>
-      <button type="button" disabled={busy} onClick={() => onAction('/hwid/toggle-lock-bulk', { hwid_lock: false }, 'HWID lock off')}>
+      </button></Can>
+      <Can path="/hwid/toggle-lock-bulk"><button type="button" disabled={busy} onClick={() => onAction('/hwid/toggle-lock-bulk', { hwid_lock: false }, 'HWID lock off')}>
         Unlock HWID
-      </button>
+      </button></Can>
       <span class="row">
         <input type="number" min={1} max={maxExtendDays} step={1} aria-label="Days to extend by" value={daysText} onInput={(event) => setDaysText(event.currentTarget.value)} />
-        <button
+        <Can path="/license/extend-bulk"><button
           type="button"
           disabled={busy || days === undefined}
           title={days === undefined ? `A whole number of days from 1 to ${maxExtendDays.toLocaleString('en')}` : undefined}
           onClick={() => days !== undefined && onAction('/license/extend-bulk', { extend_seconds: days * 86400, request_id: crypto.randomUUID() }, `Extended by ${plural(days, 'day')}`)}
         >
           Extend (days)
-        </button>
+        </button></Can>
       </span>
-      <button type="button" class="danger" disabled={busy} onClick={onDelete}>
+      <Can path="/license/delete-bulk"><button type="button" class="danger" disabled={busy} onClick={onDelete}>
         Delete…
-      </button>
+      </button></Can>
     </div>
   );
 }

@@ -3,6 +3,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Route, Router, Switch, useLocation } from 'wouter-preact';
 import { ApiError, call, loadConfig, session, signInWithLinkCode, type App } from './api';
 import { AppId, CreateApp } from './apps';
+import { Can, RoleContext, useCan, type Role } from './access';
+import { roleMayCallPath } from '../../functions/access';
+import { ApiKeys } from './api-keys';
 import { Blacklist } from './blacklist';
 import { ConnectionBanner } from './connection';
 import { AuditScreen } from './history';
@@ -15,8 +18,12 @@ import { Subscriptions } from './subscriptions';
 import { Webhooks } from './webhooks';
 import { ErrorNote, Field, useAction } from './ui';
 
-/** The screens of an application, in tab order: `#/apps/<app_id>/<path>`. A new screen is one line here; `changed` tells the dashboard of a renamed or paused application. */
-const screens: { path: string; name: string; view: (app: App, changed: (app: App) => void) => ComponentChildren }[] = [
+/**
+ * The screens of an application, in tab order: `#/apps/<app_id>/<path>`. A new screen is one line here.
+ * `needs`: the route a screen is for, so a key whose role may not call it sees neither tab nor screen.
+ * A view gets `changed` to tell the dashboard of a renamed or paused application, and the team's applications.
+ */
+const screens: { path: string; name: string; needs?: string; view: (app: App, changed: (app: App) => void, apps: App[]) => ComponentChildren }[] = [
   { path: 'licenses', name: 'Licenses', view: (app) => <Licenses app={app} /> },
   { path: 'subscriptions', name: 'Subscriptions', view: (app) => <Subscriptions app={app} /> },
   { path: 'blacklist', name: 'Blacklists', view: (app) => <Blacklist app={app} /> },
@@ -25,6 +32,7 @@ const screens: { path: string; name: string; view: (app: App, changed: (app: App
   { path: 'audit', name: 'Audit log', view: (app) => <AuditScreen app={app} /> },
   { path: 'stripe', name: 'Stripe', view: (app) => <StripeScreen app={app} /> },
   { path: 'settings', name: 'Signing key & settings', view: (app, changed) => <Settings app={app} onAppChanged={changed} /> },
+  { path: 'keys', name: 'API keys', needs: '/apikey/list', view: (_app, _changed, apps) => <ApiKeys apps={apps} /> },
 ];
 
 function SignIn({ onSignedIn, error }: { onSignedIn: () => void; error: unknown }) {
@@ -73,7 +81,9 @@ function AppPicker({ apps, opened, onCreated }: { apps: App[]; opened: { current
           </li>
         ))}
       </ul>
-      <CreateApp onCreated={onCreated} />
+      <Can path="/app/create">
+        <CreateApp onCreated={onCreated} />
+      </Can>
     </main>
   );
 }
@@ -81,12 +91,13 @@ function AppPicker({ apps, opened, onCreated }: { apps: App[]; opened: { current
 /** An application's header with its tabs, around the screen the address names. */
 function AppFrame({ app, apps, current, title, generation, onSignOut, children }: { app: App; apps: App[]; current: string; title: string; generation: number; onSignOut: () => void; children: ComponentChildren }) {
   useTitle(title, app.name);
+  const can = useCan();
   return (
     <>
       <header>
         <strong>{app.name}</strong>
         <nav aria-label="Sections">
-          {screens.map((screen) => (
+          {screens.filter((screen) => !screen.needs || can(screen.needs)).map((screen) => (
             <a key={screen.path} class="tab" href={href(paths.screen(app.app_id, screen.path))} aria-current={current === screen.path ? 'page' : undefined}>
               {screen.name}
             </a>
@@ -139,6 +150,7 @@ function useFocusOnNavigation() {
 function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
   const [signedIn, setSignedIn] = useState(Boolean(session.key()));
   const [apps, setApps] = useState<App[] | null>(null);
+  const [role, setRole] = useState<Role | null>(null);
   const [generation, setGeneration] = useState(0);
   const { error, run, setError } = useAction();
   useEffect(() => setError(signInProblem ?? null), [signInProblem]);
@@ -149,7 +161,9 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     if (!signedIn || apps) return;
     void run(async () => {
       try {
-        setApps((await call('/app/list', {})).data);
+        const [list, current] = await Promise.all([call('/app/list', {}), call('/apikey/current', {})]);
+        setRole(current.data.role);
+        setApps(list.data);
       } catch (caught) {
         // Only a refused key signs out; an outage leaves the key and the banner's retry loads again.
         if (caught instanceof ApiError && caught.status === 401) {
@@ -165,11 +179,12 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     session.signOut();
     setSignedIn(false);
     setApps(null);
+    setRole(null);
   };
 
   const banner = <ConnectionBanner onBack={() => setGeneration((value) => value + 1)} />;
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} error={error} />;
-  if (!apps) {
+  if (!apps || !role) {
     return (
       <>
         {banner}
@@ -193,7 +208,7 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     );
   };
   return (
-    <>
+    <RoleContext.Provider value={role}>
       {banner}
       <Switch>
         <Route path="/">{() => <AppPicker apps={apps} opened={pickerOpened} onCreated={created} />}</Route>
@@ -205,13 +220,13 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
         </Route>
         <Route path="/apps/:app/:screen">
           {(params) => {
-            const screen = screens.find((candidate) => candidate.path === params.screen);
-            return screen ? frame(params.app, screen.path, screen.name, screen.view) : <NotFound text="This address names no screen of the dashboard." />;
+            const screen = screens.find((candidate) => candidate.path === params.screen && (!candidate.needs || roleMayCallPath(role, candidate.needs)));
+            return screen ? frame(params.app, screen.path, screen.name, (app, changed) => screen.view(app, changed, apps)) : <NotFound text="This address names no screen of the dashboard." />;
           }}
         </Route>
         <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
       </Switch>
-    </>
+    </RoleContext.Provider>
   );
 }
 

@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Answer, type App } from './api';
 import { AppAdmin, rotationRequest } from './apps';
@@ -133,7 +134,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
         />
       )}
       {settings && (
-        <form
+        <Can path="/app/settings"><form
           class="card stack"
           aria-label="HWID resets of new licenses"
           onSubmit={(event) => {
@@ -176,7 +177,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
           <button type="submit" disabled={busy}>
             Save reset rules
           </button>
-        </form>
+        </form></Can>
       )}
     </section>
   );

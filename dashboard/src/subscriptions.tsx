@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type App, type Subscription } from './api';
 import { formatUsageLimits, graceText, parseFeatures, parseUsageLimits } from './entitlements';
@@ -23,7 +24,7 @@ export function Subscriptions({ app }: { app: App }) {
   return (
     <section aria-labelledby="subscriptions-title">
       <h1 id="subscriptions-title">Subscriptions</h1>
-      <form
+      <Can path="/subscription/create"><form
         class="row card"
         aria-label="New subscription"
         onSubmit={(event) => {
@@ -73,7 +74,7 @@ export function Subscriptions({ app }: { app: App }) {
         <button type="submit" disabled={busy}>
           Create subscription
         </button>
-      </form>
+      </form></Can>
       <Notice text={notice} />
       <ErrorNote error={error} />
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
@@ -180,19 +181,19 @@ function SubscriptionRow({
       </td>
       <td data-label="Created">{shortTime(subscription.created_at)}</td>
       <td class="row actions">
-        <button type="button" disabled={busy || !changed} onClick={save}>
+        <Can path="/subscription/edit"><button type="button" disabled={busy || !changed} onClick={save}>
           Save
-        </button>
-        <button
+        </button></Can>
+        <Can path="/subscription/edit"><button
           type="button"
           disabled={busy}
           onClick={() => onEdit({ status: subscription.status === 'active' ? 'inactive' : 'active' }, subscription.status === 'active' ? 'Deactivated.' : 'Activated.')}
         >
           {subscription.status === 'active' ? 'Deactivate' : 'Activate'}
-        </button>
-        <button type="button" class="danger" disabled={busy} onClick={onDelete}>
+        </button></Can>
+        <Can path="/subscription/delete"><button type="button" class="danger" disabled={busy} onClick={onDelete}>
           Delete…
-        </button>
+        </button></Can>
       </td>
     </tr>
   );

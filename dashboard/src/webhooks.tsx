@@ -1,3 +1,4 @@
+import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type App, type Body, type Webhook, type WebhookDelivery } from './api';
 import { ConfirmDialog, copyText, ErrorNote, Field, Notice, Pager, shortTime, useAction, type ConfirmRequest } from './ui';
@@ -134,7 +135,7 @@ export function Webhooks({ app }: { app: App }) {
       <p class="hint">
         Signed POSTs of this application's events to your endpoints (Standard Webhooks), retried for about 38 hours. At most 10 endpoints.
       </p>
-      <form
+      <Can path="/webhook/create"><form
         class="row card"
         aria-label="Add endpoint"
         onSubmit={(event) => {
@@ -168,7 +169,7 @@ export function Webhooks({ app }: { app: App }) {
         <button type="submit" disabled={busy}>
           Add endpoint
         </button>
-      </form>
+      </form></Can>
       {secret && (
         <div class="card" role="status" aria-label="New secret">
           <p>
@@ -225,7 +226,7 @@ export function Webhooks({ app }: { app: App }) {
                   <button type="button" disabled={busy} onClick={() => void update(webhook, { enabled: !webhook.enabled }, webhook.enabled ? 'Disabled.' : 'Enabled.')}>
                     {webhook.enabled ? 'Disable' : 'Enable'}
                   </button>
-                  <button
+                  <Can path="/webhook/rotate-secret"><button
                     type="button"
                     disabled={busy}
                     onClick={() =>
@@ -242,8 +243,8 @@ export function Webhooks({ app }: { app: App }) {
                     }
                   >
                     Rotate secret…
-                  </button>
-                  <button
+                  </button></Can>
+                  <Can path="/webhook/delete"><button
                     type="button"
                     class="danger"
                     disabled={busy}
@@ -263,7 +264,7 @@ export function Webhooks({ app }: { app: App }) {
                     }
                   >
                     Delete…
-                  </button>
+                  </button></Can>
                 </td>
               </tr>
             ))}
