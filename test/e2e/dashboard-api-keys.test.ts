@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser, signIn } from '../support/browser';
 
 /**
@@ -25,6 +26,7 @@ describe('the API keys screen', () => {
     await shown.waitFor();
     const apiKey = (await shown.textContent())!;
     expect(apiKey).toMatch(/^lsk_[A-Za-z0-9]{43}$/);
+    await expectAccessible(page, 'API keys with a new key shown once');
     await page.getByRole('button', { name: 'Copy key' }).click();
     await page.getByText('API key copied.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
@@ -76,6 +78,7 @@ describe('a read_only key in the dashboard', () => {
     };
     expect(await visibleWrites()).toEqual([]);
     expect(await page.getByRole('link', { name: 'API keys', exact: true }).count()).toBe(0);
+    await expectAccessible(page, 'licenses for a read_only key');
 
     await licenseLink.click();
     await page.getByRole('heading', { name: `License ${created.body.data.key}` }).waitFor();

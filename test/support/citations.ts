@@ -105,7 +105,7 @@ const outsideDocuments: { pattern: RegExp; markdownToo: boolean; inRepository?: 
 ];
 
 /** A file path or name with an extension of a document or source file, not inside a URL. */
-const fileName = /(?<![\w@/.:~$<{*-])((?:\.{1,2}\/)*(?:[\w-][\w.-]*\/)*[\w-][\w.-]*\.(?:md|ts|tsx|js|mjs|cjs|json|sh|py|ya?ml|html|css|png))(#[\w-]+)?(?![\w/(-]|\.\w)/g;
+const fileName = /(?<![\w@/.:~$<{*-])((?:\.{1,2}\/)*(?:[\w-][\w.-]*\/)*\w[\w.-]*\.(?:md|ts|tsx|js|mjs|cjs|json|sh|py|ya?ml|html|css|png))(#[\w-]+)?(?![\w/(-]|\.\w)/g;
 const url = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)>\]"'`]*/gi;
 
 export interface Repository {
@@ -144,6 +144,7 @@ const notTheRepositorys = new Set([
   'config.json', // the dashboard's settings, written by whoever serves it (docs/dashboard.md)
   'cdk-outputs.json', // written by `cdk deploy --outputs-file` (docs/deployment.md)
   'uplot.css', // uPlot's stylesheet, from its package
+  'ipaddr.js', // a package's name
   'Node.js',
 ]);
 
