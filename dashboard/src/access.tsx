@@ -1,4 +1,4 @@
-import { createContext, type ComponentChildren } from 'preact';
+import { createContext, type ComponentChildren, type JSX } from 'preact';
 import { useContext } from 'preact/hooks';
 import { defaultRole, roleMayCallPath, type Role } from '../../functions/access';
 
@@ -19,4 +19,18 @@ export function useCan(): (path: string) => boolean {
 /** Its children only when the signed-in key's role may call `path`. */
 export function Can({ path, children }: { path: string; children: ComponentChildren }) {
   return useCan()(path) ? <>{children}</> : null;
+}
+
+/**
+ * A card whose form writes through `path`: a form for a key that may call it, and
+ * otherwise the same card without a form, so what it shows stays (its controls are
+ * each wrapped in `Can`).
+ */
+export function CardForm({ path, children, ...form }: { path: string; children: ComponentChildren } & JSX.HTMLAttributes<HTMLFormElement>) {
+  if (useCan()(path)) return <form {...form}>{children}</form>;
+  return (
+    <div class={form.class as string | undefined} aria-label={form['aria-label'] as string | undefined} role="group">
+      {children}
+    </div>
+  );
 }

@@ -72,6 +72,7 @@ export function AppAdmin({ app, onChanged }: { app: App; onChanged: (app: App) =
     <div class="card wide" role="region" aria-label="Application">
       <h2>Application</h2>
       <AppId app={app} />
+      <Can path="/app/update">
       <form
         class="row"
         aria-label="Rename the application"
@@ -88,9 +89,11 @@ export function AppAdmin({ app, onChanged }: { app: App; onChanged: (app: App) =
           Rename
         </button>
       </form>
+      </Can>
       <p>
         Status: <span class={`badge ${app.status}`}>{active ? 'active' : 'paused (inactive)'}</span>
       </p>
+      <Can path="/app/update">
       <div class="row">
         {active ? (
           <button
@@ -114,6 +117,7 @@ export function AppAdmin({ app, onChanged }: { app: App; onChanged: (app: App) =
           </button>
         )}
       </div>
+      </Can>
       <Notice text={notice} />
       <ErrorNote error={error} />
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />

@@ -1,4 +1,5 @@
 import { Can } from './access';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { License, Subscription } from './api';
 import { Field, shortTime } from './ui';
@@ -38,10 +39,11 @@ export function graceText(seconds: number): string {
   return seconds % 86400 === 0 ? `${seconds / 86400} d` : seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`;
 }
 
-type Act = (path: '/license/update-features' | '/license/update-usage-limits' | '/license/reset-usage', body: Record<string, unknown>, done: string) => void;
+/** Runs an action of card `at` ('Usage' or 'Features'), whose notice `note(at)` shows there. */
+type Act = (at: 'Usage' | 'Features', path: '/license/update-features' | '/license/update-usage-limits' | '/license/reset-usage', body: Record<string, unknown>, done: string) => void;
 
 /** A license's features and usage: one bar per counter with its reset, and the license's own features and limits to edit. */
-export function LicenseEntitlements({ license, busy, act, onProblem }: { license: License; busy: boolean; act: Act; onProblem: (error: unknown) => void }) {
+export function LicenseEntitlements({ license, busy, act, onProblem, note }: { license: License; busy: boolean; act: Act; onProblem: (error: unknown) => void; note: (at: 'Usage' | 'Features') => ComponentChildren }) {
   const [features, setFeatures] = useState(license.features.join(', '));
   const [limits, setLimits] = useState(formatUsageLimits(license.usage_limits));
   useEffect(() => setFeatures(license.features.join(', ')), [license.features.join(',')]);
@@ -65,7 +67,7 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
                       {counter.overage ? ` + ${counter.overage} overage` : ''} this {counter.period === 'none' ? 'license' : counter.period}
                     </span>
                     <span class="muted">{counter.resets_at ? `resets ${shortTime(counter.resets_at)}` : 'never resets'}</span>
-                    <Can path="/license/reset-usage"><button type="button" disabled={busy || counter.used === 0} onClick={() => act('/license/reset-usage', { counter: counter.counter }, `${counter.counter} reset to 0.`)}>
+                    <Can path="/license/reset-usage"><button type="button" disabled={busy || counter.used === 0} onClick={() => act('Usage', '/license/reset-usage', { counter: counter.counter }, `${counter.counter} reset to 0.`)}>
                       Reset
                     </button></Can>
                   </div>
@@ -80,7 +82,7 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
           onSubmit={(event) => {
             event.preventDefault();
             try {
-              act('/license/update-usage-limits', { usage_limits: parseUsageLimits(limits) }, 'Usage limits saved.');
+              act('Usage', '/license/update-usage-limits', { usage_limits: parseUsageLimits(limits) }, 'Usage limits saved.');
             } catch (error) {
               onProblem(error);
             }
@@ -93,6 +95,7 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
             Save usage limits
           </button>
         </form></Can>
+        {note('Usage')}
       </div>
 
       <Can path="/license/update-features"><form
@@ -100,7 +103,7 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
         aria-label="Features"
         onSubmit={(event) => {
           event.preventDefault();
-          act('/license/update-features', { features: parseFeatures(features) }, 'Features saved.');
+          act('Features', '/license/update-features', { features: parseFeatures(features) }, 'Features saved.');
         }}
       >
         <h2>Features</h2>
@@ -113,6 +116,7 @@ export function LicenseEntitlements({ license, busy, act, onProblem }: { license
         <button type="submit" disabled={busy}>
           Save features
         </button>
+        {note('Features')}
       </form></Can>
     </>
   );

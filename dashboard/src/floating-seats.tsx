@@ -1,3 +1,5 @@
+import type { ComponentChildren } from 'preact';
+import { Can, CardForm } from './access';
 import type { License } from './api';
 import { Field, type ConfirmRequest } from './ui';
 
@@ -25,17 +27,21 @@ export function FloatingSeats({
   onSetLease,
   onRemove,
   confirm,
+  note,
 }: {
   license: License;
   busy: boolean;
   onSetLease: (leaseSeconds: number | null) => void;
   onRemove: (hwid: string) => void;
   confirm: (request: ConfirmRequest) => void;
+  /** What the last action of this card did, or its error. */
+  note: ComponentChildren;
 }) {
   const leases = license.leases ?? [];
   const seats = license.max_devices ?? 1;
   return (
-    <form
+    <CardForm
+      path="/hwid/set-lease"
       class="card"
       aria-label="Floating seats"
       onSubmit={(event) => {
@@ -69,7 +75,7 @@ export function FloatingSeats({
                       borrowed
                     </span>
                   )}
-                  <button
+                  <Can path="/hwid/remove"><button
                     type="button"
                     class="danger"
                     disabled={busy}
@@ -84,19 +90,22 @@ export function FloatingSeats({
                     }
                   >
                     Release…
-                  </button>
+                  </button></Can>
                 </li>
               ))}
             </ul>
           )}
         </>
       )}
-      <Field label="Lease seconds (60 to 2592000; empty: off)">
-        <input name="lease_seconds" type="number" min={60} max={2592000} defaultValue={license.lease_seconds === undefined ? '' : String(license.lease_seconds)} key={license.lease_seconds} />
-      </Field>
-      <button type="submit" disabled={busy}>
-        Set leasing
-      </button>
-    </form>
+      <Can path="/hwid/set-lease">
+        <Field label="Lease seconds (60 to 2592000; empty: off)">
+          <input name="lease_seconds" type="number" min={60} max={2592000} defaultValue={license.lease_seconds === undefined ? '' : String(license.lease_seconds)} key={license.lease_seconds} />
+        </Field>
+        <button type="submit" disabled={busy}>
+          Set leasing
+        </button>
+      </Can>
+      {note}
+    </CardForm>
   );
 }

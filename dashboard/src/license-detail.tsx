@@ -1,4 +1,4 @@
-import { Can } from './access';
+import { Can, CardForm, useCan } from './access';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
@@ -132,7 +132,8 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           {note('Status')}
         </div>
 
-        <form
+        <CardForm
+          path="/hwid/edit"
           class="card"
           aria-label="HWID"
           onSubmit={(event) => {
@@ -142,13 +143,15 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           }}
         >
           <h2>Device (HWID)</h2>
-          <Field label="HWID">
-            <input name="hwid" required defaultValue={license.hwid ?? ''} key={license.hwid ?? ''} />
-          </Field>
+          <Can path="/hwid/edit">
+            <Field label="HWID">
+              <input name="hwid" required defaultValue={license.hwid ?? ''} key={license.hwid ?? ''} />
+            </Field>
+          </Can>
           <div class="row">
-            <button type="submit" disabled={busy}>
+            <Can path="/hwid/edit"><button type="submit" disabled={busy}>
               Save HWID
-            </button>
+            </button></Can>
             <Can path="/hwid/edit"><button
               type="button"
               class="danger"
@@ -178,9 +181,10 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             </button></Can>
           </div>
           {note('HWID')}
-        </form>
+        </CardForm>
 
-        <form
+        <CardForm
+          path="/hwid/set-max-devices"
           class="card"
           aria-label="Seats"
           onSubmit={(event) => {
@@ -219,14 +223,16 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
               ))}
             </ul>
           )}
-          <Field label="Seats (devices at once)">
-            <input name="max_devices" type="number" min={Math.max(1, devices.length)} required defaultValue={String(seats)} key={seats} />
-          </Field>
-          <button type="submit" disabled={busy}>
-            Set seats
-          </button>
+          <Can path="/hwid/set-max-devices">
+            <Field label="Seats (devices at once)">
+              <input name="max_devices" type="number" min={Math.max(1, devices.length)} required defaultValue={String(seats)} key={seats} />
+            </Field>
+            <button type="submit" disabled={busy}>
+              Set seats
+            </button>
+          </Can>
           {note('Seats')}
-        </form>
+        </CardForm>
 
         <FloatingSeats
           license={license}
@@ -234,6 +240,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           confirm={setConfirm}
           onSetLease={(leaseSeconds) => void act('Floating seats', '/hwid/set-lease', { lease_seconds: leaseSeconds }, leaseSeconds === null ? 'Leasing off.' : `Leases of ${duration(leaseSeconds)}.`)}
           onRemove={(hwid) => void act('Floating seats', '/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
+          note={note('Floating seats')}
         />
 
         <Can path="/hwid/update-reset-interval"><form
@@ -304,9 +311,15 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           {note('Credentials')}
         </form></Can>
 
-        <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('Metadata', '/license/update-metadata', { metadata }, 'Metadata saved.')} />
+        <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('Metadata', '/license/update-metadata', { metadata }, 'Metadata saved.')} note={note('Metadata')} />
 
-        <LicenseEntitlements license={license} busy={busy} act={(path, body, done) => void act('Entitlements', path, body as never, done)} onProblem={setError} />
+        <LicenseEntitlements
+          license={license}
+          busy={busy}
+          act={(at, path, body, done) => void act(at, path, body as never, done)}
+          onProblem={(problem) => say('Usage', problem instanceof Error ? problem.message : String(problem))}
+          note={note}
+        />
 
         <div class="card">
           <h2>Delete</h2>
@@ -339,13 +352,15 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
   );
 }
 
-function MetadataEditor({ metadata, busy, onSave }: { metadata: Record<string, unknown>; busy: boolean; onSave: (metadata: Record<string, unknown>) => void }) {
+function MetadataEditor({ metadata, busy, onSave, note }: { metadata: Record<string, unknown>; busy: boolean; onSave: (metadata: Record<string, unknown>) => void; note: ComponentChildren }) {
   const original = JSON.stringify(metadata, null, 2);
   const [text, setText] = useState(original);
   const [problem, setProblem] = useState('');
+  const can = useCan();
   useEffect(() => setText(original), [original]);
   return (
-    <form
+    <CardForm
+      path="/license/update-metadata"
       class="card wide"
       aria-label="Metadata"
       onSubmit={(event) => {
@@ -366,15 +381,18 @@ function MetadataEditor({ metadata, busy, onSave }: { metadata: Record<string, u
       }}
     >
       <h2>Metadata (JSON)</h2>
-      <textarea name="metadata" rows={6} spellcheck={false} aria-label="Metadata as JSON" value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      <textarea name="metadata" rows={6} spellcheck={false} aria-label="Metadata as JSON" value={text} readOnly={!can('/license/update-metadata')} onInput={(event) => setText(event.currentTarget.value)} />
       {problem && (
         <p class="error" role="alert">
           {problem}
         </p>
       )}
-      <button type="submit" disabled={busy}>
-        Save metadata
-      </button>
-    </form>
+      <Can path="/license/update-metadata">
+        <button type="submit" disabled={busy}>
+          Save metadata
+        </button>
+      </Can>
+      {note}
+    </CardForm>
   );
 }

@@ -72,6 +72,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
             </div>
             <pre data-field="jwk">{jwk}</pre>
           </div>
+          <Can path="/app/rotate-signing-key">
           <div class="row">
             <button
               type="button"
@@ -92,6 +93,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
               Rotate signing key…
             </button>
           </div>
+          </Can>
         </div>
       )}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, openDashboard, serviceAndBrowser } from '../support/browser';
+import { api, openDashboard, serviceAndBrowser, tab } from '../support/browser';
 
 /**
  * Every screen has an address in the fragment (`#/apps/<app_id>/<screen>`, a license
@@ -30,7 +30,7 @@ describe('the dashboard addresses', () => {
     expect(page.url()).toBe(`${base}#/apps/${appId}/licenses`);
     expect(await page.title()).toMatch(/^Licenses · .+ · Licensing dashboard$/);
 
-    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
+    await tab(page, 'Subscriptions').click();
     await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
     expect(page.url()).toBe(`${base}#/apps/${appId}/subscriptions`);
     expect(await page.title()).toMatch(/^Subscriptions · /);
@@ -38,14 +38,14 @@ describe('the dashboard addresses', () => {
 
     await page.reload();
     await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
-    expect(await page.getByRole('link', { name: 'Subscriptions', exact: true }).getAttribute('aria-current')).toBe('page');
+    expect(await tab(page, 'Subscriptions').getAttribute('aria-current')).toBe('page');
 
     await page.goBack();
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
     await page.goForward();
     await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
 
-    await page.getByRole('link', { name: 'Licenses', exact: true }).click();
+    await tab(page, 'Licenses').click();
     await page.getByLabel('Status').selectOption('paused');
     await page.waitForURL(`${base}#/apps/${appId}/licenses?status=paused`);
     await page.getByText('No licenses match.').waitFor();

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, openDashboard, serviceAndBrowser } from '../support/browser';
+import { api, openDashboard, serviceAndBrowser, tab } from '../support/browser';
 
 /**
  * Care in every screen: axe-core finds no serious or critical violation on any of
@@ -39,14 +39,14 @@ describe('dashboard care', () => {
     const { key } = await seeding();
     const { context, page } = await openDashboard(session);
     await page.setViewportSize(viewport);
-    for (const tab of tabs) {
-      await page.getByRole('link', { name: tab, exact: true }).click();
-      await page.getByRole('heading', { name: tab, exact: true }).waitFor();
+    for (const name of tabs) {
+      await tab(page, name).click();
+      await page.getByRole('heading', { name, exact: true }).waitFor();
       await page.waitForLoadState('networkidle');
-      await expectAccessible(page, tab);
-      if (viewport.width < 500) await noHorizontalScroll(page, tab);
+      await expectAccessible(page, name);
+      if (viewport.width < 500) await noHorizontalScroll(page, name);
     }
-    await page.getByRole('link', { name: 'Licenses', exact: true }).click();
+    await tab(page, 'Licenses').click();
     await page.getByRole('link', { name: key }).click();
     await page.getByRole('heading', { name: `License ${key}` }).waitFor();
     await expectAccessible(page, 'license detail');

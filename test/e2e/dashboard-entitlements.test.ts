@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { BrowserContext, Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, openDashboard, serviceAndBrowser } from '../support/browser';
+import { api, openDashboard, serviceAndBrowser, tab } from '../support/browser';
 
 /**
  * The dashboard's screens for entitlements, metered usage and grace: each
@@ -21,7 +21,7 @@ afterEach(async () => {
 describe('the dashboard screens for entitlements, usage and grace', () => {
   it('creates a tier with features, usage limits and grace, and edits its grace', async () => {
     const name = `Metered ${Date.now()}`;
-    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
+    await tab(page, 'Subscriptions').click();
     const form = page.getByRole('form', { name: 'New subscription' });
     await form.getByLabel('Name', { exact: true }).fill(name);
     await form.getByLabel('Features (comma separated)').fill('sync, reports');

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, openDashboard, serviceAndBrowser, type StartedService } from '../support/browser';
+import { api, openDashboard, serviceAndBrowser, type StartedService, tab } from '../support/browser';
 
 /**
  * The Audit screen (`#/apps/<app_id>/audit`, its filters in the fragment's query),
@@ -44,7 +44,7 @@ describe('the Audit screen and license history', () => {
     const { context, page } = await openDashboard(session);
     const base = page.url().replace(/#.*$/, '');
 
-    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    await tab(page, 'Audit log').click();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     expect(page.url()).toBe(`${base}#/apps/${service.appId}/audit`);
     expect(await page.title()).toMatch(/^Audit log · /);
@@ -171,7 +171,7 @@ describe('managing applications', () => {
       () => api<unknown[]>(service, '/audit/get-bulk', { app_id: second.app_id, type: 'app.signing_key_rotated' }),
       (answer) => answer.body.data.length === 1,
     );
-    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    await tab(page, 'Audit log').click();
     await events(page).filter({ hasText: 'Signing key rotated' }).waitFor();
     expect(await events(page).allInnerTexts()).toEqual(
       expect.arrayContaining([expect.stringContaining('status: inactive → active'), expect.stringContaining('name: Second app → Renamed app')]),

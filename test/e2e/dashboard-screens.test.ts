@@ -3,7 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectAccessible } from '../support/axe';
-import { api, openDashboard, serviceAndBrowser } from '../support/browser';
+import { api, openDashboard, serviceAndBrowser, tab } from '../support/browser';
 
 /**
  * The dashboard's screens for the routes added after its first version:
@@ -52,14 +52,14 @@ describe('the dashboard screens for stats, signing key and seats', () => {
   it('shows the totals and daily numbers /app/stats answers, for 7, 30 and 90 days', async () => {
     const keys = await newLicenses(3);
     await api(session.service, '/license/update-status', { license_key: keys[0], status: 'paused' });
-    // The daily counters are written by the event consumer off the request path: wait until the API counts the 3 new licenses.
+    // The counters are written by the event consumer off the request path: wait until the API counts the 3 new licenses and the pause.
     let stats!: Stats;
     await until(async () => {
       stats = (await api<Stats>(session.service, '/app/stats', { app_id: session.service.appId, days: 7 })).body.data;
-      return stats.days.reduce((sum, day) => sum + day.created, 0) === 3;
-    }, '/app/stats to count the new licenses');
+      return stats.days.reduce((sum, day) => sum + day.created, 0) === 3 && stats.totals.paused === 1;
+    }, '/app/stats to count the new licenses and the pause');
 
-    await page.getByRole('link', { name: 'Statistics', exact: true }).click();
+    await tab(page, 'Statistics').click();
     await page.getByRole('heading', { name: 'Statistics' }).waitFor();
     await page.getByLabel('Days').selectOption('7');
     await page.getByText('Daily numbers as a table').click();
@@ -83,7 +83,7 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     const signing = (await api<{ key_id: string; public_key_pem: string }>(session.service, '/app/signing-key', { app_id: session.service.appId })).body.data;
 
-    await page.getByRole('link', { name: 'Signing key & settings', exact: true }).click();
+    await tab(page, 'Signing key & settings').click();
     const key = page.getByRole('region', { name: 'Signing public key' });
     await key.waitFor();
     expect(await key.locator('[data-field="key_id"]').textContent()).toBe(signing.key_id);
@@ -101,13 +101,13 @@ describe('the dashboard screens for stats, signing key and seats', () => {
     const borrowing = page.getByRole('form', { name: 'Borrowing floating seats' });
     await borrowing.getByLabel('Longest borrow (seconds)').fill('86400');
     await borrowing.getByRole('button', { name: 'Save longest borrow' }).click();
-    await page.getByText('Longest borrow set to 1 days.').waitFor();
+    await page.getByText('Longest borrow set to 1 day.').waitFor();
     expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.max_borrow_seconds).toBe(86400);
     await expectAccessible(page, 'shows the signing key /app/signing-key answers, copies it, a');
   }, 60_000);
 
   it('edits the reset rules new licenses get, which /app/settings then answers and a new license has', async () => {
-    await page.getByRole('link', { name: 'Signing key & settings', exact: true }).click();
+    await tab(page, 'Signing key & settings').click();
     const form = page.getByRole('form', { name: 'HWID resets of new licenses' });
     const allowed = form.getByLabel('Allow self-service HWID resets');
     const interval = form.getByLabel('Seconds between resets');

@@ -2,7 +2,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import Stripe from 'stripe';
 import { expectAccessible } from '../support/axe';
-import { api, launchChromium, signIn, startService, type StartedService } from '../support/browser';
+import { api, launchChromium, signIn, type StartedService, startService, tab } from '../support/browser';
 import { startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
 
 /**
@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 async function openStripe() {
-  await page.getByRole('link', { name: 'Stripe', exact: true }).click();
+  await tab(page, 'Stripe').click();
   await page.getByRole('heading', { name: 'Stripe', exact: true }).waitFor();
   await page.locator('[data-field="status"]').waitFor();
 }

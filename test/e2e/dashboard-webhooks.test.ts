@@ -2,7 +2,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { expectAccessible } from '../support/axe';
-import { api, openDashboard, serviceAndBrowser } from '../support/browser';
+import { api, openDashboard, serviceAndBrowser, tab } from '../support/browser';
 import { startReceiver, until, type Receiver } from '../support/webhooks';
 
 /**
@@ -51,7 +51,7 @@ async function createLicense() {
 
 describe('the Webhooks screen', () => {
   it('adds an endpoint, shows and copies its secret once, and the endpoint receives events that secret verifies', async () => {
-    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await tab(page, 'Webhooks').click();
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
     const form = page.getByRole('form', { name: 'Add endpoint' });
     await form.getByLabel('URL').fill(receiver.url);
@@ -82,7 +82,7 @@ describe('the Webhooks screen', () => {
 
   it('shows the delivery log with state, attempts and last status, and redelivers from it', async () => {
     const [endpoint] = await listed();
-    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await tab(page, 'Webhooks').click();
     await page.getByRole('row').filter({ hasText: endpoint!.url }).getByRole('button', { name: 'Deliveries' }).click();
     const log = page.getByRole('region', { name: `Deliveries to ${endpoint!.url}` });
     const first = log.locator('tbody tr').first();
@@ -107,7 +107,7 @@ describe('the Webhooks screen', () => {
 
   it('changes the event filter and disables and enables the endpoint', async () => {
     const [endpoint] = await listed();
-    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await tab(page, 'Webhooks').click();
     const row = page.getByRole('row').filter({ hasText: endpoint!.url });
     await row.getByLabel(`Events of ${endpoint!.url}`).fill('license.created, license.deleted');
     await row.getByLabel(`Events of ${endpoint!.url}`).blur();

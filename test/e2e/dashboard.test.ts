@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, findChromium, serviceAndBrowser, signIn, startService } from '../support/browser';
+import { api, findChromium, serviceAndBrowser, signIn, startService, tab } from '../support/browser';
 
 /**
  * The owners' dashboard in a real headless Chromium against `npm start` on a
@@ -32,7 +32,7 @@ describe('the dashboard in Chromium', () => {
     // One application: straight on its licenses.
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
 
-    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
+    await tab(page, 'Subscriptions').click();
     const newSubscription = page.getByRole('form', { name: 'New subscription' });
     await newSubscription.getByLabel('Name').fill('Pro');
     await newSubscription.getByLabel('Level').fill('2');
@@ -41,7 +41,7 @@ describe('the dashboard in Chromium', () => {
     const subscriptions = await api(session.service, '/subscription/get-bulk', { app_id: session.service.appId });
     expect(subscriptions.body.data).toEqual([expect.objectContaining({ name: 'Pro', level: 2, status: 'active' })]);
 
-    await page.getByRole('link', { name: 'Licenses', exact: true }).click();
+    await tab(page, 'Licenses').click();
     await page.getByRole('button', { name: 'Create licenses' }).click();
     await page.getByLabel('How many').fill('3');
     await page.getByLabel('Tags (comma separated)').fill('e2e');
@@ -118,9 +118,9 @@ describe('the dashboard in Chromium', () => {
       return { domContentLoaded: navigation.domContentLoadedEventEnd, licensesShown: performance.now() };
     });
     process.stdout.write(`dashboard first screen: DOMContentLoaded ${firstScreen.domContentLoaded.toFixed(0)} ms, licenses table shown ${firstScreen.licensesShown.toFixed(0)} ms after navigation start\n`);
-    for (const tab of ['Subscriptions', 'Blacklists', 'Statistics', 'Signing key & settings', 'Licenses']) {
-      await page.getByRole('link', { name: tab, exact: true }).click();
-      await page.getByRole('heading', { name: tab }).waitFor();
+    for (const name of ['Subscriptions', 'Blacklists', 'Statistics', 'Signing key & settings', 'Licenses']) {
+      await tab(page, name).click();
+      await page.getByRole('heading', { name }).waitFor();
     }
 
     const apiOrigin = new URL(session.service.url).origin;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 const installHint =
   'The dashboard browser tests need Chromium. On Debian/Ubuntu: `sudo apt-get install -y chromium` ' +
@@ -116,6 +116,11 @@ export async function signIn(page: Page, address: string, apiKey: string): Promi
   await page.goto(address);
   await page.getByLabel('API key').fill(apiKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A tab of the application's navigation: screens link to one another too (the licenses screen to Subscriptions). */
+export function tab(page: Page, name: string): Locator {
+  return page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true });
 }
 
 /** A fresh browser context on the dashboard, signed in with the service's API key, showing the Licenses screen. */
