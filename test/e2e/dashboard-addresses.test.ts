@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, openDashboard, serviceAndBrowser, tab } from '../support/browser';
+import { newLicense, openDashboard, serviceAndBrowser, tab } from '../support/browser';
 
 /**
  * Every screen has an address in the fragment (`#/apps/<app_id>/<screen>`, a license
@@ -16,15 +16,7 @@ const focusedHeading = (page: Page) => page.evaluate(() => (document.activeEleme
 describe('the dashboard addresses', () => {
   it('gives every tab, a license and a filter an address that survives reload, Back, Forward and sharing', async () => {
     const { appId } = session.service;
-    const subscription = await api(session.service, '/subscription/create', { app_id: appId, name: 'Pro', level: 1, single_key_per_hwid: false });
-    const created = await api<{ key: string }>(session.service, '/license/create', {
-      app_id: appId,
-      subscription_id: subscription.body.data.subscription_id,
-      duration_unit: 'days',
-      duration_value: 30,
-      tags: ['beta'],
-    });
-    const key = created.body.data.key;
+    const key = await newLicense(session.service, { tags: ['beta'] });
     const { context, page } = await openDashboard(session);
     const base = page.url().replace(/#.*$/, '');
     expect(page.url()).toBe(`${base}#/apps/${appId}/licenses`);

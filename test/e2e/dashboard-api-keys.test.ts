@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { expectAccessible } from '../support/axe';
-import { api, openDashboard, serviceAndBrowser, signIn, tab } from '../support/browser';
+import { api, newLicense, openDashboard, serviceAndBrowser, signIn, tab } from '../support/browser';
 
 /**
  * The API keys screen (admins only) and a dashboard that shows a key only what
@@ -54,13 +54,7 @@ describe('the API keys screen', () => {
 describe('a read_only key in the dashboard', () => {
   it('sees its applications and licenses but no button or form that writes, and no API keys screen', async () => {
     const { appId } = session.service;
-    const subscription = await api(session.service, '/subscription/create', { app_id: appId, name: 'Pro', level: 1, single_key_per_hwid: false });
-    const created = await api<{ key: string }>(session.service, '/license/create', {
-      app_id: appId,
-      subscription_id: subscription.body.data.subscription_id,
-      duration_unit: 'days',
-      duration_value: 30,
-    });
+    const key = await newLicense(session.service);
     const made = await api<{ api_key: string }>(session.service, '/apikey/create', { role: 'read_only', name: 'Reports' });
     const context = await session.browser.newContext();
     const page = await context.newPage();
@@ -68,7 +62,7 @@ describe('a read_only key in the dashboard', () => {
     const base = `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
     await signIn(page, base, made.body.data.api_key);
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
-    const licenseLink = page.getByRole('link', { name: created.body.data.key });
+    const licenseLink = page.getByRole('link', { name: key });
     await licenseLink.waitFor();
 
     const writes = ['Create licenses', 'Lock HWID', 'Unlock HWID', 'Create subscription', 'Pause', 'Activate', 'Extend', 'Delete…', 'Save reset rules', 'Add to blacklist', 'Add endpoint', 'Revoke'];
@@ -81,7 +75,7 @@ describe('a read_only key in the dashboard', () => {
     await expectAccessible(page, 'licenses for a read_only key');
 
     await licenseLink.click();
-    await page.getByRole('heading', { name: `License ${created.body.data.key}` }).waitFor();
+    await page.getByRole('heading', { name: `License ${key}` }).waitFor();
     expect(await visibleWrites()).toEqual([]);
     expect(await page.locator('main form').count()).toBe(0);
 

@@ -16,7 +16,7 @@ async function seed() {
   const { appId } = session.service;
   const subscription = (await api(session.service, '/subscription/create', { app_id: appId, name: 'Pro', level: 1, single_key_per_hwid: false })).body.data;
   const licenses = (await api<{ key: string }[]>(session.service, '/license/create-bulk', { app_id: appId, subscription_id: subscription.subscription_id, key_amount: 2, duration_unit: 'days', duration_value: 30 })).body.data;
-  await api(session.service, '/blacklist/create', { app_id: appId, type: 'hwid', value: 'STOLEN-PC', reason: 'chargeback' });
+  await api(session.service, '/blacklist/add', { app_id: appId, type: 'hwid', value: 'STOLEN-PC', reason: 'chargeback' });
   return { key: licenses[0]!.key };
 }
 

@@ -118,6 +118,19 @@ export async function signIn(page: Page, address: string, apiKey: string): Promi
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** A 30-day license (with `fields`) on a new tier of the service's application: its key. */
+export async function newLicense(service: StartedService, fields: Record<string, unknown> = {}): Promise<string> {
+  const subscription = await api<{ subscription_id: string }>(service, '/subscription/create', { app_id: service.appId, name: 'Pro', level: 1, single_key_per_hwid: false });
+  const created = await api<{ key: string }>(service, '/license/create', {
+    app_id: service.appId,
+    subscription_id: subscription.body.data.subscription_id,
+    duration_unit: 'days',
+    duration_value: 30,
+    ...fields,
+  });
+  return created.body.data.key;
+}
+
 /** A tab of the application's navigation: screens link to one another too (the licenses screen to Subscriptions). */
 export function tab(page: Page, name: string): Locator {
   return page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true });
