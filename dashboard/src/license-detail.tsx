@@ -5,46 +5,34 @@ import { call, type Body, type ManagementPath, type License, type Subscription }
 import { LicenseEntitlements } from './entitlements';
 import { FloatingSeats } from './floating-seats';
 import { LicenseTimeline } from './history';
-import { ConfirmDialog, DurationFields, ErrorNote, Field, Notice, duration, readDuration, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
+import { ConfirmDialog, DurationFields, ErrorNote, Field, duration, readDuration, Time, usePlacedNotice, wholeNumber, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
 export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }: { licenseKey: string; subscriptions: Subscription[]; listHref: string; onDeleted: () => void }) {
   const [license, setLicense] = useState<License | null>(null);
-  const [notice, setNotice] = useState('');
-  // The card whose action the notice or error is about: shown there, and cleared when the next action starts.
-  const [where, setWhere] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const [changes, setChanges] = useState(0);
-  const { busy, error, run, setError } = useAction();
+  const placed = usePlacedNotice();
+  const { busy, error, where, run, say, note } = placed;
 
   const reload = () => run(async () => setLicense((await call('/license/get', { license_key: licenseKey })).data));
   useEffect(() => {
     void reload();
   }, [licenseKey]);
 
-  /** Runs the action of card `at`, says how it went in that card, then shows the license as the API now has it. */
+  /** Runs the action of card `at`, then shows the license as the API now has it and says how it went in that card. */
   const act = async <P extends ManagementPath>(at: string, path: P, body: Omit<Body<P>, 'license_key'>, done: string) => {
-    setWhere(at);
-    setNotice('');
-    const result = await run(() => call(path, { license_key: licenseKey, ...body } as Body<P>));
-    if (result === undefined) return;
-    await reload();
-    setNotice(done);
-    setChanges((count) => count + 1);
+    const result = await placed.act(
+      at,
+      async () => {
+        await call(path, { license_key: licenseKey, ...body } as Body<P>);
+        setLicense((await call('/license/get', { license_key: licenseKey })).data);
+        return true;
+      },
+      done,
+    );
+    if (result) setChanges((count) => count + 1);
   };
-  /** A problem found in card `at` before anything was sent. */
-  const say = (at: string, problem: string) => {
-    setWhere(at);
-    setNotice('');
-    setError(new Error(problem));
-  };
-  const note = (at: string) =>
-    where === at ? (
-      <>
-        <Notice text={notice} />
-        <ErrorNote error={error} />
-      </>
-    ) : null;
 
   const header = (
     <div class="row">
@@ -334,7 +322,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
                 text: `${license.key} stops working at once and cannot be restored.`,
                 action: 'Delete license',
                 onConfirm: () =>
-                  void run(async () => {
+                  void placed.act('Delete', async () => {
                     await call('/license/delete', { license_key: licenseKey });
                     onDeleted();
                   }),

@@ -41,6 +41,43 @@ export function useAction() {
 }
 
 /**
+ * Notices placed where their action ran: `act(at, ...)` runs the action of the card, form or row
+ * named `at`, `say(at, ...)` tells a problem found there before anything was sent, and `note(at)`
+ * shows that place's notice or error. Each new action clears what the last one said.
+ */
+export function usePlacedNotice() {
+  const { busy, error, run, setError } = useAction();
+  const [notice, setNotice] = useState('');
+  const [where, setWhere] = useState<string | null>(null);
+  const act = async <T,>(at: string, action: () => Promise<T>, done?: string | ((result: T) => string)): Promise<T | undefined> => {
+    setWhere(at);
+    setNotice('');
+    const result = await run(action);
+    if (result !== undefined && done !== undefined) setNotice(typeof done === 'function' ? done(result) : done);
+    return result;
+  };
+  const say = (at: string, problem: string | Error) => {
+    setWhere(at);
+    setNotice('');
+    setError(problem instanceof Error ? problem : new Error(problem));
+  };
+  /** `text` as the notice of `at`, e.g. from a copy button: no API call ran. */
+  const tell = (at: string, text: string) => {
+    setWhere(at);
+    setError(null);
+    setNotice(text);
+  };
+  const note = (at: string) =>
+    where === at ? (
+      <>
+        <Notice text={notice} />
+        <ErrorNote error={error} />
+      </>
+    ) : null;
+  return { busy, error, where, run, act, say, tell, note, setError };
+}
+
+/**
  * Copies `text` and says `<label> copied.`, or, when the browser refuses (no permission, no secure
  * context), says to select the `<noun>` and copy it by hand.
  */
