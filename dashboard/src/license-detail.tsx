@@ -13,7 +13,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const [changes, setChanges] = useState(0);
   const placed = usePlacedNotice();
-  const { busy, error, where, run, say, note } = placed;
+  const { busy, error, run, say, note } = placed;
 
   const reload = () => run(async () => setLicense((await call('/license/get', { license_key: licenseKey })).data));
   useEffect(() => {
@@ -74,7 +74,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
   return (
     <section aria-labelledby="detail-title">
       {header}
-      {where === null && <ErrorNote error={error} />}
+      {note(null)}
       <dl class="facts" id="detail-title">
         {facts.map(([name, value]) => (
           <div key={name}>

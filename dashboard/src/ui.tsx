@@ -46,13 +46,19 @@ export function useAction() {
  * shows that place's notice or error. Each new action clears what the last one said.
  */
 export function usePlacedNotice() {
-  const { busy, error, run, setError } = useAction();
+  const { busy, error, run: runHere, setError } = useAction();
   const [notice, setNotice] = useState('');
   const [where, setWhere] = useState<string | null>(null);
+  /** An action of the screen as a whole (loading a list): it reports at `note(null)`. */
+  const run = <T,>(action: () => Promise<T>) => {
+    setWhere(null);
+    setNotice('');
+    return runHere(action);
+  };
   const act = async <T,>(at: string, action: () => Promise<T>, done?: string | ((result: T) => string)): Promise<T | undefined> => {
     setWhere(at);
     setNotice('');
-    const result = await run(action);
+    const result = await runHere(action);
     if (result !== undefined && done !== undefined) setNotice(typeof done === 'function' ? done(result) : done);
     return result;
   };
@@ -67,7 +73,7 @@ export function usePlacedNotice() {
     setError(null);
     setNotice(text);
   };
-  const note = (at: string) =>
+  const note = (at: string | null) =>
     where === at ? (
       <>
         <Notice text={notice} />

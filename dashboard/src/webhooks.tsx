@@ -1,7 +1,7 @@
-import { Can } from './access';
+import { Can, useCan } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type App, type Body, type Webhook, type WebhookDelivery } from './api';
-import { ConfirmDialog, copyText, ErrorNote, Field, Notice, Pager, shortTime, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, copyText, Field, Pager, shortTime, usePlacedNotice, type ConfirmRequest } from './ui';
 
 const states = ['pending', 'delivered', 'failed'] as const;
 
@@ -15,26 +15,31 @@ const parseEvents = (text: string): Events => {
 };
 
 /** An endpoint's delivery log: state filter, paging, redelivery. */
-function Deliveries({ webhook, onNotice }: { webhook: Webhook; onNotice: (text: string) => void }) {
+function Deliveries({ webhook }: { webhook: Webhook }) {
   const [state, setState] = useState<'' | (typeof states)[number]>('');
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<{ deliveries: WebhookDelivery[]; next: string | null } | null>(null);
-  const { busy, error, run } = useAction();
+  const { busy, run, act, note } = usePlacedNotice();
   const cursor = cursors[cursors.length - 1];
-  const load = () =>
-    run(async () => {
-      const listed = await call('/webhook/deliveries', { webhook_id: webhook.webhook_id, per_page: 10, ...(state ? { state } : {}), ...(cursor ? { cursor } : {}) });
-      setPage({ deliveries: listed.data, next: listed.next_cursor ?? null });
-    });
+  const refresh = async () => {
+    const listed = await call('/webhook/deliveries', { webhook_id: webhook.webhook_id, per_page: 10, ...(state ? { state } : {}), ...(cursor ? { cursor } : {}) });
+    setPage({ deliveries: listed.data, next: listed.next_cursor ?? null });
+  };
+  const load = () => run(refresh);
   useEffect(() => {
     void load();
   }, [webhook.webhook_id, state, cursors]);
 
-  const redeliver = async (delivery: WebhookDelivery) => {
-    if ((await run(() => call('/webhook/redeliver', { delivery_id: delivery.delivery_id }))) === undefined) return;
-    onNotice(`Redelivery of ${delivery.type} queued.`);
-    await load();
-  };
+  const redeliver = (delivery: WebhookDelivery) =>
+    act(
+      delivery.delivery_id,
+      async () => {
+        await call('/webhook/redeliver', { delivery_id: delivery.delivery_id });
+        await refresh();
+        return true;
+      },
+      `Redelivery of ${delivery.type} queued.`,
+    );
 
   return (
     <section class="card" aria-label={`Deliveries to ${webhook.url}`}>
@@ -58,7 +63,7 @@ function Deliveries({ webhook, onNotice }: { webhook: Webhook; onNotice: (text: 
           Refresh
         </button>
       </div>
-      <ErrorNote error={error} />
+      {note(null)}
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table>
           <thead>
@@ -86,9 +91,12 @@ function Deliveries({ webhook, onNotice }: { webhook: Webhook; onNotice: (text: 
                 <td>{shortTime(delivery.next_attempt_at)}</td>
                 <td>{shortTime(delivery.created_at)}</td>
                 <td>
-                  <button type="button" disabled={busy || !webhook.enabled} onClick={() => void redeliver(delivery)}>
-                    Redeliver
-                  </button>
+                  <Can path="/webhook/redeliver">
+                    <button type="button" disabled={busy || !webhook.enabled} onClick={() => void redeliver(delivery)}>
+                      Redeliver
+                    </button>
+                  </Can>
+                  {note(delivery.delivery_id)}
                 </td>
               </tr>
             ))}
@@ -105,28 +113,31 @@ export function Webhooks({ app }: { app: App }) {
   const [webhooks, setWebhooks] = useState<Webhook[] | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
-  const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
-  const { busy, error, run, setError } = useAction();
+  const { busy, run, act, say, tell, note } = usePlacedNotice();
+  const can = useCan();
 
-  const load = () =>
-    run(async () => {
-      setWebhooks((await call('/webhook/list', { app_id: app.app_id })).data);
-    });
+  const refresh = async () => setWebhooks((await call('/webhook/list', { app_id: app.app_id })).data);
+  const load = () => run(refresh);
   useEffect(() => {
     setSelected(null);
     setSecret(null);
     void load();
   }, [app.app_id]);
 
-  const copySecret = (text: string) => copyText(text, 'Secret', 'secret', { notice: setNotice, error: setError });
+  const copySecret = (text: string) => copyText(text, 'Secret', 'secret', { notice: (done) => tell('Secret', done), error: (problem) => say('Secret', problem) });
 
-  const update = async (webhook: Webhook, body: Omit<Body<'/webhook/update'>, 'webhook_id'>, done: string) => {
-    if ((await run(() => call('/webhook/update', { webhook_id: webhook.webhook_id, ...body }))) === undefined) return;
+  const update = (webhook: Webhook, body: Omit<Body<'/webhook/update'>, 'webhook_id'>, done: string) =>
     // Said once the list shows it, so the notice never stands beside a row that still shows the old state.
-    await load();
-    setNotice(done);
-  };
+    act(
+      webhook.webhook_id,
+      async () => {
+        await call('/webhook/update', { webhook_id: webhook.webhook_id, ...body });
+        await refresh();
+        return true;
+      },
+      done,
+    );
 
   const shown = webhooks?.find((webhook) => webhook.webhook_id === selected);
   return (
@@ -143,7 +154,7 @@ export function Webhooks({ app }: { app: App }) {
           const form = event.currentTarget;
           const data = new FormData(form);
           const description = String(data.get('description') ?? '').trim();
-          void run(async () => {
+          void act('Add endpoint', async () => {
             const created = await call('/webhook/create', {
               app_id: app.app_id,
               url: String(data.get('url')).trim(),
@@ -151,10 +162,10 @@ export function Webhooks({ app }: { app: App }) {
               ...(description ? { description } : {}),
             });
             setSecret({ url: created.data.url, secret: created.data.secret });
-            setNotice('Endpoint added.');
             form.reset();
-            await load();
-          });
+            await refresh();
+            return true;
+          }, 'Endpoint added.');
         }}
       >
         <Field label="URL">
@@ -169,6 +180,7 @@ export function Webhooks({ app }: { app: App }) {
         <button type="submit" disabled={busy}>
           Add endpoint
         </button>
+        {note('Add endpoint')}
       </form></Can>
       {secret && (
         <div class="card" role="status" aria-label="New secret">
@@ -186,10 +198,11 @@ export function Webhooks({ app }: { app: App }) {
               Done
             </button>
           </div>
+          {note('Secret')}
         </div>
       )}
-      <Notice text={notice} />
-      <ErrorNote error={error} />
+      {note(null)}
+      {note('Endpoints')}
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table>
           <thead>
@@ -212,7 +225,7 @@ export function Webhooks({ app }: { app: App }) {
                   <input
                     aria-label={`Events of ${webhook.url}`}
                     value={webhook.events.join(', ')}
-                    disabled={busy}
+                    disabled={busy || !can('/webhook/update')}
                     onChange={(event) => void update(webhook, { events: parseEvents(event.currentTarget.value) }, 'Event filter saved.')}
                   />
                 </td>
@@ -223,9 +236,11 @@ export function Webhooks({ app }: { app: App }) {
                   <button type="button" disabled={busy} onClick={() => setSelected(webhook.webhook_id)}>
                     Deliveries
                   </button>
-                  <button type="button" disabled={busy} onClick={() => void update(webhook, { enabled: !webhook.enabled }, webhook.enabled ? 'Disabled.' : 'Enabled.')}>
-                    {webhook.enabled ? 'Disable' : 'Enable'}
-                  </button>
+                  <Can path="/webhook/update">
+                    <button type="button" disabled={busy} onClick={() => void update(webhook, { enabled: !webhook.enabled }, webhook.enabled ? 'Disabled.' : 'Enabled.')}>
+                      {webhook.enabled ? 'Disable' : 'Enable'}
+                    </button>
+                  </Can>
                   <Can path="/webhook/rotate-secret"><button
                     type="button"
                     disabled={busy}
@@ -235,7 +250,7 @@ export function Webhooks({ app }: { app: App }) {
                         text: 'Deliveries from now on are signed with the new secret; the old one stops verifying.',
                         action: 'Rotate secret',
                         onConfirm: () =>
-                          void run(async () => {
+                          void act(webhook.webhook_id, async () => {
                             const rotated = await call('/webhook/rotate-secret', { webhook_id: webhook.webhook_id });
                             setSecret({ url: rotated.data.url, secret: rotated.data.secret });
                           }),
@@ -254,17 +269,23 @@ export function Webhooks({ app }: { app: App }) {
                         text: 'Nothing more is sent to it, retries included.',
                         action: 'Delete endpoint',
                         onConfirm: () =>
-                          void run(async () => {
-                            await call('/webhook/delete', { webhook_id: webhook.webhook_id });
-                            if (selected === webhook.webhook_id) setSelected(null);
-                            setNotice('Deleted.');
-                            await load();
-                          }),
+                          // Said above the list: the endpoint's row is gone once it is deleted.
+                          void act(
+                            'Endpoints',
+                            async () => {
+                              await call('/webhook/delete', { webhook_id: webhook.webhook_id });
+                              if (selected === webhook.webhook_id) setSelected(null);
+                              await refresh();
+                              return true;
+                            },
+                            'Deleted.',
+                          ),
                       })
                     }
                   >
                     Delete…
                   </button></Can>
+                  {note(webhook.webhook_id)}
                 </td>
               </tr>
             ))}
@@ -272,7 +293,7 @@ export function Webhooks({ app }: { app: App }) {
         </table>
       </div>
       {webhooks && webhooks.length === 0 && <p class="hint">No endpoints yet.</p>}
-      {shown && <Deliveries webhook={shown} onNotice={setNotice} />}
+      {shown && <Deliveries webhook={shown} />}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
   );
