@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, apiUrl, call, type Answer, type App, type Subscription } from './api';
-import { ConfirmDialog, copyText, ErrorNote, Field, Notice, shortTime, units, useAction, type ConfirmRequest } from './ui';
+import { Can, CardForm, useCan } from './access';
+import { ConfirmDialog, copyText, Field, shortTime, units, usePlacedNotice, type ConfirmRequest } from './ui';
 
 type Connection = Answer<'/integration/stripe/get'>['data'];
 type Mapping = Connection['prices'][string];
@@ -35,9 +36,9 @@ export function StripeScreen({ app }: { app: App }) {
   const [connection, setConnection] = useState<Connection | null | undefined>(undefined);
   const [tiers, setTiers] = useState<Subscription[]>([]);
   const [rows, setRows] = useState<Row[]>([]);
-  const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
-  const { busy, error, run, setError } = useAction();
+  const { busy, run, act, say, tell, note } = usePlacedNotice();
+  const mayEdit = useCan()('/integration/stripe/set');
   const endpoint = `${apiUrl().replace(/\/$/, '')}/stripe/webhook/${app.app_id}`;
 
   useEffect(() => {
@@ -56,7 +57,7 @@ export function StripeScreen({ app }: { app: App }) {
     });
   }, [app.app_id]);
 
-  const copyEndpoint = () => copyText(endpoint, 'Endpoint URL', 'URL', { notice: setNotice, error: setError });
+  const copyEndpoint = () => copyText(endpoint, 'Endpoint URL', 'URL', { notice: (done) => tell('Endpoint', done), error: (problem) => say('Endpoint', problem) });
 
   const save = (form: HTMLFormElement) => {
     const data = new FormData(form);
@@ -65,7 +66,8 @@ export function StripeScreen({ app }: { app: App }) {
     const prices = Object.fromEntries(
       rows.map((row) => [row.price.trim(), { subscription_id: row.subscription_id, duration_unit: row.duration_unit, duration_value: row.duration_value, max_devices: row.max_devices }]),
     );
-    void run(async () => {
+    const wasConnected = connection !== null;
+    void act('Connection', async () => {
       const saved = (
         await call('/integration/stripe/set', {
           app_id: app.app_id,
@@ -78,17 +80,17 @@ export function StripeScreen({ app }: { app: App }) {
       form.reset();
       setConnection(saved);
       setRows(rowsOf(saved.prices));
-      setNotice(connection ? 'Stripe connection saved.' : 'Connected to Stripe.');
-    });
+      return true;
+    }, wasConnected ? 'Stripe connection saved.' : 'Connected to Stripe.');
   };
 
   const disconnect = () =>
-    void run(async () => {
+    void act('Connection', async () => {
       await call('/integration/stripe/delete', { app_id: app.app_id });
       setConnection(null);
       setRows([]);
-      setNotice('Disconnected from Stripe. Licenses made through Stripe stay.');
-    });
+      return true;
+    }, 'Disconnected from Stripe. Licenses made through Stripe stay.');
 
   const change = (index: number, fields: Partial<Row>) => setRows(rows.map((row, at) => (at === index ? { ...row, ...fields } : row)));
 
@@ -96,8 +98,7 @@ export function StripeScreen({ app }: { app: App }) {
     <section aria-labelledby="stripe-title">
       <h1 id="stripe-title">Stripe</h1>
       <p class="hint">Stripe Checkout makes, renews and pauses this application's licenses by itself. See docs/stripe.md in the repository for each step.</p>
-      <Notice text={notice} />
-      <ErrorNote error={error} />
+      {note(null)}
 
       <div class="card wide" role="region" aria-label="Webhook endpoint">
         <h2>1. Webhook endpoint</h2>
@@ -115,10 +116,12 @@ export function StripeScreen({ app }: { app: App }) {
             Copy URL
           </button>
         </div>
+        {note('Endpoint')}
       </div>
 
       {connection !== undefined && (
-        <form
+        <CardForm
+          path="/integration/stripe/set"
           class="card wide"
           aria-label="Stripe connection"
           onSubmit={(event) => {
@@ -132,15 +135,17 @@ export function StripeScreen({ app }: { app: App }) {
               ? `Connected since ${shortTime(connection.created_at)}, signing secret ${connection.webhook_secret}. Leave both fields empty to keep the stored secrets.`
               : 'Not connected. Both secrets are needed to connect.'}
           </p>
-          <p class="hint">Stored encrypted and never shown again, not even here.</p>
-          <div class="row">
-            <Field label="Signing secret of the endpoint (whsec_…)">
-              <input name="webhook_secret" type="password" autocomplete="off" required={!connection} />
-            </Field>
-            <Field label="Restricted key, Checkout Sessions: Read (rk_…)">
-              <input name="api_key" type="password" autocomplete="off" required={!connection} />
-            </Field>
-          </div>
+          <Can path="/integration/stripe/set">
+            <p class="hint">Stored encrypted and never shown again, not even here.</p>
+            <div class="row">
+              <Field label="Signing secret of the endpoint (whsec_…)">
+                <input name="webhook_secret" type="password" autocomplete="off" required={!connection} />
+              </Field>
+              <Field label="Restricted key, Checkout Sessions: Read (rk_…)">
+                <input name="api_key" type="password" autocomplete="off" required={!connection} />
+              </Field>
+            </div>
+          </Can>
 
           <h2>3. Price map</h2>
           <p>Each Stripe price makes one license per unit bought, of a subscription tier, for a duration counted from first use. Prices not listed make nothing.</p>
@@ -154,17 +159,17 @@ export function StripeScreen({ app }: { app: App }) {
                   <th scope="col">Duration</th>
                   <th scope="col">Unit</th>
                   <th scope="col">Devices</th>
-                  <th scope="col">Actions</th>
+                  {mayEdit && <th scope="col">Actions</th>}
                 </tr>
               </thead>
               <tbody>
                 {rows.map((row, index) => (
                   <tr key={index}>
                     <td>
-                      <input aria-label="Stripe price id" name={`price_${index}`} size={28} required pattern="price_[A-Za-z0-9]{1,250}" value={row.price} onInput={(event) => change(index, { price: event.currentTarget.value })} />
+                      <input aria-label="Stripe price id" disabled={!mayEdit} name={`price_${index}`} size={28} required pattern="price_[A-Za-z0-9]{1,250}" value={row.price} onInput={(event) => change(index, { price: event.currentTarget.value })} />
                     </td>
                     <td>
-                      <select aria-label="Subscription tier" required value={row.subscription_id} onChange={(event) => change(index, { subscription_id: event.currentTarget.value })}>
+                      <select aria-label="Subscription tier" disabled={!mayEdit} required value={row.subscription_id} onChange={(event) => change(index, { subscription_id: event.currentTarget.value })}>
                         <option value="">Choose…</option>
                         {tiers.map((tier) => (
                           <option key={tier.subscription_id} value={tier.subscription_id}>
@@ -174,10 +179,10 @@ export function StripeScreen({ app }: { app: App }) {
                       </select>
                     </td>
                     <td>
-                      <input aria-label="Duration" type="number" min={1} required value={row.duration_value} onInput={(event) => change(index, { duration_value: Number(event.currentTarget.value) })} />
+                      <input aria-label="Duration" disabled={!mayEdit} type="number" min={1} required value={row.duration_value} onInput={(event) => change(index, { duration_value: Number(event.currentTarget.value) })} />
                     </td>
                     <td>
-                      <select aria-label="Unit" value={row.duration_unit} onChange={(event) => change(index, { duration_unit: event.currentTarget.value as Row['duration_unit'] })}>
+                      <select aria-label="Unit" disabled={!mayEdit} value={row.duration_unit} onChange={(event) => change(index, { duration_unit: event.currentTarget.value as Row['duration_unit'] })}>
                         {[...new Set([...units, row.duration_unit])].map((unit) => (
                           <option key={unit} value={unit}>
                             {unit}
@@ -186,19 +191,21 @@ export function StripeScreen({ app }: { app: App }) {
                       </select>
                     </td>
                     <td>
-                      <input aria-label="Devices" type="number" min={1} max={100} required value={row.max_devices} onInput={(event) => change(index, { max_devices: Number(event.currentTarget.value) })} />
+                      <input aria-label="Devices" disabled={!mayEdit} type="number" min={1} max={100} required value={row.max_devices} onInput={(event) => change(index, { max_devices: Number(event.currentTarget.value) })} />
                     </td>
-                    <td>
-                      <button type="button" class="danger" onClick={() => setRows(rows.filter((_, at) => at !== index))}>
-                        Remove
-                      </button>
-                    </td>
+                    {mayEdit && (
+                      <td>
+                        <button type="button" class="danger" onClick={() => setRows(rows.filter((_, at) => at !== index))}>
+                          Remove
+                        </button>
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
-          <div class="row">
+          <Can path="/integration/stripe/set"><div class="row">
             <button type="button" disabled={tiers.length === 0} onClick={() => setRows([...rows, { price: '', subscription_id: tiers[0]?.subscription_id ?? '', duration_value: 1, duration_unit: 'months', max_devices: 1 }])}>
               Add price
             </button>
@@ -206,7 +213,7 @@ export function StripeScreen({ app }: { app: App }) {
               {connection ? 'Save connection' : 'Connect to Stripe'}
             </button>
             {connection && (
-              <button
+              <Can path="/integration/stripe/delete"><button
                 type="button"
                 class="danger"
                 onClick={() =>
@@ -219,10 +226,11 @@ export function StripeScreen({ app }: { app: App }) {
                 }
               >
                 Disconnect
-              </button>
+              </button></Can>
             )}
-          </div>
-        </form>
+          </div></Can>
+          {note('Connection')}
+        </CardForm>
       )}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
