@@ -1,25 +1,33 @@
-import { Can } from './access';
+import type { ComponentChildren } from 'preact';
+import { Can, useCan } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type App, type Subscription } from './api';
 import { formatUsageLimits, graceText, parseFeatures, parseUsageLimits } from './entitlements';
-import { ConfirmDialog, ErrorNote, Field, Notice, shortTime, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, Field, shortTime, usePlacedNotice, type ConfirmRequest } from './ui';
 
 export function Subscriptions({ app }: { app: App }) {
   const [subscriptions, setSubscriptions] = useState<Subscription[]>([]);
-  const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
-  const { busy, error, run, setError } = useAction();
+  const placed = usePlacedNotice();
+  const { busy, run, say, note } = placed;
 
-  const load = () => run(async () => setSubscriptions((await call('/subscription/get-bulk', { app_id: app.app_id })).data));
+  const refresh = async () => setSubscriptions((await call('/subscription/get-bulk', { app_id: app.app_id })).data);
+  const load = () => run(refresh);
   useEffect(() => {
     void load();
   }, [app.app_id]);
 
-  const act = async <P extends ManagementPath>(path: P, body: Body<P>, done: string) => {
-    if ((await run(() => call(path, body))) === undefined) return;
-    setNotice(done);
-    await load();
-  };
+  /** Runs the action of `at` (the form, a tier's row, or the list for a deletion), then shows the tiers as the API now has them. */
+  const act = <P extends ManagementPath>(at: string, path: P, body: Body<P>, done: string) =>
+    placed.act(
+      at,
+      async () => {
+        await call(path, body);
+        await refresh();
+        return true;
+      },
+      done,
+    );
 
   return (
     <section aria-labelledby="subscriptions-title">
@@ -35,10 +43,11 @@ export function Subscriptions({ app }: { app: App }) {
           try {
             usageLimits = parseUsageLimits(String(data.get('usage_limits')));
           } catch (problem) {
-            setError(problem);
+            say('New subscription', problem as Error);
             return;
           }
           void act(
+            'New subscription',
             '/subscription/create',
             {
               app_id: app.app_id,
@@ -50,7 +59,7 @@ export function Subscriptions({ app }: { app: App }) {
               grace_seconds: Number(data.get('grace_hours')) * 3600,
             },
             `Subscription ${String(data.get('name'))} created.`,
-          ).then(() => form.reset());
+          ).then((made) => made && form.reset());
         }}
       >
         <Field label="Name">
@@ -74,9 +83,10 @@ export function Subscriptions({ app }: { app: App }) {
         <button type="submit" disabled={busy}>
           Create subscription
         </button>
+        {note('New subscription')}
       </form></Can>
-      <Notice text={notice} />
-      <ErrorNote error={error} />
+      {note(null)}
+      {note('Subscriptions')}
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table class="stack-on-phone">
           <thead>
@@ -98,14 +108,16 @@ export function Subscriptions({ app }: { app: App }) {
                 key={subscription.subscription_id}
                 subscription={subscription}
                 busy={busy}
-                onEdit={(fields, done) => void act('/subscription/edit', { subscription_id: subscription.subscription_id, ...fields }, done)}
-                onProblem={setError}
+                onEdit={(fields, done) => void act(subscription.subscription_id, '/subscription/edit', { subscription_id: subscription.subscription_id, ...fields }, done)}
+                onProblem={(problem) => say(subscription.subscription_id, problem as Error)}
+                note={note(subscription.subscription_id)}
                 onDelete={() =>
                   setConfirm({
                     title: `Delete subscription ${subscription.name}?`,
                     text: 'Licenses of a deleted subscription fail /auth with SUBSCRIPTION_ERROR.',
                     action: 'Delete subscription',
-                    onConfirm: () => void act('/subscription/delete', { subscription_id: subscription.subscription_id }, `Subscription ${subscription.name} deleted.`),
+                    // Said above the list: the tier's row is gone once it is deleted.
+                    onConfirm: () => void act('Subscriptions', '/subscription/delete', { subscription_id: subscription.subscription_id }, `Subscription ${subscription.name} deleted.`),
                   })
                 }
               />
@@ -124,13 +136,16 @@ function SubscriptionRow({
   onEdit,
   onDelete,
   onProblem,
+  note,
 }: {
   subscription: Subscription;
   busy: boolean;
   onEdit: (fields: Partial<Subscription>, done: string) => void;
   onDelete: () => void;
   onProblem: (error: unknown) => void;
+  note: ComponentChildren;
 }) {
+  const can = useCan();
   const [name, setName] = useState(subscription.name);
   const [level, setLevel] = useState(subscription.level);
   const [features, setFeatures] = useState(subscription.features.join(', '));
@@ -162,7 +177,7 @@ function SubscriptionRow({
           type="checkbox"
           aria-label="One license per device"
           checked={subscription.single_key_per_hwid}
-          disabled={busy}
+          disabled={busy || !can('/subscription/edit')}
           onChange={() => onEdit({ single_key_per_hwid: !subscription.single_key_per_hwid }, 'Saved.')}
         />
       </td>
@@ -194,6 +209,7 @@ function SubscriptionRow({
         <Can path="/subscription/delete"><button type="button" class="danger" disabled={busy} onClick={onDelete}>
           Delete…
         </button></Can>
+        {note}
       </td>
     </tr>
   );

@@ -65,7 +65,7 @@ describe('a read_only key in the dashboard', () => {
     const licenseLink = page.getByRole('link', { name: key });
     await licenseLink.waitFor();
 
-    const writes = ['Create licenses', 'Lock HWID', 'Unlock HWID', 'Create subscription', 'Pause', 'Activate', 'Extend', 'Delete…', 'Save reset rules', 'Add to blacklist', 'Add endpoint', 'Revoke'];
+    const writes = ['Create licenses', 'Lock HWID', 'Unlock HWID', 'Create subscription', 'Pause', 'Activate', 'Extend', 'Delete…', 'Save reset rules', 'Add to blacklist', 'Add endpoint', 'Revoke', 'Enable', 'Disable', 'Rotate', 'Redeliver', 'Add price', 'Remove', 'Save connection', 'Connect to Stripe', 'Disconnect'];
     const visibleWrites = async () => {
       const names = await page.getByRole('button').allTextContents();
       return names.map((name) => name.trim()).filter((name) => writes.some((write) => name.startsWith(write)));
@@ -79,7 +79,7 @@ describe('a read_only key in the dashboard', () => {
     expect(await visibleWrites()).toEqual([]);
     expect(await page.locator('main form').count()).toBe(0);
 
-    for (const screen of ['Subscriptions', 'Blacklists', 'Webhooks', 'Signing key & settings']) {
+    for (const screen of ['Subscriptions', 'Blacklists', 'Webhooks', 'Signing key & settings', 'Audit log', 'Stripe']) {
       await tab(page, screen).click();
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       expect({ screen, writes: await visibleWrites() }).toEqual({ screen, writes: [] });
