@@ -1,7 +1,7 @@
 import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type App, type BlacklistEntry } from './api';
-import { ConfirmDialog, ErrorNote, Field, Notice, Pager, shortTime, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, Field, Pager, shortTime, usePlacedNotice, type ConfirmRequest } from './ui';
 
 const types = ['country', 'asn', 'ip', 'hwid'] as const;
 
@@ -9,25 +9,31 @@ export function Blacklist({ app }: { app: App }) {
   const [type, setType] = useState<'' | (typeof types)[number]>('');
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<{ entries: BlacklistEntry[]; next: string | null } | null>(null);
-  const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
-  const { busy, error, run } = useAction();
+  const placed = usePlacedNotice();
+  const { busy, run, note } = placed;
 
   const cursor = cursors[cursors.length - 1];
-  const load = () =>
-    run(async () => {
-      const listed = await call('/blacklist/get-bulk', { app_id: app.app_id, ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) });
-      setPage({ entries: listed.data, next: listed.next_cursor ?? null });
-    });
+  const refresh = async () => {
+    const listed = await call('/blacklist/get-bulk', { app_id: app.app_id, ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) });
+    setPage({ entries: listed.data, next: listed.next_cursor ?? null });
+  };
+  const load = () => run(refresh);
   useEffect(() => {
     void load();
   }, [app.app_id, type, cursors]);
 
-  const act = async <P extends ManagementPath>(path: P, body: Omit<Body<P>, 'app_id'>, done: string) => {
-    if ((await run(() => call(path, { app_id: app.app_id, ...body } as Body<P>))) === undefined) return;
-    setNotice(done);
-    await load();
-  };
+  /** Runs the action of `at` (the form, or the list for a removal: the entry's row is gone after it), then shows the list as the API now has it. */
+  const act = <P extends ManagementPath>(at: string, path: P, body: Omit<Body<P>, 'app_id'>, done: string) =>
+    placed.act(
+      at,
+      async () => {
+        await call(path, { app_id: app.app_id, ...body } as Body<P>);
+        await refresh();
+        return true;
+      },
+      done,
+    );
 
   return (
     <section aria-labelledby="blacklist-title">
@@ -40,7 +46,7 @@ export function Blacklist({ app }: { app: App }) {
           const form = event.currentTarget;
           const data = new FormData(form);
           const reason = String(data.get('reason') ?? '').trim();
-          void act('/blacklist/add', { type: String(data.get('type')) as BlacklistEntry['type'], value: String(data.get('value')).trim(), ...(reason ? { reason } : {}) }, 'Added.').then(() => form.reset());
+          void act('Add to blacklist', '/blacklist/add', { type: String(data.get('type')) as BlacklistEntry['type'], value: String(data.get('value')).trim(), ...(reason ? { reason } : {}) }, 'Added.').then((added) => added && form.reset());
         }}
       >
         <Field label="Type">
@@ -59,6 +65,7 @@ export function Blacklist({ app }: { app: App }) {
         <button type="submit" disabled={busy}>
           Add
         </button>
+        {note('Add to blacklist')}
       </form></Can>
       <Field label="Show">
         <select
@@ -74,8 +81,8 @@ export function Blacklist({ app }: { app: App }) {
           ))}
         </select>
       </Field>
-      <Notice text={notice} />
-      <ErrorNote error={error} />
+      {note(null)}
+      {note('Entries')}
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
         <table class="stack-on-phone">
           <thead>
@@ -106,7 +113,7 @@ export function Blacklist({ app }: { app: App }) {
                         title: `Remove ${entry.type} ${entry.value}?`,
                         text: 'Requests matching it are no longer refused.',
                         action: 'Remove entry',
-                        onConfirm: () => void act('/blacklist/delete', { type: entry.type, value: entry.value }, 'Removed.'),
+                        onConfirm: () => void act('Entries', '/blacklist/delete', { type: entry.type, value: entry.value }, 'Removed.'),
                       })
                     }
                   >
