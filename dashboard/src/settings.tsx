@@ -1,8 +1,9 @@
-import { Can } from './access';
+import type { ComponentChildren } from 'preact';
+import { Can, CardForm, useCan } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Answer, type App } from './api';
 import { AppAdmin, rotationRequest } from './apps';
-import { ConfirmDialog, copyText, ErrorNote, Field, Notice, duration, shortTime, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, copyText, Field, duration, shortTime, usePlacedNotice, type ConfirmRequest } from './ui';
 
 type SigningKey = Answer<'/app/signing-key'>['data'];
 type AppSettings = Answer<'/app/settings'>['data'];
@@ -18,9 +19,8 @@ const maxResetInterval = 10 * 365 * 86400;
 export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: App) => void }) {
   const [key, setKey] = useState<SigningKey | null>(null);
   const [settings, setSettings] = useState<AppSettings | null>(null);
-  const [notice, setNotice] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
-  const { busy, error, run, setError } = useAction();
+  const { busy, run, act, say, tell, note } = usePlacedNotice();
 
   useEffect(() => {
     void run(async () => {
@@ -30,15 +30,14 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
     });
   }, [app.app_id]);
 
-  const copy = (what: string, text: string) => copyText(text, what, what, { notice: setNotice, error: setError });
+  const copy = (what: string, text: string) => copyText(text, what, what, { notice: (done) => tell('Signing public key', done), error: (problem) => say('Signing public key', problem) });
 
   const jwk = key ? JSON.stringify(key.jwk, null, 2) : '';
   return (
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">Signing key &amp; settings</h1>
       <AppAdmin app={app} onChanged={onAppChanged} />
-      <Notice text={notice} />
-      <ErrorNote error={error} />
+      {note(null)}
       {key && (
         <div class="card wide" role="region" aria-label="Signing public key">
           <h2>Signing public key</h2>
@@ -81,11 +80,15 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
               onClick={() =>
                 setConfirm(
                   rotationRequest(app, () =>
-                    void run(async () => {
-                      const rotated = (await call('/app/rotate-signing-key', { app_id: app.app_id })).data;
-                      setKey(rotated);
-                      setNotice(`Signing key rotated: the new key ID is ${rotated.key_id}. Ship the new public key to your programs.`);
-                    }),
+                    void act(
+                      'Signing public key',
+                      async () => {
+                        const rotated = (await call('/app/rotate-signing-key', { app_id: app.app_id })).data;
+                        setKey(rotated);
+                        return rotated;
+                      },
+                      (rotated) => `Signing key rotated: the new key ID is ${rotated.key_id}. Ship the new public key to your programs.`,
+                    ),
                   ),
                 )
               }
@@ -94,6 +97,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
             </button>
           </div>
           </Can>
+          {note('Signing public key')}
         </div>
       )}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
@@ -108,12 +112,17 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
           submit="Save lifetime"
           busy={busy}
           onSave={(seconds) =>
-            void run(async () => {
-              const saved = (await call('/app/settings', { app_id: app.app_id, offline_token_ttl: seconds })).data;
-              setSettings(saved);
-              setNotice(`Offline token lifetime set to ${duration(saved.offline_token_ttl)}.`);
-            })
+            void act(
+              'Offline tokens',
+              async () => {
+                const saved = (await call('/app/settings', { app_id: app.app_id, offline_token_ttl: seconds })).data;
+                setSettings(saved);
+                return saved;
+              },
+              (saved) => `Offline token lifetime set to ${duration(saved.offline_token_ttl)}.`,
+            )
           }
+          note={note('Offline tokens')}
         />
       )}
       {settings && (
@@ -127,12 +136,17 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
           submit="Save longest borrow"
           busy={busy}
           onSave={(seconds) =>
-            void run(async () => {
-              const saved = (await call('/app/settings', { app_id: app.app_id, max_borrow_seconds: seconds })).data;
-              setSettings(saved);
-              setNotice(`Longest borrow set to ${duration(saved.max_borrow_seconds)}.`);
-            })
+            void act(
+              'Borrowing floating seats',
+              async () => {
+                const saved = (await call('/app/settings', { app_id: app.app_id, max_borrow_seconds: seconds })).data;
+                setSettings(saved);
+                return saved;
+              },
+              (saved) => `Longest borrow set to ${duration(saved.max_borrow_seconds)}.`,
+            )
           }
+          note={note('Borrowing floating seats')}
         />
       )}
       {settings && (
@@ -144,15 +158,18 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
             const form = new FormData(event.currentTarget);
             const allowed = form.get('default_hwid_reset_allowed') === 'on';
             const interval = Number(form.get('default_hwid_reset_interval'));
-            void run(async () => {
-              const saved = (await call('/app/settings', { app_id: app.app_id, default_hwid_reset_allowed: allowed, default_hwid_reset_interval: interval })).data;
-              setSettings(saved);
-              setNotice(
+            void act(
+              'HWID resets of new licenses',
+              async () => {
+                const saved = (await call('/app/settings', { app_id: app.app_id, default_hwid_reset_allowed: allowed, default_hwid_reset_interval: interval })).data;
+                setSettings(saved);
+                return saved;
+              },
+              (saved) =>
                 saved.default_hwid_reset_allowed
                   ? `New licenses allow a self-service HWID reset every ${duration(saved.default_hwid_reset_interval)}.`
                   : 'New licenses allow no self-service HWID reset.',
-              );
-            });
+            );
           }}
         >
           <h2>HWID resets of new licenses</h2>
@@ -179,6 +196,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
           <button type="submit" disabled={busy}>
             Save reset rules
           </button>
+          {note('HWID resets of new licenses')}
         </form></Can>
       )}
     </section>
@@ -196,9 +214,11 @@ function SecondsSetting(props: {
   submit: string;
   busy: boolean;
   onSave: (seconds: number) => void;
+  note: ComponentChildren;
 }) {
   return (
-    <form
+    <CardForm
+      path="/app/settings"
       class="card stack"
       aria-label={props.title}
       onSubmit={(event) => {
@@ -209,11 +229,14 @@ function SecondsSetting(props: {
       <h2>{props.title}</h2>
       <p>{props.text}</p>
       <Field label={props.label}>
-        <input name={props.name} type="number" min={props.limits.min} max={props.limits.max} required defaultValue={String(props.value)} key={props.value} />
+        <input name={props.name} type="number" min={props.limits.min} max={props.limits.max} required defaultValue={String(props.value)} key={props.value} readOnly={!useCan()('/app/settings')} />
       </Field>
-      <button type="submit" disabled={props.busy}>
-        {props.submit}
-      </button>
-    </form>
+      <Can path="/app/settings">
+        <button type="submit" disabled={props.busy}>
+          {props.submit}
+        </button>
+      </Can>
+      {props.note}
+    </CardForm>
   );
 }
