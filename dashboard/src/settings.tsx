@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { Can, CardForm, useCan } from './access';
 import { useEffect, useState } from 'preact/hooks';
-import { call, type Answer, type App } from './api';
+import { call, type Answer, type App, type Body } from './api';
 import { AppAdmin, rotationRequest } from './apps';
 import { ConfirmDialog, copyText, Field, duration, shortTime, usePlacedNotice, type ConfirmRequest } from './ui';
 
@@ -31,6 +31,18 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
   }, [app.app_id]);
 
   const copy = (what: string, text: string) => copyText(text, what, what, { notice: (done) => tell('Signing public key', done), error: (problem) => say('Signing public key', problem) });
+
+  /** Saves settings from the card `at` and says there what they are now. */
+  const saveSettings = (at: string, body: Omit<Body<'/app/settings'>, 'app_id'>, done: (saved: AppSettings) => string) =>
+    void act(
+      at,
+      async () => {
+        const saved = (await call('/app/settings', { app_id: app.app_id, ...body })).data;
+        setSettings(saved);
+        return saved;
+      },
+      done,
+    );
 
   const jwk = key ? JSON.stringify(key.jwk, null, 2) : '';
   return (
@@ -111,17 +123,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
           value={settings.offline_token_ttl}
           submit="Save lifetime"
           busy={busy}
-          onSave={(seconds) =>
-            void act(
-              'Offline tokens',
-              async () => {
-                const saved = (await call('/app/settings', { app_id: app.app_id, offline_token_ttl: seconds })).data;
-                setSettings(saved);
-                return saved;
-              },
-              (saved) => `Offline token lifetime set to ${duration(saved.offline_token_ttl)}.`,
-            )
-          }
+          onSave={(seconds) => saveSettings('Offline tokens', { offline_token_ttl: seconds }, (saved) => `Offline token lifetime set to ${duration(saved.offline_token_ttl)}.`)}
           note={note('Offline tokens')}
         />
       )}
@@ -135,17 +137,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
           value={settings.max_borrow_seconds}
           submit="Save longest borrow"
           busy={busy}
-          onSave={(seconds) =>
-            void act(
-              'Borrowing floating seats',
-              async () => {
-                const saved = (await call('/app/settings', { app_id: app.app_id, max_borrow_seconds: seconds })).data;
-                setSettings(saved);
-                return saved;
-              },
-              (saved) => `Longest borrow set to ${duration(saved.max_borrow_seconds)}.`,
-            )
-          }
+          onSave={(seconds) => saveSettings('Borrowing floating seats', { max_borrow_seconds: seconds }, (saved) => `Longest borrow set to ${duration(saved.max_borrow_seconds)}.`)}
           note={note('Borrowing floating seats')}
         />
       )}
@@ -158,17 +150,10 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
             const form = new FormData(event.currentTarget);
             const allowed = form.get('default_hwid_reset_allowed') === 'on';
             const interval = Number(form.get('default_hwid_reset_interval'));
-            void act(
-              'HWID resets of new licenses',
-              async () => {
-                const saved = (await call('/app/settings', { app_id: app.app_id, default_hwid_reset_allowed: allowed, default_hwid_reset_interval: interval })).data;
-                setSettings(saved);
-                return saved;
-              },
-              (saved) =>
-                saved.default_hwid_reset_allowed
-                  ? `New licenses allow a self-service HWID reset every ${duration(saved.default_hwid_reset_interval)}.`
-                  : 'New licenses allow no self-service HWID reset.',
+            saveSettings('HWID resets of new licenses', { default_hwid_reset_allowed: allowed, default_hwid_reset_interval: interval }, (saved) =>
+              saved.default_hwid_reset_allowed
+                ? `New licenses allow a self-service HWID reset every ${duration(saved.default_hwid_reset_interval)}.`
+                : 'New licenses allow no self-service HWID reset.',
             );
           }}
         >
