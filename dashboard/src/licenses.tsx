@@ -1,5 +1,5 @@
 import { Can } from './access';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, errorWords, type Body, type BulkPath, type App, type License, type Subscription } from './api';
 import { LicenseDetail } from './license-detail';
 import { AllMatches, SearchResults, type ListBody } from './license-search';
@@ -78,12 +78,17 @@ export function Licenses({ app }: { app: App }) {
   const { busy, error, run } = useAction();
 
   const cursor = cursors[cursors.length - 1];
-  const load = () =>
-    run(async () => {
+  // Filters change faster than a slow service answers: only the answer to the latest listing is shown.
+  const latest = useRef(0);
+  const load = () => {
+    const ticket = ++latest.current;
+    return run(async () => {
       const listed = await call('/license/get-bulk', { ...body, per_page: perPage, ...(cursor ? { cursor } : {}) });
+      if (ticket !== latest.current) return;
       setPage({ licenses: listed.data, next: listed.next_cursor ?? null });
       setSelected(new Set());
     });
+  };
 
   useEffect(() => {
     void run(async () => setSubscriptions((await call('/subscription/get-bulk', { app_id: app.app_id })).data));

@@ -72,7 +72,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
                 Copy PEM
               </button>
             </div>
-            <pre data-field="public_key_pem">{key.public_key_pem}</pre>
+            <pre data-field="public_key_pem" tabIndex={0} aria-label="Public key, PEM">{key.public_key_pem}</pre>
           </div>
           <div class="key-block">
             <div class="row">
@@ -81,7 +81,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
                 Copy JWK
               </button>
             </div>
-            <pre data-field="jwk">{jwk}</pre>
+            <pre data-field="jwk" tabIndex={0} aria-label="Public key, JWK">{jwk}</pre>
           </div>
           <Can path="/app/rotate-signing-key">
           <div class="row">
