@@ -453,16 +453,19 @@ function createLicenseWrites(table: Table) {
 
     /**
      * Several expiry changes in one transaction (at most 100 items: 50 with
-     * markers), all or none: 'changed' when any condition failed (none was
-     * applied), 'unknown' when the write kept failing. Sent again with the
-     * same changes in the same API request, the transaction has the same
-     * token, so one that was applied unheard answers 'updated' then.
+     * markers), all or none: 'changed' when any condition failed or the store
+     * refused the request outright (none was applied either way), 'unknown'
+     * when the write kept failing in a way that may hide an applied one. Sent
+     * again with the same changes in the same API request, the transaction has
+     * the same token, so one that was applied unheard answers 'updated' then.
      */
     async replaceExpiries(changes: ExpiryChange[]): Promise<'updated' | 'changed' | 'unknown'> {
       try {
         return (await transact(changes.flatMap(expiryItems))) ? 'changed' : 'updated';
-      } catch {
-        return 'unknown';
+      } catch (error) {
+        // A client fault is a refusal before anything was written, except a transaction of the same token still running.
+        const fault = (error as { $fault?: string; name?: string } | null) ?? {};
+        return fault.$fault === 'client' && fault.name !== 'TransactionInProgressException' ? 'changed' : 'unknown';
       }
     },
 

@@ -53,11 +53,12 @@ describe('table access per function', () => {
       keys.boundDevice('a', 'h', keys.license('l').pk).pk,
       keys.licenseByExpiry('a', '2026-01-01T00:00:00.000Z', keys.license('l').pk).pk,
       keys.migration('m').pk,
+      keys.apiKeyByTeam('t', 'c', 'k').gsi1pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
       [
-        'apiKey', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'boundDevice', 'devicesOf', 'licenseByExpiry', 'expiryOrderOf', 'expiryPosition', 'migration',
+        'apiKey', 'apiKeyByTeam', 'apiKeysOfTeam', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'boundDevice', 'devicesOf', 'licenseByExpiry', 'expiryOrderOf', 'expiryPosition', 'migration',
         'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp',
         'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'statsTotals', 'expiryCount', 'expirySortKey', 'streamRecord', 'entityOf',

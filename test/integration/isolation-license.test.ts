@@ -61,6 +61,7 @@ const attempts = (): [string, Record<string, unknown>, Expectation][] => {
     ['/license/get', { license_key: bound.key }, notFound],
     ['/license/get-bulk', { app_id: victim.app_id }, denied],
     ['/license/get-bulk', { app_id: intruder.app_id, subscription_id: victimSubscription.subscription_id }, denied],
+    ['/license/find', { app_id: victim.app_id, query: bound.key }, denied],
     ['/license/update-status', { license_key: plain.key, status: 'paused' }, notFound],
     ['/license/update-status-bulk', { license_keys: victimKeys(), status: 'paused' }, 'all keys not found'],
     ['/license/update-subscription', { license_key: plain.key, subscription_id: intruderSubscription.subscription_id }, notFound],

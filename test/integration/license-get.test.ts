@@ -95,7 +95,7 @@ describe('POST /license/get-bulk', () => {
   it.each([
     ['per_page is 0', { per_page: 0 }, 'per_page'],
     ['per_page is 101', { per_page: 101 }, 'per_page'],
-    ['sort_field is not created_at', { sort_field: 'expires_at' }, 'sort_field'],
+    ['sort_field is neither created_at nor expires_at', { sort_field: 'last_login' }, 'sort_field'],
     ['sort_order is sideways', { sort_order: 'sideways' }, 'sort_order'],
     ['status is unknown', { status: 'banned' }, 'status'],
     ['the cursor was not issued by the API', { cursor: 'bm90LWEtY3Vyc29y' }, 'cursor'],

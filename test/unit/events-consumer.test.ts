@@ -17,7 +17,7 @@ function fakeDeps(record: (count: number) => Promise<number>, delivered: Service
     config: { auditRetentionDays: 90 },
     clock: { now: () => new Date('2026-03-04T10:00:05Z') },
     logger: createLogger('debug', {}, recordingSink(lines)),
-    repos: { events: { record: async (works: unknown[]) => record(works.length) } } as unknown as ConsumerDeps['repos'],
+    repos: { events: { record: async (works: unknown[]) => record(works.length) }, lookups: { apply: async () => undefined } } as unknown as ConsumerDeps['repos'],
     sink: { deliver: async (events) => void delivered.push(...events) },
   };
 }
