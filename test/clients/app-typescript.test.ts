@@ -312,7 +312,8 @@ describe('floating seats', () => {
     const deadline = Date.now() + 40_000;
     while (heartbeat.leaseExpiresAt === firstEnd && Date.now() < deadline) await sleep(250);
     expect(heartbeat.leaseExpiresAt).toBeGreaterThan(firstEnd);
-    expect(heartbeat.nextRenewalAt - behind()).toBeGreaterThanOrEqual(27_000);
+    // Read up to a poll (250 ms) and a busy machine's delay after the renewal set it: at least 27 s then.
+    expect(heartbeat.nextRenewalAt - behind()).toBeGreaterThanOrEqual(26_000);
     await heartbeat.stop();
     expect(await leasesOf(key)).toEqual([]);
   }, 60_000);
