@@ -1,6 +1,6 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '#core/deps';
 import { newLicenseKey } from '#core/domain/ids';
+import { batchWrite } from '#data/db';
 import { licenseItem, type License } from '#data/license.repo';
 import * as owners from '../functions/admin/owners';
 
@@ -58,11 +58,11 @@ export async function seedApp(
         if (i % every === 0 && sample.length < input.sampleSize) sample.push(copy.key);
         licenses.push(copy);
       }
-      let requests = licenses.map((license) => ({ PutRequest: { Item: licenseItem(license) } }));
-      while (requests.length > 0) {
-        const answer = await deps.table.doc.send(new BatchWriteCommand({ RequestItems: { [deps.table.name]: requests } }));
-        requests = (answer.UnprocessedItems?.[deps.table.name] ?? []) as typeof requests;
-      }
+      await batchWrite(
+        deps.table,
+        licenses.map((license) => ({ PutRequest: { Item: licenseItem(license) } })),
+        'licenses',
+      );
     }
   };
   await Promise.all(Array.from({ length: parallelBatches }, worker));

@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -13,7 +14,7 @@ import {
   UpdateCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { backoffDefaults } from './backoff';
+import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
@@ -260,6 +261,26 @@ export async function deleteExisting(table: Table, key: ItemKey): Promise<boolea
   } catch (error) {
     if (cancelledByCondition(error)) return false;
     throw error;
+  }
+}
+
+export type WriteRequest = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string][number];
+
+/**
+ * Sends unconditional puts and deletes, 25 to a BatchWriteItem, retrying the
+ * unprocessed ones with backoff. Bounded: a table that keeps throttling would
+ * otherwise hold the Lambda until its deadline. `noun` names the requests in
+ * the error.
+ */
+export async function batchWrite(table: Table, requests: readonly WriteRequest[], noun: string): Promise<void> {
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending = requests.slice(start, start + 25);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${pending.length} ${noun} unprocessed after ${attempt} attempts`);
+      if (attempt > 0) await sleep(backoffDelay(attempt));
+      const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: pending } }));
+      pending = answer.UnprocessedItems?.[table.name] ?? [];
+    }
   }
 }
 

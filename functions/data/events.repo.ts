@@ -1,7 +1,6 @@
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { backoffDefaults, backoffDelay, sleep } from './backoff';
-import { getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
+import { batchWrite, getItem, maxTransactItems, transactWrite, type Table, type TransactItem, type WriteRequest } from './db';
 import { keys, type ExpiryLevel, type ItemKey } from './keys';
 import { cancelledByCondition } from './retry';
 
@@ -355,20 +354,11 @@ export function createEventsRepo(table: Table) {
       const stale: ItemKey[] = [];
       const expiryCounts = { condition: 'begins_with(sk, :prefix)', values: { ':prefix': keys.expirySortKey() }, projection: 'pk, sk' };
       for await (const item of statsItems(table, appId, expiryCounts)) if (!sums.has(String(item.sk))) stale.push({ pk: String(item.pk), sk: String(item.sk) });
-      type WriteRequest = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string][number];
       const requests: WriteRequest[] = [
         ...[...sums.values()].map((sum) => ({ PutRequest: { Item: { ...sum.key, ...sum.values } } })),
         ...stale.map((key) => ({ DeleteRequest: { Key: key } })),
       ];
-      for (let start = 0; start < requests.length; start += 25) {
-        let pending = requests.slice(start, start + 25);
-        for (let attempt = 0; pending.length > 0; attempt++) {
-          if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${pending.length} writes unprocessed after ${attempt} attempts`);
-          if (attempt > 0) await sleep(backoffDelay(attempt));
-          const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: pending } }));
-          pending = answer.UnprocessedItems?.[table.name] ?? [];
-        }
-      }
+      await batchWrite(table, requests, 'writes');
     },
   };
 }

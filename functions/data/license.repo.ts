@@ -1,13 +1,12 @@
-import { BatchWriteCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { batchGetItems, itemId } from './batch-get';
-import { maxTransactItems, putNew, scanPages, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
+import { batchWrite, maxTransactItems, putNew, scanPages, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { assignments, equalities } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
 import type { IndexName } from './table';
 import { leasesOf, storedLeases, storedLeaseSchema, type Lease } from './leases';
-import { backoffDefaults, backoffDelay, sleep } from './backoff';
 import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
 import { usageLimitField, type StoredCounter } from '#shared/entitlements';
@@ -422,18 +421,11 @@ function createLicenseWrites(table: Table) {
 
     /** Removes licenses unconditionally (undoing a bulk create), retrying unprocessed items with backoff. */
     async deleteAll(licenses: License[]): Promise<void> {
-      for (let start = 0; start < licenses.length; start += 25) {
-        let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] = licenses
-          .slice(start, start + 25)
-          .map((license) => ({ DeleteRequest: { Key: keys.licenseOf(license) } }));
-        for (let attempt = 0; requests.length > 0; attempt++) {
-          // Unbounded, a table that keeps throttling would hold the Lambda until its deadline.
-          if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${requests.length} deletes unprocessed after ${attempt} attempts`);
-          if (attempt > 0) await sleep(backoffDelay(attempt));
-          const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: requests } }));
-          requests = answer.UnprocessedItems?.[table.name] ?? [];
-        }
-      }
+      await batchWrite(
+        table,
+        licenses.map((license) => ({ DeleteRequest: { Key: keys.licenseOf(license) } })),
+        'deletes',
+      );
     },
 
     /**

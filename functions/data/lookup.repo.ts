@@ -1,6 +1,6 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { backoffDefaults, backoffDelay, sleep } from './backoff';
-import { getItem, putNew, scanPages, type Table } from './db';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { itemId } from './batch-get';
+import { batchWrite, getItem, putNew, scanPages, type Table } from './db';
 import { keys, type ItemKey } from './keys';
 
 /**
@@ -22,9 +22,6 @@ export interface EntryChange {
 /** The licenses a /license/find answer lists for one HWID at most. */
 export const maxLicensesPerDevice = 100;
 
-/** BatchWriteItem's limit of requests per call. */
-const writesPerCall = 25;
-
 /** The data step `npm start` and `admin migrate lookup-entries` run once for licenses from before these entries. */
 export const lookupMigration = 'lookup-entries';
 
@@ -40,7 +37,7 @@ function entriesOf(license: Record<string, unknown> | undefined): Map<string, En
   if (!license || typeof license.app_id !== 'string' || typeof license.pk !== 'string') return entries;
   const { app_id: appId, pk: licensePk } = license;
   const add = (key: ItemKey, fields: Record<string, unknown>) =>
-    entries.set(`${key.pk}\u0000${key.sk}`, { key, item: { ...key, app_id: appId, license_key: license.key, license_pk: licensePk, ...fields } });
+    entries.set(itemId(key), { key, item: { ...key, app_id: appId, license_key: license.key, license_pk: licensePk, ...fields } });
   for (const hwid of boundDevicesOf(license)) add(keys.boundDevice(appId, hwid, licensePk), { hwid });
   if (typeof license.expires_at === 'string') add(keys.licenseByExpiry(appId, license.expires_at, licensePk), { expires_at: license.expires_at });
   return entries;
@@ -65,20 +62,12 @@ export function createLookupRepo(table: Table) {
   async function apply(changes: readonly EntryChange[]): Promise<void> {
     const last = new Map<string, EntryChange>();
     for (const change of changes) {
-      const id = `${change.key.pk}\u0000${change.key.sk}`;
+      const id = itemId(change.key);
       last.delete(id);
       last.set(id, change);
     }
-    const all = [...last.values()].map((change) => (change.item ? { PutRequest: { Item: change.item } } : { DeleteRequest: { Key: change.key } }));
-    for (let start = 0; start < all.length; start += writesPerCall) {
-      let requests = all.slice(start, start + writesPerCall);
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt >= backoffDefaults.attempts) throw new Error(`BatchWriteItem left ${requests.length} lookup entries unprocessed after ${attempt} attempts`);
-        if (attempt > 0) await sleep(backoffDelay(attempt));
-        const answer = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.name]: requests } }));
-        requests = (answer.UnprocessedItems?.[table.name] ?? []) as typeof requests;
-      }
-    }
+    const requests = [...last.values()].map((change) => (change.item ? { PutRequest: { Item: change.item } } : { DeleteRequest: { Key: change.key } }));
+    await batchWrite(table, requests, 'lookup entries');
   }
 
   return {
