@@ -12,7 +12,7 @@ import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findInboundRoute, findRoute, sideOf, type Group, type Side } from '../functions/routes';
 import { serveApiReference } from './api-reference';
 import { serveDashboard } from './dashboard';
-import { redeemSignInCode, signInPath, type SignInCodes } from './sign-in';
+import { redeemSignInCode, signInBodyBytes, signInPath, type SignInCodes } from './sign-in';
 import { createGroupHandlers } from './handlers';
 import { RateLimiter, type RateLimit } from './rate-limit';
 import { serveAs } from './serving';
@@ -47,16 +47,16 @@ class BodyTooLarge extends Error {}
  * to its end and dropped rather than cut off: closing a socket with unread
  * bytes resets it, and the client would lose the 413 with them.
  */
-function readBody(request: IncomingMessage): Promise<string> {
+function readBody(request: IncomingMessage, limit = maxBodyBytes): Promise<string> {
   return new Promise((resolveBody, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= maxBodyBytes) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
       else chunks.length = 0;
     });
-    request.on('end', () => (size > maxBodyBytes ? reject(new BodyTooLarge()) : resolveBody(Buffer.concat(chunks).toString('utf8'))));
+    request.on('end', () => (size > limit ? reject(new BodyTooLarge()) : resolveBody(Buffer.concat(chunks).toString('utf8'))));
     request.on('error', reject);
   });
 }
@@ -258,7 +258,8 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
       if (await serveDashboard(site, pathname, response)) return;
     }
     if (options.dashboard?.signInCodes && request.method === 'POST' && pathname === signInPath) {
-      await redeemSignInCode(options.dashboard.signInCodes, request, response);
+      // An oversize body is no code: it is refused like any other that is not one.
+      redeemSignInCode(options.dashboard.signInCodes, await readBody(request, signInBodyBytes).catch(() => ''), response);
       return;
     }
     if ((request.method === 'GET' || request.method === 'HEAD') && (await serveApiReference(baseUrl, pathname, response))) return;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
 /**
  * One-time sign-in codes for the link `npm start` prints. A browser records every
@@ -37,19 +37,16 @@ export function createSignInCodes({ lifetimeMs = signInCodeLifetimeMs, now = Dat
 /** The path the dashboard posts `{code}` to, on its own origin: `/dashboard/sign-in`. */
 export const signInPath = '/dashboard/sign-in';
 
-const maxBodyBytes = 1024;
+/** The most a sign-in body may hold: `{"code": …}` is some 50 bytes. */
+export const signInBodyBytes = 1024;
 
 /**
- * Answers POST /dashboard/sign-in: `{api_key}` for a good code, else 400 with
- * `SIGN_IN_CODE_INVALID`. Same origin as the dashboard, so no CORS; never cached.
+ * Answers POST /dashboard/sign-in, whose body `text` the server read:
+ * `{api_key}` for a good code, else 400 with `SIGN_IN_CODE_INVALID`. Same
+ * origin as the dashboard, so no CORS; never cached.
  */
-export async function redeemSignInCode(codes: SignInCodes, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export function redeemSignInCode(codes: SignInCodes, text: string, response: ServerResponse): void {
   const headers = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
-  let text = '';
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    text += chunk.toString('utf8');
-    if (text.length > maxBodyBytes) break;
-  }
   let code: unknown;
   try {
     code = (JSON.parse(text) as { code?: unknown }).code;
