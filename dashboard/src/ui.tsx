@@ -25,13 +25,14 @@ export function Notice({ text }: { text: string }) {
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const run = async <T,>(action: () => Promise<T>): Promise<T | undefined> => {
+  /** `current` says whether this action still owns the error slot once it fails (no later action started). */
+  const run = async <T,>(action: () => Promise<T>, current: () => boolean = () => true): Promise<T | undefined> => {
     setBusy(true);
     setError(null);
     try {
       return await action();
     } catch (caught) {
-      setError(caught);
+      if (current()) setError(caught);
       return undefined;
     } finally {
       setBusy(false);
@@ -49,27 +50,31 @@ export function usePlacedNotice() {
   const { busy, error, run: runHere, setError } = useAction();
   const [notice, setNotice] = useState('');
   const [where, setWhere] = useState<string | null>(null);
-  /** An action of the screen as a whole (loading a list): it reports at `note(null)`. */
-  const run = <T,>(action: () => Promise<T>) => {
-    setWhere(null);
-    setNotice('');
-    return runHere(action);
-  };
-  const act = async <T,>(at: string, action: () => Promise<T>, done?: string | ((result: T) => string)): Promise<T | undefined> => {
+  // Counts what was started here, so that an action still awaiting its answer (say, a create that then
+  // reloads the list) cannot write its outcome over what a later one (a copy of the secret it showed) said.
+  const started = useRef(0);
+  const begin = (at: string | null) => {
+    started.current += 1;
     setWhere(at);
     setNotice('');
-    const result = await runHere(action);
-    if (result !== undefined && done !== undefined) setNotice(typeof done === 'function' ? done(result) : done);
+    const mine = started.current;
+    return () => started.current === mine;
+  };
+  /** An action of the screen as a whole (loading a list): it reports at `note(null)`. */
+  const run = <T,>(action: () => Promise<T>) => runHere(action, begin(null));
+  const act = async <T,>(at: string, action: () => Promise<T>, done?: string | ((result: T) => string)): Promise<T | undefined> => {
+    const current = begin(at);
+    const result = await runHere(action, current);
+    if (current() && result !== undefined && done !== undefined) setNotice(typeof done === 'function' ? done(result) : done);
     return result;
   };
   const say = (at: string, problem: string | Error) => {
-    setWhere(at);
-    setNotice('');
+    begin(at);
     setError(problem instanceof Error ? problem : new Error(problem));
   };
   /** `text` as the notice of `at`, e.g. from a copy button: no API call ran. */
   const tell = (at: string, text: string) => {
-    setWhere(at);
+    begin(at);
     setError(null);
     setNotice(text);
   };

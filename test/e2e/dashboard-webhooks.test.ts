@@ -51,8 +51,17 @@ async function createLicense() {
 
 describe('the Webhooks screen', () => {
   it('adds an endpoint, shows and copies its secret once, and the endpoint receives events that secret verifies', async () => {
-    await tab(page, 'Webhooks').click();
+    await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/webhook/list')), tab(page, 'Webhooks').click()]);
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    // The list reload that follows the create is held until the secret was copied, as on a slow network
+    // where the owner copies at once: the create's own notice, due when the list is back, must not then
+    // replace the copy's.
+    let releaseList!: () => void;
+    const listHeld = new Promise<void>((resolve) => (releaseList = resolve));
+    await page.route('**/webhook/list', async (route) => {
+      await listHeld;
+      await route.continue();
+    });
     const form = page.getByRole('form', { name: 'Add endpoint' });
     await form.getByLabel('URL').fill(receiver.url);
     await form.getByLabel('Events').fill('license.created');
@@ -63,6 +72,11 @@ describe('the Webhooks screen', () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     await shown.getByRole('button', { name: 'Copy secret' }).click();
     await page.getByText('Secret copied.').waitFor();
+    releaseList();
+    await page.getByRole('row').filter({ hasText: receiver.url }).waitFor();
+    await page.unroute('**/webhook/list');
+    expect(await shown.getByText('Secret copied.').count()).toBe(1);
+    expect(await page.getByText('Endpoint added.').count()).toBe(0);
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await shown.getByRole('button', { name: 'Done' }).click();
     expect(await page.getByRole('status', { name: 'New secret' }).count()).toBe(0);

@@ -109,15 +109,29 @@ describe('the dashboard in Chromium', () => {
     page.on('request', (request) => requests.push(request));
     page.on('framenavigated', (frame) => addresses.push(frame.url()));
 
+    // Stamped by the page itself when the licenses table enters the document, so that the printed
+    // figure is the page's and not this test's polling (the budget is checked by reading it, not asserted).
+    await page.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        if (!document.querySelector('table.licenses')) return;
+        (window as unknown as { licensesShown: number }).licensesShown = performance.now();
+        observer.disconnect();
+      }).observe(document, { subtree: true, childList: true });
+    });
     await page.goto(link);
     await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+    await page.locator('table.licenses').waitFor();
     expect(addresses.length).toBeGreaterThan(1);
     expect(addresses.filter((address) => address.includes(session.service.apiKey) || address.includes('code='))).toEqual([link]);
-    const firstScreen = await page.evaluate(() => {
-      const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-      return { domContentLoaded: navigation.domContentLoadedEventEnd, licensesShown: performance.now() };
-    });
-    process.stdout.write(`dashboard first screen: DOMContentLoaded ${firstScreen.domContentLoaded.toFixed(0)} ms, licenses table shown ${firstScreen.licensesShown.toFixed(0)} ms after navigation start\n`);
+    const firstScreen = await page.evaluate(() => ({
+      firstContentfulPaint: performance.getEntriesByName('first-contentful-paint')[0]!.startTime,
+      domContentLoaded: (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd,
+      licensesShown: (window as unknown as { licensesShown: number }).licensesShown,
+    }));
+    process.stdout.write(
+      `dashboard first screen: first contentful paint ${firstScreen.firstContentfulPaint.toFixed(0)} ms, DOMContentLoaded ${firstScreen.domContentLoaded.toFixed(0)} ms, ` +
+        `licenses table shown ${firstScreen.licensesShown.toFixed(0)} ms after navigation start (sign-in code redeemed on the way)\n`,
+    );
     for (const name of ['Subscriptions', 'Blacklists', 'Statistics', 'Signing key & settings', 'Licenses']) {
       await tab(page, name).click();
       await page.getByRole('heading', { name }).waitFor();
