@@ -32,3 +32,14 @@ const allowedPaths = new Map<Role, ReadonlySet<RoutePath>>(roles.map((role) => [
 export function roleMayCallPath(role: Role, path: string): boolean {
   return allowedPaths.get(role)!.has(path as RoutePath);
 }
+
+/**
+ * Routes a key limited to applications may not call whatever its role: what they make
+ * (a new application) would lie outside the key's applications from the start.
+ */
+const beyondAppScope: ReadonlySet<RoutePath> = new Set<RoutePath>(['/app/create']);
+
+/** Whether a key of `role`, limited to applications or not, may call `path`: the rule the service enforces and the dashboard shows. */
+export function keyMayCallPath(role: Role, limitedToApps: boolean, path: string): boolean {
+  return roleMayCallPath(role, path) && !(limitedToApps && beyondAppScope.has(path as RoutePath));
+}

@@ -1,19 +1,25 @@
 import { createContext, type ComponentChildren, type JSX } from 'preact';
 import { useContext } from 'preact/hooks';
-import { defaultRole, roleMayCallPath, type Role } from '../../functions/access';
+import { defaultRole, keyMayCallPath, type Role } from '../../functions/access';
 
 export type { Role };
 
+/** The signed-in key's role and whether it is limited to applications, from /apikey/current. */
+export interface KeyAccess {
+  role: Role;
+  limitedToApps: boolean;
+}
+
 /**
- * The signed-in key's role, from /apikey/current (docs/api-keys.md#the-dashboard).
- * Screens hide what the role may not call by the same rule the service enforces,
- * read from the same route table.
+ * The signed-in key's access (docs/api-keys.md#the-dashboard). Screens hide what
+ * the key may not call by the same rule the service enforces, read from the same
+ * route table.
  */
-export const RoleContext = createContext<Role>(defaultRole);
+export const AccessContext = createContext<KeyAccess>({ role: defaultRole, limitedToApps: false });
 
 export function useCan(): (path: string) => boolean {
-  const role = useContext(RoleContext);
-  return (path) => roleMayCallPath(role, path);
+  const { role, limitedToApps } = useContext(AccessContext);
+  return (path) => keyMayCallPath(role, limitedToApps, path);
 }
 
 /** Its children only when the signed-in key's role may call `path`. */

@@ -3,8 +3,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Route, Router, Switch, useLocation } from 'wouter-preact';
 import { ApiError, call, loadConfig, session, signInWithLinkCode, type App } from './api';
 import { AppId, CreateApp } from './apps';
-import { Can, RoleContext, useCan, type Role } from './access';
-import { roleMayCallPath } from '../../functions/access';
+import { AccessContext, Can, useCan, type KeyAccess } from './access';
+import { keyMayCallPath } from '../../functions/access';
 import { ApiKeys } from './api-keys';
 import { Blacklist } from './blacklist';
 import { ConnectionBanner } from './connection';
@@ -150,7 +150,7 @@ function useFocusOnNavigation() {
 function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
   const [signedIn, setSignedIn] = useState(Boolean(session.key()));
   const [apps, setApps] = useState<App[] | null>(null);
-  const [role, setRole] = useState<Role | null>(null);
+  const [access, setAccess] = useState<KeyAccess | null>(null);
   const [generation, setGeneration] = useState(0);
   const { error, run, setError } = useAction();
   useEffect(() => setError(signInProblem ?? null), [signInProblem]);
@@ -162,7 +162,7 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     void run(async () => {
       try {
         const [list, current] = await Promise.all([call('/app/list', {}), call('/apikey/current', {})]);
-        setRole(current.data.role);
+        setAccess({ role: current.data.role, limitedToApps: current.data.apps !== null });
         setApps(list.data);
       } catch (caught) {
         // Only a refused key signs out; an outage leaves the key and the banner's retry loads again.
@@ -179,12 +179,12 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     session.signOut();
     setSignedIn(false);
     setApps(null);
-    setRole(null);
+    setAccess(null);
   };
 
   const banner = <ConnectionBanner onBack={() => setGeneration((value) => value + 1)} />;
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} error={error} />;
-  if (!apps || !role) {
+  if (!apps || !access) {
     return (
       <>
         {banner}
@@ -208,7 +208,7 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
     );
   };
   return (
-    <RoleContext.Provider value={role}>
+    <AccessContext.Provider value={access}>
       {banner}
       <Switch>
         <Route path="/">{() => <AppPicker apps={apps} opened={pickerOpened} onCreated={created} />}</Route>
@@ -220,13 +220,13 @@ function Dashboard({ signInProblem }: { signInProblem: Error | undefined }) {
         </Route>
         <Route path="/apps/:app/:screen">
           {(params) => {
-            const screen = screens.find((candidate) => candidate.path === params.screen && (!candidate.needs || roleMayCallPath(role, candidate.needs)));
+            const screen = screens.find((candidate) => candidate.path === params.screen && (!candidate.needs || keyMayCallPath(access.role, access.limitedToApps, candidate.needs)));
             return screen ? frame(params.app, screen.path, screen.name, (app, changed) => screen.view(app, changed, apps)) : <NotFound text="This address names no screen of the dashboard." />;
           }}
         </Route>
         <Route>{() => <NotFound text="This address names no screen of the dashboard." />}</Route>
       </Switch>
-    </RoleContext.Provider>
+    </AccessContext.Provider>
   );
 }
 

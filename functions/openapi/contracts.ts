@@ -705,7 +705,7 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Applications',
     summary: 'Create an application with its signing key',
     description:
-      'A new active application of your team, with a new signing key (docs/management-api.md#applications). With a `request_id`, the same request sent again (same team, same `request_id`) answers the application the first one made, as stored, instead of making another.',
+      'A new active application of your team, with a new signing key (docs/management-api.md#applications). With a `request_id`, the same request sent again (same team, same `request_id`) answers the application the first one made, as stored, instead of making another. A key limited to applications gets `ACCESS_DENIED` (docs/api-keys.md#keys-limited-to-applications).',
     request: appSchemas.createAppSchema,
     requestExample: { name: 'My second app', request_id: 'create-app-2026-03-04-1' },
     answer: answers.createdApp,

@@ -90,3 +90,29 @@ describe('a read_only key in the dashboard', () => {
     await context.close();
   }, 60_000);
 });
+
+describe('an admin key limited to one application in the dashboard', () => {
+  it('has no form to create an application, which the service would refuse it, and keeps its API keys screen', async () => {
+    const { appId } = session.service;
+    const made = await api<{ api_key: string }>(session.service, '/apikey/create', { role: 'admin', name: 'One app', apps: [appId] });
+    const refused = await fetch(`${session.service.url}/app/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': made.body.data.api_key },
+      body: JSON.stringify({ name: 'Beyond' }),
+    });
+    expect({ status: refused.status, body: await refused.json() }).toEqual({ status: 403, body: { error: 'Access denied', error_code: 'ACCESS_DENIED' } });
+    const context = await session.browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const base = `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
+    await signIn(page, base, made.body.data.api_key);
+    await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+    await tab(page, 'API keys').waitFor();
+    await page.goto(`${base}#/`);
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    await page.locator(`[data-field="app_id"]`).filter({ hasText: appId }).waitFor();
+    expect(await page.getByRole('form', { name: 'Create an application' }).count()).toBe(0);
+    await expectAccessible(page, 'the app picker for a key limited to one application');
+    await context.close();
+  }, 60_000);
+});

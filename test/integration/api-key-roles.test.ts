@@ -133,6 +133,8 @@ describe('a key limited to one application of its team', () => {
     const attempts: [string, Record<string, unknown>, { status: number; code: string }][] = [
       ['/license/get-bulk', { app_id: second.app_id }, denied],
       ['/license/find', { app_id: second.app_id, query: foreign.key }, denied],
+      // A new application would be outside the key's applications from the start.
+      ['/app/create', { name: 'Beyond its reach' }, denied],
       ['/app/update', { app_id: second.app_id, name: 'Renamed' }, denied],
       ['/app/rotate-signing-key', { app_id: second.app_id }, denied],
       ['/license/create', { app_id: second.app_id, subscription_id: secondTier.subscription_id, duration_unit: 'days', duration_value: 1 }, denied],

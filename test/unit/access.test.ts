@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultRole, roleMayCall, roleMayCallPath, roles, routesOf } from '../../functions/access';
+import { defaultRole, keyMayCallPath, roleMayCall, roleMayCallPath, roles, routesOf } from '../../functions/access';
 import { routes } from '../../functions/routes';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -35,6 +35,16 @@ describe('API-key roles from the route table', () => {
 
   it('answer false for a path that is no route', () => {
     expect(roleMayCallPath('admin', '/no/such/route')).toBe(false);
+  });
+
+  it('refuse a key limited to applications only the route that makes an application, at every role', () => {
+    for (const role of roles) {
+      for (const route of managementRoutes) {
+        const expected = roleMayCall(role, route) && route.path !== '/app/create';
+        expect({ role, path: route.path, limited: keyMayCallPath(role, true, route.path) }).toEqual({ role, path: route.path, limited: expected });
+        expect(keyMayCallPath(role, false, route.path)).toBe(roleMayCall(role, route));
+      }
+    }
   });
 
   it('are what docs/api-keys.md lists, route by route', () => {

@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Create an application with its signing key
-         * @description A new active application of your team, with a new signing key (docs/management-api.md#applications). With a `request_id`, the same request sent again (same team, same `request_id`) answers the application the first one made, as stored, instead of making another.
+         * @description A new active application of your team, with a new signing key (docs/management-api.md#applications). With a `request_id`, the same request sent again (same team, same `request_id`) answers the application the first one made, as stored, instead of making another. A key limited to applications gets `ACCESS_DENIED` (docs/api-keys.md#keys-limited-to-applications).
          */
         post: operations["appCreate"];
         delete?: never;

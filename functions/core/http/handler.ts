@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { defaultRole, roleMayCall, roles, type Role } from '../../access';
+import { defaultRole, keyMayCallPath, roles, type Role } from '../../access';
 import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
 import { accessDenied } from '../domain/ownership';
 import { missingApiKey } from './api-key-auth';
@@ -78,7 +78,8 @@ function roleOf(event: HttpEvent): Role | undefined {
 }
 
 /**
- * A management route the API key's role may not call answers 403 ACCESS_DENIED
+ * A management route the API key may not call (by its role, or as a key limited to
+ * applications: functions/access.ts) answers 403 ACCESS_DENIED
  * before its body is read, on AWS and on the local server alike, from the
  * route table's access (docs/api-keys.md). Inbound routes take no API key.
  */
@@ -89,7 +90,7 @@ function roleGuard(): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult> {
       // A path of no management route never reaches a group's stack on a deployment: the handler reports it as the wiring fault it is.
       if (!route || route.access === 'client') return;
       const role = roleOf(event);
-      if (!role || !roleMayCall(role, route)) throw accessDenied();
+      if (!role || !keyMayCallPath(role, requestInfo(event).apps !== undefined, route.path)) throw accessDenied();
     },
   };
 }
