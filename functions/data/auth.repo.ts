@@ -117,6 +117,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       for (const key of toCache) {
         const item = fetched.get(itemId(key));
         if (item) cache.set(key, item);
+        else cache.setAbsent(key);
       }
       const item = (key: ItemKey | undefined) => (key ? (hits.get(itemId(key)) ?? fetched.get(itemId(key))) : undefined);
       const parsed = <T>(key: ItemKey | undefined, parse: (found: Record<string, unknown>) => T): T | undefined => {
@@ -139,10 +140,14 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       };
     },
 
-    /** The application as the cache holds it (a request's cache first holds what the request read), without a read. */
-    cachedApp(appId: string): App | undefined {
+    /**
+     * The application as the cache holds it (a request's cache first holds what the request read), without a read:
+     * null when this request read it and there is none, undefined when the cache cannot tell.
+     */
+    cachedApp(appId: string): App | null | undefined {
       const found = cache.get(keys.app(appId));
-      return found ? appSchema.parse(found) : undefined;
+      if (found) return appSchema.parse(found);
+      return cache.isAbsent(keys.app(appId)) ? null : undefined;
     },
 
     /** A strongly consistent read of a license as it stands now, for deciding again after a lost race. */

@@ -11,6 +11,13 @@ import type { Clock } from '#shared/clock';
 export interface ItemCache {
   get(key: ItemKey): Record<string, unknown> | undefined;
   set(key: ItemKey, item: Record<string, unknown>): void;
+  /**
+   * Notes that `key` was read and had no item. Only a request's cache keeps that, for the
+   * request's life: the item may be made at any moment, so a warm Lambda must read again.
+   */
+  setAbsent(key: ItemKey): void;
+  /** Whether this request read `key` and found no item. */
+  isAbsent(key: ItemKey): boolean;
 }
 
 /** A Lambda serves a handful of apps; the bound only keeps a misbehaving caller from growing the heap. */
@@ -35,17 +42,20 @@ export function createItemCache(ttlSeconds: number, clock: Clock): ItemCache {
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       entries.set(id(key), { item, expiresAt: clock.now().getTime() + ttlSeconds * 1000 });
     },
+    setAbsent() {},
+    isAbsent: () => false,
   };
 }
 
 /**
  * The cache one request reads through: besides the shared cache it keeps, for
  * the request's life and whatever the TTL, every cacheable item the request
- * read, so a later look at one within the request (its answer's signature)
- * costs no read and sees what the request saw.
+ * read, and which of them it found missing, so a later look at one within the
+ * request (its answer's signature) costs no read and sees what the request saw.
  */
 export function requestItemCache(shared: ItemCache): ItemCache {
   const seen = new Map<string, Record<string, unknown>>();
+  const absent = new Set<string>();
   return {
     get(key) {
       const item = seen.get(id(key)) ?? shared.get(key);
@@ -53,8 +63,13 @@ export function requestItemCache(shared: ItemCache): ItemCache {
       return item;
     },
     set(key, item) {
+      absent.delete(id(key));
       seen.set(id(key), item);
       shared.set(key, item);
     },
+    setAbsent(key) {
+      absent.add(id(key));
+    },
+    isAbsent: (key) => absent.has(id(key)),
   };
 }

@@ -109,6 +109,14 @@ describe('the /auth hot path', () => {
     expect((await measured({ license: 'NO-SUCH-KEY' })).counts).toEqual({ BatchGetItemCommand: 1 });
   });
 
+  it('answers an unknown application after one read, signing on: the answer layer does not read the missing application again', async () => {
+    expect(env.config.signAnswers).toBe(true);
+    calls.reset();
+    const response = await env.post('/auth', { app_id: '0c3e7bb4-5d6f-4f3e-9d7e-3b2a1c0d9e8f', license: 'NO-SUCH-KEY' });
+    expect(response.body).toEqual({ success: false, message: 'INVALID_APP_ID' });
+    expect(calls.counts()).toEqual({ BatchGetItemCommand: 1 });
+  });
+
   it('costs one more read by username, as the license is known only after the password check', async () => {
     const license = await seedLicense(env.deps, subscription);
     await env.deps.repos.credentials.set(license, 'hot-path-user', await hashPassword('password-1', 4));

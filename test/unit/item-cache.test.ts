@@ -1,4 +1,4 @@
-import { createItemCache } from '#data/item-cache';
+import { createItemCache, requestItemCache } from '#data/item-cache';
 import { keys } from '#data/keys';
 import { createFakeClock } from '../support/clock';
 
@@ -23,5 +23,18 @@ describe('the item cache', () => {
     const cache = createItemCache(0, createFakeClock());
     cache.set(keys.app('a'), { app_id: 'a' });
     expect(cache.get(keys.app('a'))).toBeUndefined();
+  });
+
+  it('remembers a missing item for one request only, never across requests', () => {
+    const shared = createItemCache(5, createFakeClock());
+    const request = requestItemCache(shared);
+    request.setAbsent(keys.app('a'));
+    expect(request.isAbsent(keys.app('a'))).toBe(true);
+    expect(request.isAbsent(keys.team('a'))).toBe(false);
+    // The application may be made a moment later: the next request, and the warm Lambda's cache, must read it again.
+    expect(shared.isAbsent(keys.app('a'))).toBe(false);
+    expect(requestItemCache(shared).isAbsent(keys.app('a'))).toBe(false);
+    request.set(keys.app('a'), { app_id: 'a' });
+    expect(request.isAbsent(keys.app('a'))).toBe(false);
   });
 });

@@ -44,6 +44,8 @@ function bodyField(body: unknown, name: string): unknown {
 async function signerFor(base: Deps, request: Request, appId: string): Promise<Signer | undefined> {
   const deps = (request.context as RequestContext).requestDeps ?? base;
   let app = deps.repos.auth.cachedApp(appId);
+  // The request read the application and there is none: nothing signs, and reading again would double every such request's reads.
+  if (app === null) return undefined;
   if (!app) {
     if ((request.response?.statusCode ?? 500) >= 500) return deps.signers.get(appId);
     try {
