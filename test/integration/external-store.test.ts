@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -15,6 +15,7 @@ import { freePort, startLocalStore, type LocalStore } from '../../local/store';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner } from '../support/owners';
 import { request } from '../support/env';
+import { descendants, npmStart } from '../support/processes';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -52,39 +53,6 @@ async function externalEnv(tableName: string): Promise<NodeJS.ProcessEnv & { DYN
   };
 }
 
-interface Started {
-  child: ChildProcess;
-  banner: string;
-  url: string;
-  apiKey: string;
-  teamId: string;
-}
-
-/** `npm start` in a process group of its own, up to its banner; the whole group is killed afterwards. */
-async function npmStart(env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn('npm', ['start'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const banner = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`npm start printed no banner in 60 s:\n${stdout}\n${stderr}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes('Ctrl-C')) {
-        clearTimeout(timer);
-        done(stdout);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`npm start exited with ${code}:\n${stdout}\n${stderr}`));
-    });
-  });
-  const field = (pattern: RegExp) => banner.match(pattern)?.[1] ?? '';
-  return { child, banner, url: field(/Licensing service on (\S+)/), apiKey: field(/API key: +(\S+)/), teamId: field(/demo team: +(\S+)/) };
-}
-
 const running: ChildProcess[] = [];
 afterEach(async () => {
   for (const child of running.splice(0)) {
@@ -94,25 +62,6 @@ afterEach(async () => {
     await exited;
   }
 });
-
-/** Command lines of every process below `pid`. */
-async function descendants(pid: number): Promise<string[]> {
-  const { stdout } = await run('ps', ['-A', '-o', 'pid=,ppid=,args=']);
-  const processes = stdout
-    .split('\n')
-    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
-    .filter((match) => match !== null)
-    .map(([, child, parent, args]) => ({ pid: Number(child), ppid: Number(parent), args: args! }));
-  const found: string[] = [];
-  const parents = [pid];
-  for (let next = parents.pop(); next !== undefined; next = parents.pop()) {
-    for (const below of processes.filter((candidate) => candidate.ppid === next)) {
-      found.push(below.args);
-      parents.push(below.pid);
-    }
-  }
-  return found;
-}
 
 async function listening(port: string): Promise<boolean> {
   return new Promise((done) => {
@@ -135,10 +84,10 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     const env = await externalEnv(tableName);
     expect(await tableNames()).not.toContain(tableName);
 
-    const started = await npmStart(env);
+    const started = await npmStart(env, running);
 
     expect(started.banner).toContain(`DynamoDB at ${store.endpoint} (DYNAMODB_ENDPOINT), table ${tableName} created now`);
-    const below = await descendants(started.child.pid!);
+    const below = (await descendants(started.child.pid!)).map(({ args }) => args);
     expect(below.some((args) => args.includes('bin/local.ts'))).toBe(true);
     expect(below.filter((args) => /DynamoDBLocal\.jar|java/.test(args))).toEqual([]);
     expect(await listening(env.DYNAMODB_PORT)).toBe(false);
@@ -162,7 +111,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     mkdirSync(env.DATA_DIR);
     writeFileSync(join(env.DATA_DIR, 'demo-owner.json'), JSON.stringify(stale));
 
-    const started = await npmStart(env);
+    const started = await npmStart(env, running);
 
     expect(started.banner).toContain(`table ${tableName} already there`);
     const served = await request(started.url, '/license/get', 'POST', { license_key: license.key }, owner.auth);
