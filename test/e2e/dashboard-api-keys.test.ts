@@ -9,6 +9,17 @@ import { api, newLicense, openDashboard, serviceAndBrowser, signIn, tab } from '
 
 const session = serviceAndBrowser();
 
+/** A fresh browser context signed in with `apiKey`, on the Licenses screen; `base` is the dashboard's address. */
+async function signedInWith(apiKey: string) {
+  const context = await session.browser.newContext();
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const base = `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
+  await signIn(page, base, apiKey);
+  await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+  return { context, page, base };
+}
+
 describe('the API keys screen', () => {
   it('makes a key shown once with a copy button, lists it without the key, and revokes it after a confirmation', async () => {
     const { appId } = session.service;
@@ -56,12 +67,7 @@ describe('a read_only key in the dashboard', () => {
     const { appId } = session.service;
     const key = await newLicense(session.service);
     const made = await api<{ api_key: string }>(session.service, '/apikey/create', { role: 'read_only', name: 'Reports' });
-    const context = await session.browser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    const base = `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
-    await signIn(page, base, made.body.data.api_key);
-    await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+    const { context, page, base } = await signedInWith(made.body.data.api_key);
     const licenseLink = page.getByRole('link', { name: key });
     await licenseLink.waitFor();
 
@@ -101,12 +107,7 @@ describe('an admin key limited to one application in the dashboard', () => {
       body: JSON.stringify({ name: 'Beyond' }),
     });
     expect({ status: refused.status, body: await refused.json() }).toEqual({ status: 403, body: { error: 'Access denied', error_code: 'ACCESS_DENIED' } });
-    const context = await session.browser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    const base = `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
-    await signIn(page, base, made.body.data.api_key);
-    await page.getByRole('heading', { name: 'Licenses' }).waitFor();
+    const { context, page, base } = await signedInWith(made.body.data.api_key);
     await tab(page, 'API keys').waitFor();
     await page.goto(`${base}#/`);
     await page.getByRole('heading', { name: 'Applications' }).waitFor();
