@@ -1,20 +1,19 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { startTestServer, type TestServer } from '../support/env';
+import { startInterceptingProxy, type Intercepted, type InterceptingProxy, type SeenRequest } from '../support/intercepting-proxy';
 import { createOwner, type Owner } from '../support/owners';
 
 /**
  * Runs the Python client's own unittest suite (clients/app-python/tests) with
- * Debian's /usr/bin/python3 against the local server on loopback, and through an
- * intercepting proxy that the Python tests steer: it alters status, body,
+ * Debian's /usr/bin/python3 against the local server on loopback, and through the
+ * intercepting proxy of test/support, which the Python tests steer: it alters status, body,
  * signature or nonce, replays an old answer, relays another license, loses
  * answers, and stops and restarts the server. Also builds the wheel and sdist.
  */
@@ -79,12 +78,6 @@ interface Answer {
 const digestOf = (body: string) => `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
 const signed = ['content-digest', 'signature-input', 'signature'];
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** The proxy's alterations of a genuine answer, each one a forger's attempt. */
 function alter(mode: Mode, answer: Answer): Answer {
   const headers = { ...answer.headers };
@@ -118,24 +111,28 @@ function alter(mode: Mode, answer: Answer): Answer {
   }
 }
 
-interface Proxy {
-  url: string;
-  close(): Promise<void>;
-}
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Intercepted => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
+});
 
 /**
- * An intercepting proxy in front of the service, steered by `POST /__control/*`:
- * `mode` ({mode, times?, license?}: the next `times` requests, or all until the next mode),
- * `log` (the request bodies forwarded since the last mode) and `server` ({running}).
+ * The intercepting proxy of test/support in front of the service, steered by the Python tests through
+ * `POST /__control/*`: `mode` ({mode, times?, license?}: the next `times` requests, or all until the next
+ * mode), `log` (the request bodies forwarded since the last mode) and `server` ({running}).
  */
-async function startProxy(upstream: () => string, setRunning: (running: boolean) => Promise<void>): Promise<Proxy> {
+async function startSteeredProxy(upstream: string, setRunning: (running: boolean) => Promise<void>): Promise<InterceptingProxy> {
+  const proxy = await startInterceptingProxy(upstream);
   let mode: Mode = 'pass';
   let times = Infinity;
   let relayLicense = '';
   let log: unknown[] = [];
   const last = new Map<string, Answer>();
+  // Each request is handled in the mode that was current when it arrived, through every hook it passes.
+  const modeOf = new WeakMap<SeenRequest, Mode>();
 
-  const control = async (path: string, body: Record<string, unknown>, response: ServerResponse) => {
+  const control = async (path: string, body: Record<string, unknown>): Promise<Intercepted> => {
     if (path === '/__control/mode') {
       mode = body.mode as Mode;
       times = typeof body.times === 'number' ? body.times : Infinity;
@@ -144,77 +141,53 @@ async function startProxy(upstream: () => string, setRunning: (running: boolean)
     } else if (path === '/__control/server') {
       await setRunning(body.running === true);
     } else if (path !== '/__control/log') {
-      response.writeHead(404).end();
-      return;
+      return json(404, {});
     }
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ log }));
+    return json(200, { log });
   };
 
-  const forward = async (path: string, request: IncomingMessage, text: string): Promise<Answer> => {
+  proxy.respond = async (request) => {
+    const path = request.path.split('?')[0]!;
+    if (path.startsWith('/__control/')) return control(path, request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {});
     const current = times > 0 ? mode : 'pass';
     times -= 1;
-    let body = text;
-    let digest = request.headers['content-digest'] as string | undefined;
-    if (current === 'replay' && last.has(path)) return last.get(path)!;
-    if (current === 'gateway-502') return { status: 502, headers: { 'content-type': 'application/json' }, body: '{"message":"Bad Gateway"}' };
+    modeOf.set(request, current);
+    if (current === 'replay' && last.has(path)) {
+      const replayed = last.get(path)!;
+      return { ...replayed, body: Buffer.from(replayed.body) };
+    }
+    if (current === 'gateway-502') return json(502, '{"message":"Bad Gateway"}');
     if (current === 'rate-limited') {
-      log.push(JSON.parse(text));
-      return { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: '{"success":false,"message":"RATE_LIMITED"}' };
+      log.push(JSON.parse(request.body));
+      return json(429, '{"success":false,"message":"RATE_LIMITED"}', { 'retry-after': '1' });
     }
-    if (current === 'nonce-request' || current === 'relay') {
-      const parsed = JSON.parse(text) as Record<string, unknown>;
-      if (current === 'nonce-request') parsed.nonce = `proxy-${String(parsed.nonce)}`;
-      else parsed.license = relayLicense;
-      body = JSON.stringify(parsed);
-      digest = digestOf(body);
-    }
-    log.push(JSON.parse(text));
-    const upstreamAnswer = await fetch(`${upstream()}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(digest ? { 'content-digest': digest } : {}) },
-      body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    for (const name of [...signed, 'retry-after']) {
-      const value = upstreamAnswer.headers.get(name);
-      if (value !== null) headers[name] = value;
-    }
-    const answer = { status: upstreamAnswer.status, headers, body: await upstreamAnswer.text() };
-    last.set(path, answer);
-    if (current === 'lose-answer') return { status: 504, headers: { 'content-type': 'application/json' }, body: '{"message":"Endpoint request timed out"}' };
-    return alter(current, answer);
+    return undefined;
   };
-
-  const server: Server = createServer((request, response) => {
-    void (async () => {
-      const path = (request.url ?? '/').split('?')[0]!;
-      const text = await readBody(request);
-      if (path.startsWith('/__control/')) {
-        await control(path, text ? (JSON.parse(text) as Record<string, unknown>) : {}, response);
-        return;
-      }
-      const answer = await forward(path, request, text);
-      response.writeHead(answer.status, answer.headers).end(answer.body);
-    })().catch(() => response.destroy());
-  });
-  server.requestTimeout = 15_000;
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((closed) => {
-        server.closeAllConnections();
-        server.close(() => closed());
-      }),
+  proxy.rewrite = (request) => {
+    const current = modeOf.get(request);
+    log.push(JSON.parse(request.body));
+    if (current !== 'nonce-request' && current !== 'relay') return request;
+    const parsed = JSON.parse(request.body) as Record<string, unknown>;
+    if (current === 'nonce-request') parsed.nonce = `proxy-${String(parsed.nonce)}`;
+    else parsed.license = relayLicense;
+    const body = JSON.stringify(parsed);
+    return { ...request, body, headers: { ...request.headers, 'content-digest': digestOf(body) } };
   };
+  proxy.tamper = (intercepted, request) => {
+    const answer: Answer = { ...intercepted, body: intercepted.body.toString('utf8') };
+    last.set(request.path.split('?')[0]!, answer);
+    const current = modeOf.get(request) ?? 'pass';
+    if (current === 'lose-answer') return json(504, '{"message":"Endpoint request timed out"}');
+    const altered = alter(current, answer);
+    return { ...altered, body: Buffer.from(altered.body) };
+  };
+  return proxy;
 }
 
 let env: TestServer;
 let owner: Owner;
 let server: LocalServer | undefined;
-let proxy: Proxy;
+let proxy: InterceptingProxy;
 let key: { jwk: Record<string, unknown>; public_key_pem: string };
 
 beforeAll(async () => {
@@ -232,7 +205,7 @@ beforeAll(async () => {
       server = await startLocalServer({ deps: env.deps, port: env.server.port });
     }
   };
-  proxy = await startProxy(() => env.server.url, setRunning);
+  proxy = await startSteeredProxy(env.server.url, setRunning);
 }, 60_000);
 
 afterAll(async () => {

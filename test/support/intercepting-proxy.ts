@@ -31,6 +31,8 @@ export interface InterceptingProxy {
   rewrite: ((request: SeenRequest) => SeenRequest) | undefined;
   /** Whether to cut a request's connection before forwarding it, as a network that is down does. */
   refuse: ((request: SeenRequest) => boolean) | undefined;
+  /** An answer of the proxy's own instead of forwarding (a gateway's error, a replayed answer); `undefined` goes on. */
+  respond: ((request: SeenRequest) => Intercepted | undefined | Promise<Intercepted | undefined>) | undefined;
   close(): Promise<void>;
 }
 
@@ -38,12 +40,18 @@ const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'cont
 
 /** A proxy on loopback in front of `target` that hands answers to `tamper`, as a cracked machine's local proxy would. */
 export async function startInterceptingProxy(target: string): Promise<InterceptingProxy> {
-  const proxy: InterceptingProxy = { url: '', requests: [], tamper: undefined, rewrite: undefined, refuse: undefined, close: async () => undefined };
+  const proxy: InterceptingProxy = { url: '', requests: [], tamper: undefined, rewrite: undefined, refuse: undefined, respond: undefined, close: async () => undefined };
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const seen: SeenRequest = { path: request.url ?? '/', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
     proxy.requests.push(seen);
+    const own = await proxy.respond?.(seen);
+    if (own) {
+      response.writeHead(own.status, { ...own.headers, 'content-length': String(own.body.length) });
+      response.end(own.body);
+      return;
+    }
     if (proxy.refuse?.(seen)) {
       request.socket.destroy();
       return;
@@ -53,7 +61,13 @@ export async function startInterceptingProxy(target: string): Promise<Intercepti
       method: request.method,
       headers: Object.fromEntries(Object.entries(sent.headers).filter(([name]) => !hopByHop.has(name) && name !== 'host')) as Record<string, string>,
       body: request.method === 'POST' ? sent.body : undefined,
-    });
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
+    // The service is down or did not answer in time: the client sees the connection cut, as through a real proxy.
+    if (!forwarded) {
+      request.socket.destroy();
+      return;
+    }
     const headers: Record<string, string> = {};
     forwarded.headers.forEach((value, name) => {
       if (!hopByHop.has(name)) headers[name] = value;
