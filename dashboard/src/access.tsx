@@ -22,7 +22,7 @@ export function useCan(): (path: string) => boolean {
   return (path) => keyMayCallPath(role, limitedToApps, path);
 }
 
-/** Its children only when the signed-in key's role may call `path`. */
+/** Its children only when the signed-in key may call `path`. */
 export function Can({ path, children }: { path: string; children: ComponentChildren }) {
   return useCan()(path) ? <>{children}</> : null;
 }
