@@ -49,7 +49,6 @@ function requestInfo(event: HttpEvent): RequestInfo {
   const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
   const teamId = authorizer?.team_id;
   const actor = authorizer?.actor;
-  const apps = authorizer?.apps;
   const usageIdentifierKey = authorizer?.usage_identifier_key;
   return {
     requestId: event.requestContext?.requestId ?? '',
@@ -60,7 +59,7 @@ function requestInfo(event: HttpEvent): RequestInfo {
     rawBody: rawBodyOf(event),
     teamId: typeof teamId === 'string' ? teamId : undefined,
     actor: typeof actor === 'string' ? actor : undefined,
-    apps: typeof apps === 'string' ? new Set(apps.split(',')) : undefined,
+    apps: appsOf(event),
     role: authorizer ? roleOf(event) : undefined,
     usageIdentifierKey: typeof usageIdentifierKey === 'string' ? usageIdentifierKey : undefined,
   };
@@ -77,6 +76,12 @@ function roleOf(event: HttpEvent): Role | undefined {
   return roles.find((known) => known === role);
 }
 
+/** The applications the API key is limited to, as the authorizer passed them; undefined: all of its team's. */
+function appsOf(event: HttpEvent): ReadonlySet<string> | undefined {
+  const apps = (event.requestContext?.authorizer as Record<string, unknown> | null | undefined)?.apps;
+  return typeof apps === 'string' ? new Set(apps.split(',')) : undefined;
+}
+
 /**
  * A management route the API key may not call (by its role, or as a key limited to
  * applications: functions/access.ts) answers 403 ACCESS_DENIED
@@ -90,7 +95,7 @@ function roleGuard(): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult> {
       // A path of no management route never reaches a group's stack on a deployment: the handler reports it as the wiring fault it is.
       if (!route || route.access === 'client') return;
       const role = roleOf(event);
-      if (!role || !keyMayCallPath(role, requestInfo(event).apps !== undefined, route.path)) throw accessDenied();
+      if (!role || !keyMayCallPath(role, appsOf(event) !== undefined, route.path)) throw accessDenied();
     },
   };
 }
