@@ -1,7 +1,7 @@
 import { Can } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type App, type BlacklistEntry } from './api';
-import { ConfirmDialog, Field, Pager, shortTime, usePlacedNotice, type ConfirmRequest } from './ui';
+import { ConfirmDialog, Field, Pager, shortTime, TableWrap, usePlacedNotice, type ConfirmRequest } from './ui';
 
 const types = ['country', 'asn', 'ip', 'hwid'] as const;
 
@@ -83,7 +83,7 @@ export function Blacklist({ app }: { app: App }) {
       </Field>
       {note(null)}
       {note('Entries')}
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
+      <TableWrap>
         <table class="stack-on-phone">
           <thead>
             <tr>
@@ -124,7 +124,7 @@ export function Blacklist({ app }: { app: App }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {page && page.entries.length === 0 && <p class="hint">No entries.</p>}
       <Pager cursors={cursors} next={page?.next} busy={busy} onChange={setCursors} />
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />

@@ -4,7 +4,7 @@ import { call, errorWords, type Body, type BulkPath, type App, type License, typ
 import { LicenseDetail } from './license-detail';
 import { AllMatches, SearchResults, type ListBody } from './license-search';
 import { href, navigate, paths, useQuery } from './routes';
-import { ConfirmDialog, csv, download, DurationFields, ErrorNote, Field, Notice, Pager, duration, plural, readDuration, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
+import { ConfirmDialog, csv, download, duration, DurationFields, ErrorNote, Field, Notice, Pager, plural, readDuration, TableWrap, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
 
 /** The list's filters, kept in the address's query (`#/apps/<app_id>/licenses?status=paused&tag=beta`). */
 interface Filters {
@@ -242,7 +242,7 @@ export function Licenses({ app }: { app: App }) {
       )}
       <Notice text={notice} />
       <ErrorNote error={error} />
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
+      <TableWrap>
         <table class="licenses">
           <thead>
             <tr>
@@ -288,7 +288,7 @@ export function Licenses({ app }: { app: App }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {page && licenses.length === 0 && <p class="hint">No licenses match.</p>}
       <Pager cursors={cursors} next={page?.next} busy={busy} onChange={setCursors} numbered />
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />

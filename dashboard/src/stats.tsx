@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { call, type Answer, type App } from './api';
-import { ErrorNote, Field, useAction } from './ui';
+import { ErrorNote, Field, TableWrap, useAction } from './ui';
 
 type Stats = Answer<'/app/stats'>['data'];
 
@@ -58,7 +58,7 @@ export function StatsView({ app }: { app: App }) {
           <DailyChart days={stats.days} />
           <details>
             <summary>Daily numbers as a table</summary>
-            <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
+            <TableWrap>
               <table aria-label="Daily numbers">
                 <thead>
                   <tr>
@@ -81,7 +81,7 @@ export function StatsView({ app }: { app: App }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           </details>
         </>
       )}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, apiUrl, call, type Answer, type App, type Subscription } from './api';
 import { Can, CardForm, useCan } from './access';
-import { ConfirmDialog, copyText, Field, shortTime, units, usePlacedNotice, type ConfirmRequest } from './ui';
+import { ConfirmDialog, copyText, Field, shortTime, TableWrap, units, usePlacedNotice, type ConfirmRequest } from './ui';
 
 type Connection = Answer<'/integration/stripe/get'>['data'];
 type Mapping = Connection['prices'][string];
@@ -150,7 +150,7 @@ export function StripeScreen({ app }: { app: App }) {
           <h2>3. Price map</h2>
           <p>Each Stripe price makes one license per unit bought, of a subscription tier, for a duration counted from first use. Prices not listed make nothing.</p>
           {tiers.length === 0 && <p class="hint">This application has no subscription tier yet: create one under Subscriptions first.</p>}
-          <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
+          <TableWrap>
             <table>
               <thead>
                 <tr>
@@ -204,7 +204,7 @@ export function StripeScreen({ app }: { app: App }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <Can path="/integration/stripe/set"><div class="row">
             <button type="button" disabled={tiers.length === 0} onClick={() => setRows([...rows, { price: '', subscription_id: tiers[0]?.subscription_id ?? '', duration_value: 1, duration_unit: 'months', max_devices: 1 }])}>
               Add price

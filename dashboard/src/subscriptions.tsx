@@ -3,7 +3,7 @@ import { Can, useCan } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type App, type Subscription } from './api';
 import { formatUsageLimits, graceText, parseFeatures, parseUsageLimits } from './entitlements';
-import { ConfirmDialog, Field, shortTime, usePlacedNotice, type ConfirmRequest } from './ui';
+import { ConfirmDialog, Field, shortTime, TableWrap, usePlacedNotice, type ConfirmRequest } from './ui';
 
 export function Subscriptions({ app }: { app: App }) {
   const [subscriptions, setSubscriptions] = useState<Subscription[]>([]);
@@ -87,7 +87,7 @@ export function Subscriptions({ app }: { app: App }) {
       </form></Can>
       {note(null)}
       {note('Subscriptions')}
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
+      <TableWrap>
         <table class="stack-on-phone">
           <thead>
             <tr>
@@ -124,7 +124,7 @@ export function Subscriptions({ app }: { app: App }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
   );

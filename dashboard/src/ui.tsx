@@ -13,6 +13,18 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
+/**
+ * A table's frame that scrolls sideways on a narrow screen; it takes keyboard focus so the
+ * hidden columns can be scrolled to without a mouse (axe's scrollable-region-focusable).
+ */
+export function TableWrap({ children }: { children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
+      {children}
+    </div>
+  );
+}
+
 export function Notice({ text }: { text: string }) {
   return text ? (
     <p class="notice" role="status">

@@ -1,7 +1,7 @@
 import { Can, useCan } from './access';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type App, type Body, type Webhook, type WebhookDelivery } from './api';
-import { ConfirmDialog, copyText, Field, Pager, shortTime, usePlacedNotice, type ConfirmRequest } from './ui';
+import { ConfirmDialog, copyText, Field, Pager, shortTime, TableWrap, usePlacedNotice, type ConfirmRequest } from './ui';
 
 const states = ['pending', 'delivered', 'failed'] as const;
 
@@ -64,7 +64,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
         </button>
       </div>
       {note(null)}
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
+      <TableWrap>
         <table>
           <thead>
             <tr>
@@ -102,7 +102,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {page && page.deliveries.length === 0 && <p class="hint">No deliveries yet.</p>}
       <Pager cursors={cursors} next={page?.next} busy={busy} onChange={setCursors} />
     </section>
@@ -203,7 +203,7 @@ export function Webhooks({ app }: { app: App }) {
       )}
       {note(null)}
       {note('Endpoints')}
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Table, scrolls sideways">
+      <TableWrap>
         <table>
           <thead>
             <tr>
@@ -291,7 +291,7 @@ export function Webhooks({ app }: { app: App }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {webhooks && webhooks.length === 0 && <p class="hint">No endpoints yet.</p>}
       {shown && <Deliveries webhook={shown} />}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
