@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type App } from './api';
 import { roles, type Role } from '../../functions/access';
-import { ConfirmDialog, copyText, ErrorNote, Field, Notice, useAction, type ConfirmRequest } from './ui';
+import { ConfirmDialog, copyText, ErrorNote, Field, Notice, TableWrap, useAction, type ConfirmRequest } from './ui';
 
 type ApiKey = Awaited<ReturnType<typeof call<'/apikey/list'>>>['data'][number];
 
@@ -135,45 +135,47 @@ export function ApiKeys({ apps }: { apps: App[] }) {
       <Notice text={notice} />
       <ErrorNote error={error} />
       {keys && (
-        <table>
-          <caption>Keys of this team</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Starts with</th>
-              <th scope="col">Role</th>
-              <th scope="col">Applications</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.key_id} data-key-id={key.key_id}>
-                <td>{key.name ?? '—'}</td>
-                <td>
-                  <code>{key.hint ? `${key.hint}…` : '—'}</code>
-                </td>
-                <td>{key.role}</td>
-                <td>{key.apps ? key.apps.map(appName).join(', ') : 'All'}</td>
-                <td>
-                  <time dateTime={key.created_at} title={key.created_at}>
-                    {new Date(key.created_at).toLocaleString()}
-                  </time>
-                </td>
-                <td>{key.status}</td>
-                <td>
-                  {key.status === 'active' && (
-                    <button type="button" class="danger" onClick={() => revoke(key)} aria-label={`Revoke ${key.name ?? key.hint ?? key.key_id}`}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
+        <TableWrap>
+          <table>
+            <caption>Keys of this team</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Starts with</th>
+                <th scope="col">Role</th>
+                <th scope="col">Applications</th>
+                <th scope="col">Created</th>
+                <th scope="col">Status</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.key_id} data-key-id={key.key_id}>
+                  <td>{key.name ?? '—'}</td>
+                  <td>
+                    <code>{key.hint ? `${key.hint}…` : '—'}</code>
+                  </td>
+                  <td>{key.role}</td>
+                  <td>{key.apps ? key.apps.map(appName).join(', ') : 'All'}</td>
+                  <td>
+                    <time dateTime={key.created_at} title={key.created_at}>
+                      {new Date(key.created_at).toLocaleString()}
+                    </time>
+                  </td>
+                  <td>{key.status}</td>
+                  <td>
+                    {key.status === 'active' && (
+                      <button type="button" class="danger" onClick={() => revoke(key)} aria-label={`Revoke ${key.name ?? key.hint ?? key.key_id}`}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
       )}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
