@@ -27,10 +27,12 @@ export interface BundleResult {
 
 export interface BundleMeasurement {
   bundles: Record<string, BundleResult>;
-  /** The SDK reference handler, measured in the same loop; `node` is the version every sample ran on. */
+  /** The reference handler (reference-stack.ts), measured in the same loop; `node` is the version every sample ran on. */
   reference: BundleResult & { node: string };
   /** The reference plus a KMS client sending one Decrypt to a local stub, measured in the same loop. */
   referenceKms: BundleResult;
+  /** The AWS SDK alone, no yardstick: what the HTTP and validation libraries add shows against it. */
+  referenceSdk: BundleResult;
 }
 
 /** Lambda's runtime is nodejs22.x; this build of it comes from the npm registry, no root needed. */
@@ -105,7 +107,7 @@ function probeEvents(): Record<Group | 'authorizer', { event: unknown; expect: n
 }
 
 /**
- * Builds each Lambda as it is deployed, and the SDK reference handler with the
+ * Builds each Lambda as it is deployed, and the reference handlers with the
  * same options, then times fresh Node processes that import a bundle and answer
  * one event against the store: what a cold start adds to the first caller's wait
  * (Node's own boot excluded). Every round samples the reference and each bundle
@@ -124,12 +126,14 @@ export async function measureBundles(
   const node = await lambdaNode(outDir, log);
   const probes: Record<string, { event: unknown; expect: number | string }> = {
     ...probeEvents(),
-    reference: { event: {}, expect: 404 },
-    reference_kms: { event: {}, expect: 404 },
+    reference: { event: proxyEvent('/reference', { key: 'REFERENCE' }), expect: 404 },
+    reference_kms: { event: proxyEvent('/reference', { key: 'REFERENCE' }), expect: 404 },
+    reference_sdk: { event: {}, expect: 404 },
   };
   const entries = [
     ['reference', join('bench', 'reference-handler.ts')] as const,
     ['reference_kms', join('bench', 'reference-kms-handler.ts')] as const,
+    ['reference_sdk', join('bench', 'reference-sdk-handler.ts')] as const,
     ...groups.map((group) => [group, handlerEntry(group)] as const),
     ['authorizer', authorizerEntry] as const,
   ];
@@ -198,5 +202,6 @@ export async function measureBundles(
     bundles: Object.fromEntries(names.filter((name) => !name.startsWith('reference')).map((name) => [name, result(name)])),
     reference: { ...result('reference'), node: node.version },
     referenceKms: result('reference_kms'),
+    referenceSdk: result('reference_sdk'),
   };
 }
