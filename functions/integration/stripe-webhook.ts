@@ -28,7 +28,7 @@ export async function receiveStripeEvent(deps: Deps, _body: unknown, request: Re
   const secret = await revealSecret(deps, appId, connection.webhook_secret_ciphertext);
   let event;
   try {
-    event = verifiedEvent(request.rawBody, request.header('stripe-signature'), secret);
+    event = await verifiedEvent(request.rawBody, request.header('stripe-signature'), secret);
   } catch (error) {
     if (error instanceof InvalidStripeSignature) throw notFromStripe();
     throw error;

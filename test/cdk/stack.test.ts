@@ -335,6 +335,14 @@ describe('functions', () => {
     }
   });
 
+  it('leaves the stripe package out of what a cold start of the integration function loads', () => {
+    const marker = /api\.stripe\.com/;
+    const dir = bundleOf('integration');
+    const chunks = readdirSync(path.join(dir, 'chunks')).map((file) => readFileSync(path.join(dir, 'chunks', file), 'utf8'));
+    expect(staticGraph(dir).some((text) => marker.test(text))).toBe(false);
+    expect(chunks.some((text) => marker.test(text))).toBe(true);
+  });
+
   it('produces bundles Node loads as ES modules and whose handlers answer, with and without tracing', () => {
     // A fresh Node process, like the Lambda runtime: jest's module system would hide ESM and require() faults.
     // A POST builds the deps, and with TRACING the X-Ray SDK with them; a body of one unknown field fails validation on every route
