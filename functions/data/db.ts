@@ -1,7 +1,6 @@
 import { keys, type ItemKey } from './keys';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createHash, randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   BatchWriteCommand,
@@ -181,7 +180,10 @@ export async function putNew(table: Table, unstamped: Record<string, unknown>): 
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const existing = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
-    return existing !== undefined && isDeepStrictEqual(unmarshall(existing), item);
+    if (existing === undefined) return false;
+    // Loaded here, on a taken key or a retried put: importing node:util as a module costs every cold start about a millisecond.
+    const { isDeepStrictEqual } = await import('node:util');
+    return isDeepStrictEqual(unmarshall(existing), item);
   }
 }
 
