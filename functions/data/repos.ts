@@ -17,25 +17,44 @@ import { createUsageRepo } from './usage.repo';
 import { createUsernameRepo } from './username.repo';
 import { createWebhookRepo } from './webhook.repo';
 
-export function createRepos(table: Table, cache: ItemCache) {
-  return {
-    teams: createTeamRepo(table),
-    apiKeys: createApiKeyRepo(table),
-    apps: createAppRepo(table),
-    subscriptions: createSubscriptionRepo(table),
-    licenses: createLicenseRepo(table),
-    hwids: createHwidRepo(table),
-    lookups: createLookupRepo(table),
-    leases: createLeaseRepo(table),
-    usernames: createUsernameRepo(table),
-    blacklist: createBlacklistRepo(table),
-    credentials: createCredentialsRepo(table),
-    auth: createAuthRepo(table, cache),
-    events: createEventsRepo(table),
-    usage: createUsageRepo(table),
-    webhooks: createWebhookRepo(table),
-    stripe: createStripeRepo(table),
-  };
-}
+const factories = {
+  teams: createTeamRepo,
+  apiKeys: createApiKeyRepo,
+  apps: createAppRepo,
+  subscriptions: createSubscriptionRepo,
+  licenses: createLicenseRepo,
+  hwids: createHwidRepo,
+  lookups: createLookupRepo,
+  leases: createLeaseRepo,
+  usernames: createUsernameRepo,
+  blacklist: createBlacklistRepo,
+  credentials: createCredentialsRepo,
+  auth: createAuthRepo,
+  events: createEventsRepo,
+  usage: createUsageRepo,
+  webhooks: createWebhookRepo,
+  stripe: createStripeRepo,
+};
 
-export type Repos = ReturnType<typeof createRepos>;
+export type Repos = { [Name in keyof typeof factories]: ReturnType<(typeof factories)[Name]> };
+
+/**
+ * Each repository is made on its first use, then kept: a request uses two or
+ * three of them, and making one compiles its whole factory, which a cold start
+ * would otherwise pay for all sixteen (and every request builds its own set).
+ */
+export function createRepos(table: Table, cache: ItemCache): Repos {
+  const repos = {} as Repos;
+  for (const name of Object.keys(factories) as (keyof Repos)[]) {
+    Object.defineProperty(repos, name, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const repo = factories[name](table, cache);
+        Object.defineProperty(repos, name, { value: repo, enumerable: true, writable: true });
+        return repo;
+      },
+    });
+  }
+  return repos;
+}
