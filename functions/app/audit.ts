@@ -10,7 +10,7 @@ import type { auditListSchema } from './schemas';
 
 type AuditListInput = z.infer<typeof auditListSchema>;
 
-const cursorSchema = z.tuple([z.string(), z.string().check(z.maxLength(300)), z.string()]);
+const cursorSchema = z.lazy(() => z.tuple([z.string(), z.string().check(z.maxLength(300)), z.string()]));
 
 /**
  * The filters a cursor pages through, as a digest: the cursor stays opaque, and

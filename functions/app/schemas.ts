@@ -6,66 +6,80 @@ import { eventTypes } from '../events/derive';
 import { borrowSecondsLimits } from '#data/leases';
 
 /** Strict: a field sent here was meant for another route, and silently ignoring it would hide the mistake. */
-export const listAppsSchema = z.strictObject({});
+export const listAppsSchema = z.lazy(() => z.strictObject({}));
 
-export const appIdSchema = z.object({ app_id: appIdField });
+export const appIdSchema = z.lazy(() => z.object({ app_id: appIdField }));
 
 /** `request_id` as `/license/extend-bulk` takes it: the same one sent again answers the application it made. */
-export const createAppSchema = z.object({
-  name: nameField,
-  request_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
-});
+export const createAppSchema = z.lazy(() =>
+  z.object({
+    name: nameField,
+    request_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  }),
+);
 
-export const updateAppSchema = z
-  .object({
+export const updateAppSchema = z.lazy(() =>
+  z
+    .object({
+      app_id: appIdField,
+      name: z.optional(nameField),
+      status: z.optional(z.enum(['active', 'inactive'])),
+    })
+    .check(z.refine((body) => body.name !== undefined || body.status !== undefined, 'at least one of name, status is required')),
+);
+
+export const settingsSchema = z.lazy(() =>
+  z.object({
     app_id: appIdField,
-    name: z.optional(nameField),
-    status: z.optional(z.enum(['active', 'inactive'])),
-  })
-  .check(z.refine((body) => body.name !== undefined || body.status !== undefined, 'at least one of name, status is required'));
+    offline_token_ttl: z.optional(z.int().check(z.gte(offlineTokenTtl.minSeconds), z.lte(offlineTokenTtl.maxSeconds))),
+    default_hwid_reset_allowed: z.optional(z.boolean()),
+    default_hwid_reset_interval: z.optional(hwidResetIntervalField),
+    max_borrow_seconds: z.optional(z.int().check(z.gte(borrowSecondsLimits.min), z.lte(borrowSecondsLimits.max))),
+  }),
+);
 
-export const settingsSchema = z.object({
-  app_id: appIdField,
-  offline_token_ttl: z.optional(z.int().check(z.gte(offlineTokenTtl.minSeconds), z.lte(offlineTokenTtl.maxSeconds))),
-  default_hwid_reset_allowed: z.optional(z.boolean()),
-  default_hwid_reset_interval: z.optional(hwidResetIntervalField),
-  max_borrow_seconds: z.optional(z.int().check(z.gte(borrowSecondsLimits.min), z.lte(borrowSecondsLimits.max))),
-});
-
-export const statsSchema = z.object({
-  app_id: appIdField,
-  days: z._default(z.int().check(z.minimum(1), z.maximum(90)), 30),
-});
+export const statsSchema = z.lazy(() =>
+  z.object({
+    app_id: appIdField,
+    days: z._default(z.int().check(z.minimum(1), z.maximum(90)), 30),
+  }),
+);
 
 /** An instant, read as its ISO 8601 UTC form: the audit log's sort keys begin with it, so ranges compare as strings. */
-const instantField = z.pipe(
-  z.string().check(z.maxLength(40), z.refine((value) => /^\d{4}-\d\d-\d\dT/.test(value) && !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date and time')),
-  z.transform((value) => new Date(value).toISOString()),
+const instantField = z.lazy(() =>
+  z.pipe(
+    z.string().check(z.maxLength(40), z.refine((value) => /^\d{4}-\d\d-\d\dT/.test(value) && !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date and time')),
+    z.transform((value) => new Date(value).toISOString()),
+  ),
 );
 
 /** Who made a change, as events name it (docs/events.md): `api_key:<8 hex>`, `client`, `admin`, `service`, `stripe`. */
-const actorField = z.string().check(z.regex(/^(api_key:[0-9a-f]{8}|[a-z_]{1,32})$/, 'must be an actor as events name it: api_key:<8 hex characters>, client, admin, service or stripe'));
+const actorField = z.lazy(() => z.string().check(z.regex(/^(api_key:[0-9a-f]{8}|[a-z_]{1,32})$/, 'must be an actor as events name it: api_key:<8 hex characters>, client, admin, service or stripe')));
 
-export const auditListSchema = z.object({
-  app_id: appIdField,
-  license_key: z.optional(licenseKeyField),
-  type: z.optional(z.enum(eventTypes)),
-  actor: z.optional(actorField),
-  /** From this instant on (inclusive). */
-  from: z.optional(instantField),
-  /** Before this instant (exclusive). */
-  to: z.optional(instantField),
-  per_page: z._default(z.int().check(z.minimum(1), z.maximum(100)), 25),
-  cursor: z.nullish(z.string().check(z.maxLength(512))),
-}).check(z.refine((body) => body.from === undefined || body.to === undefined || body.from < body.to, { message: 'must be later than from', path: ['to'] }));
+export const auditListSchema = z.lazy(() =>
+  z.object({
+    app_id: appIdField,
+    license_key: z.optional(licenseKeyField),
+    type: z.optional(z.enum(eventTypes)),
+    actor: z.optional(actorField),
+    /** From this instant on (inclusive). */
+    from: z.optional(instantField),
+    /** Before this instant (exclusive). */
+    to: z.optional(instantField),
+    per_page: z._default(z.int().check(z.minimum(1), z.maximum(100)), 25),
+    cursor: z.nullish(z.string().check(z.maxLength(512))),
+  }).check(z.refine((body) => body.from === undefined || body.to === undefined || body.from < body.to, { message: 'must be later than from', path: ['to'] })),
+);
 
 /** At most this many applications per key: the authorizer hands them on in one context value. */
 export const maxKeyApps = 50;
 
-export const createApiKeySchema = z.strictObject({
-  role: z.enum(roles),
-  apps: z.optional(z.array(appIdField).check(z.minLength(1), z.maxLength(maxKeyApps))),
-  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))),
-});
+export const createApiKeySchema = z.lazy(() =>
+  z.strictObject({
+    role: z.enum(roles),
+    apps: z.optional(z.array(appIdField).check(z.minLength(1), z.maxLength(maxKeyApps))),
+    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))),
+  }),
+);
 
-export const apiKeyIdSchema = z.strictObject({ key_id: apiKeyIdField });
+export const apiKeyIdSchema = z.lazy(() => z.strictObject({ key_id: apiKeyIdField }));

@@ -8,7 +8,7 @@ import type { BlacklistEntry } from '#data/blacklist.repo';
 import { keys, type BlacklistType, type ItemKey } from '#data/keys';
 import type { listBlacklistSchema } from './schemas';
 
-const cursorSchema = z.strictObject({ pk: z.string(), sk: z.string() });
+const cursorSchema = z.lazy(() => z.strictObject({ pk: z.string(), sk: z.string() }));
 
 /**
  * Entries of an app, ordered by type then value. One extra entry is read so that

@@ -10,9 +10,11 @@ import { maxPasswordBytes } from '#core/domain/passwords';
  * A body that is JSON but not an object is read as an empty one, so it is asked
  * for the App ID first.
  */
-const clientBody = z.pipe(
-  z.transform((body: unknown) => (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {})),
-  z.record(z.string(), z.unknown()),
+const clientBody = z.lazy(() =>
+  z.pipe(
+    z.transform((body: unknown) => (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {})),
+    z.record(z.string(), z.unknown()),
+  ),
 );
 
 /** SDKs send `""` or `null` for a field they do not have: both count as missing. */
@@ -50,28 +52,30 @@ export interface AuthInput {
   offlineToken: boolean;
 }
 
-export const authSchema = z.pipe(
-  clientBody,
-  z.transform((body: Record<string, unknown>, ctx): AuthInput => {
-    const { app_id: appId, license, password, hwid } = body;
-    const username = normalizedUsername(body.username);
-    // A license key wins when a client sends both methods.
-    const credential: AuthCredential | undefined = present(license)
-      ? { license }
-      : present(username) && present(password)
-        ? { username, password }
-        : undefined;
-    const failure = firstFailure([
-      ...appIdRules(appId),
-      [() => credential === undefined, clientMessages.noAuthMethod],
-      [() => !absent(hwid) && (typeof hwid !== 'string' || hwid.length > maxHwidLength), clientMessages.hwidFormat],
-    ]);
-    if (failure) {
-      ctx.issues.push({ code: 'custom', message: failure, input: body });
-      return z.NEVER;
-    }
-    return { appId: canonicalUuid(appId as string), credential: credential!, hwid: present(hwid) ? hwid : undefined, offlineToken: body.offline_token === true };
-  }),
+export const authSchema = z.lazy(() =>
+  z.pipe(
+    clientBody,
+    z.transform((body: Record<string, unknown>, ctx): AuthInput => {
+      const { app_id: appId, license, password, hwid } = body;
+      const username = normalizedUsername(body.username);
+      // A license key wins when a client sends both methods.
+      const credential: AuthCredential | undefined = present(license)
+        ? { license }
+        : present(username) && present(password)
+          ? { username, password }
+          : undefined;
+      const failure = firstFailure([
+        ...appIdRules(appId),
+        [() => credential === undefined, clientMessages.noAuthMethod],
+        [() => !absent(hwid) && (typeof hwid !== 'string' || hwid.length > maxHwidLength), clientMessages.hwidFormat],
+      ]);
+      if (failure) {
+        ctx.issues.push({ code: 'custom', message: failure, input: body });
+        return z.NEVER;
+      }
+      return { appId: canonicalUuid(appId as string), credential: credential!, hwid: present(hwid) ? hwid : undefined, offlineToken: body.offline_token === true };
+    }),
+  ),
 );
 
 export interface RegisterInput {
@@ -83,26 +87,28 @@ export interface RegisterInput {
 
 const characters = (value: string) => [...value].length;
 
-export const registerSchema = z.pipe(
-  clientBody,
-  z.transform((body: Record<string, unknown>, ctx): RegisterInput => {
-    const { app_id: appId, license, password } = body;
-    const username = normalizedUsername(body.username);
-    const failure = firstFailure([
-      ...appIdRules(appId),
-      [() => !present(license), clientMessages.licenseRequired],
-      [() => !present(username), clientMessages.usernameRequired],
-      [() => !present(password), clientMessages.passwordRequired],
-      [() => characters(username as string) < 3 || characters(username as string) > 50, clientMessages.usernameLength],
-      [() => characters(password as string) < 8, clientMessages.passwordMinLength],
-      [() => Buffer.byteLength(password as string, 'utf8') > maxPasswordBytes, clientMessages.passwordMaxBytes],
-    ]);
-    if (failure) {
-      ctx.issues.push({ code: 'custom', message: failure, input: body });
-      return z.NEVER;
-    }
-    return { appId: canonicalUuid(appId as string), license: license as string, username: username as string, password: password as string };
-  }),
+export const registerSchema = z.lazy(() =>
+  z.pipe(
+    clientBody,
+    z.transform((body: Record<string, unknown>, ctx): RegisterInput => {
+      const { app_id: appId, license, password } = body;
+      const username = normalizedUsername(body.username);
+      const failure = firstFailure([
+        ...appIdRules(appId),
+        [() => !present(license), clientMessages.licenseRequired],
+        [() => !present(username), clientMessages.usernameRequired],
+        [() => !present(password), clientMessages.passwordRequired],
+        [() => characters(username as string) < 3 || characters(username as string) > 50, clientMessages.usernameLength],
+        [() => characters(password as string) < 8, clientMessages.passwordMinLength],
+        [() => Buffer.byteLength(password as string, 'utf8') > maxPasswordBytes, clientMessages.passwordMaxBytes],
+      ]);
+      if (failure) {
+        ctx.issues.push({ code: 'custom', message: failure, input: body });
+        return z.NEVER;
+      }
+      return { appId: canonicalUuid(appId as string), license: license as string, username: username as string, password: password as string };
+    }),
+  ),
 );
 
 export interface ResetHwidInput {

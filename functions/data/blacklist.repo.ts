@@ -6,13 +6,15 @@ import { keys, type BlacklistType } from './keys';
 export const blacklistTypes = ['country', 'asn', 'ip', 'hwid'] as const satisfies readonly BlacklistType[];
 
 /** `value` is stored normalised (see core/http/network.ts), so a lookup is one exact key. */
-export const blacklistEntrySchema = z.object({
-  app_id: z.string(),
-  type: z.enum(blacklistTypes),
-  value: z.string(),
-  reason: z.nullable(z.string()),
-  created_at: z.string(),
-});
+export const blacklistEntrySchema = z.lazy(() =>
+  z.object({
+    app_id: z.string(),
+    type: z.enum(blacklistTypes),
+    value: z.string(),
+    reason: z.nullable(z.string()),
+    created_at: z.string(),
+  }),
+);
 export type BlacklistEntry = z.infer<typeof blacklistEntrySchema>;
 
 export function blacklistItem(entry: BlacklistEntry): Record<string, unknown> {

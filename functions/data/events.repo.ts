@@ -9,18 +9,20 @@ import { cancelledByCondition } from './retry';
  * records done) and the reads of /audit/get-bulk and /app/stats. Event shapes
  * are the consumer's; here they are items.
  */
-export const auditEventSchema = z.object({
-  id: z.string(),
-  type: z.string(),
-  app_id: z.string(),
-  /** The license key, subscription id, or `<type>:<value>` of a blacklist entry. */
-  subject: z.string(),
-  at: z.string(),
-  /** `api_key:<first 8 hex of its hash>`, `client` or `admin`. */
-  actor: z.string(),
-  before: z.optional(z.record(z.string(), z.unknown())),
-  after: z.optional(z.record(z.string(), z.unknown())),
-});
+export const auditEventSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    type: z.string(),
+    app_id: z.string(),
+    /** The license key, subscription id, or `<type>:<value>` of a blacklist entry. */
+    subject: z.string(),
+    at: z.string(),
+    /** `api_key:<first 8 hex of its hash>`, `client` or `admin`. */
+    actor: z.string(),
+    before: z.optional(z.record(z.string(), z.unknown())),
+    after: z.optional(z.record(z.string(), z.unknown())),
+  }),
+);
 export type AuditEvent = z.infer<typeof auditEventSchema>;
 
 export type DayCounter = 'created' | 'activated' | 'logins' | 'auth_failures';
@@ -106,15 +108,17 @@ export type DayCounts = Record<DayCounter, number>;
 /** Streams keep records 24 hours: a mark only has to outlive any redelivery. */
 const markSeconds = 2 * 86400;
 
-const totalsSchema = z.object({ licenses: z.optional(z.number()), paused: z.optional(z.number()), unused: z.optional(z.number()) });
-const expiryCountSchema = z.object({ sk: z.string(), count: z.optional(z.number()) });
+const totalsSchema = z.lazy(() => z.object({ licenses: z.optional(z.number()), paused: z.optional(z.number()), unused: z.optional(z.number()) }));
+const expiryCountSchema = z.lazy(() => z.object({ sk: z.string(), count: z.optional(z.number()) }));
 
-const dayCountsSchema = z.object({
-  created: z.optional(z.number()),
-  activated: z.optional(z.number()),
-  logins: z.optional(z.number()),
-  auth_failures: z.optional(z.number()),
-});
+const dayCountsSchema = z.lazy(() =>
+  z.object({
+    created: z.optional(z.number()),
+    activated: z.optional(z.number()),
+    logins: z.optional(z.number()),
+    auth_failures: z.optional(z.number()),
+  }),
+);
 
 /** The items of one range of an app's counter partition (`APP#<id>#STATS`), every page read. */
 async function* statsItems(table: Table, appId: string, range: { condition: string; values: Record<string, unknown>; projection?: string }) {

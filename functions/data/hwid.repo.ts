@@ -13,11 +13,13 @@ import { boundAsRead, type License } from './license.repo';
  * subscription. Creating it under `attribute_not_exists` in the same transaction
  * as the license update is what makes one-device-one-license atomic.
  */
-export const hwidIndexSchema = z.object({
-  app_id: z.string(),
-  hwid: z.string(),
-  license_key: z.string(),
-});
+export const hwidIndexSchema = z.lazy(() =>
+  z.object({
+    app_id: z.string(),
+    hwid: z.string(),
+    license_key: z.string(),
+  }),
+);
 export type HwidIndex = z.infer<typeof hwidIndexSchema>;
 
 export function hwidIndexItem(entry: HwidIndex): Record<string, unknown> {

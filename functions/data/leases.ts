@@ -22,7 +22,7 @@ export interface Lease {
  * DynamoDB bills per started KB: a license of a few leased seats stays within
  * the write unit of a license without them.
  */
-export const storedLeaseSchema = z.number();
+export const storedLeaseSchema = z.lazy(() => z.number());
 
 export function storedLease(lease: Lease): number {
   const end = Date.parse(lease.expires_at);

@@ -13,44 +13,46 @@ import { usageLimitField, type StoredCounter } from '#shared/entitlements';
 import { countersOf } from './usage-counters';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
-export const licenseSchema = z.object({
-  key: z.string(),
-  app_id: z.string(),
-  /** Owner of the app, kept on the license so an ownership check needs no second read. */
-  team_id: z.string(),
-  subscription_id: z.string(),
-  status: z.enum(['active', 'paused']),
-  created_at: z.string(),
-  /** null until first use: the clock starts at activation. */
-  expires_at: z.nullable(z.string()),
-  /** Seconds. */
-  initial_duration: z.int().check(z.nonnegative()),
-  first_used_at: z.nullable(z.string()),
-  last_login: z.nullable(z.string()),
-  hwid: z.nullable(z.string()),
-  hwid_lock: z.boolean(),
-  hwid_reset_allowed: z.boolean(),
-  /** Seconds between two HWID resets. */
-  hwid_reset_interval: z.int().check(z.nonnegative()),
-  last_hwid_reset_at: z.nullable(z.string()),
-  username: z.nullable(z.string()),
-  tags: z.array(z.string()),
-  metadata: z.record(z.string(), z.unknown()),
-  /** Set when the key was the owner's own choice: the item lives under the team (keys.license). */
-  key_scope: z.optional(z.literal('team')),
-  /** Every bound HWID, oldest first; `hwid` is its first. Items written before seats existed have `hwid` only. */
-  hwids: z.optional(z.array(z.string())),
-  /** Seats: how many HWIDs may be bound at once. Absent on items written before seats existed: 1. */
-  max_devices: z.optional(z.int().check(z.minimum(1))),
-  /** Floating seats (leases.ts): seconds a seat is lent per /auth; absent or null: seats are bound for good. */
-  lease_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
-  /** Each listed HWID's lease, by HWID; present whenever `lease_seconds` is set. */
-  leases: z.optional(z.record(z.string(), storedLeaseSchema)),
-  /** The license's own features, beside its subscription's. Absent on items written before entitlements existed: none. */
-  features: z.optional(z.array(z.string())),
-  /** The license's own usage limits, overriding its subscription's of the same name. */
-  usage_limits: z.optional(z.record(z.string(), usageLimitField)),
-});
+export const licenseSchema = z.lazy(() =>
+  z.object({
+    key: z.string(),
+    app_id: z.string(),
+    /** Owner of the app, kept on the license so an ownership check needs no second read. */
+    team_id: z.string(),
+    subscription_id: z.string(),
+    status: z.enum(['active', 'paused']),
+    created_at: z.string(),
+    /** null until first use: the clock starts at activation. */
+    expires_at: z.nullable(z.string()),
+    /** Seconds. */
+    initial_duration: z.int().check(z.nonnegative()),
+    first_used_at: z.nullable(z.string()),
+    last_login: z.nullable(z.string()),
+    hwid: z.nullable(z.string()),
+    hwid_lock: z.boolean(),
+    hwid_reset_allowed: z.boolean(),
+    /** Seconds between two HWID resets. */
+    hwid_reset_interval: z.int().check(z.nonnegative()),
+    last_hwid_reset_at: z.nullable(z.string()),
+    username: z.nullable(z.string()),
+    tags: z.array(z.string()),
+    metadata: z.record(z.string(), z.unknown()),
+    /** Set when the key was the owner's own choice: the item lives under the team (keys.license). */
+    key_scope: z.optional(z.literal('team')),
+    /** Every bound HWID, oldest first; `hwid` is its first. Items written before seats existed have `hwid` only. */
+    hwids: z.optional(z.array(z.string())),
+    /** Seats: how many HWIDs may be bound at once. Absent on items written before seats existed: 1. */
+    max_devices: z.optional(z.int().check(z.minimum(1))),
+    /** Floating seats (leases.ts): seconds a seat is lent per /auth; absent or null: seats are bound for good. */
+    lease_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
+    /** Each listed HWID's lease, by HWID; present whenever `lease_seconds` is set. */
+    leases: z.optional(z.record(z.string(), storedLeaseSchema)),
+    /** The license's own features, beside its subscription's. Absent on items written before entitlements existed: none. */
+    features: z.optional(z.array(z.string())),
+    /** The license's own usage limits, overriding its subscription's of the same name. */
+    usage_limits: z.optional(z.record(z.string(), usageLimitField)),
+  }),
+);
 export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices' | 'lease_seconds' | 'leases'> & {
   hwids: string[];
   max_devices: number;

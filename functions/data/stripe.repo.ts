@@ -7,28 +7,32 @@ import { licenseItem, parseLicense, type License } from './license.repo';
 import { cancellationCodes } from './retry';
 
 /** What one Stripe price makes: a license of this tier for this long (docs/stripe.md, "The price map"). */
-export const priceMappingSchema = z.object({
-  subscription_id: z.string(),
-  duration_unit: z.enum(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months', 'years']),
-  duration_value: z.int(),
-  max_devices: z.optional(z.int()),
-  features: z.optional(z.array(z.string())),
-  hwid_lock: z.optional(z.boolean()),
-});
+export const priceMappingSchema = z.lazy(() =>
+  z.object({
+    subscription_id: z.string(),
+    duration_unit: z.enum(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months', 'years']),
+    duration_value: z.int(),
+    max_devices: z.optional(z.int()),
+    features: z.optional(z.array(z.string())),
+    hwid_lock: z.optional(z.boolean()),
+  }),
+);
 export type PriceMapping = z.infer<typeof priceMappingSchema>;
 
 /** An application's Stripe connection as stored: both secrets only as the key vault's ciphertexts. */
-export const stripeConnectionSchema = z.object({
-  app_id: z.string(),
-  team_id: z.string(),
-  webhook_secret_ciphertext: z.string(),
-  api_key_ciphertext: z.string(),
-  /** The secret's first and last characters, which is all `/integration/stripe/get` shows of it. */
-  webhook_secret_hint: z.string(),
-  prices: z.record(z.string(), priceMappingSchema),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export const stripeConnectionSchema = z.lazy(() =>
+  z.object({
+    app_id: z.string(),
+    team_id: z.string(),
+    webhook_secret_ciphertext: z.string(),
+    api_key_ciphertext: z.string(),
+    /** The secret's first and last characters, which is all `/integration/stripe/get` shows of it. */
+    webhook_secret_hint: z.string(),
+    prices: z.record(z.string(), priceMappingSchema),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
 export type StripeConnection = z.infer<typeof stripeConnectionSchema>;
 
 /** Where a Checkout Session's licenses came from, recorded with each Stripe object that session made. */

@@ -7,20 +7,22 @@ import { isConditionFailure } from './retry';
 import { keys } from './keys';
 import { usageLimitField } from '#shared/entitlements';
 
-export const subscriptionSchema = z.object({
-  subscription_id: z.string(),
-  app_id: z.string(),
-  team_id: z.string(),
-  name: z.string(),
-  level: z.int(),
-  single_key_per_hwid: z.boolean(),
-  status: z.enum(['active', 'inactive']),
-  created_at: z.string(),
-  /** Entitlements and grace (docs/licensing-models.md); absent on items written before they existed: none, none, 0. */
-  features: z.optional(z.array(z.string())),
-  usage_limits: z.optional(z.record(z.string(), usageLimitField)),
-  grace_seconds: z.optional(z.int().check(z.nonnegative())),
-});
+export const subscriptionSchema = z.lazy(() =>
+  z.object({
+    subscription_id: z.string(),
+    app_id: z.string(),
+    team_id: z.string(),
+    name: z.string(),
+    level: z.int(),
+    single_key_per_hwid: z.boolean(),
+    status: z.enum(['active', 'inactive']),
+    created_at: z.string(),
+    /** Entitlements and grace (docs/licensing-models.md); absent on items written before they existed: none, none, 0. */
+    features: z.optional(z.array(z.string())),
+    usage_limits: z.optional(z.record(z.string(), usageLimitField)),
+    grace_seconds: z.optional(z.int().check(z.nonnegative())),
+  }),
+);
 export type Subscription = z.infer<typeof subscriptionSchema>;
 
 export function subscriptionItem(subscription: Subscription): Record<string, unknown> {

@@ -6,23 +6,27 @@ import * as z from 'zod/mini';
  * EventBridge's rule puts them there (its envelope, the event in `detail`),
  * and attempts the delivery function or a redelivery scheduled.
  */
-export const attemptMessageSchema = z.object({
-  attempt: z.object({
-    delivery_id: z.string(),
-    /** Which attempt this is: the first is 1. */
-    number: z.int().check(z.positive()),
-    /** When it is due (epoch milliseconds): a wait longer than the queue's 15 minutes is made of several hops. */
-    due_at: z.number(),
-    /** A redelivery: the attempt is made whatever state the delivery is in. */
-    reopen: z.optional(z.boolean()),
+export const attemptMessageSchema = z.lazy(() =>
+  z.object({
+    attempt: z.object({
+      delivery_id: z.string(),
+      /** Which attempt this is: the first is 1. */
+      number: z.int().check(z.positive()),
+      /** When it is due (epoch milliseconds): a wait longer than the queue's 15 minutes is made of several hops. */
+      due_at: z.number(),
+      /** A redelivery: the attempt is made whatever state the delivery is in. */
+      reopen: z.optional(z.boolean()),
+    }),
   }),
-});
+);
 export type AttemptMessage = z.infer<typeof attemptMessageSchema>;
 
-export const eventMessageSchema = z.object({
-  'detail-type': z.string(),
-  detail: z.looseObject({ id: z.string(), type: z.string(), app_id: z.string(), at: z.string() }),
-});
+export const eventMessageSchema = z.lazy(() =>
+  z.object({
+    'detail-type': z.string(),
+    detail: z.looseObject({ id: z.string(), type: z.string(), app_id: z.string(), at: z.string() }),
+  }),
+);
 
 /** SQS's longest delay: a message may wait at most 15 minutes before it is delivered. */
 export const maxQueueDelaySeconds = 900;

@@ -1,44 +1,60 @@
 import * as z from 'zod/mini';
 import { hwidResetIntervalField, leaseSecondsField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
 
-export const editHwidSchema = z.object({
-  license_key: licenseKeyField,
-  hwid: z.nullable(z.string().check(z.minLength(1), z.maxLength(256))),
-});
+export const editHwidSchema = z.lazy(() =>
+  z.object({
+    license_key: licenseKeyField,
+    hwid: z.nullable(z.string().check(z.minLength(1), z.maxLength(256))),
+  }),
+);
 
-export const toggleLockSchema = z.object({
-  license_key: licenseKeyField,
-  hwid_lock: z.optional(z.boolean()),
-});
+export const toggleLockSchema = z.lazy(() =>
+  z.object({
+    license_key: licenseKeyField,
+    hwid_lock: z.optional(z.boolean()),
+  }),
+);
 
-export const toggleLockBulkSchema = z.object({
-  license_keys: licenseKeysField,
-  hwid_lock: z.boolean(),
-});
+export const toggleLockBulkSchema = z.lazy(() =>
+  z.object({
+    license_keys: licenseKeysField,
+    hwid_lock: z.boolean(),
+  }),
+);
 
-export const toggleResetAllowedSchema = z.object({
-  license_key: licenseKeyField,
-  hwid_reset_allowed: z.optional(z.boolean()),
-});
+export const toggleResetAllowedSchema = z.lazy(() =>
+  z.object({
+    license_key: licenseKeyField,
+    hwid_reset_allowed: z.optional(z.boolean()),
+  }),
+);
 
-export const updateResetIntervalSchema = z.object({
-  license_key: licenseKeyField,
-  hwid_reset_interval: hwidResetIntervalField,
-});
+export const updateResetIntervalSchema = z.lazy(() =>
+  z.object({
+    license_key: licenseKeyField,
+    hwid_reset_interval: hwidResetIntervalField,
+  }),
+);
 
-const hwidField = z.string().check(z.minLength(1), z.maxLength(256));
+const hwidField = z.lazy(() => z.string().check(z.minLength(1), z.maxLength(256)));
 
-export const setMaxDevicesSchema = z.object({
-  license_key: licenseKeyField,
-  max_devices: maxDevicesField,
-});
+export const setMaxDevicesSchema = z.lazy(() =>
+  z.object({
+    license_key: licenseKeyField,
+    max_devices: maxDevicesField,
+  }),
+);
 
-export const removeHwidSchema = z.object({
-  license_key: licenseKeyField,
-  hwid: hwidField,
-});
+export const removeHwidSchema = z.lazy(() =>
+  z.object({
+    license_key: licenseKeyField,
+    hwid: hwidField,
+  }),
+);
 
-export const setLeaseSchema = z.object({
-  license_key: licenseKeyField,
-  lease_seconds: leaseSecondsField,
-});
+export const setLeaseSchema = z.lazy(() =>
+  z.object({
+    license_key: licenseKeyField,
+    lease_seconds: leaseSecondsField,
+  }),
+);

@@ -17,30 +17,36 @@ export const stripePatterns = {
 export const maxMappedPrices = 100;
 
 /** Strict: a misspelt field in a price's mapping would otherwise make licenses without it. */
-export const priceMappingField = z
-  .strictObject({
-    subscription_id: subscriptionIdField,
-    ...duration,
-    max_devices: z.optional(maxDevicesField),
-    features: z.optional(featuresField),
-    hwid_lock: z.optional(z.boolean()),
-  })
-  .check(durationWithinLimit);
+export const priceMappingField = z.lazy(() =>
+  z
+    .strictObject({
+      subscription_id: subscriptionIdField,
+      ...duration,
+      max_devices: z.optional(maxDevicesField),
+      features: z.optional(featuresField),
+      hwid_lock: z.optional(z.boolean()),
+    })
+    .check(durationWithinLimit),
+);
 
-const priceId = z.string().check(z.regex(stripePatterns.price, 'must be a Stripe price id (price_…)'));
+const priceId = z.lazy(() => z.string().check(z.regex(stripePatterns.price, 'must be a Stripe price id (price_…)')));
 
-export const setSchema = z.object({
-  app_id: appIdField,
-  webhook_secret: z.optional(z.string().check(z.regex(stripePatterns.webhookSecret, 'must be the signing secret of a Stripe webhook endpoint (whsec_…)'))),
-  api_key: z.optional(z.string().check(z.regex(stripePatterns.restrictedKey, 'must be a Stripe restricted key (rk_test_… or rk_live_…)'))),
-  prices: z.record(priceId, priceMappingField).check(
-    z.refine((prices) => Object.keys(prices).length <= maxMappedPrices, `must map at most ${maxMappedPrices} prices`),
-  ),
-});
+export const setSchema = z.lazy(() =>
+  z.object({
+    app_id: appIdField,
+    webhook_secret: z.optional(z.string().check(z.regex(stripePatterns.webhookSecret, 'must be the signing secret of a Stripe webhook endpoint (whsec_…)'))),
+    api_key: z.optional(z.string().check(z.regex(stripePatterns.restrictedKey, 'must be a Stripe restricted key (rk_test_… or rk_live_…)'))),
+    prices: z.record(priceId, priceMappingField).check(
+      z.refine((prices) => Object.keys(prices).length <= maxMappedPrices, `must map at most ${maxMappedPrices} prices`),
+    ),
+  }),
+);
 
-export const appIdSchema = z.object({ app_id: appIdField });
+export const appIdSchema = z.lazy(() => z.object({ app_id: appIdField }));
 
-export const licensesSchema = z.object({
-  app_id: appIdField,
-  checkout_session: z.string().check(z.regex(stripePatterns.checkoutSession, 'must be a Stripe Checkout Session id (cs_test_… or cs_live_…)')),
-});
+export const licensesSchema = z.lazy(() =>
+  z.object({
+    app_id: appIdField,
+    checkout_session: z.string().check(z.regex(stripePatterns.checkoutSession, 'must be a Stripe Checkout Session id (cs_test_… or cs_live_…)')),
+  }),
+);

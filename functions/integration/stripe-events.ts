@@ -17,37 +17,43 @@ import { revealSecret } from './stripe-secrets';
  */
 
 /** An expandable reference: Stripe sends the id, or the object when expanded. */
-const reference = z.optional(z.nullable(z.union([z.string(), z.object({ id: z.string() })])));
+const reference = z.lazy(() => z.optional(z.nullable(z.union([z.string(), z.object({ id: z.string() })]))));
 const idOf = (value: z.infer<typeof reference>): string | undefined => (typeof value === 'string' ? value : (value?.id ?? undefined));
 
-const sessionSchema = z.object({
-  id: z.string(),
-  customer: reference,
-  customer_email: z.optional(z.nullable(z.string())),
-  customer_details: z.optional(z.nullable(z.object({ email: z.optional(z.nullable(z.string())) }))),
-  subscription: reference,
-  payment_intent: reference,
-  invoice: reference,
-});
+const sessionSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    customer: reference,
+    customer_email: z.optional(z.nullable(z.string())),
+    customer_details: z.optional(z.nullable(z.object({ email: z.optional(z.nullable(z.string())) }))),
+    subscription: reference,
+    payment_intent: reference,
+    invoice: reference,
+  }),
+);
 
-const invoiceSchema = z.object({
-  /** Before API version 2025-03-31 the invoice names its subscription itself; since, under `parent`. */
-  subscription: reference,
-  parent: z.optional(z.nullable(z.object({ subscription_details: z.optional(z.nullable(z.object({ subscription: reference }))) }))),
-  period_end: z.optional(z.number()),
-  lines: z.optional(z.object({ data: z.array(z.object({ period: z.optional(z.object({ end: z.number() })) })) })),
-});
+const invoiceSchema = z.lazy(() =>
+  z.object({
+    /** Before API version 2025-03-31 the invoice names its subscription itself; since, under `parent`. */
+    subscription: reference,
+    parent: z.optional(z.nullable(z.object({ subscription_details: z.optional(z.nullable(z.object({ subscription: reference }))) }))),
+    period_end: z.optional(z.number()),
+    lines: z.optional(z.object({ data: z.array(z.object({ period: z.optional(z.object({ end: z.number() })) })) })),
+  }),
+);
 
-const subscriptionSchema = z.object({ id: z.string() });
+const subscriptionSchema = z.lazy(() => z.object({ id: z.string() }));
 
-const chargeSchema = z.object({
-  amount: z.number(),
-  amount_refunded: z.number(),
-  refunded: z.boolean(),
-  payment_intent: reference,
-  /** Present before API version 2025-03-31 only. */
-  invoice: reference,
-});
+const chargeSchema = z.lazy(() =>
+  z.object({
+    amount: z.number(),
+    amount_refunded: z.number(),
+    refunded: z.boolean(),
+    payment_intent: reference,
+    /** Present before API version 2025-03-31 only. */
+    invoice: reference,
+  }),
+);
 
 export interface StripeEvent {
   id: string;

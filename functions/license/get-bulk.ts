@@ -11,7 +11,7 @@ import type { getBulkSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
 
 /** App, created_at, key, and 1 when the key lives under the team (a custom key). */
-const cursorSchema = z.tuple([z.string(), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))], z.literal(1));
+const cursorSchema = z.lazy(() => z.tuple([z.string(), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))], z.literal(1)));
 
 /**
  * The cursor names a position in one app's listing: the last license returned,
@@ -29,7 +29,7 @@ export function decodeLicenseCursor(cursor: string, appId: string): ListPosition
 }
 
 /** A cursor of the listing by expiry: named as such, so that it cannot resume a listing by creation, nor the reverse. */
-const expiryCursorSchema = z.tuple([z.string(), z.literal('expires_at'), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,256}$/))], z.literal(1));
+const expiryCursorSchema = z.lazy(() => z.tuple([z.string(), z.literal('expires_at'), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,256}$/))], z.literal(1)));
 
 export function encodeExpiryCursor(appId: string, position: ExpiryPosition): string {
   return encodeCursor(appId, ['expires_at', position.expires_at, position.key, ...(position.key_scope === 'team' ? [1] : [])]);

@@ -35,27 +35,31 @@ export const durationUnitSeconds = {
 
 const bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
-const customLicenseKey = z.string().check(z.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -'));
-const licenseStatus = z.enum(['active', 'paused']);
-const tags = z.array(z.string().check(z.minLength(1), z.maxLength(limits.tagLength))).check(z.maxLength(limits.tags));
+const customLicenseKey = z.lazy(() => z.string().check(z.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -')));
+const licenseStatus = z.lazy(() => z.enum(['active', 'paused']));
+const tags = z.lazy(() => z.array(z.string().check(z.minLength(1), z.maxLength(limits.tagLength))).check(z.maxLength(limits.tags)));
 // Checked on the body as parsed, before a record schema could drop a `__proto__` key unseen.
-const metadata = z.pipe(
-  z.unknown().check(
-    z.superRefine((value, context) => {
-      const problem = metadataProblem(value);
-      if (problem) context.addIssue({ code: 'custom', message: problem, input: value });
-    }),
+const metadata = z.lazy(() =>
+  z.pipe(
+    z.unknown().check(
+      z.superRefine((value, context) => {
+        const problem = metadataProblem(value);
+        if (problem) context.addIssue({ code: 'custom', message: problem, input: value });
+      }),
+    ),
+    z.transform((value) => value as Record<string, unknown>),
   ),
-  z.transform((value) => value as Record<string, unknown>),
 );
-const username = z.string().check(z.trim(), z.normalize('NFC'), z.minLength(3, 'must be 3 to 50 characters'), z.maxLength(50, 'must be 3 to 50 characters'));
-const password = z
-  .string()
-  .check(
-    z.minLength(8, 'must be at least 8 characters'),
-    z.refine((value) => bytes(value) <= maxPasswordBytes, `must be at most ${maxPasswordBytes} bytes`),
-  );
-const extendSeconds = z.int().check(z.minimum(1), z.maximum(limits.maxExtendSeconds));
+const username = z.lazy(() => z.string().check(z.trim(), z.normalize('NFC'), z.minLength(3, 'must be 3 to 50 characters'), z.maxLength(50, 'must be 3 to 50 characters')));
+const password = z.lazy(() =>
+  z
+    .string()
+    .check(
+      z.minLength(8, 'must be at least 8 characters'),
+      z.refine((value) => bytes(value) <= maxPasswordBytes, `must be at most ${maxPasswordBytes} bytes`),
+    ),
+);
+const extendSeconds = z.lazy(() => z.int().check(z.minimum(1), z.maximum(limits.maxExtendSeconds)));
 
 export const duration = {
   duration_unit: z.enum(Object.keys(durationUnitSeconds) as [keyof typeof durationUnitSeconds]),
@@ -70,91 +74,101 @@ export const durationWithinLimit = z.refine<Duration>(
   { path: ['duration_value'], message: 'must not make the duration longer than 100 years' },
 );
 
-export const createSchema = z
-  .object({
+export const createSchema = z.lazy(() =>
+  z
+    .object({
+      app_id: appIdField,
+      subscription_id: subscriptionIdField,
+      ...duration,
+      hwid_lock: z._default(z.boolean(), false),
+      tags: z._default(tags, []),
+      metadata: z._default(metadata, {}),
+      username: z.optional(username),
+      password: z.optional(password),
+      license_key: z.optional(customLicenseKey),
+      max_devices: z._default(maxDevicesField, 1),
+      lease_seconds: z._default(leaseSecondsField, null),
+      hwid_reset_allowed: z.optional(z.boolean()),
+      hwid_reset_interval: z.optional(hwidResetIntervalField),
+      features: z.optional(featuresField),
+      usage_limits: z.optional(usageLimitsField),
+    })
+    .check(
+      durationWithinLimit,
+      z.superRefine((input, context) => {
+        if ((input.username === undefined) !== (input.password === undefined)) {
+          const missing = input.username === undefined ? 'username' : 'password';
+          context.addIssue({ code: 'custom', path: [missing], message: 'username and password come together' });
+        }
+      }),
+    ),
+);
+
+export const createBulkSchema = z.lazy(() =>
+  z
+    .object({
+      key_amount: z.int().check(z.minimum(1), z.maximum(limits.bulkKeys)),
+      app_id: appIdField,
+      subscription_id: subscriptionIdField,
+      ...duration,
+      hwid_lock: z._default(z.boolean(), false),
+      tags: z._default(tags, []),
+      max_devices: z._default(maxDevicesField, 1),
+      lease_seconds: z._default(leaseSecondsField, null),
+      hwid_reset_allowed: z.optional(z.boolean()),
+      hwid_reset_interval: z.optional(hwidResetIntervalField),
+      features: z.optional(featuresField),
+      usage_limits: z.optional(usageLimitsField),
+    })
+    .check(durationWithinLimit),
+);
+
+export const licenseKeySchema = z.lazy(() => z.object({ license_key: licenseKey }));
+export const licenseKeysSchema = z.lazy(() => z.object({ license_keys: licenseKeys }));
+
+export const extendSchema = z.lazy(() => z.object({ license_key: licenseKey, extend_seconds: extendSeconds }));
+
+export const extendBulkSchema = z.lazy(() =>
+  z.object({
+    license_keys: licenseKeys,
+    extend_seconds: extendSeconds,
+    request_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  }),
+);
+
+export const getBulkSchema = z.lazy(() =>
+  z.object({
     app_id: appIdField,
-    subscription_id: subscriptionIdField,
-    ...duration,
-    hwid_lock: z._default(z.boolean(), false),
-    tags: z._default(tags, []),
-    metadata: z._default(metadata, {}),
-    username: z.optional(username),
-    password: z.optional(password),
-    license_key: z.optional(customLicenseKey),
-    max_devices: z._default(maxDevicesField, 1),
-    lease_seconds: z._default(leaseSecondsField, null),
-    hwid_reset_allowed: z.optional(z.boolean()),
-    hwid_reset_interval: z.optional(hwidResetIntervalField),
-    features: z.optional(featuresField),
-    usage_limits: z.optional(usageLimitsField),
-  })
-  .check(
-    durationWithinLimit,
-    z.superRefine((input, context) => {
-      if ((input.username === undefined) !== (input.password === undefined)) {
-        const missing = input.username === undefined ? 'username' : 'password';
-        context.addIssue({ code: 'custom', path: [missing], message: 'username and password come together' });
-      }
-    }),
-  );
-
-export const createBulkSchema = z
-  .object({
-    key_amount: z.int().check(z.minimum(1), z.maximum(limits.bulkKeys)),
-    app_id: appIdField,
-    subscription_id: subscriptionIdField,
-    ...duration,
-    hwid_lock: z._default(z.boolean(), false),
-    tags: z._default(tags, []),
-    max_devices: z._default(maxDevicesField, 1),
-    lease_seconds: z._default(leaseSecondsField, null),
-    hwid_reset_allowed: z.optional(z.boolean()),
-    hwid_reset_interval: z.optional(hwidResetIntervalField),
-    features: z.optional(featuresField),
-    usage_limits: z.optional(usageLimitsField),
-  })
-  .check(durationWithinLimit);
-
-export const licenseKeySchema = z.object({ license_key: licenseKey });
-export const licenseKeysSchema = z.object({ license_keys: licenseKeys });
-
-export const extendSchema = z.object({ license_key: licenseKey, extend_seconds: extendSeconds });
-
-export const extendBulkSchema = z.object({
-  license_keys: licenseKeys,
-  extend_seconds: extendSeconds,
-  request_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
-});
-
-export const getBulkSchema = z.object({
-  app_id: appIdField,
-  status: z.optional(licenseStatus),
-  subscription_id: z.optional(subscriptionIdField),
-  tag: z.optional(z.string().check(z.minLength(1), z.maxLength(limits.tagLength))),
-  /** true: only licenses whose expiry has passed; false: only those not expired (unused ones included). */
-  expired: z.optional(z.boolean()),
-  /** true: only licenses never used (no first /auth); false: only used ones. */
-  unused: z.optional(z.boolean()),
-  /** Only licenses not yet expired that expire within this many days. */
-  expiring_within_days: z.optional(z.int().check(z.minimum(1), z.maximum(limits.expiringWithinDays))),
-  per_page: z._default(z.int().check(z.minimum(1), z.maximum(limits.perPage)), 25),
-  /** `expires_at` lists only licenses that have an expiry (used ones): an unused license's clock has not started. */
-  sort_field: z._default(z.enum(['created_at', 'expires_at']), 'created_at'),
-  sort_order: z._default(z.enum(['asc', 'desc']), 'desc'),
-  cursor: z.nullish(z.string().check(z.maxLength(512))),
-});
+    status: z.optional(licenseStatus),
+    subscription_id: z.optional(subscriptionIdField),
+    tag: z.optional(z.string().check(z.minLength(1), z.maxLength(limits.tagLength))),
+    /** true: only licenses whose expiry has passed; false: only those not expired (unused ones included). */
+    expired: z.optional(z.boolean()),
+    /** true: only licenses never used (no first /auth); false: only used ones. */
+    unused: z.optional(z.boolean()),
+    /** Only licenses not yet expired that expire within this many days. */
+    expiring_within_days: z.optional(z.int().check(z.minimum(1), z.maximum(limits.expiringWithinDays))),
+    per_page: z._default(z.int().check(z.minimum(1), z.maximum(limits.perPage)), 25),
+    /** `expires_at` lists only licenses that have an expiry (used ones): an unused license's clock has not started. */
+    sort_field: z._default(z.enum(['created_at', 'expires_at']), 'created_at'),
+    sort_order: z._default(z.enum(['asc', 'desc']), 'desc'),
+    cursor: z.nullish(z.string().check(z.maxLength(512))),
+  }),
+);
 
 /** A license key, a username or a bound HWID: as long as the longest of them (a key or an HWID, 256 characters). */
-export const findSchema = z.object({
-  app_id: appIdField,
-  query: z.string().check(z.minLength(1, 'must be 1 to 256 characters'), z.maxLength(256, 'must be 1 to 256 characters')),
-});
+export const findSchema = z.lazy(() =>
+  z.object({
+    app_id: appIdField,
+    query: z.string().check(z.minLength(1, 'must be 1 to 256 characters'), z.maxLength(256, 'must be 1 to 256 characters')),
+  }),
+);
 
-export const updateStatusSchema = z.object({ license_key: licenseKey, status: licenseStatus });
-export const updateStatusBulkSchema = z.object({ license_keys: licenseKeys, status: licenseStatus });
-export const updateSubscriptionSchema = z.object({ license_key: licenseKey, subscription_id: subscriptionIdField });
-export const updateCredentialsSchema = z.object({ license_key: licenseKey, username, password: z.optional(password) });
-export const updateMetadataSchema = z.object({ license_key: licenseKey, metadata });
-export const updateFeaturesSchema = z.object({ license_key: licenseKey, features: featuresField });
-export const updateUsageLimitsSchema = z.object({ license_key: licenseKey, usage_limits: usageLimitsField });
-export const resetUsageSchema = z.object({ license_key: licenseKey, counter: z.optional(entitlementName) });
+export const updateStatusSchema = z.lazy(() => z.object({ license_key: licenseKey, status: licenseStatus }));
+export const updateStatusBulkSchema = z.lazy(() => z.object({ license_keys: licenseKeys, status: licenseStatus }));
+export const updateSubscriptionSchema = z.lazy(() => z.object({ license_key: licenseKey, subscription_id: subscriptionIdField }));
+export const updateCredentialsSchema = z.lazy(() => z.object({ license_key: licenseKey, username, password: z.optional(password) }));
+export const updateMetadataSchema = z.lazy(() => z.object({ license_key: licenseKey, metadata }));
+export const updateFeaturesSchema = z.lazy(() => z.object({ license_key: licenseKey, features: featuresField }));
+export const updateUsageLimitsSchema = z.lazy(() => z.object({ license_key: licenseKey, usage_limits: usageLimitsField }));
+export const resetUsageSchema = z.lazy(() => z.object({ license_key: licenseKey, counter: z.optional(entitlementName) }));

@@ -22,27 +22,33 @@ const nameRule = 'must be 1 to 64 characters of a-z, 0-9, ., _, : and -, startin
 export const entitlementName = z.string().check(z.regex(namePattern, nameRule));
 
 /** Up to 50 features; stored sorted, a repeated one once. */
-export const featuresField = z.pipe(
-  z.array(entitlementName).check(z.maxLength(entitlementLimits.features, `must hold at most ${entitlementLimits.features} features`)),
-  z.transform((features: string[]) => [...new Set(features)].sort()),
+export const featuresField = z.lazy(() =>
+  z.pipe(
+    z.array(entitlementName).check(z.maxLength(entitlementLimits.features, `must hold at most ${entitlementLimits.features} features`)),
+    z.transform((features: string[]) => [...new Set(features)].sort()),
+  ),
 );
 
-const count = z.int().check(z.minimum(0), z.maximum(entitlementLimits.maxCount));
+const count = z.lazy(() => z.int().check(z.minimum(0), z.maximum(entitlementLimits.maxCount)));
 
-export const usageLimitField = z.strictObject({
-  limit: count,
-  period: z.enum(usagePeriods),
-  overage: z._default(count, 0),
-});
+export const usageLimitField = z.lazy(() =>
+  z.strictObject({
+    limit: count,
+    period: z.enum(usagePeriods),
+    overage: z._default(count, 0),
+  }),
+);
 export type UsageLimit = z.infer<typeof usageLimitField>;
 export type UsageLimits = Record<string, UsageLimit>;
 
 /** Up to 20 counters by name. */
-export const usageLimitsField = z.record(entitlementName, usageLimitField).check(
-  z.refine((limits) => Object.keys(limits).length <= entitlementLimits.counters, `must hold at most ${entitlementLimits.counters} counters`),
+export const usageLimitsField = z.lazy(() =>
+  z.record(entitlementName, usageLimitField).check(
+    z.refine((limits) => Object.keys(limits).length <= entitlementLimits.counters, `must hold at most ${entitlementLimits.counters} counters`),
+  ),
 );
 
-export const graceSecondsField = z.int().check(z.minimum(0), z.maximum(entitlementLimits.maxGraceSeconds));
+export const graceSecondsField = z.lazy(() => z.int().check(z.minimum(0), z.maximum(entitlementLimits.maxGraceSeconds)));
 
 interface Entitled {
   features?: string[];

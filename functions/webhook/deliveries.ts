@@ -26,7 +26,7 @@ export function deliveryView(delivery: Delivery) {
 export type DeliveryView = ReturnType<typeof deliveryView>;
 
 /** A cursor is the position of the last delivery shown, for this endpoint and this state filter only. */
-const cursorSchema = z.tuple([z.string(), z.string().check(z.regex(/^\d{13}-[0-9a-f]{16}$/)), z.nullable(z.enum(['pending', 'delivered', 'failed']))]);
+const cursorSchema = z.lazy(() => z.tuple([z.string(), z.string().check(z.regex(/^\d{13}-[0-9a-f]{16}$/)), z.nullable(z.enum(['pending', 'delivered', 'failed']))]));
 
 /** `/webhook/deliveries`: the endpoint's log, newest first. */
 export async function listDeliveries(deps: Deps, input: OwnerInput<typeof deliveriesSchema>): Promise<Page<DeliveryView>> {
