@@ -74,6 +74,16 @@ export const durationWithinLimit = z.refine<Duration>(
   { path: ['duration_value'], message: 'must not make the duration longer than 100 years' },
 );
 
+/** What a license created alone or in bulk may set of its devices and entitlements; a function, so it is built with the schema using it. */
+const deviceAndEntitlementFields = () => ({
+  max_devices: z._default(maxDevicesField, 1),
+  lease_seconds: z._default(leaseSecondsField, null),
+  hwid_reset_allowed: z.optional(z.boolean()),
+  hwid_reset_interval: z.optional(hwidResetIntervalField),
+  features: z.optional(featuresField),
+  usage_limits: z.optional(usageLimitsField),
+});
+
 export const createSchema = z.lazy(() =>
   z
     .object({
@@ -86,12 +96,7 @@ export const createSchema = z.lazy(() =>
       username: z.optional(username),
       password: z.optional(password),
       license_key: z.optional(customLicenseKey),
-      max_devices: z._default(maxDevicesField, 1),
-      lease_seconds: z._default(leaseSecondsField, null),
-      hwid_reset_allowed: z.optional(z.boolean()),
-      hwid_reset_interval: z.optional(hwidResetIntervalField),
-      features: z.optional(featuresField),
-      usage_limits: z.optional(usageLimitsField),
+      ...deviceAndEntitlementFields(),
     })
     .check(
       durationWithinLimit,
@@ -113,12 +118,7 @@ export const createBulkSchema = z.lazy(() =>
       ...duration,
       hwid_lock: z._default(z.boolean(), false),
       tags: z._default(tags, []),
-      max_devices: z._default(maxDevicesField, 1),
-      lease_seconds: z._default(leaseSecondsField, null),
-      hwid_reset_allowed: z.optional(z.boolean()),
-      hwid_reset_interval: z.optional(hwidResetIntervalField),
-      features: z.optional(featuresField),
-      usage_limits: z.optional(usageLimitsField),
+      ...deviceAndEntitlementFields(),
     })
     .check(durationWithinLimit),
 );
