@@ -1,10 +1,9 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readConfig } from '#core/config';
 import { createLambdaDeps, forRequest } from '#core/deps';
 import { createKmsClient, kmsKeyVault } from '#core/signing/kms-vault';
 import { attemptTimeoutMs, createDelivery, deliveryActor, type Delivery } from './deliver';
-import { sqsDeliveryQueue } from './queue';
+import { createSqsClient, sqsDeliveryQueue } from './sqs-queue';
 
 let delivery: Promise<Delivery> | undefined;
 
@@ -15,7 +14,7 @@ async function createDeliveryFromEnv(): Promise<Delivery> {
   return createDelivery({
     ...deps,
     keyVault: kmsKeyVault(createKmsClient(config.region, config.kmsEndpoint), config.signingKmsKeyId),
-    queue: sqsDeliveryQueue(new SQSClient({ region: config.region, maxAttempts: 4 }), config.webhookQueueUrl),
+    queue: sqsDeliveryQueue(createSqsClient(config.region), config.webhookQueueUrl),
     // The deployed stack delivers to public https addresses only, whatever the environment says.
     policy: 'public',
     attemptTimeoutMs,

@@ -1,4 +1,3 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
 
 /**
@@ -35,13 +34,13 @@ export interface DeliveryQueue {
   send(message: AttemptMessage, delaySeconds: number): Promise<void>;
 }
 
-/** On AWS: the stack's delivery queue, its URL in WEBHOOK_QUEUE_URL. */
-export function sqsDeliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
-  return {
-    async send(message, delaySeconds) {
-      await sqs.send(
-        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.min(maxQueueDelaySeconds, Math.max(0, Math.ceil(delaySeconds))) }),
-      );
-    },
-  };
+/**
+ * On AWS: the stack's delivery queue, its URL in WEBHOOK_QUEUE_URL, its SQS
+ * client loaded and made on the first message sent. Of the webhook routes only
+ * a redelivery sends one, so their cold starts leave the client out.
+ */
+export function lazySqsDeliveryQueue(region: string, queueUrl: string): DeliveryQueue {
+  let queue: Promise<DeliveryQueue> | undefined;
+  const load = () => (queue ??= import('./sqs-queue').then(({ createSqsClient, sqsDeliveryQueue }) => sqsDeliveryQueue(createSqsClient(region), queueUrl)));
+  return { send: async (message, delaySeconds) => (await load()).send(message, delaySeconds) };
 }

@@ -1,9 +1,8 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { readConfig } from '#core/config';
 import { createLambdaDeps, type Deps } from '#core/deps';
 import { createGroupHandler, managementEndpoint, managementListEndpoint, type DepsSource, type Endpoints } from '#core/http/handler';
-import { createKmsClient, kmsKeyVault } from '#core/signing/kms-vault';
-import { sqsDeliveryQueue } from '../delivery/queue';
+import { lazyKmsKeyVault } from '#core/signing/signing-deps';
+import { lazySqsDeliveryQueue } from '../delivery/queue';
 import { listDeliveries, redeliver } from './deliveries';
 import * as schemas from './schemas';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
@@ -27,8 +26,8 @@ function webhookDepsFromEnv(): Promise<Deps> {
   webhookDeps ??= (() => {
     const config = readConfig();
     if (!config.signingKmsKeyId || !config.webhookQueueUrl) throw new Error('SIGNING_KMS_KEY_ID and WEBHOOK_QUEUE_URL must be set on the webhook function');
-    return createLambdaDeps(config, kmsKeyVault(createKmsClient(config.region, config.kmsEndpoint), config.signingKmsKeyId), {
-      queue: sqsDeliveryQueue(new SQSClient({ region: config.region, maxAttempts: 4 }), config.webhookQueueUrl),
+    return createLambdaDeps(config, lazyKmsKeyVault(config.region, config.kmsEndpoint, config.signingKmsKeyId), {
+      queue: lazySqsDeliveryQueue(config.region, config.webhookQueueUrl),
       policy: 'public',
     });
   })();

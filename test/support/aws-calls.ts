@@ -2,7 +2,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, type PutEventsCommandInput, type PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
 import { KMSClient, type DecryptCommandInput, type EncryptCommandInput } from '@aws-sdk/client-kms';
 import { SQSClient, type SendMessageBatchCommandInput, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
-import { sqsDeliveryQueue, type AttemptMessage, type DeliveryQueue } from '../../functions/delivery/queue';
+import type { AttemptMessage, DeliveryQueue } from '../../functions/delivery/queue';
+import { sqsDeliveryQueue } from '../../functions/delivery/sqs-queue';
 import type { KeyVault } from '#core/signing/key-vault';
 import { kmsKeyVault } from '#core/signing/kms-vault';
 import { tableDefinition } from '#data/table';
@@ -179,7 +180,7 @@ export function eventClients(
 }
 
 /**
- * The deployed SQS delivery queue (functions/delivery/queue.ts), its requests
+ * The deployed SQS delivery queue (functions/delivery/sqs-queue.ts), its requests
  * recorded and each message handed to `target` with the delay SQS was asked for.
  */
 export function sqsShapedQueue(target: DeliveryQueue): DeliveryQueue {
