@@ -1,5 +1,5 @@
 import { render, type ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Route, Router, Switch, useLocation } from 'wouter-preact';
 import { ApiError, call, loadConfig, session, signInWithLinkCode, type App } from './api';
 import { AppId, CreateApp } from './apps';
@@ -130,20 +130,41 @@ function NotFound({ text }: { text: string }) {
 
 /**
  * After a move to another address (not on the first screen), focus goes to the new
- * screen's heading, so a screen reader announces it and Tab starts from there.
+ * screen's heading, so a screen reader announces it and Tab starts from there. It
+ * moves in the commit that draws the screen (a layout effect), so the heading is
+ * never shown without it. A screen may draw its heading only once its data has
+ * come, or draw it anew: until the owner presses a key or the pointer (or for
+ * 10 s), focus left on nothing goes to the heading again.
  */
 function useFocusOnNavigation() {
   const [location] = useLocation();
   const first = useRef(true);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (first.current) {
       first.current = false;
       return;
     }
-    const heading = document.querySelector<HTMLElement>('main h1');
-    if (!heading) return;
-    heading.tabIndex = -1;
-    heading.focus();
+    const focusHeading = (always: boolean) => {
+      const active = document.activeElement;
+      if (!always && active && active !== document.body && active.isConnected) return;
+      const heading = document.querySelector<HTMLElement>('main h1');
+      if (!heading || heading === active) return;
+      heading.tabIndex = -1;
+      heading.focus();
+    };
+    focusHeading(true);
+    const observer = new MutationObserver(() => focusHeading(false));
+    observer.observe(document.body, { childList: true, subtree: true });
+    const stop = () => {
+      observer.disconnect();
+      clearTimeout(timer);
+      window.removeEventListener('keydown', stop, true);
+      window.removeEventListener('pointerdown', stop, true);
+    };
+    const timer = setTimeout(stop, 10_000);
+    window.addEventListener('keydown', stop, true);
+    window.addEventListener('pointerdown', stop, true);
+    return stop;
   }, [location]);
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'preact/hooks';
+import { useLayoutEffect, useMemo } from 'preact/hooks';
 import { useHashLocation } from 'wouter-preact/use-hash-location';
 
 /**
@@ -80,10 +80,13 @@ export function useQuery<Name extends string>(): [Partial<Record<Name, string>>,
   return [query, setQuery];
 }
 
-/** Sets the tab's title for as long as a screen shows: `<screen> · <application> · Licensing dashboard`. */
+/**
+ * Sets the tab's title for as long as a screen shows: `<screen> · <application> · Licensing dashboard`,
+ * in the commit that draws the screen (a layout effect), so screen and title never disagree.
+ */
 export function useTitle(...parts: (string | undefined)[]): void {
   const title = [...parts.filter(Boolean), 'Licensing dashboard'].join(' · ');
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.title = title;
   }, [title]);
 }
