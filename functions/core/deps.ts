@@ -10,7 +10,7 @@ import { createLogger, type Logger } from './logger';
 import { createSignerCache, type SignerCache } from './signing/signer-cache';
 import { traceDynamoClient } from './tracing';
 import type { DeliveryQueue } from '../delivery/queue';
-import type { TargetPolicy } from '../delivery/targets';
+import type { TargetPolicy } from '../delivery/target-policy';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */
 export interface Deps {

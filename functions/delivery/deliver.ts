@@ -7,7 +7,8 @@ import { deliveryIds, type AttemptOutcome, type DeliveryRef, type EndpointChange
 import type { Clock } from '#shared/clock';
 import { attemptMessageSchema, eventMessageSchema, type AttemptMessage, type DeliveryQueue } from './queue';
 import { attemptLeaseMs, deliveryRetentionSeconds, disableAfterFailedDeliveries, disableAfterFailingMs, waitAfter } from './schedule';
-import { postOnce, type TargetPolicy } from './targets';
+import { postOnce } from './targets';
+import type { TargetPolicy } from './target-policy';
 
 export interface DeliveryDeps {
   repos: Pick<Repos, 'webhooks'>;

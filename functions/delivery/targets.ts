@@ -1,22 +1,7 @@
 import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-
-/**
- * Where webhooks may go (docs/webhooks.md#targets). `public`, the deployed
- * stack's only policy: https, and only addresses that are plain public
- * unicast. `local`, for `npm start` alone: http too, and loopback, so that a
- * receiver on the developer's machine works. Both refuse every private,
- * link-local (the cloud metadata address among them), multicast and reserved
- * address. The policy is chosen in code by who runs the delivery, never read
- * from the environment, so no setting can open it on AWS.
- */
-export type TargetPolicy = 'public' | 'local';
-
-const metadataAddress = '169.254.169.254';
-const loopback = ['127.0.0.0/8', '::1/128'];
+import { loopback, metadataAddress, targetProblem, type TargetPolicy } from './target-policy';
 
 /**
  * The check on the address actually connected to: request-filtering-agent
@@ -31,27 +16,6 @@ const agents: Record<TargetPolicy, { http?: Agent; https: Agent }> = {
     https: new RequestFilteringHttpsAgent({ keepAlive: false, allowIPAddressList: loopback, denyIPAddressList: [metadataAddress] }),
   },
 };
-
-/** Why `url` can never be a target under `policy`, or undefined. Names are checked when connecting. */
-export function targetProblem(url: string, policy: TargetPolicy): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not a URL';
-  }
-  const schemes = policy === 'local' ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(parsed.protocol)) return policy === 'local' ? 'must be an https or http URL' : 'must be an https URL';
-  if (parsed.username || parsed.password) return 'must not carry a user name or password';
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (!isIP(host)) return undefined;
-  // A literal address is judged as the connection's check will judge it (ipaddr.js's ranges, which
-  // request-filtering-agent uses), so create and update refuse exactly what delivery would.
-  const range = ipaddr.parse(host).range();
-  if (policy === 'local' && range === 'loopback') return undefined;
-  if (range !== 'unicast') return 'must not point at a loopback, private, link-local, multicast or reserved address';
-  return undefined;
-}
 
 export interface Attempt {
   url: string;

@@ -7,7 +7,7 @@ import type { OwnerInput } from '#core/http/handler';
 import type { KeyVault } from '#core/signing/key-vault';
 import type { Webhook } from '#data/webhook.repo';
 import { iso } from '#shared/clock';
-import { targetProblem } from '../delivery/targets';
+import { targetProblem } from '../delivery/target-policy';
 import type { createWebhookSchema, listWebhooksSchema, updateWebhookSchema, webhookIdSchema } from './schemas';
 
 /** An endpoint as answers show it: never its secret, encrypted or not, nor the delivery function's bookkeeping. */

@@ -6,7 +6,7 @@ import { forRequest } from '#core/deps';
 import { attemptTimeoutMs, deliveryActor } from '../../functions/delivery/deliver';
 import { createWebhook } from '../../functions/webhook/webhooks';
 import type { Owner } from './owners';
-import type { TargetPolicy } from '../../functions/delivery/targets';
+import type { TargetPolicy } from '../../functions/delivery/target-policy';
 import { startLocalDeliveryQueue, type LocalDeliveryQueue } from '../../local/webhook-queue';
 import { sqsShapedQueue } from './aws-calls';
 import { startTestEvents, type TestEvents } from './events';

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { postOnce, targetProblem } from '../../functions/delivery/targets';
+import { targetProblem } from '../../functions/delivery/target-policy';
+import { postOnce } from '../../functions/delivery/targets';
 
 describe('which URLs can be webhook targets', () => {
   it.each([
