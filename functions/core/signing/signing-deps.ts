@@ -16,10 +16,11 @@ export function signingDepsFromEnv(): Promise<Deps> {
 
 /**
  * The KMS key vault, its client loaded and made on the container's first
- * signature, new key or sealed secret: most cold starts (a license-key /auth whose
- * application's key is not yet needed, any /app call but the signing key's,
- * any /webhook call but those that make or rotate a secret) never use it, and the client is a module of its own in the bundle
- * (docs/performance.md, "Bundles and cold start").
+ * signature, new key or sealed secret: most cold starts (a license-key /auth
+ * whose application's key is not yet needed, any /app call but the signing
+ * key's, any /webhook call but those that make or rotate a secret) never use
+ * it, and the client is a module of its own in the bundle (docs/performance.md,
+ * "Bundles and cold start").
  */
 export function lazyKmsKeyVault(region: string, endpoint: string | undefined, keyId: string): KeyVault {
   let vault: Promise<KeyVault> | undefined;
