@@ -18,7 +18,7 @@ import { startLocalEventStream } from '../local/event-stream';
 import { startWebhookBench } from './webhooks';
 import { startLocalServer } from '../local/server';
 import { ensureTable, startLocalStore } from '../local/store';
-import { baselineRequests, startBaselineServer } from './baseline';
+import { baselineRequests, baselineTransactionRequests, startBaselineServer } from './baseline';
 import { measureBundles, type BundleMeasurement, type BundleResult } from './bundles';
 import { deployedStack } from './deployed-stack';
 import type { CostPerMillion } from './cost';
@@ -269,15 +269,14 @@ try {
   };
   const load: Record<string, Record<string, LoadResult>> = {};
   let consumer: { records: number; seconds: number; rps: number; lag_s: number } | undefined;
-  for (const connections of concurrencies) {
-    progress(`baseline_store at concurrency ${connections}`);
-    (load.baseline_store ??= {})[`c${connections}`] = await runLoad({
-      url: baselineServer.url,
-      requests: baselineRequests,
-      connections,
-      amount: plan.amount,
-      maxSeconds: plan.seconds,
-    });
+  for (const [name, requests] of [
+    ['baseline_store', baselineRequests],
+    ['baseline_store_transaction', baselineTransactionRequests],
+  ] as const) {
+    for (const connections of concurrencies) {
+      progress(`${name} at concurrency ${connections}`);
+      (load[name] ??= {})[`c${connections}`] = await runLoad({ url: baselineServer.url, requests, connections, amount: plan.amount, maxSeconds: plan.seconds });
+    }
   }
   await baselineServer.close();
   for (const [name, scenario] of Object.entries(scenarios)) {
@@ -390,6 +389,7 @@ try {
   progress('bundles and the reference handlers: build, then fresh-process import and one request against the store, interleaved');
   const measured = await measureBundles(root, { endpoint: store.endpoint, tableName: config.tableName }, plan.bundleRuns, progress, deployed.functions);
 
+  const baselineOf = (byConcurrency: Record<string, LoadResult>) => ({ rps: byConcurrency.c32!.rps, p50_ms: byConcurrency.c32!.p50_ms, p99_ms: byConcurrency.c32!.p99_ms, by_concurrency: byConcurrency });
   const operation = (name: string) => {
     const at32 = Object.values(load[name]!).at(-1)!;
     return {
@@ -431,7 +431,8 @@ try {
     events_consumer_rps: consumer!.rps,
     events_consumer: consumer!,
     webhook_deliveries: webhookDeliveries,
-    baseline_store: { rps: load.baseline_store!.c32!.rps, p50_ms: load.baseline_store!.c32!.p50_ms, p99_ms: load.baseline_store!.c32!.p99_ms, by_concurrency: load.baseline_store! },
+    baseline_store: baselineOf(load.baseline_store!),
+    baseline_store_transaction: baselineOf(load.baseline_store_transaction!),
     ...costSection({ served, metered, scenarios, deployed }),
     app_stats: appStats,
     ...(scale ? { scale } : {}),
@@ -470,6 +471,7 @@ type Results = {
   bundles_reference_kms: BundleResult;
   bundles_reference_sdk: BundleResult;
   baseline_store: { rps: number; by_concurrency: Record<string, LoadResult> };
+  baseline_store_transaction: { rps: number; by_concurrency: Record<string, LoadResult> };
   bundles: Record<string, BundleResult>;
   bundles_reference: BundleMeasurement['reference'];
   cost_per_million: Record<string, CostPerMillion>;
@@ -590,8 +592,12 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     );
   }
   const baseline = results.baseline_store.by_concurrency as Record<'c1' | 'c32', LoadResult>;
+  const transactionFloor = results.baseline_store_transaction.by_concurrency as Record<'c1' | 'c32', LoadResult>;
   lines.push(
     `| Store floor: GetItem + UpdateItem | ${baseline.c1.p50_ms} | ${baseline.c1.p99_ms} | ${baseline.c1.rps} | ${baseline.c32.p50_ms} | ${baseline.c32.p99_ms} | ${baseline.c32.rps} | 2 / 2 | |`,
+    `| Store floor: GetItem + TransactWriteItems (a new item and the update) | ${transactionFloor.c1.p50_ms} | ${transactionFloor.c1.p99_ms} | ${transactionFloor.c1.rps} | ${transactionFloor.c32.p50_ms} | ${transactionFloor.c32.p99_ms} | ${transactionFloor.c32.rps} | 2 / 2 | |`,
+    '',
+    `The store's own price of a transaction: at concurrency 32 its transaction floor answers ${ratio(transactionFloor.c32.rps, baseline.c32.rps)} × the requests/s of its GetItem + UpdateItem floor, and \`/usage\` with a \`usage_id\` (whose write is that transaction) ${ratio(results.usage_id.rps, results.auth_license.rps)} × those of \`/auth\` by key (whose write is that update).`,
     '',
     `Events consumer (DynamoDB Local's stream, running through every load above; the records include those of its own marks, audit items and counters, which the stack's filter keeps from the Lambda): ${results.events_consumer.records} stream records in ${results.events_consumer.seconds} s over the \`/auth\` by key run at concurrency 32, ${results.events_consumer_rps} records/s, ${results.events_consumer.lag_s} s behind when the load ended.`,
     `Webhook deliveries (the local delivery queue of npm start to a loopback receiver, one endpoint subscribed to every type of the app the loads above used, so every /auth row, round trips and write units included, was measured with a webhook in place): ${results.webhook_deliveries.deliveries} deliveries in ${results.webhook_deliveries.seconds} s, ${results.webhook_deliveries.per_s}/s, the last ${results.webhook_deliveries.lag_s} s after the burst was queued; deliveries run only here, after the loads, and /auth reads and writes nothing of webhooks.`,
