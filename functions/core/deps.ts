@@ -6,7 +6,7 @@ import { createItemCache, requestItemCache, type ItemCache } from '#data/item-ca
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from '#shared/clock';
 import type { KeyVault } from './signing/key-vault';
-import { createLogger, type Logger } from './logger';
+import { createLogger, withFields, type Logger } from './logger';
 import { createSignerCache, type SignerCache } from './signing/signer-cache';
 import { traceDynamoClient } from './tracing';
 import type { DeliveryQueue } from '../delivery/queue';
@@ -62,13 +62,15 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
 /**
  * The deps one API request works with: the same client and caches, with a
  * table whose transactions carry tokens derived from the request's id, read
- * through a cache that also keeps what this request read (requestItemCache).
+ * through a cache that also keeps what this request read (requestItemCache),
+ * and a logger that puts the request's id on every line.
  */
 export function forRequest(deps: Deps, requestId: string | undefined, actor?: string, appScope?: ReadonlySet<string>): Deps {
   if (!requestId && actor === undefined && appScope === undefined) return deps;
   const table = { ...deps.table, ...(requestId ? { requestId } : {}), ...(actor === undefined ? {} : { actor }) };
   const cache = requestItemCache(deps.cache);
-  return { ...deps, table, cache, repos: createRepos(table, cache), ...(appScope ? { appScope } : {}) };
+  const logger = requestId ? withFields(deps.logger, { request_id: requestId }) : deps.logger;
+  return { ...deps, table, cache, logger, repos: createRepos(table, cache), ...(appScope ? { appScope } : {}) };
 }
 
 let lambdaDeps: Promise<Deps> | undefined;

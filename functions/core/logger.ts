@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LogLevel } from './config';
 import { sha256Hex } from './domain/ids';
 
@@ -14,16 +13,22 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-const requestScope = new AsyncLocalStorage<Record<string, unknown>>();
-
 /**
- * Runs `work` with `fields` on every line any logger writes until it settles,
- * however deep the code that logs (an action, a repository, a middleware after
- * the handler): the group handlers put each request's `request_id` there, so
- * no call has to pass it down.
+ * The logger with `fields` on every line it writes: the group handlers give
+ * each request's deps one that carries the request's `request_id`, so code
+ * however deep (an action, a middleware after the handler) logs it without
+ * passing it down. Handed down with the deps, not held in an
+ * AsyncLocalStorage: that turns on Node's promise hooks for the whole
+ * process, which cost every cold start about 2 ms and every promise of every
+ * later request a little.
  */
-export function withLogFields<T>(fields: Record<string, unknown>, work: () => T): T {
-  return requestScope.run({ ...requestScope.getStore(), ...fields }, work);
+export function withFields(logger: Logger, fields: Record<string, unknown>): Logger {
+  return {
+    debug: (message, lineFields) => logger.debug(message, { ...fields, ...lineFields }),
+    info: (message, lineFields) => logger.info(message, { ...fields, ...lineFields }),
+    warn: (message, lineFields) => logger.warn(message, { ...fields, ...lineFields }),
+    error: (message, lineFields) => logger.error(message, { ...fields, ...lineFields }),
+  };
 }
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -58,8 +63,7 @@ export function createLogger(level: LogLevel, base: Record<string, unknown> = {}
   const write = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) => {
     if (rank[at] < rank[level]) return;
     // `level` and an RFC 3339 `timestamp` are what Lambda's log-level filter reads (JSON log format); a line without them counts as INFO.
-    const scoped = requestScope.getStore();
-    sink(JSON.stringify({ level: at, timestamp: new Date().toISOString(), message, ...(withoutSecrets({ ...base, ...scoped, ...fields }, 0) as object) }));
+    sink(JSON.stringify({ level: at, timestamp: new Date().toISOString(), message, ...(withoutSecrets({ ...base, ...fields }, 0) as object) }));
   };
   return {
     debug: (message, fields) => write('debug', message, fields),

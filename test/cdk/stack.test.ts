@@ -350,6 +350,12 @@ describe('functions', () => {
     }
   });
 
+  // An AsyncLocalStorage turns on Node's promise hooks for the whole process: about 2 ms of every cold start, and a cost on every promise after.
+  it.each(functionNames)('imports no node:async_hooks in what a cold start of the %s function loads', (name) => {
+    const imports = staticGraph(bundleOf(name)).filter((text) => /(?:from|import)\s*["']node:async_hooks["']/.test(text));
+    expect(imports).toHaveLength(0);
+  });
+
   it('produces bundles Node loads as ES modules and whose handlers answer, with and without tracing', () => {
     // A fresh Node process, like the Lambda runtime: jest's module system would hide ESM and require() faults.
     // A POST builds the deps, and with TRACING the X-Ray SDK with them; a body of one unknown field fails validation on every route

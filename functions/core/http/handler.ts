@@ -6,7 +6,6 @@ import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } 
 import { accessDenied } from '../domain/ownership';
 import { missingApiKey } from './api-key-auth';
 import { forRequest, type Deps } from '../deps';
-import { withLogFields } from '../logger';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, rawBodyOf, type HttpEvent } from './middleware';
 import { validate } from './validation';
 
@@ -216,7 +215,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
   return (event: HttpEvent, context: RequestContext): Promise<APIGatewayProxyResult> => {
     // Lambda gives each request a context of its own; a caller that passes one again must not see the last request's deps.
     delete context.requestDeps;
-    return withLogFields({ request_id: event.requestContext?.requestId }, () => handler(event, context));
+    return handler(event, context);
   };
 }
 

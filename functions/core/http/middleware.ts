@@ -162,7 +162,7 @@ export function errorRenderer(side: Side, deps: () => RendererDeps | Promise<Ren
         return;
       }
       const { config, logger } = await deps();
-      logger.error('request failed', { path: event.resource, ...describeError(error) });
+      logger.error('request failed', { request_id: event.requestContext?.requestId, path: event.resource, ...describeError(error) });
       const fault = edgeErrors.serverError(side);
       const body: Record<string, unknown> = fault.body();
       if (config.debug) {

@@ -90,7 +90,7 @@ function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
       response.headers = { ...response.headers, ...headers };
     } catch (error) {
       // The answer goes out unsigned, which a verifying client treats as a failed authentication.
-      base.logger.error('answer not signed', { app_id: appId, ...describeError(error) });
+      base.logger.error('answer not signed', { request_id: event.requestContext?.requestId, app_id: appId, ...describeError(error) });
     }
   };
   return { after: sign, onError: sign };
