@@ -14,10 +14,10 @@ export interface Logger {
 }
 
 /**
- * The logger with `fields` on every line it writes: the group handlers give
- * each request's deps one that carries the request's `request_id`, so code
- * however deep (an action, a middleware after the handler) logs it without
- * passing it down. Handed down with the deps, not held in an
+ * The logger with `fields` on every line it writes: `forRequest` gives each
+ * request's deps one that carries the request's `request_id`, so code however
+ * deep (an action, a middleware after the handler) logs it without passing it
+ * down. Handed down with the deps, not held in an
  * AsyncLocalStorage: that turns on Node's promise hooks for the whole
  * process, which cost every cold start about 2 ms and every promise of every
  * later request a little.
