@@ -536,7 +536,7 @@ function checkBudgets(results: Results) {
       pass: results.usage.rps >= 0.8 * auth.rps,
     },
     // Its write is a transaction and /auth's an update: each is held to the store floor of its own write, so that
-    // what DynamoDB Local charges for a transaction (0.57-0.67 × an update here) is not counted as our code's.
+    // what DynamoDB Local charges for a transaction over an update (the two floors' ratio, in every run's table) is not counted as our code's.
     {
       budget:
         '/usage with usage_id: its requests/s over the transaction floor at least 0.8 × those of /auth by key over the store floor (concurrency 32, both signing off)',
