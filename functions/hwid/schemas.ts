@@ -1,10 +1,12 @@
 import * as z from 'zod/mini';
 import { hwidResetIntervalField, leaseSecondsField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
 
+const hwidField = z.lazy(() => z.string().check(z.minLength(1), z.maxLength(256)));
+
 export const editHwidSchema = z.lazy(() =>
   z.object({
     license_key: licenseKeyField,
-    hwid: z.nullable(z.string().check(z.minLength(1), z.maxLength(256))),
+    hwid: z.nullable(hwidField),
   }),
 );
 
@@ -35,8 +37,6 @@ export const updateResetIntervalSchema = z.lazy(() =>
     hwid_reset_interval: hwidResetIntervalField,
   }),
 );
-
-const hwidField = z.lazy(() => z.string().check(z.minLength(1), z.maxLength(256)));
 
 export const setMaxDevicesSchema = z.lazy(() =>
   z.object({
