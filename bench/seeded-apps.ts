@@ -1,7 +1,8 @@
 import type { Deps } from '#core/deps';
 import { newLicenseKey } from '#core/domain/ids';
 import { batchWrite } from '#data/db';
-import { licenseItem, type License } from '#data/license.repo';
+import { licenseItem } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import * as owners from '../functions/admin/owners';
 
 /** The management calls of the benchmark's owner: a 200 answer's `data`, or an error. */

@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { standingOf, type Standing } from '#data/events.repo';
+import { standingOf, type Standing } from '#data/model/stats';
 import { AdminError } from './owners';
 
 /**

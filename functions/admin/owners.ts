@@ -3,7 +3,7 @@ import type { Deps } from '#core/deps';
 import { makeApiKey } from '#core/domain/api-keys';
 import { newId, sha256Hex } from '#core/domain/ids';
 import { newSigningKey, publicSigningKey, rotateSigningKey, currentSigningKey } from '#core/signing/signing-keys';
-import type { App } from '#data/app.repo';
+import type { App } from '#data/model/app';
 
 /**
  * Owner set-up, the dashboard's job in the hosted services: teams, apps, API

@@ -3,7 +3,7 @@ import type { Deps } from '#core/deps';
 import { makeApiKey } from '#core/domain/api-keys';
 import { accessDenied, ownedApp } from '#core/domain/ownership';
 import type { CallingKey, OwnerInput } from '#core/http/handler';
-import type { ApiKeyRecord } from '#data/api-key.repo';
+import type { ApiKeyRecord } from '#data/model/api-key';
 import type { apiKeyIdSchema, createApiKeySchema, listAppsSchema } from './schemas';
 
 /** A key as its team sees it: never the key, nor its hash; `apps` null when it reaches every application. */

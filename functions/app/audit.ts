@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor, notACursor } from '#core/http/cursor';
 import { invalidInput } from '#core/http/errors';
 import type { OwnerInput, Page } from '#core/http/handler';
 import { ownedApp } from '#core/domain/ownership';
-import type { AuditEvent } from '#data/events.repo';
+import type { AuditEvent } from '#data/model/audit';
 import type { auditListSchema } from './schemas';
 
 type AuditListInput = z.infer<typeof auditListSchema>;

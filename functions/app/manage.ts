@@ -3,7 +3,7 @@ import { namedUuid, newId } from '#core/domain/ids';
 import { notFound, ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import { publicSigningKey, type PublicSigningKey } from '#core/signing/signing-keys';
-import type { App } from '#data/app.repo';
+import type { App } from '#data/model/app';
 import { makeApp, rotateAppSigningKey } from '../admin/owners';
 import type { appIdSchema, createAppSchema, updateAppSchema } from './schemas';
 

@@ -1,10 +1,10 @@
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http/handler';
 import { notFound, ownedApp } from '#core/domain/ownership';
-import { appSettingsFields, type AppSettingsChange } from '#data/app.repo';
+import { appSettingsFields, type AppSettingsChange } from '#data/model/app';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';
-import { borrowSecondsLimits } from '#data/leases';
+import { borrowSecondsLimits } from '#data/model/lease';
 import type { settingsSchema } from './schemas';
 
 export interface AppSettings {

@@ -4,8 +4,8 @@ import { invalidInput } from '#core/http/errors';
 import type { Page } from '#core/http/handler';
 import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import type { BlacklistEntry } from '#data/blacklist.repo';
-import { keys, type BlacklistType, type ItemKey } from '#data/keys';
+import type { BlacklistEntry, BlacklistType } from '#data/model/blacklist';
+import { keys, type ItemKey } from '#data/keys';
 import type { listBlacklistSchema } from './schemas';
 
 const cursorSchema = z.lazy(() => z.strictObject({ pk: z.string(), sk: z.string() }));

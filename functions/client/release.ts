@@ -1,9 +1,9 @@
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';
-import type { BlacklistProbe } from '#data/auth.repo';
-import { isFloating, isLive } from '#data/leases';
-import type { License } from '#data/license.repo';
+import type { BlacklistProbe } from '#data/model/blacklist';
+import { isFloating, isLive } from '#data/model/lease';
+import type { License } from '#data/model/license';
 import { afterLostRace, checkedLicense } from './auth';
 import type { ReleaseInput } from './schemas';
 

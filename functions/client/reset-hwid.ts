@@ -2,9 +2,9 @@ import { addSeconds, iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView, hwidResetCooldown } from '#core/domain/license-view';
-import type { BlacklistProbe } from '#data/auth.repo';
-import type { License } from '#data/license.repo';
-import { isFloating, liveLeases, nextSeatAt } from '#data/leases';
+import type { BlacklistProbe } from '#data/model/blacklist';
+import type { License } from '#data/model/license';
+import { isFloating, liveLeases, nextSeatAt } from '#data/model/lease';
 import { afterLostRace, checkedLicense } from './auth';
 import type { ResetHwidInput } from './schemas';
 

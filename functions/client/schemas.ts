@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { badClientRequest, clientMessages } from '#core/http/errors';
-import { borrowSecondsLimits } from '#data/leases';
+import { borrowSecondsLimits } from '#data/model/lease';
 import { canonicalUuid, isUuid } from '#core/domain/ids';
 import { maxPasswordBytes } from '#core/domain/passwords';
 

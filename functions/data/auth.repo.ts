@@ -1,24 +1,21 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemCache } from './item-cache';
 import { addSeconds } from '#shared/clock';
-import { appSchema, type App } from './app.repo';
+import { appSchema, type App } from './model/app';
 import { batchGetItems, itemId } from './batch-get';
 import { stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { cancellationCodes, isConditionFailure } from './retry';
 import { hwidIndexItem } from './hwid.repo';
 import { releaseStaleIndexItem } from './hwid-overflow';
-import { keys, type BlacklistType, type ItemKey } from './keys';
-import { boundAsRead, parseLicense, type License } from './license.repo';
-import { droppedClaims, renewal, takeAppending, takeDroppingEnded, takeFirst, type SeatExpression, type SeatWrite } from './seat-writes';
-import { subscriptionSchema, type Subscription } from './subscription.repo';
-import { teamSchema, type Team } from './team.repo';
-import { usernameIndexSchema, type UsernameIndex } from './username.repo';
-
-/** A request attribute to look up in an app's blacklist, already normalised. */
-export interface BlacklistProbe {
-  type: BlacklistType;
-  value: string;
-}
+import { keys, type ItemKey } from './keys';
+import type { BlacklistProbe, BlacklistType } from './model/blacklist';
+import { boundAsRead } from './license.repo';
+import { parseLicense, type License } from './model/license';
+import type { SeatWrite } from './model/lease';
+import { droppedClaims, renewal, takeAppending, takeDroppingEnded, takeFirst, type SeatExpression } from './seat-writes';
+import { subscriptionSchema, type Subscription } from './model/subscription';
+import { teamSchema, type Team } from './model/team';
+import { usernameIndexSchema, type UsernameIndex } from './model/username';
 
 /** What one round trip of the client endpoints should fetch. */
 export interface AuthReads {

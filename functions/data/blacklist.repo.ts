@@ -1,21 +1,7 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
 import { deleteExisting, stampItem, stampUpdate, type Table } from './db';
-import { keys, type BlacklistType } from './keys';
-
-export const blacklistTypes = ['country', 'asn', 'ip', 'hwid'] as const satisfies readonly BlacklistType[];
-
-/** `value` is stored normalised (see core/http/network.ts), so a lookup is one exact key. */
-export const blacklistEntrySchema = z.lazy(() =>
-  z.object({
-    app_id: z.string(),
-    type: z.enum(blacklistTypes),
-    value: z.string(),
-    reason: z.nullable(z.string()),
-    created_at: z.string(),
-  }),
-);
-export type BlacklistEntry = z.infer<typeof blacklistEntrySchema>;
+import { keys } from './keys';
+import { blacklistEntrySchema, type BlacklistEntry, type BlacklistType } from './model/blacklist';
 
 export function blacklistItem(entry: BlacklistEntry): Record<string, unknown> {
   return { ...keys.blacklist(entry.app_id, entry.type, entry.value), ...entry };

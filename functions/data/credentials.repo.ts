@@ -1,7 +1,7 @@
 import { transactWrite, type Table } from './db';
 import { cancelledByCondition } from './retry';
 import { keys } from './keys';
-import type { License } from './license.repo';
+import type { License } from './model/license';
 import { usernameIndexItem } from './username.repo';
 
 export type CredentialsOutcome = 'updated' | 'username_taken' | 'license_changed';

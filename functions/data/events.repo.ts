@@ -1,53 +1,14 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
-import { batchWrite, getItem, maxTransactItems, transactWrite, type Table, type TransactItem, type WriteRequest } from './db';
-import { keys, type ExpiryLevel, type ItemKey } from './keys';
-import { cancelledByCondition } from './retry';
-
 /**
  * The events consumer's writes (audit items, daily counters, the marks of
  * records done) and the reads of /audit/get-bulk and /app/stats. Event shapes
  * are the consumer's; here they are items.
  */
-export const auditEventSchema = z.lazy(() =>
-  z.object({
-    id: z.string(),
-    type: z.string(),
-    app_id: z.string(),
-    /** The license key, subscription id, or `<type>:<value>` of a blacklist entry. */
-    subject: z.string(),
-    at: z.string(),
-    /** `api_key:<first 8 hex of its hash>`, `client` or `admin`. */
-    actor: z.string(),
-    before: z.optional(z.record(z.string(), z.unknown())),
-    after: z.optional(z.record(z.string(), z.unknown())),
-  }),
-);
-export type AuditEvent = z.infer<typeof auditEventSchema>;
-
-export type DayCounter = 'created' | 'activated' | 'logins' | 'auth_failures';
-
-/** One addition to a counter of a counter item (daily counters, the totals of /app/stats, expiry counts). */
-export interface Addition {
-  key: ItemKey;
-  counter: string;
-  amount: number;
-}
-
-/** Where a license stands in the totals of /app/stats; `expiresAt` only while it is not paused. */
-export interface Standing {
-  appId: string;
-  paused: boolean;
-  unused: boolean;
-  expiresAt?: string;
-}
-
-/** A license item's standing; undefined for an item that is no license of an app. */
-export function standingOf(item: Record<string, unknown> | undefined): Standing | undefined {
-  if (!item || typeof item.app_id !== 'string') return undefined;
-  const paused = item.status === 'paused';
-  return { appId: item.app_id, paused, unused: item.first_used_at == null, ...(!paused && typeof item.expires_at === 'string' ? { expiresAt: item.expires_at } : {}) };
-}
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWrite, getItem, maxTransactItems, transactWrite, type Table, type TransactItem, type WriteRequest } from './db';
+import { keys, type ExpiryLevel, type ItemKey } from './keys';
+import { auditEventSchema, type AuditEvent, type RecordWork } from './model/audit';
+import { dayCountsSchema, expiryCountSchema, totalsSchema, type Addition, type DayCounts, type Standing, type Totals } from './model/stats';
+import { cancelledByCondition } from './retry';
 
 /** The expiry counts' levels: how much of an ISO time names the bucket, and how much names the span /app/stats reads of it. */
 const expiryLevels: { level: ExpiryLevel; length: number; within: number }[] = [
@@ -81,44 +42,8 @@ export function standingChange(before: Standing | undefined, after: Standing | u
   return [...sums.values()].filter((addition) => addition.amount !== 0);
 }
 
-export interface Totals {
-  licenses: number;
-  active: number;
-  paused: number;
-  expired: number;
-  unused: number;
-}
-
-/** What one stream record does to the table: audit items for its events, additions to counters. */
-export interface RecordWork {
-  /** The stream record's id: its mark makes the work happen once. */
-  recordId: string;
-  /** The stream record's sequence number: orders the audit log within a second. */
-  sequenceNumber: string;
-  events: AuditEvent[];
-  counts: { appId: string; day: string; counter: Exclude<DayCounter, 'auth_failures'> }[];
-  /** What the record changes in its app's totals and expiry counts. */
-  additions: Addition[];
-  /** License events are also listed under their license. */
-  licenseKeyOf: (event: AuditEvent) => string | undefined;
-}
-
-export type DayCounts = Record<DayCounter, number>;
-
 /** Streams keep records 24 hours: a mark only has to outlive any redelivery. */
 const markSeconds = 2 * 86400;
-
-const totalsSchema = z.lazy(() => z.object({ licenses: z.optional(z.number()), paused: z.optional(z.number()), unused: z.optional(z.number()) }));
-const expiryCountSchema = z.lazy(() => z.object({ sk: z.string(), count: z.optional(z.number()) }));
-
-const dayCountsSchema = z.lazy(() =>
-  z.object({
-    created: z.optional(z.number()),
-    activated: z.optional(z.number()),
-    logins: z.optional(z.number()),
-    auth_failures: z.optional(z.number()),
-  }),
-);
 
 /** The items of one range of an app's counter partition (`APP#<id>#STATS`), every page read. */
 async function* statsItems(table: Table, appId: string, range: { condition: string; values: Record<string, unknown>; projection?: string }) {

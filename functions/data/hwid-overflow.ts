@@ -1,7 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, itemId } from './batch-get';
 import { getItem, transactWrite, type Table, type TransactItem } from './db';
-import { storedLeaseSchema } from './leases';
+import { storedLeaseSchema } from './model/lease';
 import { keys } from './keys';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 
@@ -39,7 +39,7 @@ export async function releaseOverflow(table: Table, license: IndexHolder, hwids:
  * Removes an HWID's index item when the license it points at (in the
  * claimer's app, under either form of its key) no longer holds that HWID, in
  * one transaction with checks that it still does not. When that license still
- * lists the HWID but its lease ended before `now` (a floating seat: leases.ts),
+ * lists the HWID but its lease ended before `now` (a floating seat: model/lease.ts),
  * the lease is removed from it in the same transaction as the index item, so
  * a heartbeat that would renew it afterwards fails and decides again. True
  * when the item is gone and a claim may try again.

@@ -1,26 +1,13 @@
-import * as z from 'zod/mini';
 import { addSeconds } from '#shared/clock';
 import { batchGetItems } from './batch-get';
 import { getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
 import { releaseOverflow, releaseStaleIndexItem } from './hwid-overflow';
-import { storedLease } from './leases';
+import { storedLease } from './model/lease';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 import { keys } from './keys';
-import { boundAsRead, type License } from './license.repo';
-
-/**
- * HWID index: one item per device bound under a `single_key_per_hwid`
- * subscription. Creating it under `attribute_not_exists` in the same transaction
- * as the license update is what makes one-device-one-license atomic.
- */
-export const hwidIndexSchema = z.lazy(() =>
-  z.object({
-    app_id: z.string(),
-    hwid: z.string(),
-    license_key: z.string(),
-  }),
-);
-export type HwidIndex = z.infer<typeof hwidIndexSchema>;
+import { boundAsRead } from './license.repo';
+import { hwidIndexSchema, type HwidChange, type HwidChangeOutcome, type HwidIndex } from './model/hwid';
+import type { License } from './model/license';
 
 export function hwidIndexItem(entry: HwidIndex): Record<string, unknown> {
   return { ...keys.hwid(entry.app_id, entry.hwid), ...entry };
@@ -70,7 +57,7 @@ export function createHwidRepo(table: Table) {
       const names: Record<string, string> = { ...change.expect?.names };
       const removes: string[] = [];
       if (license.lease_seconds !== null) {
-        // A floating license's leases follow its list (leases.ts): a device given up loses its lease, a device set gets a fresh one.
+        // A floating license's leases follow its list (model/lease.ts): a device given up loses its lease, a device set gets a fresh one.
         license.hwids.filter((hwid) => !hwids.includes(hwid)).forEach((hwid, index) => {
           names[`#gone${index}`] = hwid;
           removes.push(`leases.#gone${index}`);
@@ -170,25 +157,3 @@ export function createHwidRepo(table: Table) {
   };
 }
 
-export interface HwidChange {
-  /** The license as read before the change. */
-  license: License;
-  /** The bound HWIDs afterwards, oldest first; empty to clear them all. */
-  hwids: readonly string[];
-  /** Written as `last_hwid_reset_at` when set. */
-  resetAt?: string;
-  /** Claim the new HWIDs' index items: the license's (new) subscription has `single_key_per_hwid`. */
-  claim: boolean;
-  /** Claim the kept HWIDs too (a move onto a `single_key_per_hwid` subscription). */
-  claimKept?: boolean;
-  /** Release the kept HWIDs' index items too (a move off a `single_key_per_hwid` subscription). */
-  releaseKept?: boolean;
-  /** Moves the license to this subscription in the same transaction. */
-  subscriptionId?: string;
-  /** The time of the change: a floating license's new devices are leased from it, and claims on ended leases judged by it. */
-  now?: string;
-  /** More conditions on the license, with their values (the fields a client decision relied on). */
-  expect?: { conditions: string[]; names?: Record<string, string>; values: Record<string, unknown> };
-}
-
-export type HwidChangeOutcome = 'changed' | 'hwid-in-use' | 'stale';

@@ -1,8 +1,9 @@
 import { addSeconds } from '#shared/clock';
 import { transactWrite, type Table, type TransactItem } from './db';
 import { keys } from './keys';
-import { liveLeases, storedLease, storedLeases, type Lease } from './leases';
-import { boundAsRead, type License } from './license.repo';
+import { boundAsRead } from './license.repo';
+import { liveLeases, storedLease, storedLeases, type Lease } from './model/lease';
+import type { License } from './model/license';
 import { cancelledByCondition, cancelledByConflict } from './retry';
 
 /** Writes of floating seats outside /auth's own write (that one is in auth.repo.ts). */

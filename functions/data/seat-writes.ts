@@ -1,18 +1,6 @@
 import type { TransactItem } from './db';
 import { keys } from './keys';
-import { storedLease, type Lease } from './leases';
-
-/** What /auth writes on a floating license, decided from the license as read (client/seats.ts). */
-export interface SeatWrite {
-  /** The device (always the HWID the request sent). */
-  hwid: string;
-  /** Its lease after this /auth. */
-  lease: Lease;
-  /** Its live lease as read: this /auth renews it (the heartbeat); absent: it takes a seat. */
-  held?: Lease;
-  /** Listed HWIDs whose leases have ended (as read), dropped by the same write that takes a seat. */
-  dropped: { hwid: string; lease: Lease | undefined }[];
-}
+import { storedLease, type Lease, type SeatWrite } from './model/lease';
 
 /** Parts of the license update of /auth that hold a floating seat, to merge into its one write. */
 export interface SeatExpression {
@@ -38,7 +26,7 @@ export function renewal(seat: SeatWrite & { held: Lease }): SeatExpression {
     conditions.push('leases.#leaseHwid = :held');
     values[':held'] = storedLease(seat.held);
   } else {
-    // A borrowed lease is stored negative (leases.ts).
+    // A borrowed lease is stored negative (model/lease.ts).
     conditions.push('leases.#leaseHwid > :notBorrowed');
     values[':notBorrowed'] = 0;
   }

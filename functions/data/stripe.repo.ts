@@ -1,52 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
 import { batchGetItems, itemId } from './batch-get';
 import { deleteExisting, getItem, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
 import { keys, type ItemKey } from './keys';
-import { licenseItem, parseLicense, type License } from './license.repo';
+import { licenseItem } from './license.repo';
+import { parseLicense, type License } from './model/license';
+import { stripeConnectionSchema, stripeLicenseKeysSchema, stripeEventMarkDays, type EventWrite, type StripeConnection, type StripeOrigin } from './model/stripe';
 import { cancellationCodes } from './retry';
-
-/** What one Stripe price makes: a license of this tier for this long (docs/stripe.md, "The price map"). */
-export const priceMappingSchema = z.lazy(() =>
-  z.object({
-    subscription_id: z.string(),
-    duration_unit: z.enum(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months', 'years']),
-    duration_value: z.int(),
-    max_devices: z.optional(z.int()),
-    features: z.optional(z.array(z.string())),
-    hwid_lock: z.optional(z.boolean()),
-  }),
-);
-export type PriceMapping = z.infer<typeof priceMappingSchema>;
-
-/** An application's Stripe connection as stored: both secrets only as the key vault's ciphertexts. */
-export const stripeConnectionSchema = z.lazy(() =>
-  z.object({
-    app_id: z.string(),
-    team_id: z.string(),
-    webhook_secret_ciphertext: z.string(),
-    api_key_ciphertext: z.string(),
-    /** The secret's first and last characters, which is all `/integration/stripe/get` shows of it. */
-    webhook_secret_hint: z.string(),
-    prices: z.record(z.string(), priceMappingSchema),
-    created_at: z.string(),
-    updated_at: z.string(),
-  }),
-);
-export type StripeConnection = z.infer<typeof stripeConnectionSchema>;
-
-/** Where a Checkout Session's licenses came from, recorded with each Stripe object that session made. */
-export interface StripeOrigin {
-  checkoutSession: string;
-  /** The session's Stripe ids the licenses are found by later: the session's own, its subscription's, payment's and first invoice's. */
-  stripeIds: string[];
-}
-
-/** How long the mark of an applied event is kept: Stripe sends an event again for 3 days at most, and keeps events 30 days. */
-export const stripeEventMarkDays = 90;
-
-/** A Stripe event applied (part of it, for a big session): the mark's put fails when it was applied before. */
-export type EventWrite = 'applied' | 'already_applied';
 
 export function createStripeRepo(table: Table) {
   const mark = (appId: string, eventId: string, part: number, now: Date): TransactItem => ({
@@ -113,7 +72,7 @@ export function createStripeRepo(table: Table) {
     /** The keys of the licenses made for a Stripe object of the application, oldest first; none when it made none. */
     async licenseKeysOf(appId: string, stripeId: string): Promise<string[]> {
       const item = await getItem(table, keys.stripeLicenses(appId, stripeId));
-      return z.optional(z.array(z.string())).parse(item?.license_keys) ?? [];
+      return stripeLicenseKeysSchema.parse(item?.license_keys) ?? [];
     },
 
     /** Licenses by their keys in the shared namespace (Stripe's licenses have generated keys); deleted ones are left out. */

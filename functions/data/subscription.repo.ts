@@ -1,29 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
 import { batchGetItems } from './batch-get';
 import { deleteExisting, getItem, putNew, queryIndexPartition, stampUpdate, type Table } from './db';
 import { assignments } from './expressions';
 import { isConditionFailure } from './retry';
 import { keys } from './keys';
-import { usageLimitField } from '#shared/entitlements';
-
-export const subscriptionSchema = z.lazy(() =>
-  z.object({
-    subscription_id: z.string(),
-    app_id: z.string(),
-    team_id: z.string(),
-    name: z.string(),
-    level: z.int(),
-    single_key_per_hwid: z.boolean(),
-    status: z.enum(['active', 'inactive']),
-    created_at: z.string(),
-    /** Entitlements and grace (docs/licensing-models.md); absent on items written before they existed: none, none, 0. */
-    features: z.optional(z.array(z.string())),
-    usage_limits: z.optional(z.record(z.string(), usageLimitField)),
-    grace_seconds: z.optional(z.int().check(z.nonnegative())),
-  }),
-);
-export type Subscription = z.infer<typeof subscriptionSchema>;
+import { subscriptionSchema, type Subscription, type SubscriptionSettings } from './model/subscription';
 
 export function subscriptionItem(subscription: Subscription): Record<string, unknown> {
   return {
@@ -86,5 +67,3 @@ export function createSubscriptionRepo(table: Table) {
     },
   };
 }
-
-export type SubscriptionSettings = Pick<Subscription, 'name' | 'level' | 'single_key_per_hwid' | 'status' | 'features' | 'usage_limits' | 'grace_seconds'>;

@@ -1,17 +1,6 @@
-import * as z from 'zod/mini';
 import { getItem, putNew, updateExisting, type Table } from './db';
 import { keys } from './keys';
-
-export const teamSchema = z.lazy(() =>
-  z.object({
-    team_id: z.string(),
-    name: z.string(),
-    /** null: the plan never expires. */
-    plan_expires_at: z.nullable(z.string()),
-    created_at: z.string(),
-  }),
-);
-export type Team = z.infer<typeof teamSchema>;
+import { teamSchema, type Team } from './model/team';
 
 export function createTeamRepo(table: Table) {
   return {

@@ -5,12 +5,9 @@ import type { CounterView, StoredCounter, UsageLimit } from '#shared/entitlement
 import { periodStart } from '#shared/usage-periods';
 import { stampUpdate, transactWrite, type Table } from './db';
 import { keys } from './keys';
-import { parseLicense, type License } from './license.repo';
+import { parseLicense, type License } from './model/license';
 import { cancellationCodes, isConditionFailure } from './retry';
-import { counterAttribute } from './usage-counters';
-
-/** How long a `usage_id` is remembered (docs/client-api.md, POST /usage). */
-export const usageIdSeconds = 86_400;
+import { counterAttribute, usageIdSeconds } from './model/usage';
 
 /**
  * Each count leaves a mark of the request's token in one of this many slots of its

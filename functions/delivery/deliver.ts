@@ -3,7 +3,7 @@ import { Webhook as Signer } from 'standardwebhooks';
 import { describeError, type Logger } from '#core/logger';
 import type { KeyVault } from '#core/signing/key-vault';
 import type { Repos } from '#data/repos';
-import { deliveryIds, type AttemptOutcome, type DeliveryRef, type EndpointChange, type Webhook } from '#data/webhook.repo';
+import { deliveryIds, type AttemptOutcome, type DeliveryRef, type EndpointChange, type Webhook } from '#data/model/webhook';
 import type { Clock } from '#shared/clock';
 import { attemptMessageSchema, eventMessageSchema, type AttemptMessage, type DeliveryQueue } from './queue';
 import { attemptLeaseMs, deliveryRetentionSeconds, disableAfterFailedDeliveries, disableAfterFailingMs, waitAfter } from './schedule';

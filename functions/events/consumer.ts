@@ -1,7 +1,7 @@
 import type { Config } from '#core/config';
 import type { Clock } from '#shared/clock';
 import { describeError, licenseFingerprint, valueFingerprint, type Logger } from '#core/logger';
-import type { AuditEvent } from '#data/events.repo';
+import type { AuditEvent } from '#data/model/audit';
 import type { Repos } from '#data/repos';
 import { effectsOf, type ServiceEvent, type StreamChange } from './derive';
 

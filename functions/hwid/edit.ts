@@ -5,8 +5,8 @@ import { notFound, ownedLicense } from '#core/domain/ownership';
 import { concurrentChange } from '#core/http/errors';
 import { licenseRecord } from '#core/domain/license-view';
 import type { OwnerInput } from '#core/http/handler';
-import type { HwidChange } from '#data/hwid.repo';
-import type { License } from '#data/license.repo';
+import type { HwidChange } from '#data/model/hwid';
+import type { License } from '#data/model/license';
 import type { editHwidSchema } from './schemas';
 
 export const hwidInUse = () => new ManagementError('HWID_IN_USE');

@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
 import { notFound, ownedLicense } from '#core/domain/ownership';
-import type { HwidSettings, License, LicenseFlag } from '#data/license.repo';
+import type { HwidSettings, License, LicenseFlag } from '#data/model/license';
 import { concurrentChange } from '#core/http/errors';
 import { licenseRecord } from '#core/domain/license-view';
 

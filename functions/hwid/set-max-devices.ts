@@ -3,7 +3,7 @@ import { concurrentChange, invalidInput } from '#core/http/errors';
 import { licenseRecord } from '#core/domain/license-view';
 import { notFound, ownedLicense } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import { isFloating, liveLeases } from '#data/leases';
+import { isFloating, liveLeases } from '#data/model/lease';
 import type { setMaxDevicesSchema } from './schemas';
 
 /**

@@ -3,7 +3,7 @@ import { invalidInput, ManagementError } from '#core/http/errors';
 import type { OwnerInput } from '#core/http/handler';
 import { managementView } from '#core/domain/license-view';
 import { accessDenied, notFound, ownedApp } from '#core/domain/ownership';
-import type { StripeConnection } from '#data/stripe.repo';
+import type { StripeConnection } from '#data/model/stripe';
 import { iso } from '#shared/clock';
 import type { appIdSchema, licensesSchema, setSchema } from './schemas';
 import { sealSecret, secretHint } from './stripe-secrets';

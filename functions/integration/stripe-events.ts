@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import type { App } from '#data/app.repo';
-import type { License } from '#data/license.repo';
-import type { EventWrite, PriceMapping, StripeConnection, StripeOrigin } from '#data/stripe.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { App } from '#data/model/app';
+import type { License } from '#data/model/license';
+import type { EventWrite, PriceMapping, StripeConnection, StripeOrigin } from '#data/model/stripe';
+import type { Subscription } from '#data/model/subscription';
 import { iso } from '#shared/clock';
 import { hwidResetDefaults, newLicense } from '../license/new-license';
 import { listLineItems } from './stripe-api';

@@ -4,7 +4,7 @@ import { ManagementError } from '#core/http/errors';
 import { managementView } from '#core/domain/license-view';
 import { describeError } from '#core/logger';
 import type { OwnerInput } from '#core/http/handler';
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import { newLicense } from './new-license';
 import type { createBulkSchema } from './schemas';
 import { appAndSubscription } from './subscription-of-app';

@@ -4,7 +4,7 @@ import type { OwnerInput } from '#core/http/handler';
 import { isOwnedLicense } from '#core/domain/ownership';
 import { maxTransactItems } from '#data/db';
 import { keys } from '#data/keys';
-import type { ExpiryChange, License } from '#data/license.repo';
+import type { ExpiryChange, License } from '#data/model/license';
 import { extendedBy, extendOwned, extensionProblem } from './extend';
 import type { extendBulkSchema } from './schemas';
 

@@ -2,7 +2,7 @@ import { addSeconds, latestTime, latestTimeMs } from '#shared/clock';
 import { invalidInput } from '#core/http/errors';
 import type { Deps } from '#core/deps';
 import { ownedLicense } from '#core/domain/ownership';
-import type { ExpiryChange, License } from '#data/license.repo';
+import type { ExpiryChange, License } from '#data/model/license';
 import { licenseRecord } from '#core/domain/license-view';
 import type { OwnerInput } from '#core/http/handler';
 import { optimistic } from './optimistic';

@@ -2,7 +2,7 @@ import type { Deps } from '#core/deps';
 import { managementView, type LicenseRecord } from '#core/domain/license-view';
 import { accessDenied, inScope, notFound } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import { keys } from '#data/keys';
 import type { findSchema } from './schemas';
 

@@ -5,8 +5,8 @@ import type { Page } from '#core/http/handler';
 import { managementView, type LicenseRecord } from '#core/domain/license-view';
 import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import type { ExpiryPosition, License, ListPosition } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { ExpiryPosition, License, ListPosition } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import type { getBulkSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
 

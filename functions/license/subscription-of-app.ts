@@ -1,7 +1,7 @@
 import type { Deps } from '#core/deps';
 import { invalidInput } from '#core/http/errors';
 import { ownedApp, ownedSubscription } from '#core/domain/ownership';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { hwidResetDefaults } from './new-license';
 
 /**

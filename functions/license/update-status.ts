@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
 import { notFound } from '#core/domain/ownership';
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import { licenseRecord } from '#core/domain/license-view';
 import type { OwnerInput } from '#core/http/handler';
 import type { updateStatusSchema } from './schemas';

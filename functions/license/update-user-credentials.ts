@@ -2,7 +2,7 @@ import type { Deps } from '#core/deps';
 import { invalidInput } from '#core/http/errors';
 import { ownedLicense } from '#core/domain/ownership';
 import { hashPassword } from '#core/domain/passwords';
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import { usernameTaken } from './create';
 import { licenseRecord } from '#core/domain/license-view';
 import type { OwnerInput } from '#core/http/handler';

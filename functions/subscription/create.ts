@@ -3,7 +3,7 @@ import type { Deps } from '#core/deps';
 import { newId } from '#core/domain/ids';
 import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import type { createSubscriptionSchema } from './schemas';
 import { subscriptionView } from './subscription-view';
 

@@ -4,7 +4,7 @@ import { accessDenied } from '#core/domain/ownership';
 import { decodeCursor, encodeCursor } from '#core/http/cursor';
 import { ManagementError } from '#core/http/errors';
 import type { OwnerInput, Page } from '#core/http/handler';
-import { deliveryIds, type Delivery } from '#data/webhook.repo';
+import { deliveryIds, type Delivery } from '#data/model/webhook';
 import type { deliveriesSchema, redeliverSchema } from './schemas';
 import { ownedWebhook, webhookSetup } from './webhooks';
 

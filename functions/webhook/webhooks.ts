@@ -5,7 +5,7 @@ import { accessDenied, inScope, ownedApp } from '#core/domain/ownership';
 import { invalidInput, ManagementError } from '#core/http/errors';
 import type { OwnerInput } from '#core/http/handler';
 import type { KeyVault } from '#core/signing/key-vault';
-import type { Webhook } from '#data/webhook.repo';
+import type { Webhook } from '#data/model/webhook';
 import { iso } from '#shared/clock';
 import { targetProblem } from '../delivery/target-policy';
 import type { createWebhookSchema, listWebhooksSchema, updateWebhookSchema, webhookIdSchema } from './schemas';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeJwt } from 'jose';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { LicenseClient, LicenseError, type LicenseClientOptions, type PublicJwk } from '../../clients/app-typescript/src/index';
 import { startLocalServer } from '../../local/server';
 import { startTestServer, type TestServer } from '../support/env';

@@ -1,7 +1,8 @@
 import { createApp } from '../../functions/admin/owners';
-import { roleMayCall, roles } from '../../functions/access';
+import { roleMayCall } from '../../functions/access';
+import { roles } from '#shared/roles';
 import { routes } from '../../functions/routes';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { scanTable } from '../support/licenses';

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword } from '#core/domain/passwords';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { createFakeClock } from '../support/clock';
 import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
 import { startTestServer, type TestServer } from '../support/env';

@@ -1,5 +1,5 @@
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { meterDynamo } from '../../local/ddb-meter';
 import { createFakeClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/env';

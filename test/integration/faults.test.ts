@@ -6,7 +6,7 @@ import type { Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
 import { createDynamoClient } from '#data/db';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';

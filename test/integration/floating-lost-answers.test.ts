@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createFakeClock } from '../support/clock';
 import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';

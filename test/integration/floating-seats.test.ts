@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { createFakeClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';

@@ -1,5 +1,5 @@
 import { verifyPassword } from '#core/domain/passwords';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { createApp } from '../../functions/admin/owners';
 import { createLicensesInBulk } from '../../functions/license/create-bulk';
 import { startTestServer, type TestServer } from '../support/env';

@@ -1,6 +1,6 @@
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { listAllLicenses } from '../support/licenses';

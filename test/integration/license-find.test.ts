@@ -7,7 +7,7 @@ import { startTestEvents, type TestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 
 const clock = createFakeClock(new Date('2026-03-10T12:00:00.000Z'));
 let env: TestServer;

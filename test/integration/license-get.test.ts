@@ -1,5 +1,5 @@
 import { createApp } from '../../functions/admin/owners';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { listAllLicenses } from '../support/licenses';

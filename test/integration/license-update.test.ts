@@ -1,7 +1,7 @@
 import { verifyPassword } from '#core/domain/passwords';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { createApp } from '../../functions/admin/owners';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';

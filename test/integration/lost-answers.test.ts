@@ -1,9 +1,9 @@
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { awsError, firstOnly, injectFault, loseAnswers } from '../support/dynamo-faults';

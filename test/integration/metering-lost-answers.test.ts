@@ -1,6 +1,6 @@
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';
 import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';

@@ -1,5 +1,5 @@
 import { newId } from '#core/domain/ids';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { findRoute, routes, type RoutePath } from '../../functions/routes';
 import { blacklist } from '../support/client';
 import { createFakeClock } from '../support/clock';

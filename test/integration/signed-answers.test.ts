@@ -15,7 +15,7 @@ import { createTestClient, startTestServer, type TestServer } from '../support/e
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { docsVerifier, postRaw, type PublicJwk, type RawAnswer } from '../support/verifier';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 
 let env: TestServer;
 let owner: Owner;

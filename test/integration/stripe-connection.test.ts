@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '#core/domain/ids';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { seedSubscription } from '../support/fixtures';

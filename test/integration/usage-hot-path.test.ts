@@ -1,4 +1,4 @@
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
 import { createFakeClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/env';

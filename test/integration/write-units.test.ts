@@ -3,7 +3,7 @@ import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 
 /**
  * What each write route costs in DynamoDB capacity, as DynamoDB Local reports it

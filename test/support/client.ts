@@ -1,4 +1,4 @@
-import type { BlacklistType } from '#data/keys';
+import type { BlacklistType } from '#data/model/blacklist';
 import type { TestEnv } from './env';
 
 /** Adds a blacklist entry through the repository; `value` is given already normalised. */

@@ -1,7 +1,7 @@
 import type { Deps } from '#core/deps';
 import { newId, newLicenseKey } from '#core/domain/ids';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import type { Owner } from './owners';
 
 /** A subscription of the owner's app, written straight through the repository. */

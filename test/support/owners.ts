@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
 import * as owners from '../../functions/admin/owners';
-import type { Role } from '../../functions/access';
+import type { Role } from '#shared/roles';
 import { makeApiKey } from '#core/domain/api-keys';
 
 export interface Owner {

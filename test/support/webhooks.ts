@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newId } from '#core/domain/ids';
-import { deliveryIds, type Delivery } from '#data/webhook.repo';
+import { deliveryIds, type Delivery } from '#data/model/webhook';
 import { forRequest } from '#core/deps';
 import { attemptTimeoutMs, deliveryActor } from '../../functions/delivery/deliver';
 import { createWebhook } from '../../functions/webhook/webhooks';

@@ -2,7 +2,7 @@ import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { Deps } from '#core/deps';
 import { newApiKey, sha256Hex } from '#core/domain/ids';
 import { createLogger } from '#core/logger';
-import type { ApiKeyRecord } from '#data/api-key.repo';
+import type { ApiKeyRecord } from '#data/model/api-key';
 import { authorize } from '../../functions/authorizer/handler';
 
 const methodArn = 'arn:aws:execute-api:eu-central-1:123456789012:abc123/prod/POST/license/get';

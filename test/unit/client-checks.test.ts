@@ -1,8 +1,8 @@
 import type { Deps } from '#core/deps';
 import { ClientError } from '#core/http/errors';
 import type { AuthItems } from '#data/auth.repo';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { authenticate } from '../../functions/client/auth';
 import {
   blacklistProbes,

@@ -1,6 +1,6 @@
 import type { Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import { toggleLockBulk } from '../../functions/hwid/toggle-lock-bulk';
 import { recordingSink } from '../support/log-evidence';
 

@@ -1,7 +1,7 @@
 import { iso } from '#shared/clock';
-import type { Role } from '../../access';
+import type { Role } from '#shared/roles';
 import type { Deps } from '../deps';
-import type { ApiKeyRecord } from '#data/api-key.repo';
+import type { ApiKeyRecord } from '#data/model/api-key';
 import { newApiKey, newId, sha256Hex } from './ids';
 
 /** How many characters of a key its listing shows: `lsk_` and four random ones, too few to find or guess it by. */

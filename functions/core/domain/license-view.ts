@@ -1,8 +1,8 @@
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import type { Deps } from '../deps';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { effectiveFeatures, effectiveUsageLimits, graceUntil, usageView } from '#shared/entitlements';
-import { isFloating, isLive, liveLeases } from '#data/leases';
+import { isFloating, isLive, liveLeases } from '#data/model/lease';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
 export function hwidResetCooldown(license: License, now: Date): number {

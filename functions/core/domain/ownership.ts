@@ -1,6 +1,6 @@
-import type { App } from '#data/app.repo';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { App } from '#data/model/app';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import type { Deps } from '../deps';
 import { ManagementError } from '../http/errors';
 

@@ -1,4 +1,4 @@
-import { defaultRole, type Role } from '../../access';
+import { defaultRole, type Role } from '#shared/roles';
 import type { Deps } from '../deps';
 import { ManagementError } from './errors';
 import { constantTimeEqual, isApiKeyFormat, sha256Hex } from '../domain/ids';

@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { defaultRole, keyMayCallPath, roles, type Role } from '../../access';
+import { keyMayCallPath } from '../../access';
+import { defaultRole, roles, type Role } from '#shared/roles';
 import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
 import { accessDenied } from '../domain/ownership';
 import { missingApiKey } from './api-key-auth';

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import type { App, StoredSigningKey } from '#data/app.repo';
+import type { App, StoredSigningKey } from '#data/model/app';
 import { iso } from '#shared/clock';
 import type { Deps } from '../deps';
 import type { KeyVault } from './key-vault';
