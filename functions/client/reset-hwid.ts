@@ -67,21 +67,7 @@ export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: Black
       resetAt,
       now: resetAt,
       claim: false,
-      expect: {
-        conditions: [
-          '#status = :active',
-          'hwid_reset_allowed = :allowed',
-          'hwid_reset_interval = :interval',
-          license.last_hwid_reset_at === null ? 'attribute_type(last_hwid_reset_at, :resetNull)' : 'last_hwid_reset_at = :lastReset',
-        ],
-        names: { '#status': 'status' },
-        values: {
-          ':active': 'active',
-          ':allowed': true,
-          ':interval': license.hwid_reset_interval,
-          ...(license.last_hwid_reset_at === null ? { ':resetNull': 'NULL' } : { ':lastReset': license.last_hwid_reset_at }),
-        },
-      },
+      expect: { status: 'active', hwid_reset_allowed: true, hwid_reset_interval: license.hwid_reset_interval, last_hwid_reset_at: license.last_hwid_reset_at },
     });
     if (outcome === 'changed') {
       const hwids = license.hwids.filter((hwid) => !released.includes(hwid));

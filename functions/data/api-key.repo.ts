@@ -1,5 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionHeld, getItem, putNew, queryIndexPartition, stampUpdate, updateExisting, type Table } from './db';
+import { conditional, getItem, putNew, queryIndexPartition, updateExisting, updateItem, type Table } from './db';
 import { keys } from './keys';
 import { apiKeySchema, type ApiKeyRecord } from './model/api-key';
 
@@ -30,21 +29,16 @@ export function createApiKeyRepo(table: Table) {
      * Revokes a key of the team; false when the team has no such key. Revoking
      * a revoked key again changes nothing, so a retried request succeeds.
      */
-    revokeOfTeam(keyHash: string, teamId: string, at: string): Promise<boolean> {
-      return conditionHeld(
-        table.doc.send(
-          new UpdateCommand(
-            stampUpdate(table, {
-              TableName: table.name,
-              Key: keys.apiKey(keyHash),
-              UpdateExpression: 'SET #status = :revoked, revoked_at = if_not_exists(revoked_at, :at)',
-              ConditionExpression: 'attribute_exists(pk) AND team_id = :team',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at, ':team': teamId },
-            }),
-          ),
-        ),
+    async revokeOfTeam(keyHash: string, teamId: string, at: string): Promise<boolean> {
+      const written = await conditional(
+        updateItem(table, keys.apiKey(keyHash), {
+          UpdateExpression: 'SET #status = :revoked, revoked_at = if_not_exists(revoked_at, :at)',
+          ConditionExpression: 'attribute_exists(pk) AND team_id = :team',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at, ':team': teamId },
+        }),
       );
+      return written.held;
     },
   };
 }

@@ -1,8 +1,6 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, putNew, queryIndexPartition, scanPages, updateExisting, type Table } from './db';
+import { conditional, getItem, pages, putNew, queryIndexPartition, updateExisting, updateItem, type Table } from './db';
 import { assignments } from './expressions';
 import { keys } from './keys';
-import { isConditionFailure } from './retry';
 import { appSchema, type App, type AppChange, type AppSettingsChange, type StoredSigningKey } from './model/app';
 
 export function createAppRepo(table: Table) {
@@ -27,22 +25,17 @@ export function createAppRepo(table: Table) {
      * wins: the loser gets the winner's key back from a consistent read.
      */
     async setSigningKeyIfAbsent(appId: string, key: StoredSigningKey): Promise<StoredSigningKey | undefined> {
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.name,
-            Key: keys.app(appId),
-            UpdateExpression: 'SET signing_key = :key',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(signing_key)',
-            ExpressionAttributeValues: { ':key': key },
-          }),
-        );
-        return key;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-      const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: keys.app(appId), ConsistentRead: true }));
-      return Item ? appSchema.parse(Item).signing_key : undefined;
+      const written = await conditional(
+        updateItem(
+          table,
+          keys.app(appId),
+          { UpdateExpression: 'SET signing_key = :key', ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(signing_key)', ExpressionAttributeValues: { ':key': key } },
+          { unstamped: true },
+        ),
+      );
+      if (written.held) return key;
+      const item = await getItem(table, keys.app(appId), { consistentRead: true });
+      return item ? appSchema.parse(item).signing_key : undefined;
     },
 
     /** Rotation: the new key replaces the current one; resending the same key sets the same value. */
@@ -68,29 +61,29 @@ export function createAppRepo(table: Table) {
      */
     async indexUnlisted(): Promise<number> {
       let indexed = 0;
-      const pages = scanPages(table, {
-        expression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_not_exists(gsi1pk)',
-        values: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk },
-      });
-      for await (const items of pages) {
+      const unlisted = pages(
+        table,
+        { FilterExpression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_not_exists(gsi1pk)', ExpressionAttributeValues: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk } },
+        { scan: true },
+      );
+      for await (const items of unlisted) {
         for (const item of items) {
           const app = appSchema.parse(item);
           const entry = keys.appByTeam(app.team_id, app.created_at, app.app_id);
-          try {
-            await table.doc.send(
-              new UpdateCommand({
-                TableName: table.name,
-                Key: keys.app(app.app_id),
+          const written = await conditional(
+            updateItem(
+              table,
+              keys.app(app.app_id),
+              {
                 UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
                 ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
                 ExpressionAttributeValues: { ':pk': entry.gsi1pk, ':sk': entry.gsi1sk },
-              }),
-            );
-            indexed += 1;
-          } catch (error) {
-            // Another run indexed it first, or it was deleted meanwhile: nothing left to do for it.
-            if (!isConditionFailure(error)) throw error;
-          }
+              },
+              { unstamped: true },
+            ),
+          );
+          // Not held: another run indexed it first, or it was deleted meanwhile; nothing left to do for it.
+          if (written.held) indexed += 1;
         }
       }
       return indexed;

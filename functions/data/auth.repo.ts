@@ -1,15 +1,13 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemCache } from './item-cache';
 import { addSeconds } from '#shared/clock';
 import { appSchema, type App } from './model/app';
 import { batchGetItems, itemId } from './batch-get';
-import { stampUpdate, transactWrite, type Table, type TransactItem } from './db';
-import { cancellationCodes, isConditionFailure } from './retry';
+import { conditional, getItem, transactWrite, updateItem, type Table, type TransactItem } from './db';
+import { condition, conditions, part, Update } from './expressions';
 import { hwidIndexItem } from './hwid.repo';
 import { releaseStaleIndexItem } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
 import type { BlacklistProbe, BlacklistType } from './model/blacklist';
-import { boundAsRead } from './license.repo';
 import { parseLicense, type License } from './model/license';
 import type { SeatWrite } from './model/lease';
 import { droppedClaims, renewal, takeAppending, takeDroppingEnded, takeFirst, type SeatExpression } from './seat-writes';
@@ -66,6 +64,23 @@ function appLicenseAmong(items: (Record<string, unknown> | undefined)[] | undefi
 }
 
 const lostRace = (code: string | undefined) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict';
+
+/** What the activation write holds the license to: the state the checks of /auth saw (docs/client-api.md#check-order). */
+const licenseIs = {
+  active: part('#status = :active', { ':active': 'active' }, { '#status': 'status' }),
+  lockedAsRead: (license: License) => part('hwid_lock = :lock', { ':lock': license.hwid_lock }),
+  unused: part('attribute_type(first_used_at, :null)', { ':null': 'NULL' }),
+  ofDurationAsRead: (license: License) => part('initial_duration = :duration', { ':duration': license.initial_duration }),
+  unbound: part('(attribute_not_exists(hwid) OR attribute_type(hwid, :null)) AND (attribute_not_exists(hwids) OR size(hwids) = :zero)', { ':null': 'NULL', ':zero': 0 }),
+  /** A seat left, the device not listed yet, and the first device the one read. */
+  seatFreeFor: (hwid: string, license: License) => [
+    part('size(hwids) < max_devices'),
+    part('NOT contains(hwids, :hwid)', { ':hwid': hwid }),
+    part('hwid = :oldest', { ':oldest': license.hwid }),
+  ],
+  boundTo: (hwid: string | null) => part('hwid = :bound', { ':bound': hwid }),
+  listing: (hwid: string | undefined) => part('contains(hwids, :bound)', { ':bound': hwid }),
+};
 
 /**
  * The reads and the write of the client endpoints' hot path (docs/performance.md, round trips): each
@@ -149,8 +164,8 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
 
     /** A strongly consistent read of a license as it stands now, for deciding again after a lost race. */
     async currentLicense(license: License): Promise<License | undefined> {
-      const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: keys.licenseOf(license), ConsistentRead: true }));
-      return Item ? parseLicense(Item) : undefined;
+      const item = await getItem(table, keys.licenseOf(license), { consistentRead: true });
+      return item ? parseLicense(item) : undefined;
     },
 
     async activate(activation: Activation): Promise<ActivationOutcome> {
@@ -165,59 +180,25 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
         ...(bindHwid !== undefined ? { hwids, hwid: hwids[0]! } : {}),
         leases,
       };
-      const sets = ['last_login = :now'];
-      const conditions = ['attribute_exists(pk)', '#status = :active', 'hwid_lock = :lock'];
-      const values: Record<string, unknown> = { ':now': now, ':active': 'active', ':lock': license.hwid_lock };
-      if (firstUse) {
-        sets.push('first_used_at = :now', 'expires_at = :expires');
-        // expires_at is computed from the duration as read: an extension that
-        // lands in between must make this write fail and be decided again.
-        conditions.push('attribute_type(first_used_at, :null)', 'initial_duration = :duration');
-        values[':expires'] = updated.expires_at;
-        values[':null'] = 'NULL';
-        values[':duration'] = license.initial_duration;
-      }
+      const write = new Update().set(part('last_login = :now', { ':now': now })).when(conditions.exists, licenseIs.active, licenseIs.lockedAsRead(license));
+      // expires_at is computed from the duration as read: an extension that
+      // lands in between must make this write fail and be decided again.
+      if (firstUse) write.set(part('first_used_at = :now', { ':now': now }), part('expires_at = :expires', { ':expires': updated.expires_at })).when(licenseIs.unused, licenseIs.ofDurationAsRead(license));
       if (seatWrite?.replacesList) {
         // The list is replaced as a whole (seat-writes.ts): the other binding branches do not apply.
       } else if (bindHwid !== undefined && license.hwids.length === 0) {
-        sets.push('hwid = :hwid', 'hwids = :hwids');
-        conditions.push('(attribute_not_exists(hwid) OR attribute_type(hwid, :null))', '(attribute_not_exists(hwids) OR size(hwids) = :zero)');
-        values[':hwid'] = bindHwid;
-        values[':hwids'] = [bindHwid];
-        values[':null'] = 'NULL';
-        values[':zero'] = 0;
+        write.set(part('hwid = :hwid', { ':hwid': bindHwid }), part('hwids = :hwids', { ':hwids': [bindHwid] })).when(licenseIs.unbound);
       } else if (bindHwid !== undefined) {
         // Another seat: concurrent binds append side by side, and the seat
         // count is a condition, so exactly max_devices of them get in.
-        sets.push('hwids = list_append(hwids, :new)');
-        conditions.push('size(hwids) < max_devices', 'NOT contains(hwids, :hwid)', 'hwid = :oldest');
-        values[':new'] = [bindHwid];
-        values[':hwid'] = bindHwid;
-        values[':oldest'] = license.hwid;
+        write.set(part('hwids = list_append(hwids, :new)', { ':new': [bindHwid] })).when(...licenseIs.seatFreeFor(bindHwid, license));
       } else if (license.hwid_lock && sentHwid === license.hwid) {
-        conditions.push('hwid = :bound');
-        values[':bound'] = license.hwid;
+        write.when(licenseIs.boundTo(license.hwid));
       } else if (license.hwid_lock) {
-        conditions.push('contains(hwids, :bound)');
-        values[':bound'] = sentHwid;
+        write.when(licenseIs.listing(sentHwid));
       }
-      const names: Record<string, string> = { '#status': 'status' };
-      const removes: string[] = [];
-      if (seatWrite) {
-        sets.push(...seatWrite.sets);
-        removes.push(...seatWrite.removes);
-        conditions.push(...seatWrite.conditions);
-        Object.assign(names, seatWrite.names);
-        Object.assign(values, seatWrite.values);
-      }
-      const update = {
-        TableName: table.name,
-        Key: keys.licenseOf(license),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      };
+      if (seatWrite) write.set(...seatWrite.sets).remove(...seatWrite.removes).when(...seatWrite.conditions);
+      const key = keys.licenseOf(license);
 
       // A later use only sets last_login under conditions it leaves true, so
       // a resent attempt passes them again. A first use or a binding fails its
@@ -225,44 +206,28 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       // own retry: it goes through a transaction, whose token makes a resent
       // attempt succeed. That costs one extra write unit once per license.
       if (!firstUse && bindHwid === undefined) {
-        try {
-          await table.doc.send(new UpdateCommand(stampUpdate(table, update)));
-          return { kind: 'activated', license: updated };
-        } catch (error) {
-          // A running transaction on the license (a management change) refuses the update: decide again on a fresh read.
-          if (isConditionFailure(error) || (error instanceof Error && error.name === 'TransactionConflictException')) return { kind: 'license_changed' };
-          throw error;
-        }
+        // A running transaction on the license (a management change) refuses the update: decide again on a fresh read.
+        const written = await conditional(updateItem(table, key, write.input()), 'race');
+        return written.held ? { kind: 'activated', license: updated } : { kind: 'license_changed' };
       }
 
-      const items: TransactItem[] = [{ Update: update }];
+      const items: TransactItem[] = [{ Update: { TableName: table.name, Key: key, ...write.input() } }];
       if (claimDevice && bindHwid !== undefined) {
         // Right after the license: the cancellation reasons below are read by position.
-        items.push({
-          Put: {
-            TableName: table.name,
-            Item: hwidIndexItem({ app_id: license.app_id, hwid: bindHwid, license_key: license.key }),
-            ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
-            ExpressionAttributeValues: { ':key': license.key },
-          },
-        });
+        items.push({ Put: { TableName: table.name, Item: hwidIndexItem({ app_id: license.app_id, hwid: bindHwid, license_key: license.key }), ...condition(conditions.freeOrHeldBy(license.key)) } });
       }
       if (claimDevice && seat) items.push(...droppedClaims(table.name, license, seat));
-      try {
-        await transactWrite(table, items, { retryCancellations: false });
-        return { kind: 'activated', license: updated };
-      } catch (error) {
-        const codes = cancellationCodes(error);
-        if (!codes) throw error;
-        // The license first: if it changed, the device question may not arise any more.
-        if (lostRace(codes[0])) return { kind: 'license_changed' };
-        if (codes[1] === 'ConditionalCheckFailed') {
-          // An item a release had no room for names a license that gave the device up: once removed, decide again.
-          return bindHwid !== undefined && (await releaseStaleIndexItem(table, license, bindHwid, now)) ? { kind: 'license_changed' } : { kind: 'device_taken' };
-        }
-        if (codes.slice(1).some(lostRace)) return { kind: 'license_changed' };
-        throw error;
+      const written = await conditional(transactWrite(table, items, { retryCancellations: false }), 'race');
+      if (written.held) return { kind: 'activated', license: updated };
+      const [ofLicense, ofDevice] = written.reasons;
+      // The license first: if it changed, the device question may not arise any more.
+      if (lostRace(ofLicense)) return { kind: 'license_changed' };
+      if (ofDevice === 'ConditionalCheckFailed') {
+        // An item a release had no room for names a license that gave the device up: once removed, decide again.
+        return bindHwid !== undefined && (await releaseStaleIndexItem(table, license, bindHwid, now)) ? { kind: 'license_changed' } : { kind: 'device_taken' };
       }
+      // A race lost on a dropped device's index item: decide again.
+      return { kind: 'license_changed' };
     },
   };
 }
@@ -279,8 +244,7 @@ function seatExpression(license: License, seat: SeatWrite, bindHwid: string | un
   if (seat.dropped.length > 0) {
     const dropped = new Set(seat.dropped.map(({ hwid }) => hwid));
     const { hwids, ...expression } = takeDroppingEnded(seat, license.hwids.filter((hwid) => !dropped.has(hwid) && hwid !== seat.hwid));
-    const bound = boundAsRead(license);
-    return { ...expression, conditions: [...expression.conditions, bound.condition], values: { ...expression.values, ...bound.values }, hwids, replacesList: true };
+    return { ...expression, conditions: [...expression.conditions, conditions.boundAsRead(license)], hwids, replacesList: true };
   }
   return license.hwids.length === 0 ? takeFirst(seat) : takeAppending(seat);
 }

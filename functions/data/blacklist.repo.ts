@@ -1,5 +1,4 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteExisting, stampItem, stampUpdate, type Table } from './db';
+import { deleteExisting, putItem, readPage, updateItem, type Table } from './db';
 import { keys } from './keys';
 import { blacklistEntrySchema, type BlacklistEntry, type BlacklistType } from './model/blacklist';
 
@@ -16,7 +15,7 @@ export function createBlacklistRepo(table: Table) {
   return {
     /** Adds or replaces (a new reason) an entry. */
     async put(entry: BlacklistEntry): Promise<void> {
-      await table.doc.send(new PutCommand({ TableName: table.name, Item: stampItem(table, blacklistItem(entry)) }));
+      await putItem(table, blacklistItem(entry));
     },
 
     /** False when there was no such entry. */
@@ -25,16 +24,12 @@ export function createBlacklistRepo(table: Table) {
     },
 
     async list(appId: string, type: BlacklistType | undefined, limit: number, startKey?: Record<string, unknown>): Promise<BlacklistPage> {
-      const page = await table.doc.send(
-        new QueryCommand({
-          TableName: table.name,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.app(appId).pk, ':prefix': keys.blacklistPrefix(type) },
-          Limit: limit,
-          ExclusiveStartKey: startKey,
-        }),
+      const page = await readPage(
+        table,
+        { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': keys.app(appId).pk, ':prefix': keys.blacklistPrefix(type) }, Limit: limit },
+        startKey,
       );
-      return { entries: (page.Items ?? []).map((item) => blacklistEntrySchema.parse(item)), lastKey: page.LastEvaluatedKey };
+      return { entries: page.items.map((item) => blacklistEntrySchema.parse(item)), lastKey: page.lastKey };
     },
 
     /**
@@ -42,23 +37,18 @@ export function createBlacklistRepo(table: Table) {
      * time it was first added. Returns the entry as stored.
      */
     async add(entry: BlacklistEntry): Promise<BlacklistEntry> {
-      const { Attributes } = await table.doc.send(
-        new UpdateCommand(stampUpdate(table, {
-          TableName: table.name,
-          Key: keys.blacklist(entry.app_id, entry.type, entry.value),
-          UpdateExpression:
-            'SET app_id = :app_id, #type = :type, #value = :value, reason = :reason, created_at = if_not_exists(created_at, :created_at)',
-          ExpressionAttributeNames: { '#type': 'type', '#value': 'value' },
-          ExpressionAttributeValues: {
-            ':app_id': entry.app_id,
-            ':type': entry.type,
-            ':value': entry.value,
-            ':reason': entry.reason,
-            ':created_at': entry.created_at,
-          },
-          ReturnValues: 'ALL_NEW',
-        })),
-      );
+      const { Attributes } = await updateItem(table, keys.blacklist(entry.app_id, entry.type, entry.value), {
+        UpdateExpression: 'SET app_id = :app_id, #type = :type, #value = :value, reason = :reason, created_at = if_not_exists(created_at, :created_at)',
+        ExpressionAttributeNames: { '#type': 'type', '#value': 'value' },
+        ExpressionAttributeValues: {
+          ':app_id': entry.app_id,
+          ':type': entry.type,
+          ':value': entry.value,
+          ':reason': entry.reason,
+          ':created_at': entry.created_at,
+        },
+        ReturnValues: 'ALL_NEW',
+      });
       return blacklistEntrySchema.parse(Attributes);
     },
   };

@@ -1,5 +1,5 @@
-import { transactWrite, type Table } from './db';
-import { cancelledByCondition } from './retry';
+import { conditional, transactWrite, type Table } from './db';
+import { condition, conditions } from './expressions';
 import { keys } from './keys';
 import type { License } from './model/license';
 import { usernameIndexItem } from './username.repo';
@@ -20,14 +20,13 @@ export function createCredentialsRepo(table: Table) {
     async set(license: License, username: string, passwordHash: string): Promise<CredentialsOutcome> {
       const previous = license.username;
       const renamed = previous !== null && previous.toLowerCase() !== username.toLowerCase();
-      try {
-        await transactWrite(table, [
+      const written = await conditional(
+        transactWrite(table, [
           {
             Put: {
               TableName: table.name,
               Item: usernameIndexItem({ app_id: license.app_id, username, license_key: license.key, password_hash: passwordHash }),
-              ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
-              ExpressionAttributeValues: { ':key': license.key },
+              ...condition(conditions.freeOrHeldBy(license.key)),
             },
           },
           {
@@ -45,19 +44,15 @@ export function createCredentialsRepo(table: Table) {
                   Delete: {
                     TableName: table.name,
                     Key: keys.username(license.app_id, previous),
-                    ConditionExpression: 'license_key = :key',
-                    ExpressionAttributeValues: { ':key': license.key },
+                    ...condition(conditions.heldBy(license.key)),
                   },
                 },
               ]
             : []),
-        ]);
-        return 'updated';
-      } catch (error) {
-        const reasons = cancelledByCondition(error);
-        if (!reasons) throw error;
-        return reasons[0] === 'ConditionalCheckFailed' ? 'username_taken' : 'license_changed';
-      }
+        ]),
+      );
+      if (written.held) return 'updated';
+      return written.reasons[0] === 'ConditionalCheckFailed' ? 'username_taken' : 'license_changed';
     },
   };
 }

@@ -3,12 +3,11 @@
  * records done) and the reads of /audit/get-bulk and /app/stats. Event shapes
  * are the consumer's; here they are items.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWrite, getItem, maxTransactItems, transactWrite, type Table, type TransactItem, type WriteRequest } from './db';
+import { batchWrite, boundedList, conditional, getItem, maxItemsReadPerList, maxTransactItems, pages, transactWrite, updateItem, type Table, type TransactItem, type WriteRequest } from './db';
+import type { UpdateInput } from './expressions';
 import { keys, type ExpiryLevel, type ItemKey } from './keys';
 import { auditEventSchema, type AuditEvent, type RecordWork } from './model/audit';
 import { dayCountsSchema, expiryCountSchema, totalsSchema, type Addition, type DayCounts, type Standing, type Totals } from './model/stats';
-import { cancelledByCondition } from './retry';
 
 /** The expiry counts' levels: how much of an ISO time names the bucket, and how much names the span /app/stats reads of it. */
 const expiryLevels: { level: ExpiryLevel; length: number; within: number }[] = [
@@ -45,38 +44,29 @@ export function standingChange(before: Standing | undefined, after: Standing | u
 /** Streams keep records 24 hours: a mark only has to outlive any redelivery. */
 const markSeconds = 2 * 86400;
 
+/** ADDs to counters of one counter item; a counter whose amount is 0 is left out. */
+function additions(added: Record<string, number>): UpdateInput {
+  const entries = Object.entries(added).filter(([, amount]) => amount !== 0);
+  return {
+    // Counter names go through placeholders: `count` is one of DynamoDB's reserved words.
+    UpdateExpression: `ADD ${entries.map(([counter]) => `#${counter} :${counter}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([counter]) => [`#${counter}`, counter])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([counter, amount]) => [`:${counter}`, amount])),
+  };
+}
+
 /** The items of one range of an app's counter partition (`APP#<id>#STATS`), every page read. */
 async function* statsItems(table: Table, appId: string, range: { condition: string; values: Record<string, unknown>; projection?: string }) {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await table.doc.send(
-      new QueryCommand({
-        TableName: table.name,
-        KeyConditionExpression: `pk = :pk AND ${range.condition}`,
-        ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ...range.values },
-        ...(range.projection ? { ProjectionExpression: range.projection } : {}),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    yield* page.Items ?? [];
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const query = {
+    KeyConditionExpression: `pk = :pk AND ${range.condition}`,
+    ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ...range.values },
+    ...(range.projection ? { ProjectionExpression: range.projection } : {}),
+  };
+  for await (const items of pages(table, query)) yield* items;
 }
 
 export function createEventsRepo(table: Table) {
-  const counterUpdate = (key: ItemKey, added: Record<string, number>): TransactItem => {
-    const entries = Object.entries(added).filter(([, amount]) => amount !== 0);
-    return {
-      Update: {
-        TableName: table.name,
-        Key: key,
-        // Counter names go through placeholders: `count` is one of DynamoDB's reserved words.
-        UpdateExpression: `ADD ${entries.map(([counter]) => `#${counter} :${counter}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([counter]) => [`#${counter}`, counter])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([counter, amount]) => [`:${counter}`, amount])),
-      },
-    };
-  };
+  const counterUpdate = (key: ItemKey, added: Record<string, number>): TransactItem => ({ Update: { TableName: table.name, Key: key, ...additions(added) } });
 
   /** Marks, audit items and the counters of several records, additions to one counter summed. */
   const itemsOf = (works: RecordWork[], nowSeconds: number, retentionSeconds: number): TransactItem[] => {
@@ -133,34 +123,22 @@ export function createEventsRepo(table: Table) {
         if (last && itemsOf([...last, work], nowSeconds, retentionSeconds).length <= maxTransactItems) last.push(work);
         else chunks.push([work]);
       }
+      const write = (chunk: RecordWork[]) => conditional(transactWrite(table, itemsOf(chunk, nowSeconds, retentionSeconds)));
       let done = 0;
       for (const chunk of chunks) {
-        try {
-          await transactWrite(table, itemsOf(chunk, nowSeconds, retentionSeconds));
+        if ((await write(chunk)).held) {
           done += chunk.length;
           continue;
-        } catch (error) {
-          if (!cancelledByCondition(error) || chunk.length === 1) {
-            if (cancelledByCondition(error)) continue;
-            throw error;
-          }
         }
-        for (const work of chunk) {
-          try {
-            await transactWrite(table, itemsOf([work], nowSeconds, retentionSeconds));
-            done += 1;
-          } catch (error) {
-            if (!cancelledByCondition(error)) throw error;
-          }
-        }
+        if (chunk.length === 1) continue;
+        for (const work of chunk) if ((await write([work])).held) done += 1;
       }
       return done;
     },
 
     /** Adds to one day's failed /auth count (the client function's periodic flush). */
     async addAuthFailures(appId: string, day: string, amount: number): Promise<void> {
-      const update = counterUpdate(keys.dailyStats(appId, day), { auth_failures: amount }).Update!;
-      await table.doc.send(new UpdateCommand({ ...update }));
+      await updateItem(table, keys.dailyStats(appId, day), additions({ auth_failures: amount }), { unstamped: true });
     },
 
     /** The counters of an app's days from `firstDay` to `lastDay` (inclusive); days without any are absent. */
@@ -185,7 +163,7 @@ export function createEventsRepo(table: Table) {
      * last item returned). Positions begin with the event's time, so the range
      * is a key condition of the query (it reads only the items inside it);
      * type and actor are filters over what it reads. Reads at most
-     * `maxItemsRead` items per call, like the license listing, so a rare type
+     * `maxItemsReadPerList` items per call, like the license listing, so a rare type
      * or actor cannot make one request read a whole partition.
      */
     async listAudit(
@@ -211,35 +189,28 @@ export function createEventsRepo(table: Table) {
       const filters = { type: options.type, actor: options.actor };
       const filtered = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined);
       const filter = filtered.length === 0 ? {} : { FilterExpression: filtered.map(([name]) => `#${name} = :${name}`).join(' AND '), ExpressionAttributeNames: Object.fromEntries(filtered.map(([name]) => [`#${name}`, name])) };
-      let startKey: Record<string, unknown> | undefined = options.after === undefined ? undefined : position(options.after);
-      const found: { event: AuditEvent; sortKey: string }[] = [];
-      let unread = maxItemsRead;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            ...(byLicense ? { IndexName: 'gsi1' } : {}),
-            KeyConditionExpression: `${partitionKey} = :pk${range}`,
-            ScanIndexForward: false,
-            Limit: Math.min(filtered.length === 0 ? options.limit + 1 - found.length : 1000, unread),
-            ...filter,
-            ExpressionAttributeValues: {
-              ':pk': partition,
-              ...(options.from === undefined ? {} : { ':from': options.from }),
-              ...(options.to === undefined ? {} : { ':to': options.to }),
-              ...Object.fromEntries(filtered.map(([name, value]) => [`:${name}`, value])),
-            },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) found.push({ event: auditEventSchema.parse(item), sortKey: String(item[sortKey]) });
-        unread -= page.ScannedCount ?? 0;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && found.length <= options.limit && unread > 0);
-      const events = found.slice(0, options.limit);
-      if (found.length > options.limit) return { events: events.map((entry) => entry.event), next: events.at(-1)!.sortKey };
-      if (!startKey) return { events: events.map((entry) => entry.event) };
-      return { events: events.map((entry) => entry.event), next: String(startKey[sortKey]) };
+      const { found, next } = await boundedList(table, {
+        query: {
+          ...(byLicense ? { IndexName: 'gsi1' } : {}),
+          KeyConditionExpression: `${partitionKey} = :pk${range}`,
+          ScanIndexForward: false,
+          ...filter,
+          ExpressionAttributeValues: {
+            ':pk': partition,
+            ...(options.from === undefined ? {} : { ':from': options.from }),
+            ...(options.to === undefined ? {} : { ':to': options.to }),
+            ...Object.fromEntries(filtered.map(([name, value]) => [`:${name}`, value])),
+          },
+        },
+        ...(options.after === undefined ? {} : { startKey: position(options.after) }),
+        limit: options.limit,
+        readBound: maxItemsReadPerList,
+        pageSize: (wanted) => (filtered.length === 0 ? wanted : 1000),
+        keep: (items) => items.map((item) => ({ event: auditEventSchema.parse(item), sortKey: String(item[sortKey]) })),
+      });
+      const events = found.map((entry) => entry.event);
+      if (!next) return { events };
+      return { events, next: 'after' in next ? next.after.sortKey : String(next.key[sortKey]) };
     },
 
     /**
@@ -291,6 +262,3 @@ export function createEventsRepo(table: Table) {
     },
   };
 }
-
-/** Items one audit listing request may read before it answers what it found (as the license listing). */
-const maxItemsRead = 2000;

@@ -1,11 +1,10 @@
 import { addSeconds } from '#shared/clock';
 import { batchGetItems } from './batch-get';
-import { getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
+import { conditional, getItem, maxTransactItems, transactWrite, type Table, type TransactItem } from './db';
+import { condition, conditions, equalities, part, Update } from './expressions';
 import { releaseOverflow, releaseStaleIndexItem } from './hwid-overflow';
 import { storedLease } from './model/lease';
-import { cancelledByCondition, cancelledByConflict } from './retry';
 import { keys } from './keys';
-import { boundAsRead } from './license.repo';
 import { hwidIndexSchema, type HwidChange, type HwidChangeOutcome, type HwidIndex } from './model/hwid';
 import type { License } from './model/license';
 
@@ -47,86 +46,48 @@ export function createHwidRepo(table: Table) {
         license,
         license.hwids.filter((hwid) => !hwids.includes(hwid) || change.releaseKept),
       );
-      const heldByThisLicense = { ':license_key': license.key };
       const roomForReleases = Math.max(0, maxTransactItems - 1 - claimed.length);
       const releasedNow = released.slice(0, roomForReleases);
-      const bound = boundAsRead(license);
-      const sets = ['hwids = :hwids', 'hwid = :hwid'];
-      const values: Record<string, unknown> = { ':hwids': hwids, ':hwid': hwids[0] ?? null, ...bound.values };
-      const conditions = ['attribute_exists(pk)', bound.condition];
-      const names: Record<string, string> = { ...change.expect?.names };
-      const removes: string[] = [];
+      const write = new Update()
+        .set(part('hwids = :hwids', { ':hwids': hwids }), part('hwid = :hwid', { ':hwid': hwids[0] ?? null }))
+        .when(conditions.exists, conditions.boundAsRead(license));
       if (license.lease_seconds !== null) {
         // A floating license's leases follow its list (model/lease.ts): a device given up loses its lease, a device set gets a fresh one.
-        license.hwids.filter((hwid) => !hwids.includes(hwid)).forEach((hwid, index) => {
-          names[`#gone${index}`] = hwid;
-          removes.push(`leases.#gone${index}`);
-        });
-        hwids.filter((hwid) => !license.hwids.includes(hwid)).forEach((hwid, index) => {
-          if (change.now === undefined) throw new Error('replaceHwids needs `now` to lease a device to a floating license');
-          names[`#new${index}`] = hwid;
-          values[`:newLease${index}`] = storedLease({ expires_at: addSeconds(change.now, license.lease_seconds!), borrowed: false });
-          sets.push(`leases.#new${index} = :newLease${index}`);
-        });
+        license.hwids
+          .filter((hwid) => !hwids.includes(hwid))
+          .forEach((hwid, index) => write.remove(part(`leases.#gone${index}`, {}, { [`#gone${index}`]: hwid })));
+        hwids
+          .filter((hwid) => !license.hwids.includes(hwid))
+          .forEach((hwid, index) => {
+            if (change.now === undefined) throw new Error('replaceHwids needs `now` to lease a device to a floating license');
+            const lease = storedLease({ expires_at: addSeconds(change.now, license.lease_seconds!), borrowed: false });
+            write.set(part(`leases.#new${index} = :newLease${index}`, { [`:newLease${index}`]: lease }, { [`#new${index}`]: hwid }));
+          });
       }
-      if (change.resetAt !== undefined) {
-        sets.push('last_hwid_reset_at = :reset_at');
-        values[':reset_at'] = change.resetAt;
-      }
-      if (change.expect) {
-        conditions.push(...change.expect.conditions);
-        Object.assign(values, change.expect.values);
-      }
+      if (change.resetAt !== undefined) write.set(part('last_hwid_reset_at = :reset_at', { ':reset_at': change.resetAt }));
+      if (change.expect) write.when(equalities(change.expect));
       if (change.subscriptionId !== undefined) {
-        sets.push('subscription_id = :new_subscription');
-        conditions.push('subscription_id = :old_subscription');
-        values[':new_subscription'] = change.subscriptionId;
-        values[':old_subscription'] = license.subscription_id;
+        write
+          .set(part('subscription_id = :new_subscription', { ':new_subscription': change.subscriptionId }))
+          .when(part('subscription_id = :old_subscription', { ':old_subscription': license.subscription_id }));
       }
+      const freeOrOurs = condition(conditions.freeOrHeldBy(license.key));
       const items: TransactItem[] = [
-        {
-          Update: {
-            TableName: table.name,
-            Key: keys.licenseOf(license),
-            UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeValues: values,
-            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-          },
-        },
-        ...claimed.map((hwid) => ({
-          Put: {
-            TableName: table.name,
-            Item: hwidIndexItem({ app_id: license.app_id, hwid, license_key: license.key }),
-            ConditionExpression: 'attribute_not_exists(pk) OR license_key = :license_key',
-            ExpressionAttributeValues: heldByThisLicense,
-          },
-        })),
-        ...releasedNow.map((hwid) => ({
-          Delete: {
-            TableName: table.name,
-            Key: keys.hwid(license.app_id, hwid),
-            ConditionExpression: 'attribute_not_exists(pk) OR license_key = :license_key',
-            ExpressionAttributeValues: heldByThisLicense,
-          },
-        })),
+        { Update: { TableName: table.name, Key: keys.licenseOf(license), ...write.input() } },
+        ...claimed.map((hwid) => ({ Put: { TableName: table.name, Item: hwidIndexItem({ app_id: license.app_id, hwid, license_key: license.key }), ...freeOrOurs } })),
+        ...releasedNow.map((hwid) => ({ Delete: { TableName: table.name, Key: keys.hwid(license.app_id, hwid), ...freeOrOurs } })),
       ];
-      try {
-        await transactWrite(table, items);
+      const written = await conditional(transactWrite(table, items), 'race');
+      if (written.held) {
         await releaseOverflow(table, license, released.slice(roomForReleases));
         return 'changed';
-      } catch (error) {
-        const reasons = cancelledByCondition(error);
-        if (reasons) {
-          const refused = claimed.filter((_, index) => reasons[1 + index] === 'ConditionalCheckFailed');
-          if (reasons[0] === 'ConditionalCheckFailed' || refused.length === 0) return 'stale';
-          // An item left by a release that ran out of room is no claim: once removed, the change is tried again.
-          const freed = await Promise.all(refused.map((hwid) => releaseStaleIndexItem(table, license, hwid, change.now)));
-          return freed.some(Boolean) ? 'stale' : 'hwid-in-use';
-        }
-        if (cancelledByConflict(error)) return 'stale';
-        throw error;
       }
+      const { reasons } = written;
+      const refused = claimed.filter((_, index) => reasons[1 + index] === 'ConditionalCheckFailed');
+      if (reasons[0] === 'ConditionalCheckFailed' || refused.length === 0) return 'stale';
+      // An item left by a release that ran out of room is no claim: once removed, the change is tried again.
+      const freed = await Promise.all(refused.map((hwid) => releaseStaleIndexItem(table, license, hwid, change.now)));
+      return freed.some(Boolean) ? 'stale' : 'hwid-in-use';
     },
 
     /**
@@ -135,24 +96,11 @@ export function createHwidRepo(table: Table) {
      * seats existed carries the list from now on. False when it changed since.
      */
     async setMaxDevices(license: License, maxDevices: number): Promise<boolean> {
-      const bound = boundAsRead(license);
-      try {
-        await transactWrite(table, [
-          {
-            Update: {
-              TableName: table.name,
-              Key: keys.licenseOf(license),
-              UpdateExpression: 'SET max_devices = :max, hwids = :readHwids',
-              ConditionExpression: `team_id = :team AND ${bound.condition}`,
-              ExpressionAttributeValues: { ':max': maxDevices, ':team': license.team_id, ...bound.values },
-            },
-          },
-        ]);
-        return true;
-      } catch (error) {
-        if (cancelledByCondition(error) || cancelledByConflict(error)) return false;
-        throw error;
-      }
+      const write = new Update()
+        .set(part('max_devices = :max', { ':max': maxDevices }), part('hwids = :readHwids', { ':readHwids': license.hwids }))
+        .when(part('team_id = :team', { ':team': license.team_id }), conditions.boundAsRead(license));
+      const written = await conditional(transactWrite(table, [{ Update: { TableName: table.name, Key: keys.licenseOf(license), ...write.input() } }]), 'race');
+      return written.held;
     },
   };
 }

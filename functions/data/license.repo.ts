@@ -1,36 +1,16 @@
-import { QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, itemId } from './batch-get';
-import { batchWrite, maxTransactItems, putNew, scanPages, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
-import { assignments, equalities } from './expressions';
+import { batchWrite, boundedList, conditional, maxItemsReadPerList, maxTransactItems, pages, putNew, transactWrite, updateItem, type PageInput, type Table, type TransactItem } from './db';
+import { assignments, conditions, equalities, part, Update } from './expressions';
 import { releaseOverflow } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
 import type { IndexName } from './table';
-import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
+import { withBackoff } from './retry';
 import { usernameIndexItem } from './username.repo';
 import { parseLicense, storedLicense, type ExpiryChange, type ExpiryPosition, type License, type LicenseFlag, type LicenseSettings, type ListFilter, type ListOrder, type ListPosition, type PositionIn } from './model/license';
 
 /** A license's whole item: its attributes under its key and its listing entry. */
 export function licenseItem(license: License): Record<string, unknown> {
   return { ...keys.licenseOf(license), ...keys.licenseByApp(license.app_id, license.created_at, license.key), ...storedLicense(license) };
-}
-
-/**
- * A condition that the license still has exactly the bound HWIDs it was read
- * with. An item written before seats existed has `hwid` only and no `hwids`:
- * it matches on `hwid` (it can hold one HWID at most).
- */
-export function boundAsRead(license: Pick<License, 'hwids'>, prefix = 'read'): { condition: string; values: Record<string, unknown> } {
-  const list = `:${prefix}Hwids`;
-  const legacy =
-    license.hwids.length === 0
-      ? `attribute_not_exists(hwids) AND (attribute_not_exists(hwid) OR attribute_type(hwid, :${prefix}Null))`
-      : license.hwids.length === 1
-        ? `attribute_not_exists(hwids) AND hwid = :${prefix}Hwid`
-        : undefined;
-  const values: Record<string, unknown> = { [list]: license.hwids };
-  if (license.hwids.length === 0) values[`:${prefix}Null`] = 'NULL';
-  if (license.hwids.length === 1) values[`:${prefix}Hwid`] = license.hwids[0];
-  return { condition: legacy ? `(hwids = ${list} OR (${legacy}))` : `hwids = ${list}`, values };
 }
 
 export function createLicenseRepo(table: Table) {
@@ -101,29 +81,29 @@ export function createLicenseRepo(table: Table) {
     async moveListingEntries(): Promise<{ moved: number; appIds: string[] }> {
       let moved = 0;
       const appIds = new Set<string>();
-      const pages = scanPages(table, {
-        expression: 'sk = :sk AND begins_with(pk, :prefix)',
-        values: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
-        projection: 'pk, sk, app_id, gsi1pk',
-      });
-      for await (const items of pages) {
+      const licenses = pages(
+        table,
+        {
+          FilterExpression: 'sk = :sk AND begins_with(pk, :prefix)',
+          ExpressionAttributeValues: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
+          ProjectionExpression: 'pk, sk, app_id, gsi1pk',
+        },
+        { scan: true },
+      );
+      for await (const items of licenses) {
         for (const item of items) {
           if (typeof item.app_id === 'string') appIds.add(item.app_id);
           if (item.gsi1pk === undefined) continue;
-          try {
-            await table.doc.send(
-              new UpdateCommand({
-                TableName: table.name,
-                Key: { pk: item.pk, sk: item.sk },
-                UpdateExpression: 'SET gsi2pk = gsi1pk, gsi2sk = gsi1sk REMOVE gsi1pk, gsi1sk',
-                ConditionExpression: 'attribute_exists(gsi1pk)',
-              }),
-            );
-            moved += 1;
-          } catch (error) {
-            // Moved by another run, or deleted meanwhile: nothing left to do for it.
-            if (!isConditionFailure(error)) throw error;
-          }
+          const written = await conditional(
+            updateItem(
+              table,
+              { pk: String(item.pk), sk: String(item.sk) },
+              { UpdateExpression: 'SET gsi2pk = gsi1pk, gsi2sk = gsi1sk REMOVE gsi1pk, gsi1sk', ConditionExpression: 'attribute_exists(gsi1pk)' },
+              { unstamped: true },
+            ),
+          );
+          // Not held: moved by another run, or deleted meanwhile; nothing left to do for it.
+          if (written.held) moved += 1;
         }
       }
       return { moved, appIds: [...appIds] };
@@ -135,15 +115,6 @@ export function createLicenseRepo(table: Table) {
 
 /** Items one filtered query may read: DynamoDB stops at 1 MB anyway, which is about this many licenses. */
 const maxReadLimit = 1000;
-
-/**
- * Items one listing request may read before it answers what it found so far.
- * Licenses are about 0.5 KB, at most about 4.5 KB with full metadata: 2000 of
- * them are 1 to 9 query pages of 1 MB, well under a second and a few MB of
- * memory, where a rare filter over a big app would otherwise read the whole
- * partition in one request.
- */
-export const maxItemsReadPerList = 2000;
 
 /**
  * Items a listing filtered on what the index does not copy (expiry, first
@@ -161,7 +132,7 @@ interface ListOptions {
 
 /** What a listing queries, where it starts, how it reads its licenses and positions, and what it tests on them. */
 interface ListSource {
-  query: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey' | 'ScanIndexForward'>;
+  query: Omit<PageInput, 'Limit' | 'ScanIndexForward'>;
   startKey?: Record<string, unknown>;
   /** Whether the query skips entries (a filter expression or `match`): then each read widens. */
   filtering: boolean;
@@ -261,15 +232,10 @@ function createLicenseWrites(table: Table) {
   const licensesOf = async (entries: Record<string, unknown>[]): Promise<License[]> =>
     (await readEntries(entries)).flatMap(({ license }) => (license ? [license] : []));
 
+  /** The transaction's reasons when a condition failed; undefined when it was written. */
   const transact = async (items: TransactItem[]): Promise<(string | undefined)[] | undefined> => {
-    try {
-      await transactWrite(table, items);
-      return undefined;
-    } catch (error) {
-      const reasons = cancelledByCondition(error);
-      if (!reasons) throw error;
-      return reasons;
-    }
+    const written = await conditional(transactWrite(table, items));
+    return written.held ? undefined : written.reasons;
   };
 
   const expiryUpdate = ({ before, after }: ExpiryChange) => ({
@@ -392,13 +358,13 @@ function createLicenseWrites(table: Table) {
                 ExpressionAttributeValues: { ':key': license.key },
               },
             };
-      const bound = boundAsRead(license);
+      const bound = conditions.boundAsRead(license);
       const items: TransactItem[] = [
         {
           Delete: {
             TableName: table.name,
             Key: keys.licenseOf(license),
-            ConditionExpression: `team_id = :team AND ${bound.condition} AND username = :username`,
+            ConditionExpression: `team_id = :team AND ${bound.text} AND username = :username`,
             ExpressionAttributeValues: { ':team': license.team_id, ':username': license.username, ...bound.values },
           },
         },
@@ -452,40 +418,17 @@ function createLicenseWrites(table: Table) {
       expected: Partial<Pick<License, keyof LicenseSettings | 'app_id'>> = {},
       appScope?: ReadonlySet<string>,
     ): Promise<License | undefined> {
-      const set = assignments(changes);
       const unchanged = equalities(expected);
       // An API key limited to applications (at most 50: IN takes 100) writes only their licenses.
       const scope = [...(appScope ?? [])].map((appId, index) => [`:scope${index}`, appId] as const);
-      const names = { ...set.names, ...unchanged.names };
-      const values = { ':team': teamId, ...set.values, ...unchanged.values, ...Object.fromEntries(scope) };
-      const conditions = [
-        'team_id = :team',
-        ...(unchanged.text ? [unchanged.text] : []),
-        ...(appScope ? [`app_id IN (${scope.map(([name]) => name).join(', ')})`] : []),
-      ];
+      const write = new Update().set(assignments(changes)).when(part('team_id = :team', { ':team': teamId }));
+      if (unchanged.text) write.when(unchanged);
+      if (appScope) write.when(part(`app_id IN (${scope.map(([name]) => name).join(', ')})`, Object.fromEntries(scope)));
       // The key names the license in the shared namespace or under the team; the team condition makes the wrong one fail.
       for (const key of keys.licenseCandidates(licenseKey, teamId)) {
-        try {
-          // A write that meets a running transaction on the license is refused (TransactionConflictException): wait and send it again.
-          const { Attributes } = await withBackoff(() =>
-            table.doc.send(
-              new UpdateCommand(
-                stampUpdate(table, {
-                  TableName: table.name,
-                  Key: key,
-                  UpdateExpression: `SET ${set.text}`,
-                  ConditionExpression: conditions.join(' AND '),
-                  ExpressionAttributeNames: names,
-                  ExpressionAttributeValues: values,
-                  ReturnValues: 'ALL_NEW',
-                }),
-              ),
-            ),
-          );
-          return parseLicense(Attributes!);
-        } catch (error) {
-          if (!isConditionFailure(error)) throw error;
-        }
+        // A write that meets a running transaction on the license is refused (TransactionConflictException): wait and send it again.
+        const written = await conditional(withBackoff(() => updateItem(table, key, { ...write.input(), ReturnValues: 'ALL_NEW' })));
+        if (written.held) return parseLicense(written.answer.Attributes!);
       }
       return undefined;
     },
@@ -514,58 +457,29 @@ function createLicenseWrites(table: Table) {
     ): Promise<{ licenses: License[]; next?: PositionIn<O> }> {
       const source = options.order === 'expires_at' ? byExpiry(appId, teamId, options) : byCreation(appId, teamId, options);
       const { match } = source;
-      let startKey = source.startKey;
-      const found: { entry: Record<string, unknown>; license?: License }[] = [];
-      let unread = match ? maxItemsMatchedPerList : maxItemsReadPerList;
-      // Items read past the last one returned are read again by the next page, so
-      // read little at first; a filter that matches rarely widens each read.
-      let readLimit = options.limit + 1;
-      do {
-        const wanted = options.limit + 1 - found.length;
-        const page = await table.doc.send(
-          new QueryCommand({
-            ...source.query,
-            TableName: table.name,
-            ScanIndexForward: options.ascending,
-            Limit: Math.min(source.filtering ? readLimit : wanted, unread),
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        const entries = page.Items ?? [];
-        const read = match
-          ? (await readEntries(entries, source.licenseOf)).filter(({ entry, license }) => license !== undefined && match(license, entry))
-          : entries.map((entry) => ({ entry }));
-        found.push(...read.slice(0, wanted));
-        unread -= page.ScannedCount ?? 0;
-        startKey = page.LastEvaluatedKey;
-        readLimit = Math.min(maxReadLimit, readLimit * 2);
-      } while (startKey && found.length <= options.limit && unread > 0);
-
-      const answered = found.slice(0, options.limit);
-      const licenses = match ? answered.map(({ license }) => license!) : await licensesOf(answered.map(({ entry }) => entry));
+      const { found, next } = await boundedList(table, {
+        query: { ...source.query, ScanIndexForward: options.ascending },
+        startKey: source.startKey,
+        limit: options.limit,
+        readBound: match ? maxItemsMatchedPerList : maxItemsReadPerList,
+        // Items read past the last one returned are read again by the next page, so
+        // read little at first; a filter that matches rarely widens each read.
+        pageSize: (wanted, page) => (source.filtering ? Math.min(maxReadLimit, (options.limit + 1) * 2 ** page) : wanted),
+        keep: async (entries): Promise<{ entry: Record<string, unknown>; license?: License }[]> =>
+          match
+            ? (await readEntries(entries, source.licenseOf)).filter(({ entry, license }) => license !== undefined && match(license, entry))
+            : entries.map((entry) => ({ entry })),
+      });
+      const licenses = match ? found.map(({ license }) => license!) : await licensesOf(found.map(({ entry }) => entry));
       const positionOf = source.positionOf as (entry: Record<string, unknown>) => PositionIn<O>;
-      if (found.length > options.limit) return { licenses, next: positionOf(answered.at(-1)!.entry) };
-      if (!startKey) return { licenses };
-      return { licenses, next: positionOf(startKey) };
+      if (!next) return { licenses };
+      return { licenses, next: positionOf('after' in next ? next.after.entry : next.key) };
     },
 
     /** Every license of an app, a page at a time, in creation order (the admin CLI's recount; never a request path). */
     async *pagesOfApp(appId: string): AsyncGenerator<License[]> {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            IndexName: licenseIndex,
-            KeyConditionExpression: 'gsi2pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.licensesOfApp(appId) },
-            Limit: 100,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        yield await licensesOf(page.Items ?? []);
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      const entries = pages(table, { IndexName: licenseIndex, KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': keys.licensesOfApp(appId) }, Limit: 100 });
+      for await (const page of entries) yield await licensesOf(page);
     },
   };
 }

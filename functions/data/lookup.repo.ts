@@ -1,6 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { itemId } from './batch-get';
-import { batchWrite, getItem, putNew, scanPages, type Table } from './db';
+import { batchWrite, getItem, pages, putNew, readPage, type Table } from './db';
 import { keys, type ItemKey } from './keys';
 import { boundDevicesOf, lookupMigration, maxLicensesPerDevice, type EntryChange } from './model/lookup';
 
@@ -48,16 +47,13 @@ export function createLookupRepo(table: Table) {
 
     /** The item keys of the licenses that list `hwid` as bound, at most `maxLicensesPerDevice` (one query). */
     async licensesBoundTo(appId: string, hwid: string): Promise<ItemKey[]> {
-      const page = await table.doc.send(
-        new QueryCommand({
-          TableName: table.name,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.devicesOf(appId, hwid) },
-          ProjectionExpression: 'sk',
-          Limit: maxLicensesPerDevice,
-        }),
-      );
-      return (page.Items ?? []).map((item) => ({ pk: String(item.sk), sk: keys.license('').sk }));
+      const page = await readPage(table, {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.devicesOf(appId, hwid) },
+        ProjectionExpression: 'sk',
+        Limit: maxLicensesPerDevice,
+      });
+      return page.items.map((item) => ({ pk: String(item.sk), sk: keys.license('').sk }));
     },
 
     /**
@@ -70,13 +66,17 @@ export function createLookupRepo(table: Table) {
     async writeAll(): Promise<{ licenses: number; entries: number }> {
       let licenses = 0;
       let entries = 0;
-      const pages = scanPages(table, {
-        expression: 'sk = :sk AND begins_with(pk, :prefix)',
-        values: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
-        projection: 'pk, app_id, #key, hwid, hwids, expires_at',
-        names: { '#key': 'key' },
-      });
-      for await (const items of pages) {
+      const licenseItems = pages(
+        table,
+        {
+          FilterExpression: 'sk = :sk AND begins_with(pk, :prefix)',
+          ExpressionAttributeValues: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
+          ProjectionExpression: 'pk, app_id, #key, hwid, hwids, expires_at',
+          ExpressionAttributeNames: { '#key': 'key' },
+        },
+        { scan: true },
+      );
+      for await (const items of licenseItems) {
         const changes = items.flatMap((item) => lookupChanges(undefined, item));
         licenses += items.length;
         entries += changes.length;

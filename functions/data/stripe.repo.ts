@@ -1,11 +1,9 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, itemId } from './batch-get';
-import { deleteExisting, getItem, stampUpdate, transactWrite, type Table, type TransactItem } from './db';
+import { conditional, deleteExisting, getItem, transactWrite, updateItem, type Table, type TransactItem } from './db';
 import { keys, type ItemKey } from './keys';
 import { licenseItem } from './license.repo';
 import { parseLicense, type License } from './model/license';
 import { stripeConnectionSchema, stripeLicenseKeysSchema, stripeEventMarkDays, type EventWrite, type StripeConnection, type StripeOrigin } from './model/stripe';
-import { cancellationCodes } from './retry';
 
 export function createStripeRepo(table: Table) {
   const mark = (appId: string, eventId: string, part: number, now: Date): TransactItem => ({
@@ -24,14 +22,9 @@ export function createStripeRepo(table: Table) {
    * failed, its reason codes are returned for the caller to judge.
    */
   const applyOnce = async (marked: TransactItem, writes: TransactItem[]): Promise<EventWrite | (string | undefined)[]> => {
-    try {
-      await transactWrite(table, [marked, ...writes]);
-      return 'applied';
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      if (!codes?.includes('ConditionalCheckFailed')) throw error;
-      return codes[0] === 'ConditionalCheckFailed' ? 'already_applied' : codes;
-    }
+    const written = await conditional(transactWrite(table, [marked, ...writes]));
+    if (written.held) return 'applied';
+    return written.reasons[0] === 'ConditionalCheckFailed' ? 'already_applied' : written.reasons;
   };
 
   return {
@@ -49,18 +42,12 @@ export function createStripeRepo(table: Table) {
       const { created_at, ...fields } = connection;
       const names = Object.fromEntries(Object.keys(fields).map((name) => [`#${name}`, name]));
       const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value]));
-      const { Attributes } = await table.doc.send(
-        new UpdateCommand(
-          stampUpdate(table, {
-            TableName: table.name,
-            Key: keys.stripeConnection(connection.app_id),
-            UpdateExpression: `SET ${Object.keys(fields).map((name) => `#${name} = :${name}`).join(', ')}, created_at = if_not_exists(created_at, :created_at)`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':created_at': created_at },
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      );
+      const { Attributes } = await updateItem(table, keys.stripeConnection(connection.app_id), {
+        UpdateExpression: `SET ${Object.keys(fields).map((name) => `#${name} = :${name}`).join(', ')}, created_at = if_not_exists(created_at, :created_at)`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...values, ':created_at': created_at },
+        ReturnValues: 'ALL_NEW',
+      });
       return stripeConnectionSchema.parse(Attributes);
     },
 

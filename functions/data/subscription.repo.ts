@@ -1,8 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems } from './batch-get';
-import { deleteExisting, getItem, putNew, queryIndexPartition, stampUpdate, type Table } from './db';
+import { conditional, deleteExisting, getItem, putNew, queryIndexPartition, updateItem, type Table } from './db';
 import { assignments } from './expressions';
-import { isConditionFailure } from './retry';
 import { keys } from './keys';
 import { subscriptionSchema, type Subscription, type SubscriptionSettings } from './model/subscription';
 
@@ -40,25 +38,16 @@ export function createSubscriptionRepo(table: Table) {
     /** Undefined when the subscription is gone; never recreates a deleted one. */
     async update(subscriptionId: string, fields: Partial<SubscriptionSettings>): Promise<Subscription | undefined> {
       const set = assignments(fields);
-      try {
-        const { Attributes } = await table.doc.send(
-          new UpdateCommand(
-            stampUpdate(table, {
-              TableName: table.name,
-              Key: keys.subscription(subscriptionId),
-              UpdateExpression: `SET ${set.text}`,
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: set.names,
-              ExpressionAttributeValues: set.values,
-              ReturnValues: 'ALL_NEW',
-            }),
-          ),
-        );
-        return subscriptionSchema.parse(Attributes);
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
-      }
+      const written = await conditional(
+        updateItem(table, keys.subscription(subscriptionId), {
+          UpdateExpression: `SET ${set.text}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: set.names,
+          ExpressionAttributeValues: set.values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return written.held ? subscriptionSchema.parse(written.answer.Attributes) : undefined;
     },
 
     /** False when there was no such subscription. */

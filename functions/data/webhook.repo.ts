@@ -1,9 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { getItem, queryIndexPartition, stampUpdate, transactWrite, type Table } from './db';
-import { assignments } from './expressions';
+import { boundedList, conditional, getItem, putItem, queryIndexPartition, stampUpdate, transactWrite, updateItem, type Table } from './db';
+import { assignments, condition, conditions } from './expressions';
 import { keys } from './keys';
-import { cancellationCodes, isConditionFailure } from './retry';
 import { deliveryIds, deliverySchema, maxWebhooksPerApp, webhookSchema, type AttemptOutcome, type Claim, type Delivery, type DeliveryRef, type DeliveryState, type EndpointChange, type Webhook } from './model/webhook';
 
 const parseWebhook = (item: Record<string, unknown>): Webhook => webhookSchema.parse(item);
@@ -14,8 +11,8 @@ export function createWebhookRepo(table: Table) {
   return {
     /** False when the app has its maximum of endpoints already; the count and the endpoint are written together. */
     async create(webhook: Webhook): Promise<boolean> {
-      try {
-        await transactWrite(table, [
+      const written = await conditional(
+        transactWrite(table, [
           {
             Put: {
               TableName: table.name,
@@ -33,12 +30,12 @@ export function createWebhookRepo(table: Table) {
               ExpressionAttributeValues: { ':one': 1, ':max': maxWebhooksPerApp },
             },
           },
-        ]);
-        return true;
-      } catch (error) {
-        if (cancellationCodes(error)?.[1] === 'ConditionalCheckFailed') return false;
-        throw error;
-      }
+        ]),
+      );
+      if (written.held) return true;
+      // Only the count's condition failing means the app is full; any other reason is thrown.
+      if (written.reasons[1] === 'ConditionalCheckFailed') return false;
+      throw written.error;
     },
 
     async get(webhookId: string): Promise<Webhook | undefined> {
@@ -58,31 +55,22 @@ export function createWebhookRepo(table: Table) {
     async update(webhookId: string, fields: Partial<Pick<Webhook, 'url' | 'events' | 'description' | 'enabled' | 'secret_ciphertext'>>): Promise<Webhook | undefined> {
       const set = assignments(fields);
       const clear = fields.enabled === true ? ' REMOVE failing_since, failed_deliveries, disabled_reason' : '';
-      try {
-        const { Attributes } = await table.doc.send(
-          new UpdateCommand(
-            stampUpdate(table, {
-              TableName: table.name,
-              Key: keys.webhook(webhookId),
-              UpdateExpression: `SET ${set.text}${clear}`,
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: set.names,
-              ExpressionAttributeValues: set.values,
-              ReturnValues: 'ALL_NEW',
-            }),
-          ),
-        );
-        return parseWebhook(Attributes!);
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
-      }
+      const written = await conditional(
+        updateItem(table, keys.webhook(webhookId), {
+          UpdateExpression: `SET ${set.text}${clear}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: set.names,
+          ExpressionAttributeValues: set.values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return written.held ? parseWebhook(written.answer.Attributes!) : undefined;
     },
 
     /** False when there was no such endpoint; its deliveries stay until their TTL. */
     async delete(webhook: Webhook): Promise<boolean> {
-      try {
-        await transactWrite(table, [
+      const written = await conditional(
+        transactWrite(table, [
           { Delete: { TableName: table.name, Key: keys.webhook(webhook.webhook_id), ConditionExpression: 'attribute_exists(pk)' } },
           {
             Update: {
@@ -94,53 +82,42 @@ export function createWebhookRepo(table: Table) {
               ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
             },
           },
-        ]);
-        return true;
-      } catch (error) {
-        if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return false;
-        throw error;
-      }
+        ]),
+      );
+      if (written.held) return true;
+      // Only the endpoint's condition failing means there was none; any other reason is thrown.
+      if (written.reasons[0] === 'ConditionalCheckFailed') return false;
+      throw written.error;
     },
 
     /** Writes the delivery unless it exists: a fan-out done again (a redelivered event) leaves the first one's log as it is. */
     async putDelivery(delivery: Delivery, ttl: number): Promise<void> {
       const ref = deliveryIds.parse(delivery.delivery_id)!;
-      try {
-        await table.doc.send(
-          new PutCommand({ TableName: table.name, Item: { ...deliveryKey(ref), ...delivery, ttl }, ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      await conditional(putItem(table, { ...deliveryKey(ref), ...delivery, ttl }, { condition: condition(conditions.isNew), unstamped: true }));
     },
 
     async getDelivery(ref: DeliveryRef): Promise<Delivery | undefined> {
-      const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: deliveryKey(ref), ConsistentRead: true }));
-      return Item ? deliverySchema.parse(Item) : undefined;
+      const item = await getItem(table, deliveryKey(ref), { consistentRead: true });
+      return item ? deliverySchema.parse(item) : undefined;
     },
 
     /** Newest first, of one state if given; `after` is the position the last page ended on. */
     async listDeliveries(webhookId: string, options: { state?: DeliveryState; limit: number; after?: string }): Promise<{ deliveries: Delivery[]; next?: string }> {
-      const found: Delivery[] = [];
-      let startKey: Record<string, unknown> | undefined = options.after ? { ...deliveryKey({ webhookId, position: options.after }) } : undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': keys.webhook(webhookId).pk, ':prefix': keys.deliveryPrefix, ...(options.state ? { ':state': options.state } : {}) },
-            ...(options.state ? { FilterExpression: '#state = :state', ExpressionAttributeNames: { '#state': 'state' } } : {}),
-            ScanIndexForward: false,
-            Limit: options.state ? 200 : options.limit + 1 - found.length,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        found.push(...(page.Items ?? []).map((item) => deliverySchema.parse(item)));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && found.length <= options.limit);
-      const deliveries = found.slice(0, options.limit);
-      const more = found.length > options.limit || (startKey !== undefined && found.length === options.limit);
-      return { deliveries, ...(more && deliveries.length > 0 ? { next: deliveryIds.parse(deliveries.at(-1)!.delivery_id)!.position } : {}) };
+      const { found, next } = await boundedList(table, {
+        query: {
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.webhook(webhookId).pk, ':prefix': keys.deliveryPrefix, ...(options.state ? { ':state': options.state } : {}) },
+          ...(options.state ? { FilterExpression: '#state = :state', ExpressionAttributeNames: { '#state': 'state' } } : {}),
+          ScanIndexForward: false,
+        },
+        ...(options.after ? { startKey: { ...deliveryKey({ webhookId, position: options.after }) } } : {}),
+        limit: options.limit,
+        // An endpoint's log is bounded by its TTL, not by a read bound.
+        readBound: Infinity,
+        pageSize: (wanted) => (options.state ? 200 : wanted),
+        keep: (items) => items.map((item) => deliverySchema.parse(item)),
+      });
+      return { deliveries: found, ...(next && found.length > 0 ? { next: deliveryIds.parse(found.at(-1)!.delivery_id)!.position } : {}) };
     },
 
     /**
@@ -151,29 +128,26 @@ export function createWebhookRepo(table: Table) {
      * redelivery (`reopen`) may take a delivered or failed delivery too.
      */
     async claimAttempt(ref: DeliveryRef, attempt: number, now: number, leaseUntil: number, reopen: boolean): Promise<Claim> {
-      try {
-        const { Attributes } = await table.doc.send(
-          new UpdateCommand({
-            TableName: table.name,
-            Key: deliveryKey(ref),
+      const written = await conditional(
+        updateItem(
+          table,
+          deliveryKey(ref),
+          {
             UpdateExpression: 'SET attempts = :attempt, lease_until = :lease, #state = :pending',
             ConditionExpression: `attribute_exists(pk) AND settled = :settled AND (attempts = :settled OR lease_until < :now)${reopen ? '' : ' AND #state = :pending'}`,
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: { ':attempt': attempt, ':settled': attempt - 1, ':lease': leaseUntil, ':now': now, ':pending': 'pending' },
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { kind: 'claimed', delivery: deliverySchema.parse(Attributes) };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        // The old item a failed condition returns comes marshalled, even through the document client.
-        const old = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
-        if (!old) return { kind: 'stale' };
-        const delivery = deliverySchema.parse(unmarshall(old));
-        const waiting = delivery.state === 'pending' && (delivery.settled < attempt - 1 || (delivery.settled === attempt - 1 && (delivery.lease_until ?? 0) >= now));
-        return waiting ? { kind: 'busy' } : { kind: 'stale', delivery };
-      }
+          },
+          { unstamped: true },
+        ),
+      );
+      if (written.held) return { kind: 'claimed', delivery: deliverySchema.parse(written.answer.Attributes) };
+      if (!written.item) return { kind: 'stale' };
+      const delivery = deliverySchema.parse(written.item);
+      const waiting = delivery.state === 'pending' && (delivery.settled < attempt - 1 || (delivery.settled === attempt - 1 && (delivery.lease_until ?? 0) >= now));
+      return waiting ? { kind: 'busy' } : { kind: 'stale', delivery };
     },
 
     /**
@@ -185,8 +159,6 @@ export function createWebhookRepo(table: Table) {
      */
     async recordAttempt(ref: DeliveryRef, attempt: number, outcome: AttemptOutcome, endpoint: EndpointChange): Promise<boolean> {
       const update = {
-        TableName: table.name,
-        Key: deliveryKey(ref),
         UpdateExpression: 'SET settled = :attempt, #state = :state, last_status = :status, last_error = :error, next_attempt_at = :next REMOVE lease_until',
         ConditionExpression: 'attempts = :attempt AND settled = :before',
         ExpressionAttributeNames: { '#state': 'state' },
@@ -199,14 +171,18 @@ export function createWebhookRepo(table: Table) {
           ':next': outcome.nextAttemptAt,
         },
       };
-      try {
-        if (endpoint.kind === 'none') await table.doc.send(new UpdateCommand(update));
-        else await transactWrite({ ...table, requestId: `${deliveryIds.of(ref)}#${attempt}` }, [{ Update: update }, { Update: endpointUpdate(table, ref.webhookId, endpoint) }]);
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error) || cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return false;
-        throw error;
-      }
+      const written = await conditional<unknown>(
+        endpoint.kind === 'none'
+          ? updateItem(table, deliveryKey(ref), update, { unstamped: true })
+          : transactWrite({ ...table, requestId: `${deliveryIds.of(ref)}#${attempt}` }, [
+              { Update: { TableName: table.name, Key: deliveryKey(ref), ...update } },
+              { Update: endpointUpdate(table, ref.webhookId, endpoint) },
+            ]),
+      );
+      if (written.held) return true;
+      // Only the attempt's own condition failing means its outcome was recorded already; any other reason is thrown.
+      if (written.reasons[0] === 'ConditionalCheckFailed') return false;
+      throw written.error;
     },
   };
 }

@@ -33,7 +33,7 @@ export async function updateSubscription(deps: Deps, input: OwnerInput<typeof up
       releaseKept: !claim,
       subscriptionId: subscription.subscription_id,
       now: iso(deps.clock.now()),
-      expect: { conditions: ['team_id = :team', 'app_id = :app'], values: { ':team': input.teamId, ':app': license.app_id } },
+      expect: { team_id: input.teamId, app_id: license.app_id },
     });
     if (outcome === 'hwid-in-use') throw hwidInUse();
     if (outcome === 'changed') {

@@ -1,7 +1,8 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createApp } from '../../functions/admin/owners';
 import { mapConcurrently } from '#core/domain/bulk';
-import { licenseItem, maxItemsReadPerList } from '#data/license.repo';
+import { maxItemsReadPerList } from '#data/db';
+import { licenseItem } from '#data/license.repo';
 import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';

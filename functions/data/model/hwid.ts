@@ -32,8 +32,8 @@ export interface HwidChange {
   subscriptionId?: string;
   /** The time of the change: a floating license's new devices are leased from it, and claims on ended leases judged by it. */
   now?: string;
-  /** More conditions on the license, with their values (the fields a client decision relied on). */
-  expect?: { conditions: string[]; names?: Record<string, string>; values: Record<string, unknown> };
+  /** Fields of the license a decision relied on, with the values they must still hold. */
+  expect?: Partial<Pick<License, 'team_id' | 'app_id' | 'status' | 'hwid_reset_allowed' | 'hwid_reset_interval' | 'last_hwid_reset_at'>>;
 }
 
 export type HwidChangeOutcome = 'changed' | 'hwid-in-use' | 'stale';
