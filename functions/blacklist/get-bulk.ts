@@ -7,6 +7,7 @@ import type { OwnerInput } from '#core/http/handler';
 import type { BlacklistEntry, BlacklistType } from '#data/model/blacklist';
 import { keys, type ItemKey } from '#data/keys';
 import type { listBlacklistSchema } from './schemas';
+import * as blacklist from '#data/blacklist.repo';
 
 const cursorSchema = z.lazy(() => z.strictObject({ pk: z.string(), sk: z.string() }));
 
@@ -17,7 +18,7 @@ const cursorSchema = z.lazy(() => z.strictObject({ pk: z.string(), sk: z.string(
 export async function listBlacklist(deps: Deps, input: OwnerInput<typeof listBlacklistSchema>): Promise<Page<BlacklistEntry>> {
   const startKey = input.cursor === undefined ? undefined : decodeCursor(input.cursor, input.app_id, input.type);
   await ownedApp(deps, input.teamId, input.app_id);
-  const { entries } = await deps.repos.blacklist.list(input.app_id, input.type, input.per_page + 1, startKey);
+  const { entries } = await blacklist.list(deps.table, input.app_id, input.type, input.per_page + 1, startKey);
   const page = entries.slice(0, input.per_page);
   const last = page.at(-1);
   const nextCursor = entries.length > input.per_page && last ? encodeCursor(keys.blacklist(last.app_id, last.type, last.value)) : null;

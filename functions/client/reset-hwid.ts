@@ -7,6 +7,7 @@ import type { License } from '#data/model/license';
 import { isFloating, liveLeases, nextSeatAt } from '#data/model/lease';
 import { afterLostRace, checkedLicense } from './auth';
 import type { ResetHwidInput } from './schemas';
+import * as hwids from '#data/hwid.repo';
 
 export const hwidResetMessage = 'HWID_RESET';
 
@@ -61,7 +62,7 @@ export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: Black
     const released = toRelease(license, input.hwid, now);
     checkCooldown(license, now);
     const resetAt = iso(now);
-    const outcome = await deps.repos.hwids.replaceHwids({
+    const outcome = await hwids.replaceHwids(deps.table, {
       license,
       hwids: license.hwids.filter((hwid) => !released.includes(hwid)),
       resetAt,

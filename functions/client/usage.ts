@@ -10,6 +10,8 @@ import type { License } from '#data/model/license';
 import { checkLicenseState, hwidToBind, licenseOfApp } from './auth-checks';
 import { checkedLicense } from './auth';
 import type { AuthInput } from './schemas';
+import * as auth from '#data/auth.repo';
+import * as usage from '#data/usage.repo';
 
 export const usageRecordedMessage = 'USAGE_RECORDED';
 
@@ -66,24 +68,24 @@ export async function recordUsage(
     const request = { license, counter: input.counter, limit, amount: input.amount, now };
     if (used + input.amount > limit.limit + limit.overage) {
       // A retry of a count that filled the counter is answered as that count was.
-      const earlier = input.usageId === undefined ? undefined : await deps.repos.usage.earlierAnswer(license, input.usageId, now);
+      const earlier = input.usageId === undefined ? undefined : await usage.earlierAnswer(deps.table, license, input.usageId, now);
       if (earlier) return earlier;
-      await deps.repos.usage.markLimitReached(request);
+      await usage.markLimitReached(deps.table, request);
       throw clientFailure('USAGE_LIMIT_REACHED', { ...counterView(input.counter, limit, used, now) });
     }
     if (input.usageId === undefined) {
-      const outcome = await deps.repos.usage.count({ ...request, token: deps.table.requestId ?? randomUUID() });
+      const outcome = await usage.count(deps.table, { ...request, token: deps.table.requestId ?? randomUUID() });
       if (outcome.kind === 'counted') return counterView(input.counter, limit, outcome.used, now);
       license = stillValid(outcome.license, input.appId, now, subscription.grace_seconds);
       continue;
     }
     const answer = counterView(input.counter, limit, used + input.amount, now);
-    const outcome = await deps.repos.usage.countOnce({ ...request, usageId: input.usageId, answer });
+    const outcome = await usage.countOnce(deps.table, { ...request, usageId: input.usageId, answer });
     if (outcome.kind === 'counted') return answer;
     if (outcome.kind === 'replayed') return outcome.answer;
     // Concurrent counts with their own ids each hold the counter to the value they read: one gets through per round.
     await sleep(Math.random() * 10 * attempt);
-    license = stillValid(await deps.repos.auth.currentLicense(license), input.appId, now, subscription.grace_seconds);
+    license = stillValid(await auth.currentLicense(deps.table, license), input.appId, now, subscription.grace_seconds);
   }
   throw new Error(`usage counter changed under each of ${maxCountAttempts} attempts`);
 }

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
-import { createRepos, type Repos } from '#data/repos';
+import * as events from '#data/events.repo';
 import { AuthFailureCounter } from './domain/auth-failures';
 import { createItemCache, requestItemCache, type ItemCache } from '#data/item-cache';
 import { readConfig, type Config } from './config';
@@ -18,7 +18,6 @@ export interface Deps {
   logger: Logger;
   clock: Clock;
   table: Table;
-  repos: Repos;
   /** Items a warm Lambda may reuse for `config.cacheTtlSeconds` (the /auth hot path). */
   cache: ItemCache;
   /** Failed /auth attempts of this container, written to the daily counters by a timer at most once a minute. */
@@ -44,15 +43,13 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
   const clock = overrides.clock ?? systemClock;
   const cache = createItemCache(config.cacheTtlSeconds, clock);
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const repos = createRepos(table, cache);
   return {
     config,
     logger,
     clock,
     table,
-    repos,
     cache,
-    authFailures: new AuthFailureCounter(clock, (entry) => repos.events.addAuthFailures(entry.appId, entry.day, entry.count), logger),
+    authFailures: new AuthFailureCounter(clock, (entry) => events.addAuthFailures(table, entry.appId, entry.day, entry.count), logger),
     keyVault: overrides.keyVault,
     signers: createSignerCache(),
     webhooks: overrides.webhooks,
@@ -70,7 +67,7 @@ export function forRequest(deps: Deps, requestId: string | undefined, actor?: st
   const table = { ...deps.table, ...(requestId ? { requestId } : {}), ...(actor === undefined ? {} : { actor }) };
   const cache = requestItemCache(deps.cache);
   const logger = requestId ? withFields(deps.logger, { request_id: requestId }) : deps.logger;
-  return { ...deps, table, cache, logger, repos: createRepos(table, cache), ...(appScope ? { appScope } : {}) };
+  return { ...deps, table, cache, logger, ...(appScope ? { appScope } : {}) };
 }
 
 let lambdaDeps: Promise<Deps> | undefined;

@@ -11,45 +11,41 @@ export interface BlacklistPage {
   lastKey: Record<string, unknown> | undefined;
 }
 
-export function createBlacklistRepo(table: Table) {
-  return {
-    /** Adds or replaces (a new reason) an entry. */
-    async put(entry: BlacklistEntry): Promise<void> {
-      await putItem(table, blacklistItem(entry));
-    },
+/** Adds or replaces (a new reason) an entry. */
+export async function put(table: Table, entry: BlacklistEntry): Promise<void> {
+  await putItem(table, blacklistItem(entry));
+}
 
-    /** False when there was no such entry. */
-    delete(appId: string, type: BlacklistType, value: string): Promise<boolean> {
-      return deleteExisting(table, keys.blacklist(appId, type, value));
-    },
+/** False when there was no such entry. */
+export function remove(table: Table, appId: string, type: BlacklistType, value: string): Promise<boolean> {
+  return deleteExisting(table, keys.blacklist(appId, type, value));
+}
 
-    async list(appId: string, type: BlacklistType | undefined, limit: number, startKey?: Record<string, unknown>): Promise<BlacklistPage> {
-      const page = await readPage(
-        table,
-        { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': keys.app(appId).pk, ':prefix': keys.blacklistPrefix(type) }, Limit: limit },
-        startKey,
-      );
-      return { entries: page.items.map((item) => blacklistEntrySchema.parse(item)), lastKey: page.lastKey };
-    },
+export async function list(table: Table, appId: string, type: BlacklistType | undefined, limit: number, startKey?: Record<string, unknown>): Promise<BlacklistPage> {
+  const page = await readPage(
+    table,
+    { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': keys.app(appId).pk, ':prefix': keys.blacklistPrefix(type) }, Limit: limit },
+    startKey,
+  );
+  return { entries: page.items.map((item) => blacklistEntrySchema.parse(item)), lastKey: page.lastKey };
+}
 
-    /**
-     * Adds an entry, or gives an existing one the new reason while keeping the
-     * time it was first added. Returns the entry as stored.
-     */
-    async add(entry: BlacklistEntry): Promise<BlacklistEntry> {
-      const { Attributes } = await updateItem(table, keys.blacklist(entry.app_id, entry.type, entry.value), {
-        UpdateExpression: 'SET app_id = :app_id, #type = :type, #value = :value, reason = :reason, created_at = if_not_exists(created_at, :created_at)',
-        ExpressionAttributeNames: { '#type': 'type', '#value': 'value' },
-        ExpressionAttributeValues: {
-          ':app_id': entry.app_id,
-          ':type': entry.type,
-          ':value': entry.value,
-          ':reason': entry.reason,
-          ':created_at': entry.created_at,
-        },
-        ReturnValues: 'ALL_NEW',
-      });
-      return blacklistEntrySchema.parse(Attributes);
+/**
+ * Adds an entry, or gives an existing one the new reason while keeping the
+ * time it was first added. Returns the entry as stored.
+ */
+export async function add(table: Table, entry: BlacklistEntry): Promise<BlacklistEntry> {
+  const { Attributes } = await updateItem(table, keys.blacklist(entry.app_id, entry.type, entry.value), {
+    UpdateExpression: 'SET app_id = :app_id, #type = :type, #value = :value, reason = :reason, created_at = if_not_exists(created_at, :created_at)',
+    ExpressionAttributeNames: { '#type': 'type', '#value': 'value' },
+    ExpressionAttributeValues: {
+      ':app_id': entry.app_id,
+      ':type': entry.type,
+      ':value': entry.value,
+      ':reason': entry.reason,
+      ':created_at': entry.created_at,
     },
-  };
+    ReturnValues: 'ALL_NEW',
+  });
+  return blacklistEntrySchema.parse(Attributes);
 }

@@ -86,106 +86,100 @@ function counterWrite(request: Pick<CountRequest, 'license' | 'counter' | 'limit
   return { start, current, write, fresh };
 }
 
-export function createUsageRepo(table: Table) {
-  /** The answer a `usage_id` of the license earned within the last 24 hours, if it counted. */
-  const earlierAnswer = async (license: License, usageId: string, now: Date): Promise<CounterView | undefined> => {
-    const key = keys.usageMarker(keys.licenseOf(license), usageId);
-    const marker = await getItem(table, key, { consistentRead: true });
-    if (!marker || typeof marker.ttl !== 'number' || marker.ttl <= Math.floor(now.getTime() / 1000)) return undefined;
-    // A stored map comes back in no particular order: the answer is given again field for field as first sent.
-    const { counter, used, limit, overage, remaining, period, resets_at: resetsAt } = marker.answer as CounterView;
-    return { counter, used, limit, overage, remaining, period, resets_at: resetsAt };
-  };
+/** The answer a `usage_id` of the license earned within the last 24 hours, if it counted. */
+export async function earlierAnswer(table: Table, license: License, usageId: string, now: Date): Promise<CounterView | undefined> {
+  const key = keys.usageMarker(keys.licenseOf(license), usageId);
+  const marker = await getItem(table, key, { consistentRead: true });
+  if (!marker || typeof marker.ttl !== 'number' || marker.ttl <= Math.floor(now.getTime() / 1000)) return undefined;
+  // A stored map comes back in no particular order: the answer is given again field for field as first sent.
+  const { counter, used, limit, overage, remaining, period, resets_at: resetsAt } = marker.answer as CounterView;
+  return { counter, used, limit, overage, remaining, period, resets_at: resetsAt };
+}
 
-  return {
-    earlierAnswer,
+/**
+ * Adds `amount` to the counter in one conditional update of the license
+ * item, refused by DynamoDB when it would pass `limit + overage`: of
+ * concurrent counts, the sum counted never passes it. The caller has
+ * checked the limit on the counter as read.
+ */
+export async function count(table: Table, request: CountRequest): Promise<CountOutcome> {
+  const { start, current, write, fresh } = counterWrite(request);
+  const { slot, mark } = markOf(request.token);
+  const room = request.limit.limit + request.limit.overage - request.amount;
+  if (current) {
+    write
+      .set(onCounter(request.counter, '#u.used = #u.used + :amount', { ':amount': request.amount }), onCounter(request.counter, '#u.#slot = :token', { ':token': mark }, { '#slot': slot }))
+      .when(counterIs.roomFor(request.counter, room), counterIs.unmarkedBy(request.counter, slot, mark));
+  } else write.set(fresh({ used: request.amount, [slot]: mark }));
+  const written = await conditional(
+    updateItem(table, keys.licenseOf(request.license), { ...write.input(), ReturnValues: 'UPDATED_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+  );
+  if (written.held) return { kind: 'counted', used: (written.answer.Attributes![counterAttribute(request.counter)] as StoredCounter).used };
+  const old = written.item;
+  if (!old) return { kind: 'changed', license: undefined };
+  // This very count, applied once already: its answer was lost and the SDK sent it again.
+  const stored = old[counterAttribute(request.counter)] as Record<string, unknown> | undefined;
+  if (stored && stored.period_start === start && stored[slot] === mark) return { kind: 'counted', used: stored.used as number };
+  return { kind: 'changed', license: parseLicense(old) };
+}
 
-    /**
-     * Adds `amount` to the counter in one conditional update of the license
-     * item, refused by DynamoDB when it would pass `limit + overage`: of
-     * concurrent counts, the sum counted never passes it. The caller has
-     * checked the limit on the counter as read.
-     */
-    async count(request: CountRequest): Promise<CountOutcome> {
-      const { start, current, write, fresh } = counterWrite(request);
-      const { slot, mark } = markOf(request.token);
-      const room = request.limit.limit + request.limit.overage - request.amount;
-      if (current) {
-        write
-          .set(onCounter(request.counter, '#u.used = #u.used + :amount', { ':amount': request.amount }), onCounter(request.counter, '#u.#slot = :token', { ':token': mark }, { '#slot': slot }))
-          .when(counterIs.roomFor(request.counter, room), counterIs.unmarkedBy(request.counter, slot, mark));
-      } else write.set(fresh({ used: request.amount, [slot]: mark }));
-      const written = await conditional(
-        updateItem(table, keys.licenseOf(request.license), { ...write.input(), ReturnValues: 'UPDATED_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-      );
-      if (written.held) return { kind: 'counted', used: (written.answer.Attributes![counterAttribute(request.counter)] as StoredCounter).used };
-      const old = written.item;
-      if (!old) return { kind: 'changed', license: undefined };
-      // This very count, applied once already: its answer was lost and the SDK sent it again.
-      const stored = old[counterAttribute(request.counter)] as Record<string, unknown> | undefined;
-      if (stored && stored.period_start === start && stored[slot] === mark) return { kind: 'counted', used: stored.used as number };
-      return { kind: 'changed', license: parseLicense(old) };
-    },
+/**
+ * A count under a `usage_id`: the marker holding the answer and the
+ * counter's new value are written in one transaction, so the id counts
+ * exactly once; the counter must still hold the value read, which makes
+ * the stored answer exact. A marker older than 24 hours that TTL has not
+ * removed yet counts as none.
+ */
+export async function countOnce(table: Table, request: Omit<CountRequest, 'token'> & { usageId: string; answer: CounterView }): Promise<CountOnceOutcome> {
+  const { current, write, fresh } = counterWrite(request);
+  if (current) write.set(onCounter(request.counter, '#u.used = :used', { ':used': current.used + request.amount })).when(counterIs.usedAsRead(request.counter, current.used));
+  else write.set(fresh({ used: request.amount }));
+  const licenseKey = keys.licenseOf(request.license);
+  const markerKey = keys.usageMarker(licenseKey, request.usageId);
+  const nowSeconds = Math.floor(request.now.getTime() / 1000);
+  const marker = { ...markerKey, counter: request.counter, answer: request.answer, ttl: nowSeconds + usageIdSeconds };
+  const markerFree = part('attribute_not_exists(pk) OR #ttl <= :now', { ':now': nowSeconds }, { '#ttl': 'ttl' });
+  const written = await conditional(
+    transactWrite(
+      table,
+      [
+        { Put: { TableName: table.name, Item: marker, ...condition(markerFree) } },
+        { Update: { TableName: table.name, Key: licenseKey, ...write.input() } },
+      ],
+      { retryCancellations: false },
+    ),
+    'cancellation',
+  );
+  if (written.held) return { kind: 'counted' };
+  const answer = written.reasons[0] === 'ConditionalCheckFailed' ? await earlierAnswer(table, request.license, request.usageId, request.now) : undefined;
+  return answer ? { kind: 'replayed', answer } : { kind: 'changed' };
+}
 
-    /**
-     * A count under a `usage_id`: the marker holding the answer and the
-     * counter's new value are written in one transaction, so the id counts
-     * exactly once; the counter must still hold the value read, which makes
-     * the stored answer exact. A marker older than 24 hours that TTL has not
-     * removed yet counts as none.
-     */
-    async countOnce(request: Omit<CountRequest, 'token'> & { usageId: string; answer: CounterView }): Promise<CountOnceOutcome> {
-      const { current, write, fresh } = counterWrite(request);
-      if (current) write.set(onCounter(request.counter, '#u.used = :used', { ':used': current.used + request.amount })).when(counterIs.usedAsRead(request.counter, current.used));
-      else write.set(fresh({ used: request.amount }));
-      const licenseKey = keys.licenseOf(request.license);
-      const markerKey = keys.usageMarker(licenseKey, request.usageId);
-      const nowSeconds = Math.floor(request.now.getTime() / 1000);
-      const marker = { ...markerKey, counter: request.counter, answer: request.answer, ttl: nowSeconds + usageIdSeconds };
-      const markerFree = part('attribute_not_exists(pk) OR #ttl <= :now', { ':now': nowSeconds }, { '#ttl': 'ttl' });
-      const written = await conditional(
-        transactWrite(
-          table,
-          [
-            { Put: { TableName: table.name, Item: marker, ...condition(markerFree) } },
-            { Update: { TableName: table.name, Key: licenseKey, ...write.input() } },
-          ],
-          { retryCancellations: false },
-        ),
-        'cancellation',
-      );
-      if (written.held) return { kind: 'counted' };
-      const answer = written.reasons[0] === 'ConditionalCheckFailed' ? await earlierAnswer(request.license, request.usageId, request.now) : undefined;
-      return answer ? { kind: 'replayed', answer } : { kind: 'changed' };
-    },
+/**
+ * Marks the counter's period as refused once, so the stream announces the
+ * first refusal of a period and no later one. A condition that fails means
+ * another request marked it or the counter moved on: nothing to do.
+ */
+export async function markLimitReached(table: Table, request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>): Promise<void> {
+  const { current, write, fresh } = counterWrite(request);
+  if (current?.limit_reached_at !== undefined) return;
+  const at = request.now.toISOString();
+  if (current) write.set(onCounter(request.counter, '#u.limit_reached_at = :at', { ':at': at })).when(counterIs.notRefusedYet(request.counter));
+  else write.set(fresh({ used: 0, limit_reached_at: at }));
+  await conditional(updateItem(table, keys.licenseOf(request.license), write.input()));
+}
 
-    /**
-     * Marks the counter's period as refused once, so the stream announces the
-     * first refusal of a period and no later one. A condition that fails means
-     * another request marked it or the counter moved on: nothing to do.
-     */
-    async markLimitReached(request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>): Promise<void> {
-      const { current, write, fresh } = counterWrite(request);
-      if (current?.limit_reached_at !== undefined) return;
-      const at = request.now.toISOString();
-      if (current) write.set(onCounter(request.counter, '#u.limit_reached_at = :at', { ':at': at })).when(counterIs.notRefusedYet(request.counter));
-      else write.set(fresh({ used: 0, limit_reached_at: at }));
-      await conditional(updateItem(table, keys.licenseOf(request.license), write.input()));
-    },
-
-    /**
-     * Sets counters of a license of this team to 0 by removing them (a new
-     * count starts a fresh one). Removing is the same whether sent once or
-     * again. Undefined when the license is not the team's; otherwise the
-     * license as stored afterwards.
-     */
-    async reset(license: License, counters: string[]): Promise<License | undefined> {
-      if (counters.length === 0) return license;
-      const write = new Update()
-        .remove(...counters.map((counter, index) => part(`#u${index}`, {}, { [`#u${index}`]: counterAttribute(counter) })))
-        .when(part('team_id = :team', { ':team': license.team_id }));
-      const written = await conditional(updateItem(table, keys.licenseOf(license), { ...write.input(), ReturnValues: 'ALL_NEW' }));
-      return written.held ? parseLicense(written.answer.Attributes!) : undefined;
-    },
-  };
+/**
+ * Sets counters of a license of this team to 0 by removing them (a new
+ * count starts a fresh one). Removing is the same whether sent once or
+ * again. Undefined when the license is not the team's; otherwise the
+ * license as stored afterwards.
+ */
+export async function reset(table: Table, license: License, counters: string[]): Promise<License | undefined> {
+  if (counters.length === 0) return license;
+  const write = new Update()
+    .remove(...counters.map((counter, index) => part(`#u${index}`, {}, { [`#u${index}`]: counterAttribute(counter) })))
+    .when(part('team_id = :team', { ':team': license.team_id }));
+  const written = await conditional(updateItem(table, keys.licenseOf(license), { ...write.input(), ReturnValues: 'ALL_NEW' }));
+  return written.held ? parseLicense(written.answer.Attributes!) : undefined;
 }

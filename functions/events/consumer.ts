@@ -2,8 +2,10 @@ import type { Config } from '#core/config';
 import type { Clock } from '#shared/clock';
 import { describeError, licenseFingerprint, valueFingerprint, type Logger } from '#core/logger';
 import type { AuditEvent } from '#data/model/audit';
-import type { Repos } from '#data/repos';
+import type { Table } from '#data/db';
 import { effectsOf, type ServiceEvent, type StreamChange } from './derive';
+import * as events from '#data/events.repo';
+import * as lookups from '#data/lookup.repo';
 
 /** Where events go: EventBridge on AWS; the log and an optional webhook locally. */
 export interface EventSink {
@@ -15,7 +17,7 @@ export interface ConsumerDeps {
   config: Pick<Config, 'auditRetentionDays'>;
   clock: Clock;
   logger: Logger;
-  repos: Pick<Repos, 'events' | 'lookups'>;
+  table: Table;
   sink: EventSink;
 }
 
@@ -47,7 +49,7 @@ const stepSize = 50;
 
 /**
  * One batch of stream records, in order. Each step first writes audit items
- * and counters (once per record: see `repos.events.record`), then delivers the
+ * and counters (once per record: see `record` in data/events.repo.ts), then delivers the
  * step's events; a redelivered record skips the writes but delivers its events
  * again, with the same ids. At the first failure the rest is left for the
  * stream to deliver again (ReportBatchItemFailures with that record).
@@ -60,8 +62,9 @@ export async function consumeBatch(deps: ConsumerDeps, changes: StreamChange[]):
     const effects = step.map((change) => ({ change, ...effectsOf(change) }));
     try {
       // Before the record's marks: a step that fails after these comes again and writes the same entries.
-      await deps.repos.lookups.apply(effects.flatMap((effect) => effect.lookups ?? []));
-      recorded += await deps.repos.events.record(
+      await lookups.apply(deps.table, effects.flatMap((effect) => effect.lookups ?? []));
+      recorded += await events.record(
+        deps.table,
         effects
           .filter((effect) => effect.events.length > 0 || effect.counts.length > 0 || (effect.additions ?? []).length > 0)
           .map((effect) => ({
@@ -75,10 +78,10 @@ export async function consumeBatch(deps: ConsumerDeps, changes: StreamChange[]):
         deps.clock.now(),
         deps.config.auditRetentionDays,
       );
-      const events = effects.flatMap((effect) => effect.events);
-      for (const event of events) deps.logger.debug('event', loggedEvent(event));
-      if (events.length > 0) await deps.sink.deliver(events);
-      delivered += events.length;
+      const derived = effects.flatMap((effect) => effect.events);
+      for (const event of derived) deps.logger.debug('event', loggedEvent(event));
+      if (derived.length > 0) await deps.sink.deliver(derived);
+      delivered += derived.length;
     } catch (error) {
       const licenseKeys = effects.flatMap((effect) => effect.events.flatMap((event) => licenseKeyOf(event) ?? []));
       deps.logger.error('stream records not processed', { first_sequence_number: step[0]!.sequenceNumber, ...describeError(error, licenseKeys) });

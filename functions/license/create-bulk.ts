@@ -8,6 +8,7 @@ import type { License } from '#data/model/license';
 import { newLicense } from './new-license';
 import type { createBulkSchema } from './schemas';
 import { appAndSubscription } from './subscription-of-app';
+import * as licenses from '#data/license.repo';
 
 type Input = OwnerInput<typeof createBulkSchema>;
 
@@ -37,12 +38,12 @@ export async function createLicensesInBulk(deps: Deps, input: Input) {
 
   const writeChunk = async (size: number): Promise<ChunkOutcome> => {
     for (let attempt = 0; attempt < chunkAttempts; attempt++) {
-      const licenses = Array.from({ length: size }, () => newLicense(deps, { ...input, ...resetRules, subscription }));
+      const chunk = Array.from({ length: size }, () => newLicense(deps, { ...input, ...resetRules, subscription }));
       try {
-        if ((await deps.repos.licenses.createAll(licenses)) === 'created') return { written: licenses };
+        if ((await licenses.createAll(deps.table, chunk)) === 'created') return { written: chunk };
       } catch (error) {
         deps.logger.error('bulk create: chunk failed', describeError(error));
-        return { unknown: licenses };
+        return { unknown: chunk };
       }
     }
     deps.logger.error('bulk create: generated keys kept colliding', { size });
@@ -55,7 +56,7 @@ export async function createLicensesInBulk(deps: Deps, input: Input) {
 
   const maybeWritten = outcomes.flatMap((outcome) => ('written' in outcome ? outcome.written : 'unknown' in outcome ? outcome.unknown : []));
   try {
-    await deps.repos.licenses.deleteAll(maybeWritten);
+    await licenses.deleteAll(deps.table, maybeWritten);
   } catch (error) {
     deps.logger.error('bulk create: removing the written licenses failed', describeError(error));
     throw new ManagementError(

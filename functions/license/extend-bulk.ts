@@ -7,6 +7,7 @@ import { keys } from '#data/keys';
 import type { ExpiryChange, License } from '#data/model/license';
 import { extendedBy, extendOwned, extensionProblem } from './extend';
 import type { extendBulkSchema } from './schemas';
+import * as licenses from '#data/license.repo';
 
 /** How long a marker protects against a repeated extension. */
 const markerLifetimeSeconds = 7 * 86400;
@@ -40,7 +41,7 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
   const groupSize = input.request_id === undefined ? maxTransactItems : maxTransactItems / 2;
 
   const distinct = [...new Set(input.license_keys)];
-  const read = await deps.repos.licenses.getMany(distinct, input.teamId);
+  const read = await licenses.getMany(deps.table, distinct, input.teamId);
   // A key that cannot be extended goes key by key, where it gets its own INVALID_INPUT.
   const owned = distinct
     .map((key) => read.get(key))
@@ -51,8 +52,8 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
   const unknown = new Set<string>();
   await mapConcurrently(groups, parallelGroups, async (group) => {
     const changes = group.map((license) => ({ before: license, after: extendedBy(license, input.extend_seconds), marker: markerOf(license.key) }));
-    let outcome = await deps.repos.licenses.replaceExpiries(changes);
-    for (let sent = 1; outcome === 'unknown' && input.request_id === undefined && sent < unknownOutcomeSends; sent++) outcome = await deps.repos.licenses.replaceExpiries(changes);
+    let outcome = await licenses.replaceExpiries(deps.table, changes);
+    for (let sent = 1; outcome === 'unknown' && input.request_id === undefined && sent < unknownOutcomeSends; sent++) outcome = await licenses.replaceExpiries(deps.table, changes);
     if (outcome === 'updated') group.forEach((license) => extended.add(license.key));
     else if (outcome === 'unknown' && input.request_id === undefined) group.forEach((license) => unknown.add(license.key));
   });

@@ -4,6 +4,7 @@ import { keys } from '#data/keys';
 import * as owners from '../../functions/admin/owners';
 import { createOwner, type Owner } from '../support/owners';
 import { startTestServer, type TestServer } from '../support/env';
+import * as migrations from '#data/migrations';
 
 let env: TestServer;
 let owner: Owner;
@@ -55,8 +56,8 @@ describe('/app/list', () => {
     const auth = { 'x-api-key': apiKey.api_key };
     expect((await env.post('/app/list', {}, auth)).body.data).toEqual([]);
 
-    const indexed = await env.deps.repos.apps.indexUnlisted();
-    const again = await env.deps.repos.apps.indexUnlisted();
+    const indexed = await migrations.indexUnlisted(env.deps.table);
+    const again = await migrations.indexUnlisted(env.deps.table);
 
     expect(indexed).toBe(1);
     expect(again).toBe(0);

@@ -7,6 +7,7 @@ import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
+import * as credentials from '#data/credentials.repo';
 
 // The cache is on (5 s); each test starts cold by moving the clock past the TTL.
 const clock = createFakeClock();
@@ -119,7 +120,7 @@ describe('the /auth hot path', () => {
 
   it('costs one more read by username, as the license is known only after the password check', async () => {
     const license = await seedLicense(env.deps, subscription);
-    await env.deps.repos.credentials.set(license, 'hot-path-user', await hashPassword('password-1', 4));
+    await credentials.set(env.deps.table, license, 'hot-path-user', await hashPassword('password-1', 4));
     const cold = await measured({ username: 'hot-path-user', password: 'password-1' });
     expect(cold.response.body.success).toBe(true);
     expect(cold.counts).toEqual({ BatchGetItemCommand: 3, TransactWriteItemsCommand: 1 });

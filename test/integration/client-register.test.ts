@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { checkInvariants, scanAll } from '../support/invariants';
+import * as licenses from '#data/license.repo';
 
 let env: TestServer;
 let owner: Owner;
@@ -78,7 +79,7 @@ describe('POST /register failures', () => {
     const response = await register({ license: foreign.key, username: 'alice', password: 'password' });
     expect(response.status).toBe(403);
     expect(response.body).toEqual(failure('LICENSE_NOT_FOUND'));
-    expect((await env.deps.repos.licenses.get(foreign.key, foreign.team_id))?.username).toBeNull();
+    expect((await licenses.get(env.deps.table, foreign.key, foreign.team_id))?.username).toBeNull();
   });
 
   it('answers USERNAME_TAKEN when another license of the app holds the username in any case', async () => {
@@ -89,7 +90,7 @@ describe('POST /register failures', () => {
 
     expect(response.status).toBe(403);
     expect(response.body).toEqual(failure('USERNAME_TAKEN'));
-    expect((await env.deps.repos.licenses.get(second.key, second.team_id))?.username).toBeNull();
+    expect((await licenses.get(env.deps.table, second.key, second.team_id))?.username).toBeNull();
   });
 
   it('lets another application use the same username', async () => {
@@ -112,7 +113,7 @@ describe('POST /register then /auth by username', () => {
     const index = await getItem(env.deps.table, keys.username(owner.app_id, 'alice'));
     expect(index?.password_hash).toMatch(/^\$2[aby]\$04\$/);
     expect(JSON.stringify(index)).not.toContain('correct horse');
-    expect(JSON.stringify(await env.deps.repos.licenses.get(key, owner.team_id))).not.toContain('correct horse');
+    expect(JSON.stringify(await licenses.get(env.deps.table, key, owner.team_id))).not.toContain('correct horse');
 
     const response = await login('Alice', 'correct horse');
     expect(response.status).toBe(200);

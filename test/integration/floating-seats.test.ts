@@ -5,6 +5,8 @@ import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
 
 /**
  * Floating seats (docs/licensing-models.md, "Floating seats") through the local server against
@@ -30,7 +32,7 @@ const release = (body: Record<string, unknown>) => env.post('/release', { app_id
 const manage = (path: string, body: Record<string, unknown>) => env.post(path, body, owner.auth);
 const floating = (subscription: Subscription, overrides: Parameters<typeof seedLicense>[2] = {}) =>
   seedLicense(env.deps, subscription, { hwid_lock: true, lease_seconds: 60, ...overrides });
-const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
+const stored = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))!;
 const liveLeases = async (key: string) => {
   const license = await stored(key);
   return license.hwids.filter((hwid) => license.leases[hwid] && Date.parse(license.leases[hwid]!.expires_at) > clock.now().getTime());
@@ -115,7 +117,7 @@ describe('leases in time', () => {
     const bound = await auth({ license: second.key, hwid: 'roaming-pc' });
 
     expect(bound.status).toBe(200);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'roaming-pc')).toMatchObject({ license_key: second.key });
+    expect(await hwids.get(env.deps.table, owner.app_id, 'roaming-pc')).toMatchObject({ license_key: second.key });
     expect((await auth({ license: first.key, hwid: 'roaming-pc' })).body.message).toBe('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
     expect((await manage('/license/get', { license_key: first.key })).body.data.leases).toEqual([]);
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
@@ -160,7 +162,7 @@ describe('borrowing', () => {
 
     expect((await manage('/hwid/remove', { license_key: key, hwid: 'laptop' })).status).toBe(200);
     expect((await auth({ license: key, hwid: 'desk' })).status).toBe(200);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'laptop')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'laptop')).toBeUndefined();
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 
@@ -199,7 +201,7 @@ describe('/hwid/set-lease and the license record', () => {
     expect(off.status).toBe(200);
     expect(off.body.data).toMatchObject({ hwid: 'kept', hwids: ['kept'] });
     expect(off.body.data).not.toHaveProperty('leases');
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'lapsing')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'lapsing')).toBeUndefined();
     expect((await auth({ license: key, hwid: 'kept' })).body.data).not.toHaveProperty('lease_expires_at');
 
     await manage('/hwid/set-lease', { license_key: key, lease_seconds: 60 });

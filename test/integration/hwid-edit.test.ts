@@ -3,6 +3,9 @@ import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { startTestServer, type TestServer } from '../support/env';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 let env: TestServer;
 let owner: Owner;
@@ -16,8 +19,8 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const edit = (body: unknown) => env.post('/hwid/edit', body, owner.auth);
-const storedLicense = (key: string) => env.deps.repos.licenses.get(key, owner.team_id);
-const indexItem = (hwid: string) => env.deps.repos.hwids.get(owner.app_id, hwid);
+const storedLicense = (key: string) => licenses.get(env.deps.table, key, owner.team_id);
+const indexItem = (hwid: string) => hwids.get(env.deps.table, owner.app_id, hwid);
 
 describe('/hwid/edit', () => {
   it('sets an HWID and answers the license record with its subscription’s name and level', async () => {
@@ -149,7 +152,7 @@ describe('/hwid/edit', () => {
   it('shows null subscription name and level for a license whose subscription was deleted', async () => {
     const subscription = await seedSubscription(env.deps, owner);
     const license = await seedLicense(env.deps, subscription);
-    await env.deps.repos.subscriptions.delete(subscription.subscription_id);
+    await subscriptions.remove(env.deps.table, subscription.subscription_id);
 
     const response = await edit({ license_key: license.key, hwid: 'orphan-device' });
 

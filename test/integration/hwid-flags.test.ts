@@ -5,6 +5,7 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { startTestServer, type TestServer } from '../support/env';
 import type { Subscription } from '#data/model/subscription';
+import * as licenses from '#data/license.repo';
 
 let env: TestServer;
 let owner: Owner;
@@ -19,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const storedLicense = (key: string) => env.deps.repos.licenses.get(key, owner.team_id);
+const storedLicense = (key: string) => licenses.get(env.deps.table, key, owner.team_id);
 const missingKey = 'NOPE0-NOPE0-NOPE0-NOPE0-NOPE0';
 
 describe.each([

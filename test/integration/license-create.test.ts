@@ -2,10 +2,14 @@ import { verifyPassword } from '#core/domain/passwords';
 import type { Subscription } from '#data/model/subscription';
 import { createApp } from '../../functions/admin/owners';
 import { createLicensesInBulk } from '../../functions/license/create-bulk';
-import { startTestServer, type TestServer } from '../support/env';
+import { createTable } from '#data/db';
+import { awsError, injectFault } from '../support/dynamo-faults';
+import { createTestClient, startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
 import { createLicenseOverHttp, listAllLicenses, scanTable } from '../support/licenses';
 import { createOwner, type Owner } from '../support/owners';
+import * as licenses from '#data/license.repo';
+import * as usernames from '#data/username.repo';
 
 let env: TestServer;
 let owner: Owner;
@@ -52,7 +56,7 @@ describe('POST /license/create', () => {
       usage_limits: {},
       usage: [],
     });
-    expect(await env.deps.repos.licenses.get(record.key, record.team_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
+    expect(await licenses.get(env.deps.table, record.key, record.team_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
   });
 
   it.each([
@@ -77,7 +81,7 @@ describe('POST /license/create', () => {
 
     expect(record).toMatchObject({ key: 'CUSTOM_key-0001', hwid_lock: true, tags: ['reseller', 'beta'], metadata: { customer: 42 }, username: 'Alice' });
     expect(JSON.stringify(record)).not.toContain('password');
-    const index = await env.deps.repos.usernames.get(owner.app_id, 'alice');
+    const index = await usernames.get(env.deps.table, owner.app_id, 'alice');
     expect(index?.license_key).toBe('CUSTOM_key-0001');
     expect(await verifyPassword('correct horse', index!.password_hash)).toBe(true);
   });
@@ -89,7 +93,7 @@ describe('POST /license/create', () => {
 
     expect(response.status).toBe(409);
     expect(response.body).toEqual({ error: 'License key is already taken', error_code: 'LICENSE_KEY_TAKEN' });
-    expect((await env.deps.repos.licenses.get(holder.key, owner.team_id))?.tags).toEqual(['first']);
+    expect((await licenses.get(env.deps.table, holder.key, owner.team_id))?.tags).toEqual(['first']);
   });
 
   it('refuses a username used in the app with 409 USERNAME_TAKEN and stores no half-made license', async () => {
@@ -100,7 +104,7 @@ describe('POST /license/create', () => {
 
     expect(response.status).toBe(409);
     expect(response.body.error_code).toBe('USERNAME_TAKEN');
-    expect(await env.deps.repos.licenses.get('would-be-bob', owner.team_id)).toBeUndefined();
+    expect(await licenses.get(env.deps.table, 'would-be-bob', owner.team_id)).toBeUndefined();
     expect(await scanTable(env.deps)).toEqual(before);
   });
 
@@ -194,21 +198,11 @@ describe('POST /license/create-bulk', () => {
 describe('POST /license/create-bulk when a chunk cannot be written', () => {
   it('removes the chunks that were written and answers 500, so no partial batch stays behind', async () => {
     const own = await seedSubscription(env.deps, owner, { name: 'Doomed' });
-    const licenses = env.deps.repos.licenses;
+    // The second chunk's transaction fails with an error nothing retries.
+    const client = createTestClient(env.config);
     let chunks = 0;
-    const failingDeps = {
-      ...env.deps,
-      repos: {
-        ...env.deps.repos,
-        licenses: {
-          ...licenses,
-          createAll: async (batch: Parameters<typeof licenses.createAll>[0]) => {
-            if (++chunks === 2) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
-            return licenses.createAll(batch);
-          },
-        },
-      },
-    };
+    injectFault(client, 'TransactWriteItemsCommand', () => (++chunks === 2 ? awsError('ValidationException') : undefined));
+    const failingDeps = { ...env.deps, table: createTable(client, env.deps.table.name) };
 
     await expect(
       createLicensesInBulk(failingDeps, {

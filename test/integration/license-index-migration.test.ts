@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readConfig } from '#core/config';
-import { licenseItem } from '#data/license.repo';
+import { licenseItem } from '#data/items';
 import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import { createTableInput } from '#data/table';

@@ -2,7 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createApp } from '../../functions/admin/owners';
 import { mapConcurrently } from '#core/domain/bulk';
 import { maxItemsReadPerList } from '#data/db';
-import { licenseItem } from '#data/license.repo';
+import { licenseItem } from '#data/items';
 import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';

@@ -6,6 +6,7 @@ import { createDeps } from '#core/deps';
 import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
 import { bootstrap } from '../../functions/admin/owners';
 import { ensureTable, startLocalStore } from '../../local/store';
+import * as apps from '#data/app.repo';
 
 describe('the local store on disk', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'licensing-store-'));
@@ -24,7 +25,7 @@ describe('the local store on disk', () => {
     try {
       expect(await ensureTable(second.client, config.tableName)).toBe(false);
       const deps = createDeps({ ...config, dynamodbEndpoint: second.endpoint }, { client: second.client });
-      expect(await deps.repos.apps.get(owner.app_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
+      expect(await apps.get(deps.table, owner.app_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
     } finally {
       await second.stop();
     }

@@ -6,6 +6,7 @@ import { startTestEvents, type TestEvents } from '../support/events';
 import { seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
+import * as stripeRepo from '#data/stripe.repo';
 
 /**
  * The Stripe connection's management routes: every malformed field a 400,
@@ -117,7 +118,7 @@ describe('the secrets', () => {
 
   it('do not decrypt as another application’s', async () => {
     await connect();
-    const stored = (await env.deps.repos.stripe.getConnection(owner.app_id))!;
+    const stored = (await stripeRepo.getConnection(env.deps.table, owner.app_id))!;
     await expect(env.deps.keyVault!.decrypt(other.app_id, stored.webhook_secret_ciphertext)).rejects.toThrow();
   });
 });

@@ -1,4 +1,7 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createLogger, licenseFingerprint } from '#core/logger';
+import type { Table } from '#data/db';
+import { keys } from '#data/keys';
 import { consumeBatch, type ConsumerDeps } from '../../functions/events/consumer';
 import type { ServiceEvent, StreamChange } from '../../functions/events/derive';
 import { recordingSink } from '../support/log-evidence';
@@ -12,12 +15,24 @@ const subscriptionInsert = (n: number): StreamChange => ({
   newImage: { pk: `SUB#sub-${n}`, sk: 'SUB', subscription_id: `sub-${n}`, app_id: 'app-1', name: 'Pro' },
 });
 
+/** A table that hands each transaction's count of records (their marks) to `record`, which may throw; every other write succeeds. */
+function recordingTable(record: (count: number) => Promise<number>): Table {
+  const send = async (command: object) => {
+    if (command instanceof TransactWriteCommand) {
+      const marks = (command.input.TransactItems ?? []).filter((item) => String(item.Put?.Item?.pk).startsWith(keys.streamRecord('').pk));
+      await record(marks.length);
+    }
+    return {};
+  };
+  return { doc: { send } as unknown as Table['doc'], name: 'records' };
+}
+
 function fakeDeps(record: (count: number) => Promise<number>, delivered: ServiceEvent[] = [], lines: string[] = []): ConsumerDeps {
   return {
     config: { auditRetentionDays: 90 },
     clock: { now: () => new Date('2026-03-04T10:00:05Z') },
     logger: createLogger('debug', {}, recordingSink(lines)),
-    repos: { events: { record: async (works: unknown[]) => record(works.length) }, lookups: { apply: async () => undefined } } as unknown as ConsumerDeps['repos'],
+    table: recordingTable(record),
     sink: { deliver: async (events) => void delivered.push(...events) },
   };
 }

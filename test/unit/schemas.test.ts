@@ -1,6 +1,6 @@
 import { apiKeySchema } from '#data/model/api-key';
 import { appSchema } from '#data/model/app';
-import { licenseItem } from '#data/license.repo';
+import { licenseItem } from '#data/items';
 import { licenseSchema, parseLicense } from '#data/model/license';
 import { subscriptionSchema, type Subscription } from '#data/model/subscription';
 import { licenseRecord } from '../support/fixtures';

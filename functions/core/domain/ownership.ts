@@ -3,6 +3,9 @@ import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import type { Deps } from '../deps';
 import { ManagementError } from '../http/errors';
+import * as apps from '#data/app.repo';
+import * as licenses from '#data/license.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 /**
  * Ownership rules of docs/management-api.md (its introduction), checked after the API key and the body.
@@ -10,7 +13,7 @@ import { ManagementError } from '../http/errors';
  * owner is LICENSE_NOT_FOUND, exactly like a missing one, so an API key cannot
  * probe which license keys exist elsewhere.
  */
-type OwnershipDeps = Pick<Deps, 'repos' | 'appScope'>;
+type OwnershipDeps = Pick<Deps, 'table' | 'appScope'>;
 
 /**
  * Whether the request's API key may reach the application: a key limited to
@@ -30,14 +33,14 @@ export const notFound = {
 export const accessDenied = () => new ManagementError('ACCESS_DENIED');
 
 export async function ownedApp(deps: OwnershipDeps, teamId: string, appId: string): Promise<App> {
-  const app = await deps.repos.apps.get(appId);
+  const app = await apps.get(deps.table, appId);
   if (!app) throw notFound.app();
   if (app.team_id !== teamId || !inScope(deps, app.app_id)) throw accessDenied();
   return app;
 }
 
 export async function ownedSubscription(deps: OwnershipDeps, teamId: string, subscriptionId: string): Promise<Subscription> {
-  const subscription = await deps.repos.subscriptions.get(subscriptionId);
+  const subscription = await subscriptions.get(deps.table, subscriptionId);
   if (!subscription) throw notFound.subscription();
   if (subscription.team_id !== teamId || !inScope(deps, subscription.app_id)) throw accessDenied();
   return subscription;
@@ -48,7 +51,7 @@ export function isOwnedLicense(deps: Pick<Deps, 'appScope'>, license: License | 
 }
 
 export async function ownedLicense(deps: OwnershipDeps, teamId: string, licenseKey: string): Promise<License> {
-  const license = await deps.repos.licenses.get(licenseKey, teamId);
+  const license = await licenses.get(deps.table, licenseKey, teamId);
   if (!isOwnedLicense(deps, license, teamId)) throw notFound.license();
   return license;
 }

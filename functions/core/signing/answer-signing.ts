@@ -9,6 +9,7 @@ import { rawBodyOf, type HttpEvent } from '../http/middleware';
 import { answerSignatureHeaders, requestContentDigest, requestNonce } from './signatures';
 import type { Signer } from './signer-cache';
 import { signerOf } from './signing-keys';
+import * as auth from '#data/auth.repo';
 
 type Request = middy.Request<HttpEvent, APIGatewayProxyResult>;
 type Middleware = middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
@@ -43,13 +44,13 @@ function bodyField(body: unknown, name: string): unknown {
  */
 async function signerFor(base: Deps, request: Request, appId: string): Promise<Signer | undefined> {
   const deps = (request.context as RequestContext).requestDeps ?? base;
-  let app = deps.repos.auth.cachedApp(appId);
+  let app = auth.cachedApp(deps, appId);
   // The request read the application and there is none: nothing signs, and reading again would double every such request's reads.
   if (app === null) return undefined;
   if (!app) {
     if ((request.response?.statusCode ?? 500) >= 500) return deps.signers.get(appId);
     try {
-      app = (await deps.repos.auth.read({ app: appId })).app;
+      app = (await auth.read(deps, { app: appId })).app;
     } catch {
       return deps.signers.get(appId);
     }

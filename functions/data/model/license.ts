@@ -56,7 +56,7 @@ export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices
 /** Seats a license may have (docs/management-api.md, "Devices: seats and self-service reset"). */
 export const maxDevicesLimit = 100;
 
-/** A license's attributes as its item stores them, its keys aside (license.repo.ts puts them under keys.licenseOf and keys.licenseByApp). */
+/** A license's attributes as its item stores them, its keys aside (items.ts puts them under keys.licenseOf and keys.licenseByApp). */
 export function storedLicense(license: License): Record<string, unknown> {
   // A license that never floated is stored as before leases existed; a floating one always has its `leases` map, which lease updates write into.
   const { lease_seconds, leases, counters: _counters, ...rest } = license;
