@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { newLicenseKey } from '#core/domain/ids';
+import { newLicenseKey } from '#core/ids';
 import { batchWrite } from '#data/db';
 import { licenseItem } from '#data/items';
 import type { License } from '#data/model/license';

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { forRequest, type Deps } from '#core/deps';
-import { newId } from '#core/domain/ids';
-import type { KeyVault } from '#core/signing/key-vault';
+import { newId } from '#core/ids';
+import type { KeyVault } from '#core/key-vault';
 import { attemptTimeoutMs, deliveryActor } from '../functions/delivery/deliver';
 import type { ServiceEvent } from '../functions/events/derive';
 import { createWebhook } from '../functions/webhook/webhooks';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, forRequest, type Deps } from '#core/deps';
-import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { createKmsClient, kmsKeyVault } from '#core/signing/kms-vault';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createDynamoClient } from '#data/db';

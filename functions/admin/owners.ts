@@ -1,7 +1,7 @@
 import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { makeApiKey } from '#core/domain/api-keys';
-import { newId, sha256Hex } from '#core/domain/ids';
+import { newId, sha256Hex } from '#core/ids';
 import { newSigningKey, publicSigningKey, rotateSigningKey, currentSigningKey } from '#core/signing/signing-keys';
 import type { App } from '#data/model/app';
 import * as apiKeys from '#data/api-key.repo';

@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { namedUuid, newId } from '#core/domain/ids';
+import { namedUuid, newId } from '#core/ids';
 import { notFound, ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import { publicSigningKey, type PublicSigningKey } from '#core/signing/signing-keys';

@@ -1,45 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '#core/deps';
-import { badClientRequest, clientFailure, clientMessages } from '#core/http/errors';
-import { counterView, effectiveUsageLimits, entitlementName, usedNow, type CounterView } from '#shared/entitlements';
-import { isValidNonce } from '#core/signing/signatures';
+import { clientFailure } from '#core/http/errors';
+import { counterView, effectiveUsageLimits, usedNow, type CounterView } from '#shared/entitlements';
 import type { BlacklistProbe } from '#data/model/blacklist';
 import { sleep } from '#data/backoff';
 import { isFloating, isLive } from '#data/model/lease';
 import type { License } from '#data/model/license';
 import { checkLicenseState, hwidToBind, licenseOfApp } from './auth-checks';
 import { checkedLicense } from './auth';
-import type { AuthInput } from './schemas';
+import type { AuthInput, UsageRequest } from './schemas';
 import * as auth from '#data/auth.repo';
 import * as usage from '#data/usage.repo';
 
 export const usageRecordedMessage = 'USAGE_RECORDED';
-
-/** docs/client-api.md, POST /usage: at most this much in one call. */
-export const maxUsageAmount = 1_000_000;
-
-export interface UsageRequest {
-  counter: string;
-  amount: number;
-  usageId: string | undefined;
-}
-
-const absent = (value: unknown) => value === undefined || value === null;
-
-/**
- * The fields /usage adds to /auth's body, checked after the nonce: one 400,
- * `Invalid usage request`, for any of them malformed. `amount` defaults to 1.
- */
-export function usageRequest(body: unknown): UsageRequest {
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const { counter, amount = 1, usage_id: usageId } = fields;
-  const valid =
-    entitlementName.safeParse(counter).success &&
-    (absent(amount) || (Number.isInteger(amount) && (amount as number) >= 1 && (amount as number) <= maxUsageAmount)) &&
-    (absent(usageId) || isValidNonce(usageId));
-  if (!valid) throw badClientRequest(clientMessages.invalidUsage);
-  return { counter: counter as string, amount: absent(amount) ? 1 : (amount as number), usageId: absent(usageId) ? undefined : (usageId as string) };
-}
 
 /** Counts that lost to a concurrent change read again and decide again; this many in a row means something else is wrong. */
 const maxCountAttempts = 10;

@@ -1,16 +1,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
 import * as events from '#data/events.repo';
-import { AuthFailureCounter } from './domain/auth-failures';
+import { AuthFailureCounter } from './auth-failures';
 import { createItemCache, requestItemCache, type ItemCache } from '#data/item-cache';
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from '#shared/clock';
-import type { KeyVault } from './signing/key-vault';
+import type { KeyVault } from './key-vault';
 import { createLogger, withFields, type Logger } from './logger';
-import { createSignerCache, type SignerCache } from './signing/signer-cache';
+import { createSignerCache, type SignerCache } from './signer-cache';
 import { traceDynamoClient } from './tracing';
-import type { DeliveryQueue } from '../delivery/queue';
-import type { TargetPolicy } from '../delivery/target-policy';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */
 export interface Deps {
@@ -36,6 +34,22 @@ export interface WebhookSetup {
   queue: DeliveryQueue;
   policy: TargetPolicy;
 }
+
+/**
+ * A delivery attempt as it is queued: by the delivery function for a retry,
+ * by the webhook routes for a redelivery (functions/delivery/queue.ts reads it back).
+ */
+export interface QueuedAttempt {
+  attempt: { delivery_id: string; number: number; due_at: number; reopen?: boolean };
+}
+
+/** Where delivery attempts are queued: SQS on AWS, a queue in the process locally (functions/delivery/ and local/ make them). */
+export interface DeliveryQueue {
+  send(message: QueuedAttempt, delaySeconds: number): Promise<void>;
+}
+
+/** Which webhook targets are allowed: `public` on AWS, `local` for `npm start` (functions/delivery/target-policy.ts states the rules). */
+export type TargetPolicy = 'public' | 'local';
 
 export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock; keyVault?: KeyVault; webhooks?: WebhookSetup } = {}): Deps {
   const client = overrides.client ?? createDynamoClient(config);

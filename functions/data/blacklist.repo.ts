@@ -6,11 +6,6 @@ export function blacklistItem(entry: BlacklistEntry): Record<string, unknown> {
   return { ...keys.blacklist(entry.app_id, entry.type, entry.value), ...entry };
 }
 
-export interface BlacklistPage {
-  entries: BlacklistEntry[];
-  lastKey: Record<string, unknown> | undefined;
-}
-
 /** Adds or replaces (a new reason) an entry. */
 export async function put(table: Table, entry: BlacklistEntry): Promise<void> {
   await putItem(table, blacklistItem(entry));
@@ -21,13 +16,20 @@ export function remove(table: Table, appId: string, type: BlacklistType, value: 
   return deleteExisting(table, keys.blacklist(appId, type, value));
 }
 
-export async function list(table: Table, appId: string, type: BlacklistType | undefined, limit: number, startKey?: Record<string, unknown>): Promise<BlacklistPage> {
+/** An app's entries, of one type when given, ordered by type then value; `after` is the last entry of the page before. */
+export async function list(
+  table: Table,
+  appId: string,
+  type: BlacklistType | undefined,
+  limit: number,
+  after?: Pick<BlacklistEntry, 'type' | 'value'>,
+): Promise<BlacklistEntry[]> {
   const page = await readPage(
     table,
     { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': keys.app(appId).pk, ':prefix': keys.blacklistPrefix(type) }, Limit: limit },
-    startKey,
+    after && { ...keys.blacklist(appId, after.type, after.value) },
   );
-  return { entries: page.items.map((item) => blacklistEntrySchema.parse(item)), lastKey: page.lastKey };
+  return page.items.map((item) => blacklistEntrySchema.parse(item));
 }
 
 /**

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Webhook as Signer } from 'standardwebhooks';
 import { describeError, type Logger } from '#core/logger';
-import type { KeyVault } from '#core/signing/key-vault';
+import type { KeyVault } from '#core/key-vault';
 import type { Table } from '#data/db';
 import { deliveryIds, type AttemptOutcome, type DeliveryRef, type EndpointChange, type Webhook } from '#data/model/webhook';
 import type { Clock } from '#shared/clock';
-import { attemptMessageSchema, eventMessageSchema, type AttemptMessage, type DeliveryQueue } from './queue';
+import type { DeliveryQueue, TargetPolicy } from '#core/deps';
+import { attemptMessageSchema, eventMessageSchema, type AttemptMessage } from './queue';
 import { attemptLeaseMs, deliveryRetentionSeconds, disableAfterFailedDeliveries, disableAfterFailingMs, waitAfter } from './schedule';
 import { postOnce } from './targets';
-import type { TargetPolicy } from './target-policy';
 import * as webhooks from '#data/webhook.repo';
 
 export interface DeliveryDeps {

@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { canonicalUuid, isUuid } from '#core/domain/ids';
+import { canonicalUuid, isUuid } from '#core/ids';
 import { invalidInput } from '#core/http/errors';
 import type { Reply, RequestInfo } from '#core/http/handler';
 import { InvalidStripeSignature, verifiedEvent } from './stripe-api';

@@ -1,6 +1,6 @@
 import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newLicenseKey } from '#core/domain/ids';
+import { newLicenseKey } from '#core/ids';
 import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import type { UsageLimits } from '#shared/entitlements';

@@ -1,6 +1,6 @@
 import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import type { Subscription } from '#data/model/subscription';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps, WebhookSetup } from '#core/deps';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { accessDenied, inScope, ownedApp } from '#core/domain/ownership';
 import { invalidInput, ManagementError } from '#core/http/errors';
 import type { OwnerInput } from '#core/http/handler';
-import type { KeyVault } from '#core/signing/key-vault';
+import type { KeyVault } from '#core/key-vault';
 import type { Webhook } from '#data/model/webhook';
 import { iso } from '#shared/clock';
 import { targetProblem } from '../delivery/target-policy';

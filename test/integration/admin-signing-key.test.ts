@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createDeps } from '#core/deps';
-import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestEnv, type TestEnv } from '../support/env';
 import { docsVerifier, postRaw, type PublicJwk } from '../support/verifier';

@@ -1,6 +1,6 @@
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import { newId, sha256Hex } from '#core/domain/ids';
+import { newId, sha256Hex } from '#core/ids';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';
 import { createTestClient, request, startTestServer, type TestServer } from '../support/env';

@@ -1,4 +1,4 @@
-import { sha256Hex } from '#core/domain/ids';
+import { sha256Hex } from '#core/ids';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';

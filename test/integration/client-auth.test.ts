@@ -1,14 +1,13 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
 import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import { blacklist } from '../support/client';
 import { createFakeClock } from '../support/clock';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
+import { createOwner, madeBeforeAll, withOwner, type Owner } from '../support/owners';
 import * as apps from '#data/app.repo';
 import * as hwidsRepo from '#data/hwid.repo';
 import * as licenses from '#data/license.repo';
@@ -17,16 +16,8 @@ import * as teams from '#data/team.repo';
 // Apps, teams and subscriptions change mid-file: no cache, so each change shows at once.
 // The viewer headers are trusted as behind a CloudFront that sets both (test/integration/viewer-headers.test.ts: otherwise).
 const clock = createFakeClock();
-let env: TestServer;
-let owner: Owner;
-let pro: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } });
-  owner = await createOwner(env.deps);
-  pro = await seedSubscription(env.deps, owner, { name: 'Pro', level: 2 });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } });
+const pro = madeBeforeAll(() => seedSubscription(env.deps, owner, { name: 'Pro', level: 2 }));
 
 function auth(body: Record<string, unknown>, headers: Record<string, string> = {}) {
   return env.post('/auth', { app_id: owner.app_id, ...body }, headers);

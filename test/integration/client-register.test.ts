@@ -1,24 +1,14 @@
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
 import type { License } from '#data/model/license';
-import type { Subscription } from '#data/model/subscription';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
+import { createOwner, madeBeforeAll, withOwner } from '../support/owners';
 import { checkInvariants, scanAll } from '../support/invariants';
 import * as licenses from '#data/license.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const license = (overrides: Partial<License> = {}) => seedLicense(env.deps, subscription, overrides);
 const register = (body: Record<string, unknown>) => env.post('/register', { app_id: owner.app_id, ...body });

@@ -1,23 +1,12 @@
-import type { Subscription } from '#data/model/subscription';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as licenses from '#data/license.repo';
 
 /** The races of docs/client-api.md#post-reset-hwid and docs/management-api.md#devices-seats-and-self-service-reset, sent at once through the local server, checked over every stored item. */
-let env: TestServer;
-let owner: Owner;
-let plain: Subscription;
-let singleKey: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ config: { cacheTtlSeconds: 0 } });
-  owner = await createOwner(env.deps);
-  plain = await seedSubscription(env.deps, owner);
-  singleKey = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ config: { cacheTtlSeconds: 0 } });
+const plain = madeBeforeAll(() => seedSubscription(env.deps, owner));
+const singleKey = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
 const reset = (body: Record<string, unknown>) => env.post('/reset-hwid', { app_id: owner.app_id, ...body });

@@ -1,30 +1,19 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#data/keys';
 import type { License } from '#data/model/license';
-import type { Subscription } from '#data/model/subscription';
 import { blacklist } from '../support/client';
 import { createFakeClock } from '../support/clock';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { createOwner, madeBeforeAll, withOwner, type Owner } from '../support/owners';
 import * as hwids from '#data/hwid.repo';
 import * as licenses from '#data/license.repo';
 
 /** docs/client-api.md#post-reset-hwid, and licenses with several seats (docs/management-api.md#devices-seats-and-self-service-reset). */
 const clock = createFakeClock(new Date('2026-01-01T00:00:00.000Z'));
-let env: TestServer;
-let owner: Owner;
-let plain: Subscription;
-let singleKey: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0 } });
-  owner = await createOwner(env.deps);
-  plain = await seedSubscription(env.deps, owner, { name: 'Pro', level: 2 });
-  singleKey = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 0 } });
+const plain = madeBeforeAll(() => seedSubscription(env.deps, owner, { name: 'Pro', level: 2 }));
+const singleKey = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
 const reset = (body: Record<string, unknown>) => env.post('/reset-hwid', { app_id: owner.app_id, ...body });

@@ -1,5 +1,5 @@
 import { forRequest } from '#core/deps';
-import { sha256Hex } from '#core/domain/ids';
+import { sha256Hex } from '#core/ids';
 import * as owners from '../../functions/admin/owners';
 import type { EventType } from '../../functions/events/derive';
 import { startTestEvents, type TestEvents } from '../support/events';

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { readConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
-import { localKeyVault } from '#core/signing/key-vault';
+import { localKeyVault } from '#core/key-vault';
 import { createTableInput } from '#data/table';
 import { freePort, startLocalStore, type LocalStore } from '../../local/store';
 import { seedLicense, seedSubscription } from '../support/fixtures';

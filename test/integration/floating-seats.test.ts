@@ -1,10 +1,9 @@
 import { decodeJwt } from 'jose';
 import type { Subscription } from '#data/model/subscription';
 import { createFakeClock } from '../support/clock';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as hwids from '#data/hwid.repo';
 import * as licenses from '#data/license.repo';
 
@@ -14,18 +13,9 @@ import * as licenses from '#data/license.repo';
  * clock is fake, so a 60 s lease ends without waiting.
  */
 const clock = createFakeClock(new Date('2026-06-01T10:00:00.000Z'));
-let env: TestServer;
-let owner: Owner;
-let plain: Subscription;
-let singleKey: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0 } });
-  owner = await createOwner(env.deps);
-  plain = await seedSubscription(env.deps, owner);
-  singleKey = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 0 } });
+const plain = madeBeforeAll(() => seedSubscription(env.deps, owner));
+const singleKey = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
 const release = (body: Record<string, unknown>) => env.post('/release', { app_id: owner.app_id, ...body });

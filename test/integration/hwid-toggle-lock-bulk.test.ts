@@ -1,19 +1,9 @@
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
-import type { Subscription } from '#data/model/subscription';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as licenses from '#data/license.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const post = (body: unknown) => env.post('/hwid/toggle-lock-bulk', body, owner.auth);
 const storedLock = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))?.hwid_lock;

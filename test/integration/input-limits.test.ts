@@ -1,7 +1,5 @@
-import type { Subscription } from '#data/model/subscription';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as licenses from '#data/license.repo';
 import * as usernames from '#data/username.repo';
 
@@ -9,16 +7,8 @@ import * as usernames from '#data/username.repo';
  * Values that pass a naive check and then fail in DynamoDB or in JavaScript's
  * Date: each must be a 400 naming the field, never a 500.
  */
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const createBody = (extra: Record<string, unknown> = {}) => ({
   app_id: owner.app_id,

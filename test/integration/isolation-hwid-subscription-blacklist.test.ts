@@ -40,7 +40,7 @@ async function victimState() {
     hwidIndex: await getItem(env.deps.table, keys.hwid(victim.app_id, 'victim-device')),
     claimedHwid: await getItem(env.deps.table, keys.hwid(victim.app_id, 'intruder-device')),
     subscriptions: await subscriptions.listByApp(env.deps.table, victim.app_id),
-    blacklist: (await blacklist.list(env.deps.table, victim.app_id, undefined, 100)).entries,
+    blacklist: await blacklist.list(env.deps.table, victim.app_id, undefined, 100),
   };
 }
 

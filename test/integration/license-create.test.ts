@@ -1,26 +1,17 @@
 import { verifyPassword } from '#core/domain/passwords';
-import type { Subscription } from '#data/model/subscription';
 import { createApp } from '../../functions/admin/owners';
 import { createLicensesInBulk } from '../../functions/license/create-bulk';
 import { createTable } from '#data/db';
 import { awsError, injectFault } from '../support/dynamo-faults';
-import { createTestClient, startTestServer, type TestServer } from '../support/env';
+import { createTestClient } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
 import { createLicenseOverHttp, listAllLicenses, scanTable } from '../support/licenses';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as licenses from '#data/license.repo';
 import * as usernames from '#data/username.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner, { name: 'Gold', level: 3 });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner, { name: 'Gold', level: 3 }));
 
 const base = () => ({ app_id: owner.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 30 });
 

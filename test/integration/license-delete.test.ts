@@ -3,26 +3,16 @@ import { getItem } from '#data/db';
 import { hwidIndexItem } from '#data/items';
 import { keys } from '#data/keys';
 import type { License } from '#data/model/license';
-import type { Subscription } from '#data/model/subscription';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as credentials from '#data/credentials.repo';
 import * as hwids from '#data/hwid.repo';
 import * as licenses from '#data/license.repo';
 import * as usernames from '#data/username.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 /** A license bound to a device under a single-key-per-HWID subscription, with credentials: it owns two index items. */
 async function boundLicenseWithCredentials(hwid: string, username: string): Promise<License> {

@@ -1,23 +1,13 @@
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/model/subscription';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { listAllLicenses } from '../support/licenses';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as licensesRepo from '#data/license.repo';
 
 const now = new Date('2026-06-01T12:00:00.000Z');
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock: { now: () => now } });
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock: { now: () => now } });
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const usedLicense = () =>
   seedLicense(env.deps, subscription, {

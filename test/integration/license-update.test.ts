@@ -1,25 +1,15 @@
 import { verifyPassword } from '#core/domain/passwords';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/model/subscription';
 import { createApp } from '../../functions/admin/owners';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createLicenseOverHttp } from '../support/licenses';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as licenses from '#data/license.repo';
 import * as usernames from '#data/username.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const missingKeyAnswers404 = async (path: string, body: Record<string, unknown>) => {
   const response = await env.post(path, { license_key: 'NO-SUCH-KEY', ...body }, owner.auth);

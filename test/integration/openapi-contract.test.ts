@@ -1,4 +1,4 @@
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import type { Subscription } from '#data/model/subscription';
 import { findRoute, routes, type RoutePath } from '../../functions/routes';
 import { blacklist } from '../support/client';

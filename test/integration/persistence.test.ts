@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from '#core/config';
 import { createDeps } from '#core/deps';
-import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { bootstrap } from '../../functions/admin/owners';
 import { ensureTable, startLocalStore } from '../../local/store';
 import * as apps from '#data/app.repo';

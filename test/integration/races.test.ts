@@ -1,24 +1,14 @@
-import type { Subscription } from '#data/model/subscription';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 import * as licensesRepo from '#data/license.repo';
 
 /**
  * The invariants of the issue, each under the race that would break it, each
  * checked afterwards over every item of the table (not only over the answers).
  */
-let env: TestServer;
-let owner: Owner;
-let singleKey: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ config: { cacheTtlSeconds: 0 } });
-  owner = await createOwner(env.deps);
-  singleKey = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ config: { cacheTtlSeconds: 0 } });
+const singleKey = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
 const register = (license: string, username: string) =>

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { createDeps } from '#core/deps';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { createLogger } from '#core/logger';
 import type { HttpEvent } from '#core/http/middleware';
 import type { Subscription } from '#data/model/subscription';

@@ -1,5 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { startTestEvents, type TestEvents } from '../support/events';

@@ -1,6 +1,6 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';

@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { newId, newLicenseKey } from '#core/domain/ids';
+import { newId, newLicenseKey } from '#core/ids';
 import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import type { Owner } from './owners';

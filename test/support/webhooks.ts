@@ -1,12 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { deliveryIds, type Delivery } from '#data/model/webhook';
 import { forRequest } from '#core/deps';
 import { attemptTimeoutMs, deliveryActor } from '../../functions/delivery/deliver';
 import { createWebhook } from '../../functions/webhook/webhooks';
 import type { Owner } from './owners';
-import type { TargetPolicy } from '../../functions/delivery/target-policy';
+import type { TargetPolicy } from '#core/deps';
 import { startLocalDeliveryQueue, type LocalDeliveryQueue } from '../../local/webhook-queue';
 import { sqsShapedQueue } from './aws-calls';
 import { startTestEvents, type TestEvents } from './events';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { Deps } from '#core/deps';
-import { newApiKey, sha256Hex } from '#core/domain/ids';
+import { newApiKey, sha256Hex } from '#core/ids';
 import { createLogger } from '#core/logger';
 import { keys } from '#data/keys';
 import type { ApiKeyRecord } from '#data/model/api-key';

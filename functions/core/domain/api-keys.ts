@@ -2,7 +2,7 @@ import { iso } from '#shared/clock';
 import type { Role } from '#shared/roles';
 import type { Deps } from '../deps';
 import type { ApiKeyRecord } from '#data/model/api-key';
-import { newApiKey, newId, sha256Hex } from './ids';
+import { newApiKey, newId, sha256Hex } from '../ids';
 import * as apiKeys from '#data/api-key.repo';
 
 /** How many characters of a key its listing shows: `lsk_` and four random ones, too few to find or guess it by. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { canonicalUuid, isUuid } from './ids';
+import { canonicalUuid, isUuid } from '../ids';
 import { maxDevicesLimit } from '#data/model/license';
 import { leaseSecondsLimits } from '#data/model/lease';
 

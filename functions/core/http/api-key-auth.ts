@@ -1,7 +1,7 @@
 import { defaultRole, type Role } from '#shared/roles';
 import type { Deps } from '../deps';
 import { ManagementError } from './errors';
-import { constantTimeEqual, isApiKeyFormat, sha256Hex } from '../domain/ids';
+import { constantTimeEqual, isApiKeyFormat, sha256Hex } from '../ids';
 import * as apiKeys from '#data/api-key.repo';
 
 export interface Owner {

@@ -4,8 +4,8 @@ import type * as z from 'zod/mini';
 import { keyMayCallPath } from '../../access';
 import { defaultRole, roles, type Role } from '#shared/roles';
 import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
-import { accessDenied } from '../domain/ownership';
 import { missingApiKey } from './api-key-auth';
+import { ManagementError } from './errors';
 import { forRequest, type Deps } from '../deps';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, rawBodyOf, type HttpEvent } from './middleware';
 import { validate } from './validation';
@@ -95,7 +95,7 @@ function roleGuard(): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult> {
       // A path of no management route never reaches a group's stack on a deployment: the handler reports it as the wiring fault it is.
       if (!route || route.access === 'client') return;
       const role = roleOf(event);
-      if (!role || !keyMayCallPath(role, appsOf(event) !== undefined, route.path)) throw accessDenied();
+      if (!role || !keyMayCallPath(role, appsOf(event) !== undefined, route.path)) throw new ManagementError('ACCESS_DENIED');
     },
   };
 }
@@ -132,7 +132,7 @@ export function callingKeyEndpoint<S extends z.ZodMiniType, O>(
 ): Endpoint {
   return async (deps, body, request) => {
     const input = ownerInput(schema, body, request);
-    if (!request.role) throw accessDenied();
+    if (!request.role) throw new ManagementError('ACCESS_DENIED');
     const key: CallingKey = { role: request.role, apps: request.apps ? [...request.apps] : undefined, usageIdentifierKey: request.usageIdentifierKey };
     return { body: { success: true, data: await action(deps, input, key) } };
   };

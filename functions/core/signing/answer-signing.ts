@@ -3,13 +3,14 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Deps } from '../deps';
 import type { AnswerLayer, RequestContext } from '../http/handler';
 import { badClientRequest, clientMessages } from '../http/errors';
-import { canonicalUuid, isUuid } from '../domain/ids';
+import { canonicalUuid, isUuid } from '../ids';
 import { describeError } from '../logger';
 import { rawBodyOf, type HttpEvent } from '../http/middleware';
 import { answerSignatureHeaders, requestContentDigest, requestNonce } from './signatures';
-import type { Signer } from './signer-cache';
+import type { Signer } from '../signer-cache';
 import { signerOf } from './signing-keys';
 import * as auth from '#data/auth.repo';
+import { isPlainObject } from '#shared/plain-object';
 
 type Request = middy.Request<HttpEvent, APIGatewayProxyResult>;
 type Middleware = middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
@@ -31,7 +32,7 @@ export function checkContentDigest(rawBody: Uint8Array, header: (name: string) =
 }
 
 function bodyField(body: unknown, name: string): unknown {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
+  return isPlainObject(body) ? body[name] : undefined;
 }
 
 /**

@@ -3,8 +3,8 @@ import type { JWK } from 'jose';
 import type { App, StoredSigningKey } from '#data/model/app';
 import { iso } from '#shared/clock';
 import type { Deps } from '../deps';
-import type { KeyVault } from './key-vault';
-import type { Signer } from './signer-cache';
+import type { KeyVault } from '../key-vault';
+import type { Signer } from '../signer-cache';
 import * as apps from '#data/app.repo';
 
 /*
