@@ -172,7 +172,8 @@ func (c *Client) call(ctx context.Context, path string, fields map[string]interf
 // Check authenticates (and on first use activates) the license. It succeeds
 // with the service's verified answer or, when the service cannot be reached
 // (NETWORK_ERROR) and a StateDir is set, from the stored offline token while
-// it verifies, is within its nbf and exp by the client's clock, and names this
+// it verifies, is within its nbf (with a minute's leeway) and exp by the
+// client's clock, and names this
 // license (or was got with this username) and this device. With a StateDir,
 // every success asks for a new token and keeps it; a refusal of the license by
 // the service (HTTP 403: paused, expired, another device, ...) deletes the
@@ -336,7 +337,11 @@ func (c *Client) offline(credentials Credentials, unreachable *Error) (*Result, 
 		return nil, unreachable
 	}
 	now := c.now()
-	claims, err := verifyToken(stored.Token, c.key, tokenExpectations{appID: c.appID, license: credentials.License, hwid: credentials.HWID, now: &now})
+	// A token not valid yet by this clock, past the leeway, is no answer either.
+	if nbf, ok := numberMember(peeked, "nbf"); ok && nbf > float64(now.Add(storedTokenLeeway).Unix()) {
+		return nil, unreachable
+	}
+	claims, err := verifyToken(stored.Token, c.key, tokenExpectations{appID: c.appID, license: credentials.License, hwid: credentials.HWID, now: &now, notBeforeLeeway: storedTokenLeeway})
 	if err != nil {
 		return nil, err
 	}

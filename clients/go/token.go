@@ -51,7 +51,14 @@ type tokenExpectations struct {
 	// just come with its request's nonce at its own iat: it is fresh, and the
 	// computer's clock being wrong must not refuse it.
 	now *time.Time
+	// notBeforeLeeway is how far past now nbf may be.
+	notBeforeLeeway time.Duration
 }
+
+// storedTokenLeeway: a token is issued at the service's time (nbf = iat, in
+// whole seconds), so a client clock a little behind it must not refuse a
+// token it has just been given; exp gets no such leeway.
+const storedTokenLeeway = time.Minute
 
 // verifyToken returns the token's claims (as the JSON object it holds) once its
 // EdDSA signature by the pinned key, typ, issuer, nbf and exp check out, then
@@ -84,7 +91,7 @@ func verifyToken(token string, pinned *pinnedKey, expected tokenExpectations) (m
 	} else {
 		now = math.Floor(iat)
 	}
-	if nbf, ok := numberMember(claims, "nbf"); !ok || nbf > now {
+	if nbf, ok := numberMember(claims, "nbf"); !ok || nbf > now+expected.notBeforeLeeway.Seconds() {
 		return nil, invalidSignature("the offline token is not valid yet")
 	}
 	if exp, ok := numberMember(claims, "exp"); !ok {
