@@ -13,7 +13,7 @@ import { createOwner, type Owner } from './owners';
  * test/clients/go.test.ts).
  */
 
-type Mode =
+export type Mode =
   | 'pass'
   | 'status'
   | 'status-5xx'
