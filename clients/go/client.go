@@ -173,11 +173,11 @@ func (c *Client) call(ctx context.Context, path string, fields map[string]interf
 // with the service's verified answer or, when the service cannot be reached
 // (NETWORK_ERROR) and a StateDir is set, from the stored offline token while
 // it verifies, is within its nbf (with a minute's leeway) and exp by the
-// client's clock, and names this
-// license (or was got with this username) and this device. With a StateDir,
-// every success asks for a new token and keeps it; a refusal of the license by
-// the service (HTTP 403: paused, expired, another device, ...) deletes the
-// stored token of that license, which must not outlive the refusal.
+// client's clock, and names this license (or was got with this username) and
+// this device. With a StateDir, every success asks for a new token and keeps
+// it; a refusal of the license by the service (HTTP 403: paused, expired,
+// another device, ...) deletes the stored token of that license, which must
+// not outlive the refusal.
 func (c *Client) Check(ctx context.Context, credentials Credentials) (*Result, error) {
 	fields := c.fields(credentials)
 	if c.stateDir != "" {

@@ -15,7 +15,8 @@ import (
 
 // TokenClaims are the claims of an offline token (the repository's
 // docs/verifying-answers.md#offline-tokens): what a Check answered from the
-// stored token gives as Data, with Key added.
+// stored token gives as Data (which also holds "key", the license key, as
+// online data does).
 type TokenClaims struct {
 	// Iss is the application's id.
 	Iss string `json:"iss"`
@@ -85,11 +86,9 @@ func verifyToken(token string, pinned *pinnedKey, expected tokenExpectations) (m
 	if !iatOK {
 		return nil, invalidSignature("the offline token's iat is no number")
 	}
-	now := float64(0)
+	now := math.Floor(iat)
 	if expected.now != nil {
 		now = float64(expected.now.Unix())
-	} else {
-		now = math.Floor(iat)
 	}
 	if nbf, ok := numberMember(claims, "nbf"); !ok || nbf > now+expected.notBeforeLeeway.Seconds() {
 		return nil, invalidSignature("the offline token is not valid yet")
