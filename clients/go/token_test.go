@@ -20,30 +20,29 @@ func TestOfflineTokensAreCheckedAsTheTypeScriptLibraryChecksThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	const iat = 1790000000
-	header := func(changes map[string]interface{}) map[string]interface{} {
-		h := map[string]interface{}{"alg": "EdDSA", "typ": "JWT", "kid": f.keyID}
+	// changed is a copy of base with the changes made: a nil value removes the member.
+	changed := func(base, changes map[string]interface{}) map[string]interface{} {
+		out := map[string]interface{}{}
+		for name, value := range base {
+			out[name] = value
+		}
 		for name, value := range changes {
 			if value == nil {
-				delete(h, name)
+				delete(out, name)
 			} else {
-				h[name] = value
+				out[name] = value
 			}
 		}
-		return h
+		return out
+	}
+	header := func(changes map[string]interface{}) map[string]interface{} {
+		return changed(map[string]interface{}{"alg": "EdDSA", "typ": "JWT", "kid": f.keyID}, changes)
 	}
 	claims := func(changes map[string]interface{}) map[string]interface{} {
-		c := map[string]interface{}{
+		return changed(map[string]interface{}{
 			"iss": fakeAppID, "sub": "KEY-1", "hwid": "pc-1", "hwids": []string{"pc-1", "pc-2"}, "subscription_name": "Pro", "subscription_level": 1,
 			"expires_at": nil, "iat": iat, "nbf": iat, "exp": iat + 3600, "jti": "j", "nonce": "nonce-0001",
-		}
-		for name, value := range changes {
-			if value == nil {
-				delete(c, name)
-			} else {
-				c[name] = value
-			}
-		}
-		return c
+		}, changes)
 	}
 	at := func(seconds int64) *time.Time { moment := time.Unix(seconds, 0); return &moment }
 	expect := tokenExpectations{appID: fakeAppID, license: "KEY-1", hwid: "pc-2", nonce: "nonce-0001", now: at(iat + 60)}
