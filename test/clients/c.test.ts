@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Subscription } from '#data/subscription.repo';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
+import { loadAnswerVectors } from '../support/answer-vectors';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { startSteeredService, type SteeredService } from '../support/steered-proxy';
 
@@ -78,11 +79,20 @@ describe('the C library (clients/c)', () => {
   it('passes its own C suite against the local server and the steered proxy, with no sanitizer finding', async () => {
     const ran = await run(join(build, 'tests', 'licensing_tests'), [], {
       timeout: 400_000,
-      env: { ...service.environment, ...sanitizerOptions, LICENSING_EXPECTED_MACHINE_ID: await machineFingerprint(service.owner.app_id) },
+      env: {
+        ...service.environment,
+        ...sanitizerOptions,
+        LICENSING_EXPECTED_MACHINE_ID: await machineFingerprint(service.owner.app_id),
+        LICENSING_ANSWERS_FILE: join(root, 'clients', 'testdata', 'answers.json'),
+      },
     });
     if (ran.code !== 0) throw new Error(`licensing_tests failed (${ran.code}):\n${ran.stdout}\n${ran.stderr}`);
     expect(ran.stderr).not.toMatch(findings);
-    expect(results(ran.stdout)).toEqual({ passed: 42, failed: 0 });
+    expect(results(ran.stdout)).toEqual({ passed: 44, failed: 0 });
+    // Every recorded case was decided, each as it expects.
+    const vectors = loadAnswerVectors();
+    expect(ran.stdout.match(/^ {4}answer \S+: /gm)).toHaveLength(vectors.answers.length);
+    expect(ran.stdout.match(/^ {4}token \S+: /gm)).toHaveLength(vectors.tokens.length);
   }, 420_000);
 
   it('passes the C++ suite of licensing.hpp, with no sanitizer finding', async () => {

@@ -207,7 +207,7 @@ int main(int argc, char **argv) {
   if (mkdtemp(work_dir) == NULL) return 2;
   curl_global_init(CURL_GLOBAL_DEFAULT);
 
-  const test_case *suites[] = {unit_tests, check_tests, tampering_tests, offline_tests, floating_tests};
+  const test_case *suites[] = {unit_tests, recorded_tests, check_tests, tampering_tests, offline_tests, floating_tests};
   int passed = 0, failed = 0;
   for (size_t s = 0; s < sizeof suites / sizeof *suites; s++) {
     for (const test_case *test = suites[s]; test->name != NULL; test++) {

@@ -93,5 +93,6 @@ extern const test_case check_tests[];
 extern const test_case tampering_tests[];
 extern const test_case offline_tests[];
 extern const test_case floating_tests[];
+extern const test_case recorded_tests[];
 
 #endif
