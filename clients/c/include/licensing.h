@@ -14,6 +14,9 @@
  * Threads: one lc_client may be used by any number of threads at once. Results
  * and heartbeats belong to the thread that holds them. There is no global state
  * and nothing to initialise first.
+ *
+ * Numbers passed to and from functions are fixed-width (int32_t, int64_t), so
+ * that other languages can call the library; lc_options.timeout_ms is a long.
  */
 #ifndef LICENSING_H
 #define LICENSING_H
@@ -126,7 +129,7 @@ LC_API int lc_check(lc_client *client, const lc_credentials *credentials, lc_res
 /* Holds this device's floating seat for `seconds` (60 up to the application's
  * max_borrow_seconds) to work offline, and keeps its offline token in
  * state_dir: POST /auth with borrow_seconds. credentials->hwid is required. */
-LC_API int lc_borrow(lc_client *client, const lc_credentials *credentials, long seconds, lc_result **result);
+LC_API int lc_borrow(lc_client *client, const lc_credentials *credentials, int64_t seconds, lc_result **result);
 
 /* Gives this device's floating seat back at once: POST /release (message
  * SEAT_RELEASED). credentials->hwid is required. */
@@ -146,13 +149,43 @@ LC_API int lc_register(lc_client *client, const char *license, const char *usern
  * makes a fresh one; pass your own (8 to 128 of A-Z a-z 0-9 . _ ~ + / = -) to
  * repeat a call that ended in NETWORK_ERROR without counting twice.
  */
-LC_API int lc_record_usage(lc_client *client, const lc_credentials *credentials, const char *counter, long amount, const char *usage_id,
+LC_API int lc_record_usage(lc_client *client, const lc_credentials *credentials, const char *counter, int64_t amount, const char *usage_id,
                            lc_result **result);
 
 /* This machine's id for this application, for programs with no HWID of their
  * own: SHA-256 in hex of the system's machine id, the user's name and the app id
  * (README.md lists the sources). Owned by the client; NULL only when memory ran out. */
 LC_API const char *lc_machine_id(lc_client *client);
+
+/*
+ * Verification alone, for a program that sends its requests through an HTTP
+ * stack of its own (a game engine's, a platform's): the same checks every call
+ * above applies. The request's body must carry a fresh random "nonce" (8 to 128
+ * of A-Z a-z 0-9 . _ ~ + / = -) and the request a Content-Digest header of its
+ * body (RFC 9530 sha-256); pass both, and the answer's status, its three
+ * signature header fields (NULL when absent) and its body's bytes.
+ */
+typedef struct lc_exchange {
+  const char *nonce;
+  const char *request_digest;
+  const char *license; /* the key asked about, or NULL */
+  int32_t status;
+  const char *content_digest;
+  const char *signature_input;
+  const char *signature;
+  const char *body;
+  int64_t body_length;
+} lc_exchange;
+
+/* LC_OK with the verified success in *result; LC_ERR_REFUSED for a verified refusal; else LC_ERR_INVALID_SIGNATURE. */
+LC_API int lc_verify_answer(lc_client *client, const lc_exchange *exchange, lc_result **result);
+
+/* An offline token checked as a kept one is: signature, typ, issuer, times at
+ * now_seconds (negative: the client's clock), and the license and device of
+ * `expected` where given, and `nonce` where given. LC_OK with the claims as the
+ * result's data (message OFFLINE_TOKEN_VALID), LC_ERR_OFFLINE_TOKEN_EXPIRED or LC_ERR_INVALID_SIGNATURE. */
+LC_API int lc_verify_token(lc_client *client, const char *token, const lc_credentials *expected, const char *nonce, int64_t now_seconds,
+                           lc_result **result);
 
 /* A verified answer. Strings are owned by the result until lc_result_free. */
 LC_API const char *lc_result_message(const lc_result *result);
@@ -184,7 +217,7 @@ typedef void (*lc_lost_fn)(void *user_data, const char *code, const char *data_j
 typedef struct lc_heartbeat_options {
   lc_lost_fn on_lost; /* NULL: the loss is only seen by lc_heartbeat_lost_code */
   void *user_data;
-  long interval_ms; /* 0: renew at about half of what is left of the lease (with jitter); else about every interval_ms */
+  int64_t interval_ms; /* 0: renew at about half of what is left of the lease (with jitter); else about every interval_ms */
 } lc_heartbeat_options;
 
 /* credentials->hwid is required; the credentials are copied. options may be NULL. */

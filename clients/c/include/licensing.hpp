@@ -159,7 +159,7 @@ class Client {
     const int status = lc_check(handle_, &native, &result);
     return detail::take(handle_, status, result);
   }
-  Result borrow(const Credentials &credentials, long seconds) {
+  Result borrow(const Credentials &credentials, int64_t seconds) {
     lc_credentials native = detail::view(credentials);
     lc_result *result = nullptr;
     const int status = lc_borrow(handle_, &native, seconds, &result);
@@ -184,14 +184,14 @@ class Client {
     return detail::take(handle_, status, result);
   }
   // POST /usage; usage_id "" makes a fresh one, sent with every retry of this call.
-  Result record_usage(const Credentials &credentials, const std::string &counter, long amount = 1, const std::string &usage_id = "") {
+  Result record_usage(const Credentials &credentials, const std::string &counter, int64_t amount = 1, const std::string &usage_id = "") {
     lc_credentials native = detail::view(credentials);
     lc_result *result = nullptr;
     const int status = lc_record_usage(handle_, &native, counter.c_str(), amount, detail::or_null(usage_id), &result);
     return detail::take(handle_, status, result);
   }
   // Takes or renews the seat now and keeps it; on_lost runs on the heartbeat's thread. The client must outlive it.
-  Heartbeat start_heartbeat(const Credentials &credentials, std::function<void(const Error &)> on_lost = {}, long interval_ms = 0) {
+  Heartbeat start_heartbeat(const Credentials &credentials, std::function<void(const Error &)> on_lost = {}, int64_t interval_ms = 0) {
     lc_credentials native = detail::view(credentials);
     auto lost = std::make_unique<Heartbeat::Lost>(Heartbeat::Lost{std::move(on_lost)});
     lc_heartbeat_options options{&Heartbeat::on_lost, lost.get(), interval_ms};

@@ -316,7 +316,7 @@ int lc_check(lc_client *client, const lc_credentials *credentials, lc_result **r
   return lc__finish(client, &error);
 }
 
-int lc_borrow(lc_client *client, const lc_credentials *credentials, long seconds, lc_result **result) {
+int lc_borrow(lc_client *client, const lc_credentials *credentials, int64_t seconds, lc_result **result) {
   if (client == NULL) return LC_ERR_INVALID_ARGUMENT;
   lc_error error = {0};
   if (start(credentials, result, 1, &error) != LC_OK) return lc__finish(client, &error);
@@ -367,7 +367,7 @@ int lc_register(lc_client *client, const char *license, const char *username, co
   return lc__finish(client, &error);
 }
 
-int lc_record_usage(lc_client *client, const lc_credentials *credentials, const char *counter, long amount, const char *usage_id,
+int lc_record_usage(lc_client *client, const lc_credentials *credentials, const char *counter, int64_t amount, const char *usage_id,
                     lc_result **result) {
   if (client == NULL) return LC_ERR_INVALID_ARGUMENT;
   lc_error error = {0};
@@ -390,6 +390,46 @@ int lc_record_usage(lc_client *client, const lc_credentials *credentials, const 
   } else {
     call(client, "/usage", fields, credentials->license, result, &error);
   }
+  return lc__finish(client, &error);
+}
+
+int lc_verify_answer(lc_client *client, const lc_exchange *exchange, lc_result **result) {
+  if (client == NULL) return LC_ERR_INVALID_ARGUMENT;
+  lc_error error = {0};
+  if (result != NULL) *result = NULL;
+  if (result == NULL || exchange == NULL || exchange->nonce == NULL || exchange->request_digest == NULL || exchange->body_length < 0 ||
+      (exchange->body == NULL && exchange->body_length > 0)) {
+    bad_argument(&error, "an exchange with its nonce, request digest and body, and a result, are required");
+    return lc__finish(client, &error);
+  }
+  lc_signature_fields fields = {exchange->content_digest, exchange->signature_input, exchange->signature, 0};
+  lc_answer answer;
+  const unsigned char *body = exchange->body == NULL ? (const unsigned char *)"" : (const unsigned char *)exchange->body;
+  if (lc__verify_answer(&client->pinned, exchange->status, &fields, body, (size_t)exchange->body_length, exchange->nonce, exchange->request_digest,
+                        exchange->license, &answer, &error) == LC_OK) {
+    *result = lc__result_new(answer.message, answer.data, 0);
+    if (*result == NULL) lc__out_of_memory(&error);
+  }
+  lc__answer_free(&answer);
+  return lc__finish(client, &error);
+}
+
+int lc_verify_token(lc_client *client, const char *token, const lc_credentials *expected, const char *nonce, int64_t now_seconds, lc_result **result) {
+  if (client == NULL) return LC_ERR_INVALID_ARGUMENT;
+  lc_error error = {0};
+  if (result != NULL) *result = NULL;
+  if (result == NULL || token == NULL) {
+    bad_argument(&error, "a token and a result are required");
+    return lc__finish(client, &error);
+  }
+  lc_token_expect expect = {client->app_id, expected == NULL ? NULL : expected->license, expected == NULL ? NULL : expected->hwid, nonce,
+                            now_seconds >= 0 ? now_seconds : lc__now_ms(client) / 1000};
+  cJSON *claims = NULL;
+  if (lc__verify_token(&client->pinned, token, &expect, &claims, &error) == LC_OK) {
+    *result = lc__result_new("OFFLINE_TOKEN_VALID", claims, 1);
+    if (*result == NULL) lc__out_of_memory(&error);
+  }
+  cJSON_Delete(claims);
   return lc__finish(client, &error);
 }
 

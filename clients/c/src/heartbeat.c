@@ -26,7 +26,7 @@ struct lc_heartbeat {
   char *owned[4];
   lc_lost_fn on_lost;
   void *user_data;
-  long interval_ms;
+  int64_t interval_ms;
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t wake;
