@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startSteeredService, type SteeredService } from '../support/steered-proxy';
+import { startSteeredService, type SteeredService } from '../support/steered-service';
 
 /**
  * Runs the Python client's own unittest suite (clients/app-python/tests) with
  * Debian's /usr/bin/python3 against the local server on loopback, and through the
- * intercepting proxy of test/support, which the Python tests steer: it alters status, body,
- * signature or nonce, replays an old answer, relays another license, loses
+ * intercepting proxy of test/support/steered-service.ts, which the Python tests steer: it alters
+ * status, body, signature or nonce, replays an old answer, relays another license, loses
  * answers, and stops and restarts the server. Also builds the wheel and sdist.
  */
 
@@ -49,13 +49,15 @@ const whenPython = (name: string, test: () => Promise<void>, timeout: number) =>
 const whenBuildable = (name: string, test: () => Promise<void>, timeout: number) =>
   missingToBuild ? it.skip(`${name} (skipped: needs ${missingToBuild})`, test) : it(name, test, timeout);
 
-let service: SteeredService;
+let service: SteeredService | undefined;
 
 beforeAll(async () => {
   service = await startSteeredService();
 }, 60_000);
 
-afterAll(() => service?.close());
+afterAll(async () => {
+  await service?.close();
+});
 
 describe('the Python client library (clients/app-python)', () => {
   whenPython(
@@ -72,7 +74,7 @@ describe('the Python client library (clients/app-python)', () => {
           // urllib honours proxy variables: loopback must never leave through one.
           NO_PROXY: '127.0.0.1,localhost',
           no_proxy: '127.0.0.1,localhost',
-          ...service.environment,
+          ...service!.variables,
         },
       }).catch((failure: { stdout?: string; stderr?: string; message: string }) => {
         throw new Error(`python unittest failed:\n${failure.stderr ?? ''}\n${failure.stdout ?? failure.message}`);

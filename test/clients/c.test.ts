@@ -7,7 +7,7 @@ import type { Subscription } from '#data/subscription.repo';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { loadAnswerVectors } from '../support/answer-vectors';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { startSteeredService, type SteeredService } from '../support/steered-proxy';
+import { startSteeredService, type SteeredService } from '../support/steered-service';
 
 /**
  * The C library (clients/c): built once with CMake, static, with -Wall -Wextra
@@ -80,7 +80,7 @@ describe('the C library (clients/c)', () => {
     const ran = await run(join(build, 'tests', 'licensing_tests'), [], {
       timeout: 400_000,
       env: {
-        ...service.environment,
+        ...service.variables,
         ...sanitizerOptions,
         LICENSING_EXPECTED_MACHINE_ID: await machineFingerprint(service.owner.app_id),
         LICENSING_ANSWERS_FILE: join(root, 'clients', 'testdata', 'answers.json'),
@@ -100,7 +100,7 @@ describe('the C library (clients/c)', () => {
     const floating = await seedLicense(service.env.deps, subscription, { hwid_lock: true, max_devices: 1, lease_seconds: 60 });
     const ran = await run(join(build, 'tests', 'licensing_cpp_tests'), [], {
       timeout: 120_000,
-      env: { ...service.environment, ...sanitizerOptions, LICENSING_LICENSE: plain.key, LICENSING_FLOATING_LICENSE: floating.key },
+      env: { ...service.variables, ...sanitizerOptions, LICENSING_LICENSE: plain.key, LICENSING_FLOATING_LICENSE: floating.key },
     });
     if (ran.code !== 0) throw new Error(`licensing_cpp_tests failed (${ran.code}):\n${ran.stdout}\n${ran.stderr}`);
     expect(ran.stderr).not.toMatch(findings);

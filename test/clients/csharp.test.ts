@@ -7,7 +7,7 @@ import type { Subscription } from '#data/subscription.repo';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { loadAnswerVectors } from '../support/answer-vectors';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { startSteeredService, type SteeredService } from '../support/steered-proxy';
+import { startSteeredService, type SteeredService } from '../support/steered-service';
 
 /**
  * The C# library (clients/csharp) on Mono: the C library built once as the
@@ -121,7 +121,7 @@ describe('the C# library (clients/csharp)', () => {
     const ran = await mono(
       'LicenseClientTests.exe',
       [],
-      { ...service.environment, LICENSING_EXPECTED_MACHINE_ID: await machineFingerprint(service.owner.app_id), LICENSING_ANSWERS_FLAT: join(work, 'answers.flat') },
+      { ...service.variables, LICENSING_EXPECTED_MACHINE_ID: await machineFingerprint(service.owner.app_id), LICENSING_ANSWERS_FLAT: join(work, 'answers.flat') },
       300_000,
     );
     if (ran.code !== 0) throw new Error(`the C# suite failed (${ran.code}):\n${ran.stdout}\n${ran.stderr}`);

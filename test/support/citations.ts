@@ -145,6 +145,7 @@ const notTheRepositorys = new Set([
   'cdk-outputs.json', // written by `cdk deploy --outputs-file` (docs/deployment.md)
   'uplot.css', // uPlot's stylesheet, from its package
   'ipaddr.js', // a package's name
+  'offline-token.json', // what the Go client writes in a program's state directory (clients/go/README.md)
   'Node.js',
 ]);
 

@@ -180,9 +180,9 @@ typedef struct lc_exchange {
 /* LC_OK with the verified success in *result; LC_ERR_REFUSED for a verified refusal; else LC_ERR_INVALID_SIGNATURE. */
 LC_API int lc_verify_answer(lc_client *client, const lc_exchange *exchange, lc_result **result);
 
-/* An offline token checked as a kept one is: signature, typ, issuer, times at
- * now_seconds (negative: the client's clock), and the license and device of
- * `expected` where given, and `nonce` where given. LC_OK with the claims as the
+/* An offline token checked as the library checks one: signature, typ, issuer,
+ * nbf and exp at now_seconds (negative: the client's clock), and the license and
+ * device of `expected` where given, and `nonce` where given. LC_OK with the claims as the
  * result's data (message OFFLINE_TOKEN_VALID), LC_ERR_OFFLINE_TOKEN_EXPIRED or LC_ERR_INVALID_SIGNATURE. */
 LC_API int lc_verify_token(lc_client *client, const char *token, const lc_credentials *expected, const char *nonce, int64_t now_seconds,
                            lc_result **result);

@@ -423,7 +423,7 @@ int lc_verify_token(lc_client *client, const char *token, const lc_credentials *
     return lc__finish(client, &error);
   }
   lc_token_expect expect = {client->app_id, expected == NULL ? NULL : expected->license, expected == NULL ? NULL : expected->hwid, nonce,
-                            now_seconds >= 0 ? now_seconds : lc__now_ms(client) / 1000};
+                            now_seconds >= 0 ? now_seconds : lc__now_ms(client) / 1000, 0};
   cJSON *claims = NULL;
   if (lc__verify_token(&client->pinned, token, &expect, &claims, &error) == LC_OK) {
     *result = lc__result_new("OFFLINE_TOKEN_VALID", claims, 1);

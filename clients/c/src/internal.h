@@ -67,13 +67,15 @@ void lc__content_digest(const unsigned char *bytes, size_t length, char *out);
 int lc__verify_answer(const lc_pinned *pinned, long status, const lc_signature_fields *fields, const unsigned char *body, size_t length,
                       const char *nonce, const char *request_digest, const char *license, lc_answer *answer, lc_error *error);
 
-/* What an offline token must name; `now` < 0: judge nbf and exp by the token's own iat (a token that just came with its nonce). */
+/* What an offline token must name; `now` < 0: judge nbf and exp by the token's own iat (a token that just came with its nonce);
+ * nbf_leeway: how many seconds past `now` nbf may be. */
 typedef struct lc_token_expect {
   const char *app_id;
   const char *license;
   const char *hwid;
   const char *nonce;
   int64_t now;
+  int64_t nbf_leeway;
 } lc_token_expect;
 
 /* The token's claims once verified (owned by the caller): LC_OK, LC_ERR_OFFLINE_TOKEN_EXPIRED or LC_ERR_INVALID_SIGNATURE. */

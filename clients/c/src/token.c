@@ -18,6 +18,10 @@
 
 #include "internal.h"
 
+/* A token is issued at the service's time (nbf = iat, whole seconds): a computer whose clock is a little behind
+ * must not refuse a kept token it has just been given. exp gets no such leeway. */
+#define KEPT_TOKEN_NBF_LEEWAY 60
+
 static int invalid(lc_error *error, const char *reason) {
   lc__fail(error, LC_ERR_INVALID_SIGNATURE, "INVALID_SIGNATURE", "%s", reason);
   return LC_ERR_INVALID_SIGNATURE;
@@ -133,7 +137,7 @@ int lc__verify_token(const lc_pinned *pinned, const char *token, const lc_token_
   /* Without a time given, a token that has just come with its request's nonce is judged at its own iat:
    * it is fresh, and the computer's clock being wrong must not refuse it. */
   double now = expect->now >= 0 ? (double)expect->now : iat->valuedouble;
-  if (nbf->valuedouble > now) {
+  if (nbf->valuedouble > now + (double)expect->nbf_leeway) {
     cJSON_Delete(claims);
     return invalid(error, "the offline token is not valid yet");
   }
@@ -259,7 +263,7 @@ int lc__keep_token(lc_client *client, const cJSON *data, const char *nonce, cons
   if (token == NULL) return LC_OK;
   if (!cJSON_IsString(token)) return invalid(error, "the offline token is no string");
   const cJSON *key = cJSON_GetObjectItemCaseSensitive(data, "key");
-  lc_token_expect expect = {client->app_id, cJSON_IsString(key) ? key->valuestring : NULL, hwid, nonce, -1};
+  lc_token_expect expect = {client->app_id, cJSON_IsString(key) ? key->valuestring : NULL, hwid, nonce, -1, 0};
   cJSON *claims = NULL;
   int verified = lc__verify_token(&client->pinned, token->valuestring, &expect, &claims, error);
   cJSON_Delete(claims);
@@ -297,10 +301,14 @@ int lc__offline(lc_client *client, const lc_credentials *credentials, lc_error *
   const cJSON *username = cJSON_GetObjectItemCaseSensitive(record, "username");
   const char *token = record == NULL ? NULL : cJSON_GetObjectItemCaseSensitive(record, "token")->valuestring;
   cJSON *peeked = lc__peek_claims(token);
-  /* A token of another license, user or device is no answer to this check: the failure stays the network's. */
+  int64_t now = lc__now_ms(client) / 1000;
+  const cJSON *nbf = cJSON_GetObjectItemCaseSensitive(peeked, "nbf");
+  /* A token of another license, user or device, or one not valid yet by this clock (past the leeway), is no
+   * answer to this check: the failure stays the network's. */
   int asked_for = peeked != NULL && lc__names_license_and_device(peeked, credentials->license, credentials->hwid) &&
                   (credentials->license != NULL || credentials->username == NULL ||
-                   (username != NULL && same_username(username->valuestring, credentials->username)));
+                   (username != NULL && same_username(username->valuestring, credentials->username))) &&
+                  !(cJSON_IsNumber(nbf) && nbf->valuedouble > (double)(now + KEPT_TOKEN_NBF_LEEWAY));
   cJSON_Delete(peeked);
   if (!asked_for) {
     cJSON_Delete(record);
@@ -308,7 +316,7 @@ int lc__offline(lc_client *client, const lc_credentials *credentials, lc_error *
     memset(network_error, 0, sizeof *network_error);
     return error->status;
   }
-  lc_token_expect expect = {client->app_id, credentials->license, credentials->hwid, NULL, lc__now_ms(client) / 1000};
+  lc_token_expect expect = {client->app_id, credentials->license, credentials->hwid, NULL, now, KEPT_TOKEN_NBF_LEEWAY};
   cJSON *claims = NULL;
   int verified = lc__verify_token(&client->pinned, token, &expect, &claims, error);
   cJSON_Delete(record);

@@ -243,7 +243,7 @@ static char *make_token(const char *header, const char *payload) {
 
 static int token_status(const char *header, const char *payload, const char *license, const char *hwid, const char *nonce, int64_t now) {
   char *token = make_token(header, payload);
-  lc_token_expect expect = {APP, license, hwid, nonce, now};
+  lc_token_expect expect = {APP, license, hwid, nonce, now, 0};
   cJSON *claims = NULL;
   lc_error error = {0};
   int status = lc__verify_token(&pinned, token, &expect, &claims, &error);
@@ -285,7 +285,7 @@ static void an_altered_or_foreign_token_is_invalid_signature(void) {
   char *dot = strchr(token, '.');
   char *second = strchr(dot + 1, '.');
   char *forged = lc__format("%.*s.%s%s", (int)(dot - token), token, forged_payload, second);
-  lc_token_expect expect = {APP, NULL, NULL, NULL, 1500};
+  lc_token_expect expect = {APP, NULL, NULL, NULL, 1500, 0};
   cJSON *claims = NULL;
   lc_error error = {0};
   int status = lc__verify_token(&pinned, forged, &expect, &claims, &error);

@@ -5,10 +5,12 @@ import { startInterceptingProxy, type Intercepted, type InterceptingProxy, type 
 import { createOwner, type Owner } from './owners';
 
 /**
- * The intercepting proxy steered over HTTP by a client library's own test suite
- * (Python, C, C#), which runs in another process: it alters status, body,
- * signature or nonce, replays an old answer, relays another license, loses
- * answers, answers as a gateway (502, 429), and stops and restarts the service.
+ * The local server on loopback with an intercepting proxy in front of it that
+ * a client library's own test suite, in another language and process, steers
+ * over HTTP: the proxy alters status, body, signature or nonce, replays an old
+ * answer, relays another license, answers as a gateway (502, 429), loses
+ * answers, and stops and restarts the server (test/clients/app-python.test.ts,
+ * test/clients/c.test.ts, test/clients/csharp.test.ts).
  */
 
 export type Mode =
@@ -76,7 +78,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 });
 
 /**
- * The intercepting proxy in front of the service, steered by a suite through
+ * The intercepting proxy in front of the service, steered by a client library's tests through
  * `POST /__control/*`: `mode` ({mode, times?, license?}: the next `times` requests, or all until the next
  * mode), `log` (the request bodies forwarded since the last mode) and `server` ({running}).
  */
@@ -142,23 +144,22 @@ async function startSteeredProxy(upstream: string, setRunning: (running: boolean
   return proxy;
 }
 
-
-/** The local server of a client library's suite, its owner and signing key, and the steered proxy in front of it. */
+/** What a client library's suite is given: the service, its owner, the application's public key, and the steered proxy. */
 export interface SteeredService {
   env: TestServer;
   owner: Owner;
   key: { jwk: Record<string, unknown>; public_key_pem: string };
   proxy: InterceptingProxy;
-  /** What the suite reads from its environment: LICENSING_URL, LICENSING_PROXY_URL, LICENSING_APP_ID, … */
-  environment: Record<string, string>;
+  /** The variables the suites read: LICENSING_URL, LICENSING_PROXY_URL, LICENSING_APP_ID, LICENSING_API_KEY, LICENSING_PUBLIC_JWK, LICENSING_PUBLIC_KEY_PEM. */
+  variables: Record<string, string>;
   close(): Promise<void>;
 }
 
+/** Starts the service and the steered proxy; the server is stoppable and restartable on the same port (a suite's "service unreachable"). */
 export async function startSteeredService(): Promise<SteeredService> {
   const env = await startTestServer();
   const owner = await createOwner(env.deps);
   const key = (await env.post('/app/signing-key', { app_id: owner.app_id }, owner.auth)).body.data as SteeredService['key'];
-  // Stoppable and restartable on the same port: the suites' "service unreachable" is a stopped server.
   await env.server.close();
   let server: LocalServer | undefined = await startLocalServer({ deps: env.deps, port: env.server.port });
   const setRunning = async (running: boolean) => {
@@ -175,7 +176,7 @@ export async function startSteeredService(): Promise<SteeredService> {
     owner,
     key,
     proxy,
-    environment: {
+    variables: {
       LICENSING_URL: env.server.url,
       LICENSING_PROXY_URL: proxy.url,
       LICENSING_APP_ID: owner.app_id,
