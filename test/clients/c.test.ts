@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -7,6 +6,7 @@ import type { Subscription } from '#data/subscription.repo';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { loadAnswerVectors } from '../support/answer-vectors';
 import { seedLicense, seedSubscription } from '../support/fixtures';
+import { runProgram as run, type Ran } from '../support/run-program';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
 
 /**
@@ -21,20 +21,6 @@ const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const project = join(root, 'clients', 'c');
 const work = mkdtempSync(join(tmpdir(), 'licensing-c-'));
 const build = join(work, 'build');
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string; timeout: number }): Promise<Ran> {
-  return new Promise((done) => {
-    execFile(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeout, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 const sanitizerOptions = {
   ASAN_OPTIONS: 'detect_leaks=1:halt_on_error=1:strict_string_checks=1',

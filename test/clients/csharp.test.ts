@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -7,6 +6,7 @@ import type { Subscription } from '#data/subscription.repo';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { loadAnswerVectors } from '../support/answer-vectors';
 import { seedLicense, seedSubscription } from '../support/fixtures';
+import { runProgram as run, type Ran } from '../support/run-program';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
 
 /**
@@ -21,20 +21,6 @@ const project = join(root, 'clients', 'csharp');
 const work = mkdtempSync(join(tmpdir(), 'licensing-csharp-'));
 const native = join(work, 'native');
 const sources = ['Heartbeat.cs', 'LicenseClient.cs', 'LicenseException.cs', 'LicenseResult.cs', 'Native.cs'].map((file) => join(project, 'src', file));
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], options: { env?: Record<string, string>; timeout: number }): Promise<Ran> {
-  return new Promise((done) => {
-    execFile(command, args, { env: { ...process.env, ...options.env }, timeout: options.timeout, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 /**
  * The recorded answers as blocks of `name<TAB>base64 of the value` lines, which

@@ -41,7 +41,8 @@ extern "C" {
 #endif
 
 /* What a call returns: 0 on success, else one of these; the code string of the
- * failure is lc_last_error_code(). */
+ * failure is lc_last_error_code(). A call given a NULL client returns
+ * LC_ERR_INVALID_ARGUMENT and records nothing. */
 enum {
   LC_OK = 0,
   /* The service refused (a verified answer): the code is its message, e.g.
