@@ -10,8 +10,8 @@
 enum { RUNNING, LOST, STOPPED };
 
 /* Waits go by the monotonic clock, so setting the computer's clock neither hastens nor delays a renewal;
- * macOS cannot time a condition variable by it, and waits there by the real-time clock. */
-#if defined(__APPLE__)
+ * macOS's and MinGW-w64's POSIX threads cannot time a condition variable by it, and wait there by the real-time clock. */
+#if defined(__APPLE__) || defined(_WIN32)
 #define WAIT_CLOCK CLOCK_REALTIME
 #else
 #define WAIT_CLOCK CLOCK_MONOTONIC
@@ -186,7 +186,7 @@ int lc_heartbeat_start(lc_client *client, const lc_credentials *credentials, con
   schedule(heartbeat);
   pthread_condattr_t attributes;
   int ready = pthread_condattr_init(&attributes) == 0;
-#if !defined(__APPLE__)
+#if !defined(__APPLE__) && !defined(_WIN32)
   ready = ready && pthread_condattr_setclock(&attributes, WAIT_CLOCK) == 0;
 #endif
   ready = ready && pthread_cond_init(&heartbeat->wake, &attributes) == 0;

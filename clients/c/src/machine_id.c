@@ -12,6 +12,11 @@
 #include "internal.h"
 
 #if defined(_WIN32)
+/* RegGetValueA is Vista's and later. */
+#if !defined(_WIN32_WINNT) || _WIN32_WINNT < 0x0600
+#undef _WIN32_WINNT
+#define _WIN32_WINNT 0x0600
+#endif
 #include <windows.h>
 #else
 #include <pwd.h>
@@ -28,6 +33,7 @@
 #include <kenv.h>
 #endif
 
+#if defined(__linux__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
 /* The file's first line once surrounding white space is trimmed; NULL when unreadable or empty. */
 static char *first_line(const char *path) {
   FILE *file = fopen(path, "r");
@@ -43,6 +49,7 @@ static char *first_line(const char *path) {
   start[end] = '\0';
   return *start ? lc__strdup(start) : NULL;
 }
+#endif
 
 #if defined(__APPLE__)
 /* IOPlatformUUID of IOPlatformExpertDevice: the hardware UUID `ioreg -rd1 -c IOPlatformExpertDevice` shows. */

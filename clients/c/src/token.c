@@ -16,6 +16,12 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#if defined(_WIN32)
+#include <direct.h>
+#include <io.h>
+#include <windows.h>
+#endif
+
 #include "internal.h"
 
 /* A token is issued at the service's time (nbf = iat, whole seconds): a computer whose clock is a little behind
@@ -164,19 +170,33 @@ int lc__verify_token(const lc_pinned *pinned, const char *token, const lc_token_
 
 /* ---- the token file ---------------------------------------------------------------------- */
 
+/* The file system's calls where Windows names them otherwise, or replaces a file otherwise (rename does not replace there). */
+#if defined(_WIN32)
+#define make_folder(path) _mkdir(path)
+#define sync_file(descriptor) _commit(descriptor)
+#define replace_file(from, to) (MoveFileExA((from), (to), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : -1)
+#define is_separator(c) ((c) == '/' || (c) == '\\')
+#else
+#define make_folder(path) mkdir((path), 0700)
+#define sync_file(descriptor) fsync(descriptor)
+#define replace_file(from, to) rename((from), (to))
+#define is_separator(c) ((c) == '/')
+#endif
+
 static int make_folders(const char *path) {
   char *copy = lc__strdup(path);
   if (copy == NULL) return 0;
-  for (char *slash = copy + 1; *slash; slash++) {
-    if (*slash != '/') continue;
-    *slash = '\0';
-    if (mkdir(copy, 0700) != 0 && errno != EEXIST) {
+  for (char *separator = copy + 1; *separator; separator++) {
+    if (!is_separator(*separator)) continue;
+    char kept = *separator;
+    *separator = '\0';
+    if (make_folder(copy) != 0 && errno != EEXIST) {
       free(copy);
       return 0;
     }
-    *slash = '/';
+    *separator = kept;
   }
-  int ok = mkdir(copy, 0700) == 0 || errno == EEXIST;
+  int ok = make_folder(copy) == 0 || errno == EEXIST;
   free(copy);
   return ok;
 }
@@ -202,9 +222,9 @@ static int store(lc_client *client, const char *token, const char *username) {
       if (wrote <= 0) break;
       written += (size_t)wrote;
     }
-    ok = written == length && fsync(descriptor) == 0;
+    ok = written == length && sync_file(descriptor) == 0;
     ok = close(descriptor) == 0 && ok;
-    ok = ok && rename(temporary, client->token_path) == 0;
+    ok = ok && replace_file(temporary, client->token_path) == 0;
     if (!ok) unlink(temporary);
   } else {
     ok = 0;
