@@ -173,8 +173,8 @@ bool lc_result_integer(const lc_result *result, const char *name, long long *val
   if (result == NULL || name == NULL || value == NULL || !cJSON_IsObject(result->data)) return false;
   const cJSON *member = cJSON_GetObjectItemCaseSensitive(result->data, name);
   /* JSON numbers are doubles: integers are exact up to 2^53. */
-  if (!cJSON_IsNumber(member) || member->valuedouble != (double)(long long)member->valuedouble || member->valuedouble > 9007199254740992.0 ||
-      member->valuedouble < -9007199254740992.0)
+  if (!cJSON_IsNumber(member) || !(member->valuedouble <= 9007199254740992.0 && member->valuedouble >= -9007199254740992.0) ||
+      member->valuedouble != (double)(long long)member->valuedouble)
     return false;
   *value = (long long)member->valuedouble;
   return true;

@@ -208,7 +208,10 @@ int64_t lc__parse_instant(const char *text) {
 void lc__format_instant(int64_t seconds, char *out, size_t size) {
   time_t when = (time_t)seconds;
   struct tm parts;
-  gmtime_r(&when, &parts);
+  if (gmtime_r(&when, &parts) == NULL) {
+    snprintf(out, size, "%s", "");
+    return;
+  }
   snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.000Z", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min,
            parts.tm_sec);
 }
