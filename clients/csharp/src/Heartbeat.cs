@@ -90,11 +90,16 @@ namespace Licensing
                 if (handle == IntPtr.Zero) return;
                 AppDomain.CurrentDomain.ProcessExit -= OnProcessExit;
                 int status = Native.lc_heartbeat_stop(handle);
-                LicenseException failure = status == Native.Ok ? null : Native.LastError(client);
                 handle = IntPtr.Zero;
                 self.Free();
-                client.DangerousRelease();
-                if (failure != null) throw failure;
+                try
+                {
+                    if (status != Native.Ok) throw Native.LastError(client);
+                }
+                finally
+                {
+                    client.DangerousRelease();
+                }
             }
         }
 
@@ -107,6 +112,10 @@ namespace Licensing
             }
             catch (LicenseException)
             {
+            }
+            catch (ObjectDisposedException)
+            {
+                // The client was disposed first: the failure cannot be read, and the seat lapses all the same.
             }
         }
 
