@@ -15,6 +15,33 @@ static lc_client *offline_client(const char *folder, fake_clock *clock) {
   return lc_client_new(&options);
 }
 
+/* A client with a state folder that has checked a new license online once, so it keeps that license's token. */
+typedef struct kept {
+  char *key;
+  char *path;
+  lc_client *client;
+  lc_credentials credentials;
+  int online;
+} kept;
+
+static kept keep_a_token(const char *url, long timeout_ms, fake_clock *clock) {
+  const char *folder = state_folder();
+  kept token = {new_license(""), token_path_of(folder), NULL, {NULL, NULL, NULL, NULL}, 0};
+  lc_options options = {url, APP_ID, PUBLIC_JWK, folder, timeout_ms, clock ? fake_clock_now : NULL, clock};
+  token.client = lc_client_new(&options);
+  token.credentials.license = token.key;
+  lc_result *result = NULL;
+  token.online = lc_check(token.client, &token.credentials, &result) == LC_OK;
+  lc_result_free(result);
+  return token;
+}
+
+static void kept_free(kept *token) {
+  lc_client_free(token->client);
+  free(token->path);
+  free(token->key);
+}
+
 static void a_success_keeps_the_offline_token_atomically_and_privately(void) {
   char *key = new_license("\"hwid_lock\":true");
   const char *folder = state_folder();
@@ -121,16 +148,8 @@ static void a_username_login_works_offline_with_its_username(void) {
 }
 
 static void an_edited_token_file_is_invalid_signature(void) {
-  char *key = new_license("");
-  const char *folder = state_folder();
-  char *path = token_path_of(folder);
-  lc_client *client = offline_client(folder, NULL);
-  lc_credentials credentials = {key, NULL, NULL, NULL};
-  lc_result *result = NULL;
-  int online = lc_check(client, &credentials, &result);
-  lc_result_free(result);
-  result = NULL;
-  char *text = read_file(path);
+  kept saved = keep_a_token(SERVICE_URL, 1000, NULL);
+  char *text = read_file(saved.path);
   cJSON *record = text ? cJSON_Parse(text) : NULL;
   const cJSON *token = cJSON_GetObjectItemCaseSensitive(record, "token");
   cJSON *claims = cJSON_IsString(token) ? lc__peek_claims(token->valuestring) : NULL;
@@ -143,7 +162,7 @@ static void an_edited_token_file_is_invalid_signature(void) {
     const char *first = strchr(token->valuestring, '.');
     const char *second = strchr(first + 1, '.');
     char *forged = lc__format("{\"token\":\"%.*s.%s%s\"}", (int)(first - token->valuestring), token->valuestring, payload, second);
-    edited = write_file(path, forged);
+    edited = write_file(saved.path, forged);
     free(forged);
     free(payload);
     free(payload_json);
@@ -152,12 +171,11 @@ static void an_edited_token_file_is_invalid_signature(void) {
   cJSON_Delete(record);
   free(text);
   set_server(0);
-  int status = lc_check(client, &credentials, &result);
-  CHECK(online == LC_OK && edited);
-  CHECK_CODE(client, status, result, "INVALID_SIGNATURE");
-  free(path);
-  lc_client_free(client);
-  free(key);
+  lc_result *result = NULL;
+  int status = lc_check(saved.client, &saved.credentials, &result);
+  CHECK(saved.online && edited);
+  CHECK_CODE(saved.client, status, result, "INVALID_SIGNATURE");
+  kept_free(&saved);
 }
 
 static void no_kept_token_means_network_error(void) {
@@ -171,77 +189,55 @@ static void no_kept_token_means_network_error(void) {
 }
 
 static void a_refusal_by_the_service_forgets_the_token(void) {
-  char *key = new_license("");
-  const char *folder = state_folder();
-  char *path = token_path_of(folder);
-  lc_client *client = offline_client(folder, NULL);
-  lc_credentials credentials = {key, NULL, NULL, NULL};
-  lc_result *result = NULL;
-  int online = lc_check(client, &credentials, &result);
-  lc_result_free(result);
-  result = NULL;
-  int kept = access(path, F_OK) == 0;
+  kept saved = keep_a_token(SERVICE_URL, 1000, NULL);
+  int was_kept = access(saved.path, F_OK) == 0;
   char body[256];
-  snprintf(body, sizeof body, "{\"license_key\":\"%s\",\"status\":\"paused\"}", key);
+  snprintf(body, sizeof body, "{\"license_key\":\"%s\",\"status\":\"paused\"}", saved.key);
   cJSON_Delete(manage("/license/update-status", body));
-  int paused = lc_check(client, &credentials, &result);
-  int gone = access(path, F_OK) != 0;
-  CHECK(online == LC_OK && kept);
-  CHECK_CODE(client, paused, result, "LICENSE_NOT_ACTIVE");
+  lc_result *result = NULL;
+  int paused = lc_check(saved.client, &saved.credentials, &result);
+  int gone = access(saved.path, F_OK) != 0;
+  CHECK(saved.online && was_kept);
+  CHECK_CODE(saved.client, paused, result, "LICENSE_NOT_ACTIVE");
   CHECK(gone);
-  free(path);
-  lc_client_free(client);
-  free(key);
+  kept_free(&saved);
 }
 
 static void unsigned_gateway_answers_fall_back_to_the_kept_token(void) {
-  char *key = new_license("");
-  const char *folder = state_folder();
-  lc_options options = {PROXY_URL, APP_ID, PUBLIC_JWK, folder, 1500, NULL, NULL};
-  lc_client *client = lc_client_new(&options);
-  lc_credentials credentials = {key, NULL, NULL, NULL};
+  kept saved = keep_a_token(PROXY_URL, 1500, NULL);
   lc_result *result = NULL;
-  int online = lc_check(client, &credentials, &result);
-  lc_result_free(result);
-  result = NULL;
   proxy_mode("gateway-502", 0, NULL);
-  int after_502 = lc_check(client, &credentials, &result);
+  int after_502 = lc_check(saved.client, &saved.credentials, &result);
   int offline_502 = after_502 == LC_OK && lc_result_offline(result);
   lc_result_free(result);
   result = NULL;
   proxy_mode("rate-limited", 0, NULL);
-  int after_429 = lc_check(client, &credentials, &result);
+  int after_429 = lc_check(saved.client, &saved.credentials, &result);
   int offline_429 = after_429 == LC_OK && lc_result_offline(result);
   lc_result_free(result);
-  lc_client_free(client);
-  free(key);
-  CHECK(online == LC_OK);
+  int online = saved.online;
+  kept_free(&saved);
+  CHECK(online);
   CHECK(offline_502);
   CHECK(offline_429);
 }
 
 static void a_kept_token_serves_up_to_a_minute_before_its_nbf_and_not_earlier(void) {
-  char *key = new_license("");
   fake_clock clock;
   fake_clock_start(&clock);
-  lc_client *client = offline_client(state_folder(), &clock);
-  lc_credentials credentials = {key, NULL, NULL, NULL};
-  lc_result *result = NULL;
-  int online = lc_check(client, &credentials, &result);
-  lc_result_free(result);
-  result = NULL;
+  kept saved = keep_a_token(SERVICE_URL, 1000, &clock);
   set_server(0);
   clock.now_ms -= 30 * 1000;
-  int skewed = lc_check(client, &credentials, &result);
+  lc_result *result = NULL;
+  int skewed = lc_check(saved.client, &saved.credentials, &result);
   int offline = skewed == LC_OK && lc_result_offline(result);
   lc_result_free(result);
   result = NULL;
   clock.now_ms -= 90 * 1000;
-  int early = lc_check(client, &credentials, &result);
-  CHECK(online == LC_OK && offline);
-  CHECK_CODE(client, early, result, "NETWORK_ERROR");
-  lc_client_free(client);
-  free(key);
+  int early = lc_check(saved.client, &saved.credentials, &result);
+  CHECK(saved.online && offline);
+  CHECK_CODE(saved.client, early, result, "NETWORK_ERROR");
+  kept_free(&saved);
 }
 
 static void fresh_answers_and_their_tokens_are_accepted_whatever_the_computer_clock_says(void) {
