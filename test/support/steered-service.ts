@@ -10,7 +10,7 @@ import { createOwner, type Owner } from './owners';
  * over HTTP: the proxy alters status, body, signature or nonce, replays an old
  * answer, relays another license, answers as a gateway (502, 429), loses
  * answers, and stops and restarts the server (test/clients/app-python.test.ts,
- * test/clients/go.test.ts).
+ * test/clients/go.test.ts, test/clients/c.test.ts, test/clients/csharp.test.ts).
  */
 
 export type Mode =
