@@ -85,7 +85,8 @@ describe('check', () => {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { token: string };
     expect(stored.token).toBe(second.offline ? undefined : second.data.offline_token);
     expect(decodeJwt(stored.token)).toMatchObject({ iss: owner.app_id, sub: key, nonce: nonces[1] });
-    expect(readdirSync(join(file, '..'))).toEqual(['license.json']);
+    // Beside the token only the latest time seen (README, "State"): no temporary file is left.
+    expect(readdirSync(join(file, '..')).sort()).toEqual(['license.json', 'license.json.clock']);
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
