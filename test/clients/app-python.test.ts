@@ -1,10 +1,11 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, hkdfSync, randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { calculateJwkThumbprint, CompactEncrypt, SignJWT } from 'jose';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { startTestServer, type TestServer } from '../support/env';
 import { startInterceptingProxy, type Intercepted, type InterceptingProxy, type SeenRequest } from '../support/intercepting-proxy';
@@ -184,6 +185,24 @@ async function startSteeredProxy(upstream: string, setRunning: (running: boolean
   return proxy;
 }
 
+/**
+ * A license file made with jose, signed and encrypted, for the Python library to
+ * read: the same format from the library the service makes files with.
+ */
+async function joseLicenseFiles() {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const { x } = publicKey.export({ format: 'jwk' }) as { x: string };
+  const made = { app_id: randomUUID(), public_jwk: { kty: 'OKP', crv: 'Ed25519', x }, license: 'JOSE-KEY', hwid: 'jose-device', nonce: 'jose-request-nonce' };
+  const now = Math.floor(Date.now() / 1000);
+  const data = { key: made.license, subscription_name: 'Pro', subscription_level: 1, expires_at: null, hwids: [made.hwid] };
+  const claims = { iss: made.app_id, sub: made.license, hwid: made.hwid, hwids: [made.hwid], iat: now, nbf: now, exp: now + 86_400, jti: randomUUID(), nonce: made.nonce, data, air_gapped: true };
+  const kid = await calculateJwkThumbprint(made.public_jwk);
+  const signed = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'license+jwt' }).sign(privateKey);
+  const secret = new Uint8Array(hkdfSync('sha256', Buffer.from(made.license), Buffer.from(made.hwid), Buffer.from('license-file'), 32));
+  const encrypted = await new CompactEncrypt(new TextEncoder().encode(signed)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', cty: 'license+jwt' }).encrypt(secret);
+  return { ...made, signed, encrypted };
+}
+
 let env: TestServer;
 let owner: Owner;
 let server: LocalServer | undefined;
@@ -235,6 +254,7 @@ describe('the Python client library (clients/app-python)', () => {
           LICENSING_API_KEY: owner.api_key,
           LICENSING_PUBLIC_JWK: JSON.stringify(key.jwk),
           LICENSING_PUBLIC_KEY_PEM: key.public_key_pem,
+          LICENSING_JOSE_FILES: JSON.stringify(await joseLicenseFiles()),
         },
       }).catch((failure: { stdout?: string; stderr?: string; message: string }) => {
         throw new Error(`python unittest failed:\n${failure.stderr ?? ''}\n${failure.stdout ?? failure.message}`);
