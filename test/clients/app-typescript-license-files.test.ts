@@ -1,46 +1,46 @@
-import { generateKeyPairSync, hkdfSync, randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { calculateJwkThumbprint, CompactEncrypt, SignJWT } from 'jose';
-import { answerSignatureHeaders } from '#core/signing/signatures';
-import { LicenseClient, LicenseError, type LicenseClientOptions, type PublicJwk } from '../../clients/app-typescript/src/index';
+import { LicenseClient, LicenseError, type LicenseClientOptions } from '../../clients/app-typescript/src/index';
+import {
+  day,
+  decodeCode,
+  encryptFile,
+  fileKey,
+  licenseData as dataOf,
+  mintLicenseFile,
+  mintOfflineToken,
+  startSignedStandIn,
+  testSigningKey,
+  type FileToMint,
+  type SignedStandIn,
+  type TestSigningKey,
+} from '../support/license-files';
 
 /**
  * License files, air-gapped activation and trials in the TypeScript app client
- * (clients/app-typescript): files minted here with a test key exactly as
- * docs/client-api.md describes them (a compact JWS `typ: license+jwt`, or a
+ * (clients/app-typescript): files minted with a test key exactly as its
+ * README describes them (a compact JWS `typ: license+jwt`, or a
  * compact JWE `dir`/`A256GCM` keyed by HKDF-SHA256 of license key and HWID),
  * and, for the online routes, a stand-in service on loopback that signs its
  * answers with the service's own signing code and the same key.
  */
-const appKey = generateKeyPairSync('ed25519');
-const otherKey = generateKeyPairSync('ed25519');
-const jwk = appKey.publicKey.export({ format: 'jwk' }) as PublicJwk;
+let appKey: TestSigningKey;
+let otherKey: TestSigningKey;
 const appId = randomUUID();
 const workDir = mkdtempSync(join(tmpdir(), 'app-client-files-'));
-let keyId: string;
-let otherKeyId: string;
 
 beforeAll(async () => {
-  keyId = await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: jwk.x });
-  otherKeyId = await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: (otherKey.publicKey.export({ format: 'jwk' }) as PublicJwk).x });
+  [appKey, otherKey] = await Promise.all([testSigningKey(), testSigningKey()]);
 });
 
 let dirs = 0;
 const stateDir = () => join(workDir, `state-${(dirs += 1)}`);
-const day = 86_400;
 /** The test's clock, in seconds: every client below reads it. */
 let now = Math.floor(Date.now() / 1000);
-const client = (options: Partial<LicenseClientOptions> = {}) => new LicenseClient({ appId, publicKey: jwk, now: () => now * 1000, ...options });
-const decode = (code: string, prefix: string) => {
-  expect(code.startsWith(prefix)).toBe(true);
-  const body = code.slice(prefix.length);
-  expect(body).toMatch(/^[A-Za-z0-9_-]+$/);
-  return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
-};
+const client = (options: Partial<LicenseClientOptions> = {}) => new LicenseClient({ appId, publicKey: appKey.jwk, now: () => now * 1000, ...options });
+const decode = decodeCode;
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => {
@@ -51,69 +51,9 @@ const failure = (promise: Promise<unknown>) =>
       return error as LicenseError;
     },
   );
-
-interface Minted {
-  license: string;
-  hwid: string;
-  nonce?: string | undefined;
-  claims?: Record<string, unknown>;
-  header?: Record<string, unknown>;
-  key?: KeyObject;
-  /** Encrypt for this license key and HWID (the file's own unless set). */
-  encrypt?: boolean | { license: string; hwid: string };
-}
-
-const licenseData = (license: string, hwid: string) => ({
-  key: license,
-  created_at: new Date((now - 10 * day) * 1000).toISOString(),
-  expires_at: null,
-  initial_duration: 'lifetime',
-  first_used_at: new Date((now - 10 * day) * 1000).toISOString(),
-  hwid_lock: true,
-  last_hwid_reset_at: null,
-  hwid_reset_cooldown: 0,
-  hwid_reset_allowed: true,
-  username: null,
-  last_login: new Date(now * 1000).toISOString(),
-  subscription_level: 2,
-  subscription_name: 'Pro',
-  hwids: [hwid],
-  max_devices: 1,
-  features: ['export.pdf'],
-});
-
-/** A license file as the service makes it: the offline token's claims plus `data` and `air_gapped`. */
-async function mint({ license, hwid, nonce, claims = {}, header = {}, key = appKey.privateKey, encrypt = false }: Minted): Promise<string> {
-  const payload = {
-    iss: appId,
-    sub: license,
-    hwid,
-    hwids: [hwid],
-    subscription_name: 'Pro',
-    subscription_level: 2,
-    expires_at: null,
-    features: ['export.pdf'],
-    iat: now,
-    nbf: now,
-    exp: now + 30 * day,
-    jti: randomUUID(),
-    ...(nonce === undefined ? {} : { nonce }),
-    data: licenseData(license, hwid),
-    air_gapped: nonce !== undefined,
-    ...claims,
-  };
-  const jws = await new SignJWT(payload).setProtectedHeader({ alg: 'EdDSA', kid: keyId, typ: 'license+jwt', ...header }).sign(key);
-  if (encrypt === false) return jws;
-  const device = encrypt === true ? { license, hwid } : encrypt;
-  const secret = new Uint8Array(hkdfSync('sha256', Buffer.from(device.license), Buffer.from(device.hwid), Buffer.from('license-file'), 32));
-  return new CompactEncrypt(new TextEncoder().encode(jws)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', cty: 'license+jwt' }).encrypt(secret);
-}
-
-/** An offline token as `/auth` gives it. */
-const mintToken = (license: string, hwid: string, claims: Record<string, unknown> = {}) =>
-  new SignJWT({ iss: appId, sub: license, hwid, hwids: [hwid], subscription_name: 'Pro', subscription_level: 2, expires_at: null, iat: now, nbf: now, exp: now + 7 * day, jti: randomUUID(), ...claims })
-    .setProtectedHeader({ alg: 'EdDSA', kid: keyId, typ: 'JWT' })
-    .sign(appKey.privateKey);
+const licenseData = (license: string, hwid: string) => dataOf(license, hwid, now);
+const mint = (file: Omit<FileToMint, 'appId' | 'now'>) => mintLicenseFile(appKey, { appId, now, ...file });
+const mintToken = (license: string, hwid: string, claims: Record<string, unknown> = {}) => mintOfflineToken(appKey, { appId, license, hwid, now, claims });
 
 /** A device with its state directory and a request waiting for its file. */
 async function waiting(options: { hwid?: string; encrypt?: boolean } = {}) {
@@ -212,8 +152,8 @@ describe('loadLicenseFile', () => {
 
   /** Each a file the device must refuse, and the code it refuses it with. */
   const refusals: [name: string, code: string, make: (request: { license: string; hwid: string; nonce: string }) => Promise<string>][] = [
-    ['signed by another key, naming ours', 'INVALID_SIGNATURE', (request) => mint({ ...request, key: otherKey.privateKey })],
-    ['signed by another key, naming it', 'INVALID_SIGNATURE', (request) => mint({ ...request, key: otherKey.privateKey, header: { kid: otherKeyId } })],
+    ['signed by another key, naming ours', 'INVALID_SIGNATURE', (request) => mint({ ...request, signer: otherKey.privateKey })],
+    ['signed by another key, naming it', 'INVALID_SIGNATURE', (request) => mintLicenseFile(otherKey, { appId, now, ...request })],
     [
       'with its claims altered',
       'INVALID_SIGNATURE',
@@ -223,7 +163,11 @@ describe('loadLicenseFile', () => {
         return `${header}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 365 * day })).toString('base64url')}.${signature}`;
       },
     ],
-    ['signed with another algorithm', 'INVALID_SIGNATURE', async (request) => `${Buffer.from(JSON.stringify({ alg: 'none', kid: keyId, typ: 'license+jwt' })).toString('base64url')}.${(await mint(request)).split('.')[1]}.`],
+    [
+      'signed with another algorithm',
+      'INVALID_SIGNATURE',
+      async (request) => `${Buffer.from(JSON.stringify({ alg: 'none', kid: appKey.keyId, typ: 'license+jwt' })).toString('base64url')}.${(await mint(request)).split('.')[1]}.`,
+    ],
     ['for another license', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, license: 'ANOTHER-KEY' })],
     ['for another device', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, hwid: 'another-device' })],
     ['for another application', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { iss: randomUUID() } })],
@@ -250,11 +194,7 @@ describe('loadLicenseFile', () => {
     [
       'encrypted with another content type',
       'LICENSE_FILE_MISMATCH',
-      async (request) => {
-        const jws = await mint(request);
-        const secret = new Uint8Array(hkdfSync('sha256', Buffer.from(request.license), Buffer.from(request.hwid), Buffer.from('license-file'), 32));
-        return new CompactEncrypt(new TextEncoder().encode(jws)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', cty: 'JWT' }).encrypt(secret);
-      },
+      async (request) => encryptFile(await mint(request), fileKey(request.license, request.hwid), 'JWT'),
     ],
     ['no file at all', 'LICENSE_FILE_MISMATCH', async () => 'not a license file'],
   ];
@@ -372,51 +312,10 @@ describe('returnCode', () => {
   });
 });
 
-/** What the stand-in answers a request with. */
-type Answer = { status: number; body: unknown } | ((body: Record<string, unknown>) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>);
-
-/**
- * A stand-in for the service on loopback: each route answers what the test
- * sets, signed as the service signs (RFC 9421, this request's nonce and
- * digest) with the test's key; it records the bodies it was sent.
- */
-async function startStandIn() {
-  const answers = new Map<string, Answer>();
-  const seen: { path: string; body: Record<string, unknown> }[] = [];
-  const server: Server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-    const path = request.url ?? '/';
-    seen.push({ path, body });
-    const planned = answers.get(path) ?? { status: 404, body: { success: false, message: 'Not Found' } };
-    const answer = typeof planned === 'function' ? await planned(body) : planned;
-    const text = JSON.stringify(answer.body);
-    const headers = answerSignatureHeaders({
-      status: answer.status,
-      body: text,
-      keyId,
-      privateKey: appKey.privateKey,
-      created: Math.floor(Date.now() / 1000),
-      nonce: typeof body.nonce === 'string' ? body.nonce : undefined,
-      requestDigest: request.headers['content-digest'] as string | undefined,
-    });
-    response.writeHead(answer.status, { 'content-type': 'application/json', ...headers });
-    response.end(text);
-  });
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    answers,
-    seen,
-    close: () => new Promise<void>((closed) => server.close(() => closed())),
-  };
-}
-
 describe('the online routes, against a signed stand-in', () => {
-  let service: Awaited<ReturnType<typeof startStandIn>>;
+  let service: SignedStandIn;
   beforeAll(async () => {
-    service = await startStandIn();
+    service = await startSignedStandIn(appKey);
   });
   afterAll(() => service.close());
   afterEach(() => service.answers.clear());

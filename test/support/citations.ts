@@ -146,6 +146,10 @@ const notTheRepositorys = new Set([
   'uplot.css', // uPlot's stylesheet, from its package
   'ipaddr.js', // a package's name
   'Node.js',
+  // What the app client libraries keep in a licensed program's state directory (clients/app-typescript/README.md#state)
+  'offline-token.json',
+  'activation-requests.json',
+  'clock.json',
 ]);
 
 const ignoredCache = new Map<string, boolean>();
