@@ -128,7 +128,8 @@ describe('loadLicenseFile', () => {
     expect(readdirSync(dir).sort()).toEqual(['activation-requests.json', 'clock.json', 'license.lic']);
     expect(JSON.parse(readFileSync(join(dir, 'activation-requests.json'), 'utf8'))).toEqual([]);
     const checked = await client({ stateDir: dir }).check({ license, hwid });
-    expect(checked).toEqual({ message: 'LICENSE_FILE_VALID', data: licenseData(license, hwid), claims, offline: true });
+    expect(checked).toEqual({ message: 'LICENSE_FILE_VALID', data: claims, offline: true });
+    expect(claims.data).toEqual(licenseData(license, hwid));
     // The request is answered: the same file again, or another one for it, waits for a new request.
     expect((await failure(app.loadLicenseFile(file))).code).toBe('LICENSE_FILE_MISMATCH');
   });
@@ -140,7 +141,7 @@ describe('loadLicenseFile', () => {
 
     expect(await app.loadLicenseFile(file)).toMatchObject({ sub: license, hwid, air_gapped: true });
     expect(readFileSync(join(dir, 'license.lic'), 'utf8')).toBe(`${file}\n`);
-    expect(await client({ stateDir: dir }).check({ license, hwid })).toMatchObject({ message: 'LICENSE_FILE_VALID', offline: true, data: { key: license } });
+    expect(await client({ stateDir: dir }).check({ license, hwid })).toMatchObject({ message: 'LICENSE_FILE_VALID', offline: true, data: { sub: license, data: { key: license } } });
     expect((await failure(client({ stateDir: dir }).check({ license, hwid: 'another-device' }))).code).toBe('NETWORK_ERROR');
     expect((await failure(client({ stateDir: dir }).check({ license }))).code).toBe('NETWORK_ERROR');
   });
@@ -225,7 +226,7 @@ describe('check from the stored license file', () => {
     await app.loadLicenseFile(await mint({ license, hwid, nonce, claims: { exp: now + 2 * day } }));
     const unreachable = client({ stateDir: dir, url: 'http://127.0.0.1:9', timeoutMs: 300 });
 
-    expect(await unreachable.check({ license, hwid })).toMatchObject({ message: 'LICENSE_FILE_VALID', offline: true, data: { key: license } });
+    expect(await unreachable.check({ license, hwid })).toMatchObject({ message: 'LICENSE_FILE_VALID', offline: true, data: { sub: license, data: { key: license } } });
     expect((await failure(unreachable.check({ license: 'ANOTHER-KEY', hwid }))).code).toBe('NETWORK_ERROR');
     expect((await failure(unreachable.check({ license, hwid: 'another-device' }))).code).toBe('NETWORK_ERROR');
     now += 2 * day;
@@ -236,7 +237,7 @@ describe('check from the stored license file', () => {
   it('answers a check by username from a signed file whose data has that username', async () => {
     const { dir, app, license, hwid, nonce } = await waiting();
     await app.loadLicenseFile(await mint({ license, hwid, nonce, claims: { data: { ...licenseData(license, hwid), username: 'ana' } } }));
-    expect(await client({ stateDir: dir }).check({ username: 'ANA', password: 'anything', hwid })).toMatchObject({ message: 'LICENSE_FILE_VALID', data: { key: license } });
+    expect(await client({ stateDir: dir }).check({ username: 'ANA', password: 'anything', hwid })).toMatchObject({ message: 'LICENSE_FILE_VALID', data: { sub: license } });
     expect((await failure(client({ stateDir: dir }).check({ username: 'ben', password: 'anything', hwid }))).code).toBe('NETWORK_ERROR');
   });
 

@@ -111,7 +111,8 @@ class LoadLicenseFileTest(FilesTestCase):
         self.assertEqual(sorted(os.listdir(directory)), ["activation-requests.json", "clock.json", "license.lic"])
         checked = self.client(state_dir=directory).check(license=license, hwid=hwid)
         self.assertEqual((checked.message, checked.offline), ("LICENSE_FILE_VALID", True))
-        self.assertEqual(checked.data, {**license_data(license, hwid, self.clock.now), "offline_until": iso(claims["exp"])})
+        self.assertEqual(checked.data, {**claims, "key": license, "offline_until": iso(claims["exp"])})
+        self.assertEqual(claims["data"], license_data(license, hwid, self.clock.now))
         self.assertEqual(checked.claims, claims)
         # The request is answered: the same file again waits for a new request.
         self.assertEqual(self.refused(device.load_license_file, text).code, "LICENSE_FILE_MISMATCH")

@@ -42,11 +42,10 @@ export interface OfflineResult {
   offline: true;
 }
 
-/** A check that the service could not answer, granted from the stored license file: `data` is the license data it carries. */
+/** A check that the service could not answer, granted from the stored license file: `data` is its claims, `data.data` the license data it carries. */
 export interface LicenseFileOfflineResult {
   message: 'LICENSE_FILE_VALID';
-  data: LicenseData;
-  claims: LicenseFileClaims;
+  data: LicenseFileClaims;
   offline: true;
 }
 
@@ -352,7 +351,7 @@ export class LicenseClient {
     const now = this.now() / 1000;
     await this.state.judgeClock(now);
     const claims = checkClaims(stored.claims, { appId: this.appId, license: stored.claims.sub, hwid: options.hwid!, now });
-    return { message: 'LICENSE_FILE_VALID', data: claims.data, claims, offline: true };
+    return { message: 'LICENSE_FILE_VALID', data: claims, offline: true };
   }
 
   /**

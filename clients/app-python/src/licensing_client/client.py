@@ -427,7 +427,8 @@ class LicenseClient:
         now = self.clock()
         self._state.judge_clock(now)
         claims = check_claims(stored[1], self.app_id, stored[1]["sub"], hwid, now=now)
-        return LicenseResult(OFFLINE_FILE_MESSAGE, {**claims["data"], "offline_until": _iso(claims["exp"])}, offline=True, claims=claims)
+        # As from a token: the signed claims (the license data in data["data"]), the key, and how long this lasts.
+        return LicenseResult(OFFLINE_FILE_MESSAGE, {**claims, "key": claims["sub"], "offline_until": _iso(claims["exp"])}, offline=True, claims=claims)
 
     def _forget_license_file(self, license, username, hwid):
         try:
