@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LicenseClient, LicenseError, type LicenseClientOptions } from '../../clients/app-typescript/src/index';
+import { LicenseClient, type LicenseClientOptions } from '../../clients/app-typescript/src/index';
+import { failure } from '../support/app-client';
 import {
   day,
   decodeCode,
@@ -41,16 +42,6 @@ const stateDir = () => join(workDir, `state-${(dirs += 1)}`);
 let now = Math.floor(Date.now() / 1000);
 const client = (options: Partial<LicenseClientOptions> = {}) => new LicenseClient({ appId, publicKey: appKey.jwk, now: () => now * 1000, ...options });
 const decode = decodeCode;
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected a LicenseError');
-    },
-    (error: unknown) => {
-      expect(error).toBeInstanceOf(LicenseError);
-      return error as LicenseError;
-    },
-  );
 const licenseData = (license: string, hwid: string) => dataOf(license, hwid, now);
 const mint = (file: Omit<FileToMint, 'appId' | 'now'>) => mintLicenseFile(appKey, { appId, now, ...file });
 const mintToken = (license: string, hwid: string, claims: Record<string, unknown> = {}) => mintOfflineToken(appKey, { appId, license, hwid, now, claims });

@@ -74,22 +74,27 @@ export interface FileToMint {
   encrypt?: boolean | { license: string; hwid: string };
 }
 
+/** An offline token's claims, for `lifetime` seconds from `now`. */
+const tokenClaims = (appId: string, license: string, hwid: string, now: number, lifetime: number) => ({
+  iss: appId,
+  sub: license,
+  hwid,
+  hwids: [hwid],
+  subscription_name: 'Pro',
+  subscription_level: 2,
+  expires_at: null,
+  features: ['export.pdf'],
+  iat: now,
+  nbf: now,
+  exp: now + lifetime,
+  jti: randomUUID(),
+});
+
 /** A license file as the service makes it: the offline token's claims plus `data` and `air_gapped`. */
 export async function mintLicenseFile(key: TestSigningKey, file: FileToMint): Promise<string> {
   const { appId, license, hwid, now, nonce, claims = {}, header = {}, signer = key.privateKey, encrypt = false } = file;
   const payload = {
-    iss: appId,
-    sub: license,
-    hwid,
-    hwids: [hwid],
-    subscription_name: 'Pro',
-    subscription_level: 2,
-    expires_at: null,
-    features: ['export.pdf'],
-    iat: now,
-    nbf: now,
-    exp: now + 30 * day,
-    jti: randomUUID(),
+    ...tokenClaims(appId, license, hwid, now, 30 * day),
     ...(nonce === undefined ? {} : { nonce }),
     data: licenseData(license, hwid, now),
     air_gapped: nonce !== undefined,
@@ -103,20 +108,7 @@ export async function mintLicenseFile(key: TestSigningKey, file: FileToMint): Pr
 
 /** An offline token as `/auth` gives it. */
 export const mintOfflineToken = (key: TestSigningKey, token: { appId: string; license: string; hwid: string; now: number; claims?: Record<string, unknown> }) =>
-  new SignJWT({
-    iss: token.appId,
-    sub: token.license,
-    hwid: token.hwid,
-    hwids: [token.hwid],
-    subscription_name: 'Pro',
-    subscription_level: 2,
-    expires_at: null,
-    iat: token.now,
-    nbf: token.now,
-    exp: token.now + 7 * day,
-    jti: randomUUID(),
-    ...token.claims,
-  })
+  new SignJWT({ ...tokenClaims(token.appId, token.license, token.hwid, token.now, 7 * day), ...token.claims })
     .setProtectedHeader({ alg: 'EdDSA', kid: key.keyId, typ: 'JWT' })
     .sign(key.privateKey);
 

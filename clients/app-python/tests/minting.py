@@ -91,10 +91,9 @@ def encrypt(jws, key, cty="license+jwt"):
     return ".".join([protected, "", b64url(iv), b64url(sealed[:-16]), b64url(sealed[-16:])])
 
 
-def mint_file(key, app_id, license, hwid, now, nonce=None, claims=None, header=None, signer=None, encrypt_for=None):
-    """A license file; `claims` and `header` override the service's, `signer` signs instead of `key`, and
-    `encrypt_for` ((license, hwid), or True for the file's own) makes it a JWE."""
-    payload = {
+def _token_claims(app_id, license, hwid, now, lifetime):
+    """An offline token's claims, for `lifetime` seconds from `now`."""
+    return {
         "iss": app_id,
         "sub": license,
         "hwid": hwid,
@@ -105,11 +104,15 @@ def mint_file(key, app_id, license, hwid, now, nonce=None, claims=None, header=N
         "features": ["export.pdf"],
         "iat": now,
         "nbf": now,
-        "exp": now + 30 * DAY,
+        "exp": now + lifetime,
         "jti": str(uuid.uuid4()),
-        "data": license_data(license, hwid, now),
-        "air_gapped": nonce is not None,
     }
+
+
+def mint_file(key, app_id, license, hwid, now, nonce=None, claims=None, header=None, signer=None, encrypt_for=None):
+    """A license file; `claims` and `header` override the service's, `signer` signs instead of `key`, and
+    `encrypt_for` ((license, hwid), or True for the file's own) makes it a JWE."""
+    payload = {**_token_claims(app_id, license, hwid, now, 30 * DAY), "data": license_data(license, hwid, now), "air_gapped": nonce is not None}
     if nonce is not None:
         payload["nonce"] = nonce
     payload.update(claims or {})
@@ -123,20 +126,7 @@ def mint_file(key, app_id, license, hwid, now, nonce=None, claims=None, header=N
 
 def mint_token(key, app_id, license, hwid, now, **claims):
     """An offline token as /auth gives it."""
-    payload = {
-        "iss": app_id,
-        "sub": license,
-        "hwid": hwid,
-        "hwids": [hwid],
-        "subscription_name": "Pro",
-        "subscription_level": 2,
-        "expires_at": None,
-        "iat": now,
-        "nbf": now,
-        "exp": now + 7 * DAY,
-        "jti": str(uuid.uuid4()),
-        **claims,
-    }
+    payload = {**_token_claims(app_id, license, hwid, now, 7 * DAY), **claims}
     return jwt.encode(payload, key.private, algorithm="EdDSA", headers={"kid": key.kid, "typ": "JWT"})
 
 
