@@ -93,6 +93,14 @@ describe('activationRequest', () => {
     await expect(client().activationRequest({ license: 'KEY-1', hwid: 'pc' })).rejects.toThrow('stateDir');
   });
 
+  it('keeps every request of calls made at once', async () => {
+    const dir = stateDir();
+    const app = client({ stateDir: dir });
+    const made = await Promise.all(['pc-1', 'pc-2', 'pc-3', 'pc-4', 'pc-5'].map((hwid) => app.activationRequest({ license: 'KEY-1', hwid })));
+    const kept = JSON.parse(readFileSync(join(dir, 'activation-requests.json'), 'utf8')) as { nonce: string }[];
+    expect(kept.map((request) => request.nonce).sort()).toEqual(made.map(({ request }) => decode(request, 'lfr1.').nonce).sort());
+  });
+
   it('keeps the last ten requests waiting', async () => {
     const dir = stateDir();
     const app = client({ stateDir: dir });

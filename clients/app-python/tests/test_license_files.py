@@ -5,6 +5,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 import time
 import unittest
 import uuid
@@ -88,6 +89,19 @@ class ActivationRequestTest(FilesTestCase):
                 device.activation_request(license, hwid, **extra)
         with self.assertRaisesRegex(ValueError, "state_dir"):
             self.client().activation_request("KEY-1", "pc")
+
+    def test_requests_made_from_several_threads_at_once_are_all_kept(self):
+        directory = self.state_dir()
+        device = self.client(state_dir=directory)
+        made = []
+        threads = [threading.Thread(target=lambda hwid=hwid: made.append(device.activation_request("KEY-1", hwid))) for hwid in ("pc-1", "pc-2", "pc-3", "pc-4", "pc-5")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        with open(os.path.join(directory, "activation-requests.json"), encoding="utf-8") as handle:
+            kept = sorted(request["nonce"] for request in json.load(handle))
+        self.assertEqual(kept, sorted(decode_code(request.request, "lfr1.")["nonce"] for request in made))
 
     def test_the_last_ten_requests_wait(self):
         device = self.client(state_dir=self.state_dir())

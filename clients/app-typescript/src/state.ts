@@ -59,6 +59,8 @@ export class ClientState {
   readonly tokenFile: string | undefined;
   private readonly dir: string | undefined;
   private readonly clockFile: string | undefined;
+  /** The requests file is read, changed and written again: one client's calls take turns. */
+  private requestsTurn: Promise<unknown> = Promise.resolve();
 
   constructor(options: { stateDir?: string | undefined; tokenFile?: string | undefined }) {
     this.dir = options.stateDir;
@@ -97,15 +99,20 @@ export class ClientState {
     return Array.isArray(kept) ? kept.filter(isPending) : [];
   }
 
-  async keepRequest(request: PendingRequest): Promise<void> {
-    const kept = [...(await this.pendingRequests()), request].slice(-keptRequests);
-    await replaceFile(this.file('activation-requests.json', 'An activation request'), JSON.stringify(kept));
+  keepRequest(request: PendingRequest): Promise<void> {
+    return this.changeRequests((kept) => [...kept, request].slice(-keptRequests));
   }
 
   /** A file arrived for this license and device: every request waiting for one is answered. */
-  async forgetRequests(answered: { license: string; hwid: string }): Promise<void> {
-    const kept = (await this.pendingRequests()).filter((request) => request.license !== answered.license || request.hwid !== answered.hwid);
-    await replaceFile(this.file('activation-requests.json', 'An activation request'), JSON.stringify(kept));
+  forgetRequests(answered: { license: string; hwid: string }): Promise<void> {
+    return this.changeRequests((kept) => kept.filter((request) => request.license !== answered.license || request.hwid !== answered.hwid));
+  }
+
+  private changeRequests(change: (kept: PendingRequest[]) => PendingRequest[]): Promise<void> {
+    const file = this.file('activation-requests.json', 'An activation request');
+    const turn = this.requestsTurn.catch(() => undefined).then(async () => replaceFile(file, JSON.stringify(change(await this.pendingRequests()))));
+    this.requestsTurn = turn;
+    return turn;
   }
 
   /**

@@ -4,6 +4,7 @@ import datetime
 import json
 import os
 import tempfile
+import threading
 import warnings
 
 from ._errors import LicenseError
@@ -66,6 +67,8 @@ class ClientState:
 
     def __init__(self, state_dir, token_file):
         self.dir = state_dir
+        # The requests file is read, changed and written again: one client's threads take turns.
+        self._requests_lock = threading.Lock()
         self.token_file = token_file or (os.path.join(state_dir, "offline-token.json") if state_dir else None)
         if state_dir:
             self._clock_file = os.path.join(state_dir, "clock.json")
@@ -101,13 +104,15 @@ class ClientState:
         return [request for request in kept if _is_pending(request)] if isinstance(kept, list) else []
 
     def keep_request(self, request):
-        kept = (self.pending_requests() + [request])[-KEPT_REQUESTS:]
-        replace_file(self._file("activation-requests.json", "An activation request"), json.dumps(kept))
+        with self._requests_lock:
+            kept = (self.pending_requests() + [request])[-KEPT_REQUESTS:]
+            replace_file(self._file("activation-requests.json", "An activation request"), json.dumps(kept))
 
     def forget_requests(self, license, hwid):
         """A file arrived for this license and device: every request waiting for one is answered."""
-        kept = [request for request in self.pending_requests() if request["license"] != license or request["hwid"] != hwid]
-        replace_file(self._file("activation-requests.json", "An activation request"), json.dumps(kept))
+        with self._requests_lock:
+            kept = [request for request in self.pending_requests() if request["license"] != license or request["hwid"] != hwid]
+            replace_file(self._file("activation-requests.json", "An activation request"), json.dumps(kept))
 
     def judge_clock(self, now):
         """Before a stored token or file is trusted by the computer's clock: CLOCK_MOVED_BACK when `now` is more than
