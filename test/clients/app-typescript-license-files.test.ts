@@ -6,7 +6,7 @@ import { LicenseClient, type LicenseClientOptions } from '../../clients/app-type
 import { failure } from '../support/app-client';
 import {
   day,
-  decodeCode,
+  decodeCode as decode,
   encryptFile,
   fileKey,
   licenseData as dataOf,
@@ -41,17 +41,16 @@ const stateDir = () => join(workDir, `state-${(dirs += 1)}`);
 /** The test's clock, in seconds: every client below reads it. */
 let now = Math.floor(Date.now() / 1000);
 const client = (options: Partial<LicenseClientOptions> = {}) => new LicenseClient({ appId, publicKey: appKey.jwk, now: () => now * 1000, ...options });
-const decode = decodeCode;
 const licenseData = (license: string, hwid: string) => dataOf(license, hwid, now);
 const mint = (file: Omit<FileToMint, 'appId' | 'now'>) => mintLicenseFile(appKey, { appId, now, ...file });
 const mintToken = (license: string, hwid: string, claims: Record<string, unknown> = {}) => mintOfflineToken(appKey, { appId, license, hwid, now, claims });
 
 /** A device with its state directory and a request waiting for its file. */
-async function waiting(options: { hwid?: string; encrypt?: boolean } = {}) {
+async function waiting(options: { encrypt?: boolean } = {}) {
   const dir = stateDir();
   const app = client({ stateDir: dir });
   const license = `KEY-${randomUUID().slice(0, 8)}`;
-  const hwid = options.hwid ?? `device-${randomUUID().slice(0, 8)}`;
+  const hwid = `device-${randomUUID().slice(0, 8)}`;
   const { request } = await app.activationRequest({ license, hwid, ...(options.encrypt === undefined ? {} : { encrypt: options.encrypt }) });
   const nonce = decode(request, 'lfr1.').nonce as string;
   return { dir, app, license, hwid, nonce, request };
