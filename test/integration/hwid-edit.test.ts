@@ -1,22 +1,15 @@
 import type { Clock } from '#shared/clock';
 import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
+import { withOwner } from '../support/owners';
 import * as hwids from '#data/hwid.repo';
 import * as licenses from '#data/license.repo';
 import * as subscriptions from '#data/subscription.repo';
 
-let env: TestServer;
-let owner: Owner;
 const now = new Date('2026-03-01T12:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  env = await startTestServer({ clock });
-  owner = await createOwner(env.deps);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock });
 
 const edit = (body: unknown) => env.post('/hwid/edit', body, owner.auth);
 const storedLicense = (key: string) => licenses.get(env.deps.table, key, owner.team_id);

@@ -1,20 +1,13 @@
 import type { Clock } from '#shared/clock';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
+import { createOwner, withOwner } from '../support/owners';
 import * as licenses from '#data/license.repo';
 import * as subscriptions from '#data/subscription.repo';
 
-let env: TestServer;
-let owner: Owner;
 let now = new Date('2026-04-01T08:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  env = await startTestServer({ clock });
-  owner = await createOwner(env.deps);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock });
 
 const post = (path: string, body: unknown) => env.post(path, body, owner.auth);
 const unknownId = '00000000-0000-4000-8000-000000000000';
