@@ -68,14 +68,26 @@ export function effectiveUsageLimits(subscription: Entitled | undefined, license
 /** What a license stores of one counter: the period it counts in and how much was counted there. */
 export interface StoredCounter {
   period_start: string;
+  /**
+   * The kind of period counted in: a day, a week, a month and a year can all start
+   * at one moment (a Monday the 1st of January), where the start alone would not
+   * tell a counter of another kind from the current one. Absent on counters
+   * stored before it was: their start alone decides.
+   */
+  period?: UsagePeriod;
   used: number;
   /** Set by the first refusal in the period: that refusal is announced, later ones are not. */
   limit_reached_at?: string;
 }
 
+/** Whether the stored counter counts in the current period of `limit`: same start, and the same kind of period. */
+export function countsNow(limit: UsageLimit, stored: StoredCounter | undefined, now: Date): stored is StoredCounter {
+  return stored !== undefined && stored.period_start === periodStart(limit.period, now) && (stored.period ?? limit.period) === limit.period;
+}
+
 /** Usage counted so far in the current period: a counter stored for an earlier period (or a different kind of period) counts as 0. */
 export function usedNow(limit: UsageLimit, stored: StoredCounter | undefined, now: Date): number {
-  return stored !== undefined && stored.period_start === periodStart(limit.period, now) ? stored.used : 0;
+  return countsNow(limit, stored, now) ? stored.used : 0;
 }
 
 /** A counter as answers show it (docs/client-api.md, POST /usage). */

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import type { Subscription } from '#data/subscription.repo';
+import type { UsagePeriod } from '#shared/usage-periods';
 import { createFakeClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
@@ -107,6 +108,27 @@ describe('POST /usage', () => {
       expect((await counter(license.key, 'exports')).used).toBe(0);
       const fresh = await usage({ license: license.key, counter: 'exports', amount: 2 });
       expect(fresh.body.data).toMatchObject({ used: 2, remaining: 10, resets_at: '2026-03-06T00:00:00.000Z' });
+    } finally {
+      clock.set(today);
+    }
+  });
+
+  it.each<[UsagePeriod, UsagePeriod, string, string]>([
+    ['day', 'week', 'a Monday', '2026-03-02T10:00:00.000Z'],
+    ['day', 'month', 'the 1st', '2026-04-01T10:00:00.000Z'],
+    ['week', 'month', 'a 1st that is a Monday', '2026-06-01T10:00:00.000Z'],
+    ['month', 'year', 'January', '2027-01-20T10:00:00.000Z'],
+  ])('starts again at 0 when the owner changes a %s counter to %s on %s, where both periods began together', async (from, to, _when, time) => {
+    const today = clock.now();
+    clock.set(new Date(time));
+    try {
+      const license = await usedLicense(metered, { usage_limits: { quota: { limit: 10, period: from, overage: 0 } } });
+      expect((await usage({ license: license.key, counter: 'quota', amount: 4 })).body.data).toMatchObject({ used: 4, period: from });
+
+      const changed = await manage('/license/update-usage-limits', { license_key: license.key, usage_limits: { quota: { limit: 10, period: to } } });
+      expect(changed.body.data.usage.find((entry: { counter: string }) => entry.counter === 'quota')).toMatchObject({ used: 0, remaining: 10, period: to });
+      expect((await usage({ license: license.key, counter: 'quota', amount: 3 })).body.data).toMatchObject({ used: 3, remaining: 7, period: to });
+      expect((await usage({ license: license.key, counter: 'quota', amount: 1, usage_id: 'after-change-01' })).body.data).toMatchObject({ used: 4 });
     } finally {
       clock.set(today);
     }
