@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '#core/deps';
 import { badClientRequest, clientFailure, clientMessages } from '#core/http/errors';
 import { counterView, effectiveUsageLimits, entitlementName, usedNow, type CounterView } from '#shared/entitlements';
+import { ownEntry } from '#shared/own-keys';
 import { isValidNonce } from '#core/signing/signatures';
 import type { BlacklistProbe } from '#data/auth.repo';
 import { sleep } from '#data/backoff';
@@ -60,9 +61,9 @@ export async function recordUsage(
   if (!activeDevice(license, input.hwid, now)) throw clientFailure('LICENSE_NOT_ACTIVATED');
 
   for (let attempt = 1; attempt <= maxCountAttempts; attempt++) {
-    const limit = effectiveUsageLimits(subscription, license)[input.counter];
+    const limit = ownEntry(effectiveUsageLimits(subscription, license), input.counter);
     if (!limit) throw clientFailure('USAGE_COUNTER_UNKNOWN');
-    const used = usedNow(limit, license.counters?.[input.counter], now);
+    const used = usedNow(limit, ownEntry(license.counters, input.counter), now);
     const request = { license, counter: input.counter, limit, amount: input.amount, now };
     if (used + input.amount > limit.limit + limit.overage) {
       // A retry of a count that filled the counter is answered as that count was.

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { countsNow, type CounterView, type StoredCounter, type UsageLimit } from '#shared/entitlements';
+import { ownEntry } from '#shared/own-keys';
 import { periodStart } from '#shared/usage-periods';
 import { stampUpdate, transactWrite, type Table } from './db';
 import { keys } from './keys';
@@ -62,7 +63,7 @@ function markOf(token: string): { slot: string; mark: string } {
  */
 function counterWrite(request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>) {
   const start = periodStart(request.limit.period, request.now);
-  const stored = request.license.counters?.[request.counter];
+  const stored = ownEntry(request.license.counters, request.counter);
   const current = countsNow(request.limit, stored, request.now) ? stored : undefined;
   const names: Record<string, string> = { '#u': counterAttribute(request.counter), '#status': 'status' };
   const values: Record<string, unknown> = { ':active': 'active' };

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { addSeconds } from './clock';
+import { ownEntry } from './own-keys';
 import { periodEnd, periodStart, usagePeriods, type UsagePeriod } from './usage-periods';
 
 /**
@@ -41,7 +42,7 @@ export const usageLimitField = z.lazy(() =>
 export type UsageLimit = z.infer<typeof usageLimitField>;
 export type UsageLimits = Record<string, UsageLimit>;
 
-/** Up to 20 counters by name. */
+/** Up to 20 counters by name (`constructor` and `prototype` are names like any other). */
 export const usageLimitsField = z.lazy(() =>
   z.record(entitlementName, usageLimitField).check(
     z.refine((limits) => Object.keys(limits).length <= entitlementLimits.counters, `must hold at most ${entitlementLimits.counters} counters`),
@@ -117,7 +118,7 @@ export function counterView(name: string, limit: UsageLimit, used: number, now: 
 export function usageView(limits: UsageLimits, counters: Record<string, StoredCounter>, now: Date): CounterView[] {
   return Object.keys(limits)
     .sort()
-    .map((name) => counterView(name, limits[name]!, usedNow(limits[name]!, counters[name], now), now));
+    .map((name) => counterView(name, limits[name]!, usedNow(limits[name]!, ownEntry(counters, name), now), now));
 }
 
 /** The end of a grace period: null when the license has no expiry yet or its subscription gives no grace. */
