@@ -1,5 +1,5 @@
 import { clientFailure } from '#core/http/errors';
-import { isLive, liveLeases, nextSeatAt, type Lease } from '#data/leases';
+import { isLive, leaseOfDevice, liveLeases, nextSeatAt, type Lease } from '#data/leases';
 import type { License } from '#data/license.repo';
 import type { SeatWrite } from '#data/seat-writes';
 
@@ -34,12 +34,12 @@ function leaseFor(license: License, held: Lease | undefined, now: Date, expiresA
 export function seatFor(license: License, hwid: string | undefined, now: Date, expiresAt: string, borrowSeconds: number | undefined): SeatWrite {
   if (hwid === undefined) throw clientFailure('HWID_NOT_PROVIDED');
   const live = liveLeases(license, now);
-  const held = license.leases[hwid];
+  const held = leaseOfDevice(license, hwid);
   if (isLive(held, now)) return { hwid, lease: leaseFor(license, held, now, expiresAt, borrowSeconds), held, dropped: [] };
   if (live.length >= license.max_devices) throw clientFailure('SEATS_EXHAUSTED', { max_devices: license.max_devices, next_seat_at: nextSeatAt(live) });
   const dropped = license.hwids
     .filter((listed) => !live.some((lease) => lease.hwid === listed))
     .slice(0, maxDroppedPerWrite)
-    .map((listed) => ({ hwid: listed, lease: license.leases[listed] }));
+    .map((listed) => ({ hwid: listed, lease: leaseOfDevice(license, listed) }));
   return { hwid, lease: leaseFor(license, undefined, now, expiresAt, borrowSeconds), dropped };
 }

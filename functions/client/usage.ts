@@ -6,7 +6,7 @@ import { ownEntry } from '#shared/own-keys';
 import { isValidNonce } from '#core/signing/signatures';
 import type { BlacklistProbe } from '#data/auth.repo';
 import { sleep } from '#data/backoff';
-import { isFloating, isLive } from '#data/leases';
+import { isFloating, isLive, leaseOfDevice } from '#data/leases';
 import type { License } from '#data/license.repo';
 import { checkLicenseState, hwidToBind, licenseOfApp } from './auth-checks';
 import { checkedLicense } from './auth';
@@ -98,7 +98,7 @@ export async function recordUsage(
 function activeDevice(license: License, hwid: string | undefined, now: Date): boolean {
   if (!isFloating(license)) return hwidToBind(license, hwid, now) === undefined;
   if (hwid === undefined) throw clientFailure('HWID_NOT_PROVIDED');
-  return isLive(license.leases[hwid], now);
+  return isLive(leaseOfDevice(license, hwid), now);
 }
 
 /** The license as read again after a lost race, checked as check 5 of docs/client-api.md#check-order checks it. */

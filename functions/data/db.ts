@@ -126,8 +126,8 @@ export function createDynamoClient(
  * takes such a map for a class instance and refuses it, unless class instances
  * are converted as maps too. The one key it cannot store or read back is
  * `__proto__` (it builds maps by assignment, which sets the prototype instead),
- * so every route refuses that one where it takes such a map
- * (docs/security.md#what-the-service-guarantees-and-how).
+ * so every route refuses that one where it takes such a map or an HWID
+ * (docs/security.md#keys-chosen-by-clients-and-owners).
  */
 export const marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: true } as const;
 

@@ -202,6 +202,7 @@ const authBadRequest = [
   clientMessages.appIdFormat,
   clientMessages.noAuthMethod,
   clientMessages.hwidFormat,
+  clientMessages.hwidProto,
   clientMessages.invalidNonce,
   clientMessages.invalidContentDigest,
 ];

@@ -58,6 +58,28 @@ describe('events of license, subscription and blacklist changes', () => {
   });
 
 
+  it('announces the seats of HWIDs named like what every object inherits, and keeps their leases in the audit log', async () => {
+    await events.drain();
+    const manage = (path: string, body: Record<string, unknown>) => () => env.post(path, body, owner.auth);
+    const tier = await eventsOf(manage('/subscription/create', { app_id: owner.app_id, name: 'Named seats', level: 1 }));
+    const created = await eventsOf(
+      manage('/license/create', { app_id: owner.app_id, subscription_id: tier[0]!.subject, duration_unit: 'days', duration_value: 30, hwid_lock: true, lease_seconds: 3600, max_devices: 3 }),
+    );
+    const key = created[0]!.subject;
+    const auth = (hwid: string) => () => env.post('/auth', { app_id: owner.app_id, license: key, hwid });
+
+    expect(types(await eventsOf(auth('constructor')))).toEqual(['license.activated', 'license.seat_taken']);
+    const later = await eventsOf(auth('toString'));
+    expect(types(later)).toEqual(['license.seat_taken']);
+    expect(Object.keys(later[0]!.after!.leases as object)).toEqual(expect.arrayContaining(['constructor', 'toString']));
+    expect(types(await eventsOf(() => env.post('/release', { app_id: owner.app_id, license: key, hwid: 'constructor' })))).toEqual(['license.seat_released']);
+
+    const audited = await env.post('/audit/get-bulk', { app_id: owner.app_id, license_key: key, type: 'license.seat_taken' }, owner.auth);
+    expect(audited.body.data.map((event: { after: { leases: object } }) => Object.keys(event.after.leases).sort())).toEqual(
+      expect.arrayContaining([['constructor'], ['constructor', 'toString']]),
+    );
+  });
+
   it('produces each event type once, from the operation that makes the change, with who made it', async () => {
     // The owner's application was announced when it was made (see the application events below).
     await events.drain();

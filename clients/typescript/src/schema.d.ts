@@ -2453,7 +2453,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest; Invalid borrow_seconds */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid Content-Digest; Invalid borrow_seconds */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -2464,7 +2464,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest" | "Invalid borrow_seconds";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid Content-Digest" | "Invalid borrow_seconds";
                     };
                 };
             };
@@ -2751,7 +2751,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResetHwidAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -2762,7 +2762,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid Content-Digest";
                     };
                 };
             };
@@ -2921,7 +2921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReleaseAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -2932,7 +2932,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid Content-Digest";
                     };
                 };
             };
@@ -3077,7 +3077,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid usage request; Invalid Content-Digest */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid usage request; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -3088,7 +3088,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid usage request" | "Invalid Content-Digest";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid usage request" | "Invalid Content-Digest";
                     };
                 };
             };
