@@ -168,6 +168,54 @@ describe('borrowing', () => {
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 
+  describe('a 1-seat license with devices A, B and C taking turns never has two valid offline tokens', () => {
+    /** Every offline token handed out, and how many are valid now (each lasts until its `exp`). */
+    const handedOut = () => {
+      const exps: number[] = [];
+      return {
+        keep: (answer: { body: { data?: { offline_token?: string } } }) => {
+          const token = answer.body.data?.offline_token;
+          if (token !== undefined) exps.push(decodeJwt(token).exp!);
+        },
+        valid: () => exps.filter((exp) => exp > clock.now().getTime() / 1000).length,
+      };
+    };
+
+    it('when each asks /auth for an offline token, sends a heartbeat and releases: a token comes only with a borrow', async () => {
+      const { key } = await floating(plain, { max_devices: 1, lease_seconds: 3600 });
+      const tokens = handedOut();
+      for (const hwid of ['device-a', 'device-b', 'device-c']) {
+        const asked = await auth({ license: key, hwid, offline_token: true });
+        expect(asked.status).toBe(200);
+        expect(asked.body.data).not.toHaveProperty('offline_token');
+        tokens.keep(asked);
+        tokens.keep(await auth({ license: key, hwid, offline_token: true }));
+        expect((await release({ license: key, hwid })).body.message).toBe('SEAT_RELEASED');
+        expect(tokens.valid()).toBeLessThanOrEqual(1);
+      }
+    });
+
+    it('when each borrows, sends a heartbeat and tries to release: the heartbeat keeps the borrow, which holds the seat until its token ends', async () => {
+      const { key } = await floating(plain, { max_devices: 1, lease_seconds: 3600 });
+      const tokens = handedOut();
+      for (const hwid of ['device-a', 'device-b', 'device-c']) {
+        const borrowed = await auth({ license: key, hwid, borrow_seconds: 600 });
+        expect(borrowed.status).toBe(200);
+        tokens.keep(borrowed);
+        const end = borrowed.body.data.lease_expires_at;
+        expect((await auth({ license: key, hwid })).body.data.lease_expires_at).toBe(end);
+        expect((await manage('/license/get', { license_key: key })).body.data.leases).toEqual([{ hwid, expires_at: end, borrowed: true }]);
+        expect((await release({ license: key, hwid })).body).toEqual({ success: false, message: 'LEASE_BORROWED', data: { lease_expires_at: end } });
+        for (const other of ['device-a', 'device-b', 'device-c'].filter((name) => name !== hwid)) {
+          expect((await auth({ license: key, hwid: other, borrow_seconds: 600 })).body.message).toBe('SEATS_EXHAUSTED');
+        }
+        expect(tokens.valid()).toBe(1);
+        clock.advance(600);
+        expect(tokens.valid()).toBe(0);
+      }
+    });
+  });
+
   it('a borrow ends no later than the license, and is refused beyond the application limit or on a license that is not floating', async () => {
     const { key } = await floating(plain, { initial_duration: 3600 });
     const borrowed = await auth({ license: key, hwid: 'short', borrow_seconds: 7200 });
