@@ -145,7 +145,12 @@ const notTheRepositorys = new Set([
   'cdk-outputs.json', // written by `cdk deploy --outputs-file` (docs/deployment.md)
   'uplot.css', // uPlot's stylesheet, from its package
   'ipaddr.js', // a package's name
+  'offline-token.json', // what the Go client writes in a program's state directory (clients/go/README.md)
   'Node.js',
+  // What the app client libraries keep in a licensed program's state directory (clients/app-typescript/README.md#state)
+  'offline-token.json',
+  'activation-requests.json',
+  'clock.json',
 ]);
 
 const ignoredCache = new Map<string, boolean>();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invalidSignature, LicenseError } from './errors.js';
-import { contentDigest, verifyAnswer, type PinnedKey } from './signature.js';
+import { contentDigest, verifyAnswer, type Expected, type PinnedKey, type SignedAnswer } from './signature.js';
 
 export interface TransportOptions {
   url: string;
@@ -61,13 +61,20 @@ export async function post(options: TransportOptions, path: string, fields: Reco
       if (!(await backOff(attempt, deadline, retryAfterMs(headers)))) break;
       continue;
     }
-    verifyAnswer({ status, headers, body: bytes }, { pinned: options.pinned, nonce, requestDigest });
-    return settle(status, bytes, nonce, fields);
+    return acceptAnswer({ status, headers, body: bytes }, { pinned: options.pinned, nonce, requestDigest }, fields);
   }
   throw new LicenseError('NETWORK_ERROR', `no usable answer from the licensing service within ${options.timeoutMs} ms`, { cause: lastFailure });
 }
 
-/** The verified answer as a success, or its refusal as a LicenseError. */
+/**
+ * An answer the service made for this very request (`fields` are what it asked),
+ * as a success, or its refusal as a LicenseError; anything else `INVALID_SIGNATURE`.
+ */
+export function acceptAnswer(answer: SignedAnswer, expected: Expected, fields: Record<string, unknown>): Answer {
+  verifyAnswer(answer, expected);
+  return settle(answer.status, answer.body, expected.nonce, fields);
+}
+
 function settle(status: number, bytes: Uint8Array, nonce: string, fields: Record<string, unknown>): Answer {
   let parsed: { success?: unknown; message?: unknown; data?: unknown };
   try {

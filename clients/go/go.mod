@@ -1,0 +1,3 @@
+module licensing-service/clients/go
+
+go 1.19
