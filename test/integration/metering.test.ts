@@ -234,13 +234,13 @@ describe('usage on the license record', () => {
 
 describe('counters named like what every object inherits', () => {
   const limits = { constructor: { limit: 5, period: 'day', overage: 0 }, prototype: { limit: 2, period: 'none', overage: 1 } };
-  const created = { app_id: '', subscription_id: '', duration_unit: 'days', duration_value: 1 };
+  const oneDay = { duration_unit: 'days', duration_value: 1 };
 
   it('takes constructor and prototype as counter names on every route that sets usage limits, stores them as sent and counts them', async () => {
     const tier = await manage('/subscription/create', { app_id: owner.app_id, name: 'Named', level: 1, usage_limits: limits });
     expect(tier.status).toBe(200);
     expect(tier.body.data.usage_limits).toEqual(limits);
-    const base = { ...created, app_id: owner.app_id, subscription_id: tier.body.data.subscription_id };
+    const base = { ...oneDay, app_id: owner.app_id, subscription_id: tier.body.data.subscription_id };
     const edited = await manage('/subscription/edit', { subscription_id: base.subscription_id, usage_limits: { constructor: limits.constructor } });
     expect(edited.body.data.usage_limits).toEqual({ constructor: limits.constructor });
 
@@ -269,7 +269,7 @@ describe('counters named like what every object inherits', () => {
     const license = await usedLicense();
     const limitsText = '{"__proto__":{"limit":1,"period":"day"},"exports":{"limit":3,"period":"day"}}';
     const withProto = (body: Record<string, unknown>) => `${JSON.stringify(body).slice(0, -1)},"usage_limits":${limitsText}}`;
-    const base = { ...created, app_id: owner.app_id, subscription_id: metered.subscription_id };
+    const base = { ...oneDay, app_id: owner.app_id, subscription_id: metered.subscription_id };
     const before = await scanAll(env.deps.table);
     for (const [path, body] of [
       ['/license/update-usage-limits', { license_key: license.key }],
