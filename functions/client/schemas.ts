@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { badClientRequest, clientMessages } from '#core/http/errors';
-import { borrowSecondsLimits } from '#data/model/lease';
+import { borrowSecondsLimits, refusedHwid } from '#data/model/lease';
 import { canonicalUuid, isUuid } from '#core/ids';
 import { maxPasswordBytes } from '#core/domain/passwords';
 import { noncePattern } from '#core/signing/signatures';
@@ -71,6 +71,7 @@ export const authSchema = z.lazy(() =>
         ...appIdRules(appId),
         [() => credential === undefined, clientMessages.noAuthMethod],
         [() => !absent(hwid) && (typeof hwid !== 'string' || hwid.length > maxHwidLength), clientMessages.hwidFormat],
+        [() => hwid === refusedHwid, clientMessages.hwidProto],
       ]);
       if (failure) {
         ctx.issues.push({ code: 'custom', message: failure, input: body });

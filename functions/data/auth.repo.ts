@@ -6,6 +6,7 @@
  */
 import type { CachedTable, ItemCache } from './item-cache';
 import { addSeconds } from '#shared/clock';
+import { hasOwnEntry } from '#shared/own-keys';
 import { appSchema, type App } from './model/app';
 import { batchGetItems, itemId } from './batch-get';
 import { conditional, getItem, transactWrite, updateItem, type Table, type TransactItem } from './db';
@@ -173,7 +174,7 @@ export async function activate(table: Table, activation: Activation): Promise<Ac
   const { license, now, firstUse, bindHwid, claimDevice, sentHwid, seat } = activation;
   const seatWrite = seat && seatExpression(license, seat, bindHwid);
   const hwids = seatWrite?.hwids ?? (bindHwid === undefined ? license.hwids : [...license.hwids, bindHwid]);
-  const leases = seat ? { ...Object.fromEntries(hwids.flatMap((hwid) => (license.leases[hwid] ? [[hwid, license.leases[hwid]]] : []))), [seat.hwid]: seat.lease } : license.leases;
+  const leases = seat ? { ...Object.fromEntries(hwids.flatMap((hwid) => (hasOwnEntry(license.leases, hwid) ? [[hwid, license.leases[hwid]!]] : []))), [seat.hwid]: seat.lease } : license.leases;
   const updated: License = {
     ...license,
     last_login: now,

@@ -2,6 +2,7 @@ import { batchGetItems, itemId } from './batch-get';
 import { conditional, deleteItem, getItem, transactWrite, type Table, type TransactItem } from './db';
 import { condition, conditions } from './expressions';
 import { storedLeaseSchema } from './model/lease';
+import { ownEntry } from '#shared/own-keys';
 import { keys } from './keys';
 
 /** A license as these need it: where its index items live and how they name it. */
@@ -70,7 +71,7 @@ async function releaseEndedLease(
   const items = await batchGetItems(table, candidates, { consistentRead: true });
   for (const candidate of candidates) {
     const license = items.get(itemId(candidate));
-    const lease = storedLeaseSchema.safeParse((license?.leases as Record<string, unknown> | undefined)?.[hwid]);
+    const lease = storedLeaseSchema.safeParse(ownEntry(license?.leases as Record<string, unknown> | undefined, hwid));
     if (!license || license.app_id !== claimer.app_id || !lease.success || Math.abs(lease.data) > Date.parse(now)) continue;
     const removed = await conditional(
       transactWrite(table, [

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CounterView, StoredCounter, UsageLimit } from '#shared/entitlements';
+import { countsNow, type CounterView, type StoredCounter, type UsageLimit } from '#shared/entitlements';
+import { ownEntry } from '#shared/own-keys';
 import { periodStart } from '#shared/usage-periods';
 import { conditional, getItem, transactWrite, updateItem, type Table } from './db';
 import { condition, part, Update } from './expressions';
@@ -55,8 +56,12 @@ const onCounter = (counter: string, text: string, values: Record<string, unknown
 /** What a count holds the license and its counter to, by what each condition means. */
 const counterIs = {
   ofActiveLicense: part('#status = :active', { ':active': 'active' }, { '#status': 'status' }),
-  inPeriod: (counter: string, start: string) => onCounter(counter, '#u.period_start = :start', { ':start': start }),
   inPeriodRead: (counter: string, start: string) => onCounter(counter, '#u.period_start = :readStart', { ':readStart': start }),
+  /** The kind of period as read: a counter stored before kinds were recorded has none. */
+  ofPeriodKindRead: (counter: string, period: StoredCounter['period']) =>
+    period === undefined
+      ? onCounter(counter, 'attribute_not_exists(#u.#period)', {}, { '#period': 'period' })
+      : onCounter(counter, '#u.#period = :readPeriod', { ':readPeriod': period }, { '#period': 'period' }),
   absent: (counter: string) => onCounter(counter, 'attribute_exists(pk) AND attribute_not_exists(#u)'),
   /** The count still fits: `used + amount <= limit + overage`. */
   roomFor: (counter: string, room: number) => onCounter(counter, '#u.used <= :room', { ':room': room }),
@@ -69,20 +74,21 @@ const counterIs = {
 
 /**
  * How a write on a counter starts from what was read: adding to the current
- * period's count, or replacing a counter of an earlier period (or none) by a
- * new one. The replacement is conditional on the period as read, so of two
- * requests starting a new period one does and the other adds to it.
+ * period's count, or replacing a counter of an earlier period, of another kind
+ * of period (or none) by a new one. Either is conditional on the period as read,
+ * its kind included, so of two requests starting a new period one does and the
+ * other adds to it.
  */
 function counterWrite(request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>) {
   const start = periodStart(request.limit.period, request.now);
-  const stored = request.license.counters?.[request.counter];
-  const current = stored?.period_start === start ? stored : undefined;
+  const stored = ownEntry(request.license.counters, request.counter);
+  const current = countsNow(request.limit, stored, request.now) ? stored : undefined;
   const write = new Update().when(counterIs.ofActiveLicense);
-  if (current) write.when(counterIs.inPeriod(request.counter, start));
-  else if (stored) write.when(counterIs.inPeriodRead(request.counter, stored.period_start));
+  if (stored) write.when(counterIs.inPeriodRead(request.counter, stored.period_start), counterIs.ofPeriodKindRead(request.counter, stored.period));
   else write.when(counterIs.absent(request.counter));
   /** A counter of this period made anew, with what the write puts in it. */
-  const fresh = (fields: Record<string, unknown>) => onCounter(request.counter, '#u = :fresh', { ':fresh': { period_start: start, ...fields } });
+  const fresh = (fields: Omit<StoredCounter, 'period_start' | 'period'>) =>
+    onCounter(request.counter, '#u = :fresh', { ':fresh': { period_start: start, period: request.limit.period, ...fields } });
   return { start, current, write, fresh };
 }
 

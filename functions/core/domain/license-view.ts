@@ -2,7 +2,7 @@ import type { License } from '#data/model/license';
 import type { Deps } from '../deps';
 import type { Subscription } from '#data/model/subscription';
 import { effectiveFeatures, effectiveUsageLimits, graceUntil, usageView } from '#shared/entitlements';
-import { isFloating, isLive, liveLeases } from '#data/model/lease';
+import { isFloating, isLive, leaseOfDevice, liveLeases } from '#data/model/lease';
 import * as subscriptions from '#data/subscription.repo';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
@@ -104,7 +104,7 @@ export async function licenseRecord(deps: Pick<Deps, 'table' | 'clock'>, license
  */
 export function authView(stored: License, subscription: Subscription, now: Date, hwid?: string) {
   const license = asBoundNow(stored, now);
-  const lease = hwid === undefined ? undefined : stored.leases[hwid];
+  const lease = hwid === undefined ? undefined : leaseOfDevice(stored, hwid);
   return {
     key: license.key,
     created_at: license.created_at,
