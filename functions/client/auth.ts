@@ -52,6 +52,19 @@ const maxActivationAttempts = 5;
  */
 export async function authenticate(deps: Deps, input: AuthInput, probes: BlacklistProbe[], borrowSeconds?: number): Promise<AuthSuccess> {
   const checked = await checkedLicense(deps, input, probes, (app) => checkBorrowAllowed(borrowSeconds, app.max_borrow_seconds));
+  return activateChecked(deps, checked, input, borrowSeconds);
+}
+
+/**
+ * Check 9 of docs/client-api.md#check-order and the one write, for a license whose
+ * checks 2 to 8 passed: what /auth and a resumed trial (POST /trial) both do.
+ */
+export async function activateChecked(
+  deps: Deps,
+  checked: { app: App; license: License; subscription: Subscription; now: Date },
+  input: Pick<AuthInput, 'appId' | 'hwid'>,
+  borrowSeconds?: number,
+): Promise<AuthSuccess> {
   const { now, subscription } = checked;
   let license = checked.license;
 

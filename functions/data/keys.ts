@@ -181,6 +181,19 @@ export const keys = {
   usageMarker: (license: ItemKey, usageId: string): ItemKey => ({ pk: license.pk, sk: `USAGE#${usageId}` }),
 
   /**
+   * One device's trial of an application (docs/client-api.md#post-trial), in
+   * the application's partition, so /trial reads it in the batch that reads the
+   * application and the blacklist entries.
+   */
+  trialClaim: (appId: string, hwid: string): ItemKey => ({ pk: `APP#${appId}`, sk: `TRIAL#${hwid}` }),
+  /**
+   * How many trials of an application one source address started on one UTC
+   * day (`YYYY-MM-DD`): the address only as a hash, the item gone a day after
+   * (`ttl`).
+   */
+  trialAddressDay: (appId: string, day: string, addressHash: string): ItemKey => ({ pk: `APP#${appId}`, sk: `TRIALIP#${day}#${addressHash}` }),
+
+  /**
    * A webhook endpoint, in a partition of its own that also holds its
    * deliveries (newest last by `deliverySortKey`), so the delivery function's
    * grants reach endpoints and their logs and nothing else of the app.

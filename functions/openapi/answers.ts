@@ -136,6 +136,16 @@ export const appSettings = z.strictObject({
   default_hwid_reset_allowed: z.boolean(),
   default_hwid_reset_interval: z.int(),
   max_borrow_seconds: z.int(),
+  /** null: no trials (docs/management-api.md#trials). */
+  trial: z.nullable(
+    z.strictObject({
+      subscription_id: uuid,
+      duration_seconds: z.int(),
+      max_devices: z.int(),
+      features: z.optional(z.array(z.string())),
+      per_ip_per_day: z.int(),
+    }),
+  ),
 });
 
 export const signingKey = z.strictObject({
@@ -227,6 +237,9 @@ export const authData = z.strictObject({
   /** Only when the request asked for one with `"offline_token": true`, on a floating license only with `borrow_seconds` (docs/client-api.md, "Signed answers and offline tokens"). */
   offline_token: z.optional(z.string()),
 });
+
+/** A trial's answer (docs/client-api.md#post-trial): the license's data as /auth gives it, and `license`, its key. */
+export const trialData = z.strictObject({ ...authData.shape, license: z.string() });
 
 export const hwidMismatchData = z.strictObject({
   hwid_reset_allowed: z.boolean(),
