@@ -25,6 +25,8 @@ export const eventLabels: Record<AuditType, string> = {
   'license.seat_released': 'Floating seat released',
   'license.usage_limit_reached': 'Usage limit reached',
   'license.usage_reset': 'Usage reset',
+  'license.trial_started': 'Trial started',
+  'license.trial_converted': 'Trial bought (converted)',
   'subscription.created': 'Subscription created',
   'subscription.changed': 'Subscription changed',
   'subscription.deleted': 'Subscription deleted',

@@ -10,12 +10,16 @@ import type { BlacklistProbe } from '#data/model/blacklist';
 import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import { trialTag, type TrialClaim, type TrialSettings } from '#data/model/trial';
+import { sleep } from '#data/backoff';
 import * as auth from '#data/auth.repo';
 import * as trials from '#data/trial.repo';
 import { hwidResetDefaults, newLicense } from '../license/new-license';
 import { activateChecked } from './auth';
 import { checkApplication, checkBlacklists, checkLicenseState, checkSubscription, checkTeam, pastExpiry } from './auth-checks';
 import type { TrialInput } from './schemas';
+
+/** Each start already retries its conflicts with backoff (transactWrite): this many rounds of that means something else is wrong. */
+const maxStartAttempts = 5;
 
 export type TrialMessage = 'TRIAL_STARTED' | 'TRIAL_RESUMED';
 
@@ -52,12 +56,19 @@ export async function startTrial(deps: Deps, input: TrialInput, probes: Blacklis
 
   checkTrialSubscription(context.subscription, appId);
   const license = trialLicense(deps, app, trial, context.subscription, hwid);
-  const outcome = await trials.start(deps.table, {
+  const start = {
     license,
     claim: { app_id: appId, hwid, license_key: license.key, created_at: license.created_at, expires_at: license.expires_at! },
     claimDevice: context.subscription.single_key_per_hwid,
     address: addressCount(appId, sourceIp, trial, now),
-  });
+  };
+  let outcome = await trials.start(deps.table, start);
+  for (let attempt = 1; outcome === 'conflict'; attempt++) {
+    // Many devices of one address starting at once all write its day count: pause a random moment and try again.
+    if (attempt >= maxStartAttempts) throw new Error(`a trial's transaction lost to others ${attempt} times`);
+    await sleep(Math.random() * 50 * attempt);
+    outcome = await trials.start(deps.table, start);
+  }
   if (outcome === 'limit_reached') throw clientFailure('TRIAL_LIMIT_REACHED');
   if (outcome === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
   if (outcome === 'claimed') {

@@ -41,13 +41,14 @@ export async function start(table: Table, trial: TrialStart): Promise<TrialStart
   if (trial.claimDevice) {
     items.push({ Put: { TableName: table.name, Item: hwidIndexItem({ app_id: claim.app_id, hwid, license_key: license.key }), ...condition(conditions.isNew) } });
   }
-  const written = await conditional(transactWrite(table, items));
+  const written = await conditional(transactWrite(table, items), 'race');
   if (written.held) return 'started';
   const [ofClaim, ofAddress, ofLicense, ofDevice] = written.reasons;
   // The claim first: a device whose trial exists resumes it, and that is never counted against the address.
   if (ofClaim === 'ConditionalCheckFailed') return 'claimed';
   if (ofAddress === 'ConditionalCheckFailed') return 'limit_reached';
   if (ofDevice === 'ConditionalCheckFailed') return 'device_taken';
+  if (written.reasons.includes('TransactionConflict')) return 'conflict';
   // A generated key of 125 random bits is never taken; a failure there is a fault.
   throw new Error(`a trial's transaction was cancelled for ${String(ofLicense)} on its license`);
 }

@@ -55,4 +55,5 @@ export interface TrialStart {
   address: { hash: string; day: string; limit: number; expiresAt: number };
 }
 
-export type TrialStartOutcome = 'started' | 'claimed' | 'limit_reached' | 'device_taken';
+/** `conflict`: other transactions on the same items kept winning through every retry; decide again. */
+export type TrialStartOutcome = 'started' | 'claimed' | 'limit_reached' | 'device_taken' | 'conflict';
