@@ -141,11 +141,11 @@ async function resume(deps: Deps, { app, claim, license, subscription, hwid, now
 function addressCount(appId: string, sourceIp: string, trial: TrialSettings, now: Date) {
   const day = iso(now).slice(0, 10);
   const dayEnd = Date.parse(`${day}T00:00:00.000Z`) / 1000 + 86400;
-  return { hash: sha256Hex(`${appId}\n${addressOf(sourceIp)}`).slice(0, 32), day, limit: trial.per_ip_per_day, expiresAt: dayEnd + 86400 };
+  return { hash: sha256Hex(`${appId}\n${trialAddress(sourceIp)}`).slice(0, 32), day, limit: trial.per_ip_per_day, expiresAt: dayEnd + 86400 };
 }
 
 /** The address a trial counts under: an IPv6 address's first 64 bits; an address the gateway did not give, as one. */
-function addressOf(sourceIp: string): string {
+export function trialAddress(sourceIp: string): string {
   const ip = normalizeIp(sourceIp) ?? '';
   if (!isIPv6(ip)) return ip;
   const [head = '', tail] = ip.split('::');
