@@ -3,7 +3,7 @@ import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { defaultRole, keyMayCallPath, roles, type Role } from '../../access';
 import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
-import { accessDenied } from '../domain/ownership';
+import { accessDenied, guardAppScope } from '../domain/ownership';
 import { missingApiKey } from './api-key-auth';
 import { forRequest, type Deps } from '../deps';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, rawBodyOf, type HttpEvent } from './middleware';
@@ -108,7 +108,7 @@ export function managementEndpoint<S extends z.ZodMiniType, O>(
   action: (deps: Deps, input: OwnerInput<S>) => Promise<O>,
 ): Endpoint {
   return async (deps, body, request) => {
-    const data = await action(deps, ownerInput(schema, body, request));
+    const data = await action(deps, await ownerInput(deps, schema, body, request));
     return { body: { success: true, data } };
   };
 }
@@ -130,16 +130,23 @@ export function callingKeyEndpoint<S extends z.ZodMiniType, O>(
   action: (deps: Deps, input: OwnerInput<S>, key: CallingKey) => Promise<O>,
 ): Endpoint {
   return async (deps, body, request) => {
-    const input = ownerInput(schema, body, request);
+    const input = await ownerInput(deps, schema, body, request);
     if (!request.role) throw accessDenied();
     const key: CallingKey = { role: request.role, apps: request.apps ? [...request.apps] : undefined, usageIdentifierKey: request.usageIdentifierKey };
     return { body: { success: true, data: await action(deps, input, key) } };
   };
 }
 
-function ownerInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): OwnerInput<S> {
+/**
+ * The body as its schema reads it, with the owner: every management route's
+ * input comes from here, so this is where a key limited to applications meets
+ * what the body names of the others (`guardAppScope`), after the role guard
+ * let the route through and before the route's own code runs.
+ */
+async function ownerInput<S extends z.ZodMiniType>(deps: Deps, schema: S, body: unknown, request: RequestInfo): Promise<OwnerInput<S>> {
   const input = validate('management', schema, body);
   if (!request.teamId) throw missingApiKey();
+  await guardAppScope(deps, request.teamId, input as Record<string, unknown>);
   return { ...(input as object), teamId: request.teamId, requestId: request.requestId } as OwnerInput<S>;
 }
 
@@ -154,7 +161,7 @@ export function managementListEndpoint<S extends z.ZodMiniType, T>(
   action: (deps: Deps, input: OwnerInput<S>) => Promise<Page<T>>,
 ): Endpoint {
   return async (deps, body, request) => {
-    const page = await action(deps, ownerInput(schema, body, request));
+    const page = await action(deps, await ownerInput(deps, schema, body, request));
     return { body: { success: true, data: page.items, next_cursor: page.nextCursor } };
   };
 }
