@@ -168,6 +168,21 @@ export function managementListEndpoint<S extends z.ZodMiniType, T>(
 
 export type DepsSource = () => Deps | Promise<Deps>;
 
+/** What a request's bulk work keeps for the writes in flight when it stops starting new ones, and for its answer. */
+const answerReserveMs = 10_000;
+
+/**
+ * Until when a management request may start bulk work: `bulkWorkSeconds` after
+ * API Gateway received it, and never so late that the writes then in flight and
+ * the answer could not fit in the Lambda's remaining time.
+ */
+function workUntil(event: HttpEvent, context: Context, bulkWorkSeconds: number): number {
+  const now = Date.now();
+  const received = event.requestContext?.requestTimeEpoch || now;
+  const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Infinity;
+  return Math.min(received + bulkWorkSeconds * 1000, now + remaining - answerReserveMs);
+}
+
 /** Who an inbound route's writes are recorded as: the service that called it, not an owner's key. */
 const inboundActors = new Map<string, string>(inboundRoutes.map((route) => [route.path, route.actor]));
 
@@ -215,7 +230,8 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
       const actor = inboundActors.get(event.resource) ?? (side === 'client' ? 'client' : request.actor);
-      context.requestDeps = forRequest(await deps(), request.requestId, actor, request.apps);
+      const requestDeps = await deps();
+      context.requestDeps = forRequest(requestDeps, request.requestId, actor, request.apps, side === 'management' ? workUntil(event, context, requestDeps.config.bulkWorkSeconds) : undefined);
       const reply = await endpoint(context.requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
