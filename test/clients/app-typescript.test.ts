@@ -157,6 +157,32 @@ const tampers: [name: string, change: (answer: Intercepted) => Intercepted][] = 
 ];
 
 /**
+ * A license checked once from a device, then that device's HWID, IP, country or ASN blacklisted; `viewer`
+ * are the CloudFront headers the proxy then puts on the check, as CloudFront would for such a viewer.
+ */
+function blacklisted(
+  code: string,
+  type: 'hwid' | 'ip' | 'country' | 'asn',
+  value: string,
+  device: { hwid?: string } = {},
+  viewer: Record<string, string> = {},
+): [string, (app: LicenseClient) => Promise<WithDevice>, () => Promise<unknown>] {
+  // The application is known once the tests run, not when the cases are listed.
+  const entry = () => ({ app_id: owner.app_id, type, value });
+  return [
+    code,
+    async (app) => {
+      const { key } = await license();
+      await app.check({ license: key, ...device });
+      await manage('/blacklist/add', entry());
+      proxy.rewrite = (request) => ({ ...request, headers: { ...request.headers, ...viewer } });
+      return { license: key, ...device };
+    },
+    () => manage('/blacklist/delete', entry()),
+  ];
+}
+
+/**
  * Each way the service refuses a license that had a token (docs/client-api.md#check-order):
  * the license is checked once, keeping its token, then changed so that /auth refuses it.
  * `arrange` answers the check that is refused next; `undo` puts back what it changed
@@ -281,48 +307,10 @@ const refusals: [code: string, arrange: (app: LicenseClient) => Promise<WithDevi
       return { license: key, hwid: 'laptop' };
     },
   ],
-  [
-    'HWID_BLACKLISTED',
-    async (app) => {
-      const { key } = await license();
-      await app.check({ license: key, hwid: 'stolen-pc' });
-      await manage('/blacklist/add', { app_id: owner.app_id, type: 'hwid', value: 'stolen-pc' });
-      return { license: key, hwid: 'stolen-pc' };
-    },
-    () => manage('/blacklist/delete', { app_id: owner.app_id, type: 'hwid', value: 'stolen-pc' }),
-  ],
-  [
-    'IP_BLACKLISTED',
-    async (app) => {
-      const { key } = await license();
-      await app.check({ license: key });
-      await manage('/blacklist/add', { app_id: owner.app_id, type: 'ip', value: '127.0.0.1' });
-      return { license: key };
-    },
-    () => manage('/blacklist/delete', { app_id: owner.app_id, type: 'ip', value: '127.0.0.1' }),
-  ],
-  [
-    'COUNTRY_BLACKLISTED',
-    async (app) => {
-      const { key } = await license();
-      await app.check({ license: key });
-      await manage('/blacklist/add', { app_id: owner.app_id, type: 'country', value: 'AQ' });
-      proxy.rewrite = (request) => ({ ...request, headers: { ...request.headers, 'cloudfront-viewer-country': 'AQ' } });
-      return { license: key };
-    },
-    () => manage('/blacklist/delete', { app_id: owner.app_id, type: 'country', value: 'AQ' }),
-  ],
-  [
-    'ASN_BLACKLISTED',
-    async (app) => {
-      const { key } = await license();
-      await app.check({ license: key });
-      await manage('/blacklist/add', { app_id: owner.app_id, type: 'asn', value: 'AS64500' });
-      proxy.rewrite = (request) => ({ ...request, headers: { ...request.headers, 'cloudfront-viewer-asn': '64500' } });
-      return { license: key };
-    },
-    () => manage('/blacklist/delete', { app_id: owner.app_id, type: 'asn', value: '64500' }),
-  ],
+  blacklisted('HWID_BLACKLISTED', 'hwid', 'stolen-pc', { hwid: 'stolen-pc' }),
+  blacklisted('IP_BLACKLISTED', 'ip', '127.0.0.1'),
+  blacklisted('COUNTRY_BLACKLISTED', 'country', 'AQ', {}, { 'cloudfront-viewer-country': 'AQ' }),
+  blacklisted('ASN_BLACKLISTED', 'asn', '64500', {}, { 'cloudfront-viewer-asn': '64500' }),
 ];
 
 describe('a refusal of the license by the service', () => {

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#data/keys';
 import type { ServiceEvent } from '../../functions/events/derive';
 import { attemptsPerRecord, startLocalEventStream } from '../../local/event-stream';
-import { startTestEvents, type TestEvents } from '../support/events';
+import { startTestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { createOwner, type Owner } from '../support/owners';
 
@@ -15,16 +15,12 @@ import { createOwner, type Owner } from '../support/owners';
  */
 let env: TestServer;
 let owner: Owner;
-const running: TestEvents[] = [];
 
 beforeAll(async () => {
   env = await startTestServer();
   owner = await createOwner(env.deps);
 });
-afterAll(async () => {
-  for (const consumer of running) await consumer.stop();
-  await env.close();
-});
+afterAll(() => env.close());
 
 const hugeName = (letter: string) => letter.repeat(220_000);
 
@@ -58,9 +54,11 @@ describe('a stream record that fails every time', () => {
 
   it('is given up after its attempts, and every record before and after it is done', async () => {
     const consumer = await startTestEvents(env);
-    running.push(consumer);
-
-    await consumer.drain();
+    try {
+      await consumer.drain();
+    } finally {
+      await consumer.stop();
+    }
 
     expect(createdTiers(consumer.delivered)).toEqual([before, poisoned, after]);
     const renames = consumer.delivered.filter((event) => event.type === 'subscription.changed' && event.subject === poisoned);

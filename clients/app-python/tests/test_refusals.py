@@ -120,19 +120,19 @@ class RefusalTest(ServiceTestCase):
         self.blacklisted("ip", "127.0.0.1")
         self.assert_refusal_forgets("IP_BLACKLISTED", {"license": key})
 
-    def test_country_blacklisted(self):
+    def assert_viewer_blacklisted(self, code, kind, value):
+        """The viewer's country or ASN blacklisted: the proxy puts CloudFront's header on the check, as CloudFront would."""
         key = new_license()
         self.token_client().check(license=key)
-        self.blacklisted("country", "AQ")
-        proxy("pass", viewer={"country": "AQ"})
-        self.assert_refusal_forgets("COUNTRY_BLACKLISTED", {"license": key}, url=PROXY_URL)
+        self.blacklisted(kind, value)
+        proxy("pass", viewer={kind: value})
+        self.assert_refusal_forgets(code, {"license": key}, url=PROXY_URL)
+
+    def test_country_blacklisted(self):
+        self.assert_viewer_blacklisted("COUNTRY_BLACKLISTED", "country", "AQ")
 
     def test_asn_blacklisted(self):
-        key = new_license()
-        self.token_client().check(license=key)
-        self.blacklisted("asn", "64500")
-        proxy("pass", viewer={"asn": "64500"})
-        self.assert_refusal_forgets("ASN_BLACKLISTED", {"license": key}, url=PROXY_URL)
+        self.assert_viewer_blacklisted("ASN_BLACKLISTED", "asn", "64500")
 
     def test_a_refusal_of_another_license_and_an_unverified_refusal_keep_the_token(self):
         key = new_license()
