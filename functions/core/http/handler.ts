@@ -230,8 +230,9 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
       const actor = inboundActors.get(event.resource) ?? (side === 'client' ? 'client' : request.actor);
-      const requestDeps = await deps();
-      context.requestDeps = forRequest(requestDeps, request.requestId, actor, request.apps, side === 'management' ? workUntil(event, context, requestDeps.config.bulkWorkSeconds) : undefined);
+      const groupDeps = await deps();
+      const until = side === 'management' ? workUntil(event, context, groupDeps.config.bulkWorkSeconds) : undefined;
+      context.requestDeps = forRequest(groupDeps, request.requestId, actor, request.apps, until);
       const reply = await endpoint(context.requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });
