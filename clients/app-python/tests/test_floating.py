@@ -116,6 +116,16 @@ class FloatingTest(ServiceTestCase):
 
 
 class BorrowTest(ServiceTestCase):
+    def test_a_check_with_a_token_file_keeps_no_token_of_a_floating_seat_only_a_borrow_gives_one(self):
+        key = floating_license()
+        desk = client(token_file=self.token_path())
+        checked = desk.check(license=key, hwid="desk-a")
+        self.assertNotIn("offline_token", checked.data)
+        self.assertFalse(os.path.exists(self.token_path()))
+        self.assertEqual(desk.release(license=key, hwid="desk-a").message, "SEAT_RELEASED")
+        self.assertIn("offline_token", desk.borrow(license=key, hwid="desk-a", seconds=120).data)
+        self.assertTrue(os.path.exists(self.token_path()))
+
     def test_a_borrowed_seat_works_offline_until_the_borrow_ends(self):
         key = floating_license()
         clock = FakeClock()

@@ -102,7 +102,8 @@ class LicenseClient:
                     self._forget_token(license, username)
                 self._forget_license_file(license, username, hwid)
             raise
-        if self.token_file:
+        # A floating license answers with a token only when borrowing: its answer (with lease_expires_at) has none to keep.
+        if self.token_file and "lease_expires_at" not in result.data:
             self._keep_token(result.data.get("offline_token"), nonce, result.data.get("key"), username, hwid)
         return result
 
