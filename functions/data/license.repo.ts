@@ -397,10 +397,11 @@ function createLicenseWrites(table: Table) {
   return {
     /**
      * Up to 100 new licenses in one transaction: all written, or none when any
-     * key exists already (BatchWriteItem cannot carry that condition).
+     * key exists already (BatchWriteItem cannot carry that condition). `alongside`
+     * are written in the same transaction (a bulk request's record of its progress).
      */
-    async createAll(licenses: License[]): Promise<'created' | 'key_taken'> {
-      return (await transact(licenses.map(newLicense))) ? 'key_taken' : 'created';
+    async createAll(licenses: License[], alongside: TransactItem[] = []): Promise<'created' | 'key_taken'> {
+      return (await transact([...licenses.map(newLicense), ...alongside])) ? 'key_taken' : 'created';
     },
 
     /** A license with its username index item, together or not at all. */

@@ -3,6 +3,7 @@ import { createApiKeyRepo } from './api-key.repo';
 import { createAppRepo } from './app.repo';
 import { createAuthRepo } from './auth.repo';
 import { createBlacklistRepo } from './blacklist.repo';
+import { createBulkRequestRepo } from './bulk-request.repo';
 import { createCredentialsRepo } from './credentials.repo';
 import { createEventsRepo } from './events.repo';
 import type { Table } from './db';
@@ -34,6 +35,7 @@ const factories = {
   usage: createUsageRepo,
   webhooks: createWebhookRepo,
   stripe: createStripeRepo,
+  bulkRequests: createBulkRequestRepo,
 };
 
 export type Repos = { [Name in keyof typeof factories]: ReturnType<(typeof factories)[Name]> };

@@ -6,6 +6,7 @@ import { createDeps } from '#core/deps';
 import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
 import { bootstrap } from '../../functions/admin/owners';
 import { ensureTable, startLocalStore } from '../../local/store';
+import { timeFor } from '../support/time';
 
 describe('the local store on disk', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'licensing-store-'));
@@ -28,5 +29,6 @@ describe('the local store on disk', () => {
     } finally {
       await second.stop();
     }
-  }, 60_000);
+  // Two starts of DynamoDB Local, a Java process: seconds on an idle machine, up to a minute on a busy one.
+  }, timeFor(2, 60_000));
 });

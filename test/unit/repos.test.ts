@@ -22,7 +22,7 @@ describe('the repositories of a table', () => {
 
   it('lists every repository, and a spread makes them all', () => {
     const set = repos();
-    expect(Object.keys(set)).toEqual(['teams', 'apiKeys', 'apps', 'subscriptions', 'licenses', 'hwids', 'lookups', 'leases', 'usernames', 'blacklist', 'credentials', 'auth', 'events', 'usage', 'webhooks', 'stripe']);
+    expect(Object.keys(set)).toEqual(['teams', 'apiKeys', 'apps', 'subscriptions', 'licenses', 'hwids', 'lookups', 'leases', 'usernames', 'blacklist', 'credentials', 'auth', 'events', 'usage', 'webhooks', 'stripe', 'bulkRequests']);
     const copy = { ...set };
     for (const repo of Object.values(copy)) expect(typeof repo).toBe('object');
     expect(copy.auth).toBe(set.auth);
