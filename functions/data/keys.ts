@@ -4,6 +4,8 @@
  * belongs to one application (HWID index, username index, blacklist) lives in
  * the application's partition so the /auth hot path can fetch it in one batch.
  */
+import type { BlacklistType } from './model/blacklist';
+
 export interface ItemKey {
   pk: string;
   sk: string;
@@ -21,8 +23,6 @@ export interface Gsi2Key {
 }
 
 export type ExpiryLevel = 'D' | 'H' | 'M' | 'T';
-
-export type BlacklistType = 'country' | 'asn' | 'ip' | 'hwid';
 
 export const keys = {
   team: (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' }),

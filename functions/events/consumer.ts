@@ -1,9 +1,11 @@
 import type { Config } from '#core/config';
 import type { Clock } from '#shared/clock';
 import { describeError, licenseFingerprint, valueFingerprint, type Logger } from '#core/logger';
-import type { AuditEvent } from '#data/events.repo';
-import type { Repos } from '#data/repos';
+import type { AuditEvent } from '#data/model/audit';
+import type { Table } from '#data/db';
 import { effectsOf, type ServiceEvent, type StreamChange } from './derive';
+import * as events from '#data/events.repo';
+import * as lookups from '#data/lookup.repo';
 import { toStreamChange, type RawStreamRecord } from './stream-record';
 
 /** Where events go: EventBridge on AWS; the log and an optional webhook locally. */
@@ -16,7 +18,7 @@ export interface ConsumerDeps {
   config: Pick<Config, 'auditRetentionDays'>;
   clock: Clock;
   logger: Logger;
-  repos: Pick<Repos, 'events' | 'lookups'>;
+  table: Table;
   sink: EventSink;
 }
 
@@ -56,13 +58,14 @@ class StepFailure extends Error {
   }
 }
 
-/** Writes the audit items and counters of `step` (once per record: see `repos.events.record`), then delivers its events. */
+/** Writes the audit items and counters of `step` (once per record: see `record` in data/events.repo.ts), then delivers its events. */
 async function consumeStep(deps: ConsumerDeps, step: StreamChange[]): Promise<{ recorded: number; events: number }> {
   const effects = step.map((change) => ({ change, ...effectsOf(change) }));
   try {
     // Before the record's marks: a step that fails after these comes again and writes the same entries.
-    await deps.repos.lookups.apply(effects.flatMap((effect) => effect.lookups ?? []));
-    const recorded = await deps.repos.events.record(
+    await lookups.apply(deps.table, effects.flatMap((effect) => effect.lookups ?? []));
+    const recorded = await events.record(
+      deps.table,
       effects
         .filter((effect) => effect.events.length > 0 || effect.counts.length > 0 || (effect.additions ?? []).length > 0)
         .map((effect) => ({
@@ -76,10 +79,10 @@ async function consumeStep(deps: ConsumerDeps, step: StreamChange[]): Promise<{ 
       deps.clock.now(),
       deps.config.auditRetentionDays,
     );
-    const events = effects.flatMap((effect) => effect.events);
-    for (const event of events) deps.logger.debug('event', loggedEvent(event));
-    if (events.length > 0) await deps.sink.deliver(events);
-    return { recorded, events: events.length };
+    const derived = effects.flatMap((effect) => effect.events);
+    for (const event of derived) deps.logger.debug('event', loggedEvent(event));
+    if (derived.length > 0) await deps.sink.deliver(derived);
+    return { recorded, events: derived.length };
   } catch (error) {
     const licenseKeys = effects.flatMap((effect) => effect.events.flatMap((event) => licenseKeyOf(event) ?? []));
     throw new StepFailure(error, licenseKeys);

@@ -1,20 +1,22 @@
 import { createHash } from 'node:crypto';
 import { mapConcurrently, mayStartWork } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
-import { newLicenseKey } from '#core/domain/ids';
+import { newLicenseKey } from '#core/ids';
 import { invalidInput, ManagementError } from '#core/http/errors';
 import { managementView } from '#core/domain/license-view';
 import { describeError } from '#core/logger';
 import type { OwnerInput } from '#core/http/handler';
-import type { CreateBulkPlan } from '#data/bulk-request.repo';
+import type { CreateBulkPlan } from '#data/model/bulk-request';
 import type { TransactItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { iso } from '#shared/clock';
 import { newLicense } from './new-license';
 import type { createBulkSchema } from './schemas';
 import { appAndSubscription, type HwidResetRules } from './subscription-of-app';
+import * as bulkRequests from '#data/bulk-request.repo';
+import * as licenses from '#data/license.repo';
 
 type Input = OwnerInput<typeof createBulkSchema>;
 
@@ -47,21 +49,21 @@ const chunksOf = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.
 export async function createLicensesInBulk(deps: Deps, input: Input) {
   const { subscription, resetRules } = await appAndSubscription(deps, input);
   const requestId = input.request_id;
-  const licenses =
+  const made =
     requestId === undefined ? await createAllOrNone(deps, input, subscription, resetRules) : await createUnderRequestId(deps, input, requestId, subscription, resetRules);
-  return licenses.map((license) => managementView(license, subscription, deps.clock.now()));
+  return made.map((license) => managementView(license, subscription, deps.clock.now()));
 }
 
 const licenseOf = (deps: Pick<Deps, 'clock'>, input: Input, subscription: Subscription, resetRules: HwidResetRules): License =>
   newLicense(deps, { ...input, ...resetRules, subscription });
 
 /** Writes one chunk in one transaction (with `alongside`); an error leaves it unknown. */
-async function send(deps: Deps, licenses: License[], alongside: TransactItem[] = []): Promise<ChunkOutcome> {
+async function send(deps: Deps, chunk: License[], alongside: TransactItem[] = []): Promise<ChunkOutcome> {
   try {
-    return (await deps.repos.licenses.createAll(licenses, alongside)) === 'created' ? { written: licenses } : { collided: true };
+    return (await licenses.createAll(deps.table, chunk, alongside)) === 'created' ? { written: chunk } : { collided: true };
   } catch (error) {
     deps.logger.error('bulk create: chunk failed', describeError(error));
-    return { unknown: licenses };
+    return { unknown: chunk };
   }
 }
 
@@ -97,7 +99,7 @@ async function createAllOrNone(deps: Deps, input: Input, subscription: Subscript
 
   const unsettled = outcomes.flatMap((outcome) => ('unknown' in outcome ? outcome.unknown : []));
   try {
-    await deps.repos.licenses.deleteAll([...written, ...unsettled]);
+    await licenses.deleteAll(deps.table, [...written, ...unsettled]);
   } catch (error) {
     deps.logger.error('bulk create: removing the written licenses failed', describeError(error));
     throw new ManagementError(
@@ -140,29 +142,29 @@ async function createUnderRequestId(deps: Deps, input: Input, requestId: string,
     body_hash: bodyHash(input),
   };
   const marker = keys.bulkRequest(input.teamId, '/license/create-bulk', requestId);
-  const claim = () => deps.repos.bulkRequests.claimCreatePlan(marker, fresh, Math.floor(now.getTime() / 1000) + planLifetimeSeconds);
+  const claim = () => bulkRequests.claimCreatePlan(deps.table, marker, fresh, Math.floor(now.getTime() / 1000) + planLifetimeSeconds);
   const plan = await claim();
   if (plan.body_hash !== fresh.body_hash) throw invalidInput('request_id: was sent before with another body; use a new request_id for every new create-bulk');
 
   const createdAt = { now: () => new Date(plan.created_at) };
   const planned = { hwid_reset_allowed: plan.hwid_reset_allowed, hwid_reset_interval: plan.hwid_reset_interval };
-  const licenses = plan.license_keys.map((key) => ({ ...licenseOf({ clock: createdAt }, input, subscription, planned), key }));
+  const all = plan.license_keys.map((key) => ({ ...licenseOf({ clock: createdAt }, input, subscription, planned), key }));
   // One item of each transaction is the plan's record of it.
-  const chunks = Array.from({ length: Math.ceil(licenses.length / (chunkSize - 1)) }, (_, index) => licenses.slice(index * (chunkSize - 1), (index + 1) * (chunkSize - 1)));
+  const chunks = Array.from({ length: Math.ceil(all.length / (chunkSize - 1)) }, (_, index) => all.slice(index * (chunkSize - 1), (index + 1) * (chunkSize - 1)));
   let started = 0;
   const writeChunk = async (index: number): Promise<ChunkOutcome> => {
     const chunk = chunks[index]!;
     if (plan.written_chunks?.has(index)) return { written: chunk };
     if (started > 0 && !mayStartWork(deps)) return { skipped: true };
     started++;
-    const outcome = await send(deps, chunk, [deps.repos.bulkRequests.chunkWritten(marker, index)]);
+    const outcome = await send(deps, chunk, [bulkRequests.chunkWritten(deps.table, marker, index)]);
     // Another request with this request_id may have written the chunk since this one read the plan.
     if ('collided' in outcome && (await claim()).written_chunks?.has(index)) return { written: chunk };
     return outcome;
   };
 
   const outcomes = await mapConcurrently(chunks.map((_, index) => index), parallelChunks, writeChunk);
-  if (outcomes.every((outcome) => 'written' in outcome)) return licenses;
+  if (outcomes.every((outcome) => 'written' in outcome)) return all;
   if (outcomes.some((outcome) => 'collided' in outcome)) {
     deps.logger.error('bulk create: a planned license key is taken', { key_amount: input.key_amount });
     throw new ManagementError('SERVER_ERROR', 'A license key this request_id planned is taken; send the request with a new request_id');

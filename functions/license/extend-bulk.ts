@@ -5,9 +5,10 @@ import { describeError } from '#core/logger';
 import { isOwnedLicense, notFound } from '#core/domain/ownership';
 import { maxTransactItems } from '#data/db';
 import { keys } from '#data/keys';
-import type { ExpiryChange, License } from '#data/license.repo';
+import type { ExpiryChange, License } from '#data/model/license';
 import { extendedBy, extendOwned, extensionProblem } from './extend';
 import type { extendBulkSchema } from './schemas';
+import * as licenses from '#data/license.repo';
 
 /** How long a marker protects against a repeated extension. */
 const markerLifetimeSeconds = 7 * 86400;
@@ -49,7 +50,7 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
   const distinct = [...new Set(input.license_keys)];
   let read: Map<string, License>;
   try {
-    read = await deps.repos.licenses.getMany(distinct, input.teamId);
+    read = await licenses.getMany(deps.table, distinct, input.teamId);
   } catch (error) {
     if (!storeUnavailable(error)) throw error;
     deps.logger.warn('extend-bulk: the licenses could not be read', describeError(error, distinct));
@@ -69,8 +70,8 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
     // A group not started goes key by key, where its keys are answered as not started too.
     if (!mayStart()) return;
     const changes = group.map((license) => ({ before: license, after: extendedBy(license, input.extend_seconds), marker: markerOf(license.key) }));
-    let outcome = await deps.repos.licenses.replaceExpiries(changes);
-    for (let sent = 1; outcome === 'unknown' && input.request_id === undefined && sent < unknownOutcomeSends; sent++) outcome = await deps.repos.licenses.replaceExpiries(changes);
+    let outcome = await licenses.replaceExpiries(deps.table, changes);
+    for (let sent = 1; outcome === 'unknown' && input.request_id === undefined && sent < unknownOutcomeSends; sent++) outcome = await licenses.replaceExpiries(deps.table, changes);
     if (outcome === 'updated') group.forEach((license) => extended.add(license.key));
     else if (outcome === 'unknown' && input.request_id === undefined) group.forEach((license) => unknown.add(license.key));
   });

@@ -6,6 +6,10 @@ import * as hwidSchemas from '../hwid/schemas';
 import * as integrationSchemas from '../integration/schemas';
 import * as licenseSchemas from '../license/schemas';
 import { registeredMessage } from '../client/register';
+import { maxUsageAmount } from '../client/schemas';
+import { noncePattern } from '#core/signing/signatures';
+import { borrowSecondsLimits } from '#data/model/lease';
+import { entitlementName } from '#shared/entitlements';
 import type { RoutePath } from '../routes';
 import * as subscriptionSchemas from '../subscription/schemas';
 import * as webhookSchemas from '../webhook/schemas';
@@ -173,9 +177,9 @@ const clientBody = {
   password: z.optional(z.nullable(z.string())),
 };
 const hwid = z.optional(z.nullable(z.string().check(z.maxLength(256))));
-const nonce = z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~+/=-]{8,128}$/)));
+const nonce = z.optional(z.string().check(z.regex(noncePattern)));
 
-const borrowSeconds = z.optional(z.nullable(z.int().check(z.minimum(60), z.maximum(365 * 86400))));
+const borrowSeconds = z.optional(z.nullable(z.int().check(z.minimum(borrowSecondsLimits.min), z.maximum(borrowSecondsLimits.max))));
 const authBody = z.object({ ...clientBody, hwid, offline_token: z.optional(z.boolean()), borrow_seconds: borrowSeconds, nonce });
 const registerBody = z.object({
   app_id: clientBody.app_id,
@@ -189,9 +193,9 @@ const releaseBody = z.object({ ...clientBody, hwid: z.string().check(z.minLength
 const usageBody = z.object({
   ...clientBody,
   hwid,
-  counter: z.string().check(z.regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/)),
-  amount: z.optional(z.int().check(z.minimum(1), z.maximum(1_000_000))),
-  usage_id: z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~+/=-]{8,128}$/))),
+  counter: entitlementName,
+  amount: z.optional(z.int().check(z.minimum(1), z.maximum(maxUsageAmount))),
+  usage_id: nonce,
   nonce,
 });
 

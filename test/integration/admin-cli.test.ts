@@ -9,6 +9,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#data/keys';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
+import * as apps from '#data/app.repo';
+import * as teams from '#data/team.repo';
 import { timeFor } from '../support/time';
 
 const run = promisify(execFile);
@@ -59,9 +61,9 @@ describe('the admin CLI', () => {
     const { app_id } = await admin('app', 'create', '--team', team_id!, '--name', 'Game');
     const { api_key } = await admin('apikey', 'create', '--team', team_id!);
 
-    const team = await env.deps.repos.teams.get(team_id!);
+    const team = await teams.get(env.deps.table, team_id!);
     expect(team).toMatchObject({ name: 'Acme', plan_expires_at: '2030-01-01T00:00:00.000Z' });
-    expect(await env.deps.repos.apps.get(app_id!)).toMatchObject({ team_id, name: 'Game', status: 'active' });
+    expect(await apps.get(env.deps.table, app_id!)).toMatchObject({ team_id, name: 'Game', status: 'active' });
 
     const scan = JSON.stringify(await env.deps.table.doc.send(new ScanCommand({ TableName: env.config.tableName })));
     expect(scan).not.toContain(api_key);
@@ -73,10 +75,10 @@ describe('the admin CLI', () => {
     await admin('team', 'set-plan', '--team', team_id!, '--plan-expires-at', '2020-01-01T00:00:00Z');
     await admin('app', 'set-status', '--app', app_id!, '--status', 'inactive');
     expect(await admin('app', 'rename', '--app', app_id!, '--name', 'Renamed')).toEqual({ app_id, name: 'Renamed' });
-    expect((await env.deps.repos.teams.get(team_id!))?.plan_expires_at).toBe('2020-01-01T00:00:00.000Z');
-    expect(await env.deps.repos.apps.get(app_id!)).toMatchObject({ status: 'inactive', name: 'Renamed' });
+    expect((await teams.get(env.deps.table, team_id!))?.plan_expires_at).toBe('2020-01-01T00:00:00.000Z');
+    expect(await apps.get(env.deps.table, app_id!)).toMatchObject({ status: 'inactive', name: 'Renamed' });
     await admin('team', 'set-plan', '--team', team_id!, '--plan-expires-at', 'never');
-    expect((await env.deps.repos.teams.get(team_id!))?.plan_expires_at).toBeNull();
+    expect((await teams.get(env.deps.table, team_id!))?.plan_expires_at).toBeNull();
   }, timeFor(6, processRunMs));
 
   it('recounts an app’s licenses and repairs the totals /app/stats answers with', async () => {

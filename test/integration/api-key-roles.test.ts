@@ -1,4 +1,5 @@
-import { roleMayCall, roles } from '../../functions/access';
+import { roleMayCall } from '../../functions/access';
+import { roles } from '#shared/roles';
 import { routes } from '../../functions/routes';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';

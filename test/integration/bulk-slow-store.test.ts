@@ -1,4 +1,4 @@
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { awsError, injectFault, slowAnswers } from '../support/dynamo-faults';
 import { startTestServer, type HttpResult, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';

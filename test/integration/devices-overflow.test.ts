@@ -1,9 +1,10 @@
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { awsError, injectFault } from '../support/dynamo-faults';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
+import * as licenses from '#data/license.repo';
 import { timeFor } from '../support/time';
 
 // A license with 100 seats under single_key_per_hwid has 100 HWID index items:
@@ -71,7 +72,7 @@ describe('a license with 100 devices', () => {
     expect(moved.status).toBe(400);
     expect(moved.body.error_code).toBe('INVALID_INPUT');
     expect(moved.body.error).toMatch(/^subscription_id/);
-    expect((await env.deps.repos.licenses.get(key, owner.team_id))?.subscription_id).toBe(plain.subscription_id);
+    expect((await licenses.get(env.deps.table, key, owner.team_id))?.subscription_id).toBe(plain.subscription_id);
   }, timeFor(oneFullLicense + 2));
 
   it('leaves no device blocked when the deletes after a reset fail: the next claim, by /auth or /hwid/edit, removes what is left', async () => {

@@ -5,6 +5,7 @@ import { attemptsPerRecord, startLocalEventStream } from '../../local/event-stre
 import { startTestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { createOwner, type Owner } from '../support/owners';
+import * as events from '#data/events.repo';
 
 /**
  * A stream record the consumer can never do, between records it can: every
@@ -63,7 +64,7 @@ describe('a stream record that fails every time', () => {
     expect(createdTiers(consumer.delivered)).toEqual([before, poisoned, after]);
     const renames = consumer.delivered.filter((event) => event.type === 'subscription.changed' && event.subject === poisoned);
     expect(renames.map((event) => String(event.after?.name).slice(0, 1))).toEqual(['a']);
-    const audit = await env.deps.repos.events.listAudit(owner.app_id, { type: 'subscription.created', limit: 100 });
+    const audit = await events.listAudit(env.deps.table, owner.app_id, { type: 'subscription.created', limit: 100 });
     expect(audit.events.map((event) => event.subject).sort()).toEqual([before, poisoned, after].sort());
     const [line] = givenUp();
     expect(line).toMatchObject({ level: 'error', event_name: 'MODIFY', attempts: attemptsPerRecord });

@@ -1,8 +1,8 @@
 import { createApp } from '../../functions/admin/owners';
 import { routes } from '../../functions/routes';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
-import type { Delivery } from '#data/webhook.repo';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
+import type { Delivery } from '#data/model/webhook';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { scanTable } from '../support/licenses';

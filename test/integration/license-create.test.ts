@@ -1,22 +1,18 @@
 import { verifyPassword } from '#core/domain/passwords';
-import type { Subscription } from '#data/subscription.repo';
 import { createApp } from '../../functions/admin/owners';
 import { createLicensesInBulk } from '../../functions/license/create-bulk';
-import { startTestServer, type TestServer } from '../support/env';
+import { createTable } from '#data/db';
+import { awsError } from '../support/dynamo-faults';
+import { createTestClient } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
 import { createInBulk, createLicenseOverHttp, listAllLicenses, scanTable } from '../support/licenses';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as licenses from '#data/license.repo';
+import * as usernames from '#data/username.repo';
+import type { Subscription } from '#data/model/subscription';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner, { name: 'Gold', level: 3 });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner, { name: 'Gold', level: 3 }));
 
 const base = () => ({ app_id: owner.app_id, subscription_id: subscription.subscription_id, duration_unit: 'days', duration_value: 30 });
 
@@ -52,7 +48,7 @@ describe('POST /license/create', () => {
       usage_limits: {},
       usage: [],
     });
-    expect(await env.deps.repos.licenses.get(record.key, record.team_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
+    expect(await licenses.get(env.deps.table, record.key, record.team_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
   });
 
   it.each([
@@ -77,7 +73,7 @@ describe('POST /license/create', () => {
 
     expect(record).toMatchObject({ key: 'CUSTOM_key-0001', hwid_lock: true, tags: ['reseller', 'beta'], metadata: { customer: 42 }, username: 'Alice' });
     expect(JSON.stringify(record)).not.toContain('password');
-    const index = await env.deps.repos.usernames.get(owner.app_id, 'alice');
+    const index = await usernames.get(env.deps.table, owner.app_id, 'alice');
     expect(index?.license_key).toBe('CUSTOM_key-0001');
     expect(await verifyPassword('correct horse', index!.password_hash)).toBe(true);
   });
@@ -89,7 +85,7 @@ describe('POST /license/create', () => {
 
     expect(response.status).toBe(409);
     expect(response.body).toEqual({ error: 'License key is already taken', error_code: 'LICENSE_KEY_TAKEN' });
-    expect((await env.deps.repos.licenses.get(holder.key, owner.team_id))?.tags).toEqual(['first']);
+    expect((await licenses.get(env.deps.table, holder.key, owner.team_id))?.tags).toEqual(['first']);
   });
 
   it('refuses a username used in the app with 409 USERNAME_TAKEN and stores no half-made license', async () => {
@@ -100,7 +96,7 @@ describe('POST /license/create', () => {
 
     expect(response.status).toBe(409);
     expect(response.body.error_code).toBe('USERNAME_TAKEN');
-    expect(await env.deps.repos.licenses.get('would-be-bob', owner.team_id)).toBeUndefined();
+    expect(await licenses.get(env.deps.table, 'would-be-bob', owner.team_id)).toBeUndefined();
     expect(await scanTable(env.deps)).toEqual(before);
   });
 
@@ -209,29 +205,29 @@ describe('POST /license/create-bulk when a chunk cannot be written', () => {
     lease_seconds: null,
   });
 
-  /** The deps with a store that refuses the transaction of the second chunk sent, `times` times (every time when undefined). */
+  /**
+   * The deps with a store that refuses, before sending it, the transaction of the second chunk sent
+   * (known by its first item), `times` times (every time when undefined), with an error nothing retries.
+   */
   function refusingSecondChunk(times?: number) {
-    const licenses = env.deps.repos.licenses;
+    const client = createTestClient(env.config);
     let sends = 0;
     let refused = 0;
     let doomed: string | undefined;
-    const deps = {
-      ...env.deps,
-      repos: {
-        ...env.deps.repos,
-        licenses: {
-          ...licenses,
-          createAll: async (...args: Parameters<typeof licenses.createAll>) => {
-            if (++sends === 2) doomed = args[0][0]!.key;
-            if (args[0][0]!.key === doomed && (times === undefined || refused < times)) {
-              refused++;
-              throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
-            }
-            return licenses.createAll(...args);
-          },
-        },
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+        const first = JSON.stringify((args.input as { TransactItems?: { Put?: { Item?: unknown } }[] }).TransactItems?.[0]?.Put?.Item);
+        if (++sends === 2) doomed = first;
+        if (first === doomed && (times === undefined || refused < times)) {
+          refused++;
+          throw awsError('ValidationException');
+        }
+        return next(args);
       },
-    };
+      { step: 'initialize', name: 'refuseSecondChunk' },
+    );
+    const deps = { ...env.deps, table: createTable(client, env.deps.table.name) };
     return { deps, sends: () => sends };
   }
 

@@ -1,5 +1,5 @@
-import { newId } from '#core/domain/ids';
-import type { Subscription } from '#data/subscription.repo';
+import { newId } from '#core/ids';
+import type { Subscription } from '#data/model/subscription';
 import { findRoute, routes, type RoutePath } from '../../functions/routes';
 import { blacklist } from '../support/client';
 import { createFakeClock } from '../support/clock';
@@ -8,6 +8,8 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { committedDocument, documentValidator } from '../support/openapi';
 import { createOwner, keyOf, type Owner } from '../support/owners';
 import { seedDelivery, seedWebhook } from '../support/webhooks';
+import * as apps from '#data/app.repo';
+import * as teams from '#data/team.repo';
 import { timeFor } from '../support/time';
 
 /**
@@ -362,11 +364,11 @@ describe('the client routes, against the document', () => {
 
     const inactive = await createOwner(env.deps);
     const inactiveKey = (await seedLicense(env.deps, await seedSubscription(env.deps, inactive))).key;
-    await env.deps.repos.apps.update(inactive.app_id, { status: 'inactive' });
+    await apps.update(env.deps.table, inactive.app_id, { status: 'inactive' });
     await expectOutcome(client(path, { app_id: inactive.app_id, license: inactiveKey, ...counter }), '403:APPLICATION_NOT_ACTIVE');
     const lapsedTeam = await createOwner(env.deps);
     const lapsedKey = (await seedLicense(env.deps, await seedSubscription(env.deps, lapsedTeam))).key;
-    await env.deps.repos.teams.setPlanExpiry(lapsedTeam.team_id, '2020-01-01T00:00:00.000Z');
+    await teams.setPlanExpiry(env.deps.table, lapsedTeam.team_id, '2020-01-01T00:00:00.000Z');
     await expectOutcome(client(path, { app_id: lapsedTeam.app_id, license: lapsedKey, ...counter }), '403:TEAM_ERROR');
 
     const listed = await createOwner(env.deps);

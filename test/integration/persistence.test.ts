@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from '#core/config';
 import { createDeps } from '#core/deps';
-import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { bootstrap } from '../../functions/admin/owners';
 import { ensureTable, startLocalStore } from '../../local/store';
+import * as apps from '#data/app.repo';
 import { timeFor } from '../support/time';
 
 describe('the local store on disk', () => {
@@ -25,7 +26,7 @@ describe('the local store on disk', () => {
     try {
       expect(await ensureTable(second.client, config.tableName)).toBe(false);
       const deps = createDeps({ ...config, dynamodbEndpoint: second.endpoint }, { client: second.client });
-      expect(await deps.repos.apps.get(owner.app_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
+      expect(await apps.get(deps.table, owner.app_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
     } finally {
       await second.stop();
     }

@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '#core/deps';
 import type { LicenseRecord } from '#core/domain/license-view';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import type { HttpResult, TestServer } from './env';
 import type { Owner } from './owners';
 

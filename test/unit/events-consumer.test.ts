@@ -1,4 +1,7 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createLogger, licenseFingerprint } from '#core/logger';
+import type { Table } from '#data/db';
+import { keys } from '#data/keys';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { consumeBatch, type ConsumerDeps } from '../../functions/events/consumer';
@@ -15,15 +18,27 @@ const subscriptionInsert = (n: number): StreamChange => ({
   newImage: { pk: `SUB#sub-${n}`, sk: 'SUB', subscription_id: `sub-${n}`, app_id: 'app-1', name: 'Pro' },
 });
 
+/** A table that hands each transaction's count of records (their marks) and their ids to `record`, which may throw; every other write succeeds. */
+function recordingTable(record: (count: number, recordIds: string[]) => Promise<number>): Table {
+  const send = async (command: object) => {
+    if (command instanceof TransactWriteCommand) {
+      const marks = (command.input.TransactItems ?? []).filter((item) => String(item.Put?.Item?.pk).startsWith(keys.streamRecord('').pk));
+      await record(
+        marks.length,
+        marks.map((item) => String(item.Put!.Item!.pk).slice(keys.streamRecord('').pk.length)),
+      );
+    }
+    return {};
+  };
+  return { doc: { send } as unknown as Table['doc'], name: 'records' };
+}
+
 function fakeDeps(record: (count: number, recordIds: string[]) => Promise<number>, delivered: ServiceEvent[] = [], lines: string[] = []): ConsumerDeps {
   return {
     config: { auditRetentionDays: 90 },
     clock: { now: () => new Date('2026-03-04T10:00:05Z') },
     logger: createLogger('debug', {}, recordingSink(lines)),
-    repos: {
-      events: { record: async (works: { recordId: string }[]) => record(works.length, works.map((work) => work.recordId)) },
-      lookups: { apply: async () => undefined },
-    } as unknown as ConsumerDeps['repos'],
+    table: recordingTable(record),
     sink: { deliver: async (events) => void delivered.push(...events) },
   };
 }

@@ -1,9 +1,12 @@
-import type { App } from '#data/app.repo';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
-import { deliveryIds } from '#data/webhook.repo';
+import type { App } from '#data/model/app';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import type { Deps } from '../deps';
 import { ManagementError } from '../http/errors';
+import { inScope } from '../http/app-scope';
+import * as apps from '#data/app.repo';
+import * as licenses from '#data/license.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 /**
  * Ownership rules of docs/management-api.md (its introduction), checked after the API key and the body.
@@ -14,54 +17,7 @@ import { ManagementError } from '../http/errors';
  * names of them before any route's own code runs, and a license of them answers
  * as a missing one (`isOwnedLicense`, and the license writes' conditions).
  */
-type OwnershipDeps = Pick<Deps, 'repos' | 'appScope'>;
-
-/**
- * Whether the request's API key may reach the application: a key limited to
- * some of the team's applications meets the others as another team's
- * (docs/api-keys.md#keys-limited-to-applications).
- */
-export function inScope(deps: Pick<Deps, 'appScope'>, appId: string): boolean {
-  return deps.appScope === undefined || deps.appScope.has(appId);
-}
-
-/**
- * Whether an API key limited to `apps` (undefined: every application) lies
- * within the request key's reach: a key limited to applications sees and
- * revokes only keys limited to some of its own (docs/api-keys.md#keys-limited-to-applications).
- */
-export function keyInScope(deps: Pick<Deps, 'appScope'>, apps: readonly string[] | undefined): boolean {
-  return deps.appScope === undefined || (apps !== undefined && apps.every((appId) => deps.appScope!.has(appId)));
-}
-
-/**
- * The one check of a key limited to applications against what a management
- * body names, run for every management route once its body is valid
- * (core/http/handler.ts): a field names the same kind of thing on every route,
- * so a route cannot forget it. `app_id` and `apps` are applications;
- * `subscription_id` a tier, `webhook_id` an endpoint, `delivery_id` a delivery
- * of an endpoint, `key_id` an API key, each read for the application(s) it
- * belongs to. Anything outside the key's applications is ACCESS_DENIED, as
- * another team's is; what does not exist is left to the route, which answers
- * its own not-found. License keys are not here: a license outside answers as
- * a missing one, key by key in bulk routes (`isOwnedLicense`).
- */
-export async function guardAppScope(deps: Pick<Deps, 'repos' | 'appScope'>, teamId: string, input: Record<string, unknown>): Promise<void> {
-  if (deps.appScope === undefined) return;
-  const named = (field: string): string | undefined => (typeof input[field] === 'string' ? (input[field] as string) : undefined);
-  const apps = [named('app_id') ?? [], Array.isArray(input.apps) ? (input.apps as string[]) : []].flat();
-  if (!apps.every((appId) => inScope(deps, appId))) throw accessDenied();
-  const subscriptionId = named('subscription_id');
-  const webhookId = named('webhook_id') ?? deliveryIds.parse(named('delivery_id') ?? '')?.webhookId;
-  const keyId = named('key_id');
-  const [subscription, webhook, key] = await Promise.all([
-    subscriptionId === undefined ? undefined : deps.repos.subscriptions.get(subscriptionId),
-    webhookId === undefined ? undefined : deps.repos.webhooks.get(webhookId),
-    keyId === undefined ? undefined : deps.repos.apiKeys.listByTeam(teamId).then((listed) => listed.find((record) => record.key_id === keyId)),
-  ]);
-  const outside = [subscription, webhook].some((item) => item !== undefined && !inScope(deps, item.app_id));
-  if (outside || (key !== undefined && !keyInScope(deps, key.apps))) throw accessDenied();
-}
+type OwnershipDeps = Pick<Deps, 'table' | 'appScope'>;
 
 export const notFound = {
   app: () => new ManagementError('APP_NOT_FOUND'),
@@ -71,15 +27,15 @@ export const notFound = {
 
 export const accessDenied = () => new ManagementError('ACCESS_DENIED');
 
-export async function ownedApp(deps: Pick<Deps, 'repos'>, teamId: string, appId: string): Promise<App> {
-  const app = await deps.repos.apps.get(appId);
+export async function ownedApp(deps: Pick<Deps, 'table'>, teamId: string, appId: string): Promise<App> {
+  const app = await apps.get(deps.table, appId);
   if (!app) throw notFound.app();
   if (app.team_id !== teamId) throw accessDenied();
   return app;
 }
 
-export async function ownedSubscription(deps: Pick<Deps, 'repos'>, teamId: string, subscriptionId: string): Promise<Subscription> {
-  const subscription = await deps.repos.subscriptions.get(subscriptionId);
+export async function ownedSubscription(deps: Pick<Deps, 'table'>, teamId: string, subscriptionId: string): Promise<Subscription> {
+  const subscription = await subscriptions.get(deps.table, subscriptionId);
   if (!subscription) throw notFound.subscription();
   if (subscription.team_id !== teamId) throw accessDenied();
   return subscription;
@@ -90,7 +46,7 @@ export function isOwnedLicense(deps: Pick<Deps, 'appScope'>, license: License | 
 }
 
 export async function ownedLicense(deps: OwnershipDeps, teamId: string, licenseKey: string): Promise<License> {
-  const license = await deps.repos.licenses.get(licenseKey, teamId);
+  const license = await licenses.get(deps.table, licenseKey, teamId);
   if (!isOwnedLicense(deps, license, teamId)) throw notFound.license();
   return license;
 }

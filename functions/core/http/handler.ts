@@ -1,10 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { defaultRole, keyMayCallPath, roles, type Role } from '../../access';
+import { keyMayCallPath } from '../../access';
+import { defaultRole, roles, type Role } from '#shared/roles';
 import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
-import { accessDenied, guardAppScope } from '../domain/ownership';
+import { guardAppScope } from './app-scope';
 import { missingApiKey } from './api-key-auth';
+import { ManagementError } from './errors';
 import { forRequest, type Deps } from '../deps';
 import { bodyGuard, cors, errorRenderer, jsonBody, jsonResponse, normalizeHeaders, rawBodyOf, type HttpEvent } from './middleware';
 import { validate } from './validation';
@@ -94,7 +96,7 @@ function roleGuard(): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult> {
       // A path of no management route never reaches a group's stack on a deployment: the handler reports it as the wiring fault it is.
       if (!route || route.access === 'client') return;
       const role = roleOf(event);
-      if (!role || !keyMayCallPath(role, appsOf(event) !== undefined, route.path)) throw accessDenied();
+      if (!role || !keyMayCallPath(role, appsOf(event) !== undefined, route.path)) throw new ManagementError('ACCESS_DENIED');
     },
   };
 }
@@ -131,7 +133,7 @@ export function callingKeyEndpoint<S extends z.ZodMiniType, O>(
 ): Endpoint {
   return async (deps, body, request) => {
     const input = await ownerInput(deps, schema, body, request);
-    if (!request.role) throw accessDenied();
+    if (!request.role) throw new ManagementError('ACCESS_DENIED');
     const key: CallingKey = { role: request.role, apps: request.apps ? [...request.apps] : undefined, usageIdentifierKey: request.usageIdentifierKey };
     return { body: { success: true, data: await action(deps, input, key) } };
   };
