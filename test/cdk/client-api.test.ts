@@ -1,4 +1,6 @@
+import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { invokePermissionFindings } from '../support/iam-conformance';
 import { functionNames } from '../../lib/functions';
 import { logicalId, serviceResources, statementsOfRole, synthesize, type Synthesized } from './stack-fixture';
 
@@ -104,6 +106,18 @@ describe('clientApi=http', () => {
     for (const fn of Object.values(serviceResources(http.template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment.Variables.TRUSTED_VIEWER_HEADERS).toBe('');
     }
+  });
+
+  it('lets API Gateway invoke each function for exactly the routes, stages and authorizers integrated with it, on either front door', () => {
+    expect(invokePermissionFindings(rest.template)).toEqual([]);
+    expect(invokePermissionFindings(http.template)).toEqual([]);
+    // The check the IAM conformance run makes (test/after-run/iam-conformance.test.ts) sees a grant wider than a route, and a route without one.
+    const widened = structuredClone(http.template.toJSON());
+    const [id, permission] = Object.entries(widened.Resources as Resources).find(([, resource]) => JSON.stringify(resource.Properties?.SourceArn ?? '').includes('/prod/POST/auth'))!;
+    permission.Properties!.SourceArn['Fn::Join'][1] = permission.Properties!.SourceArn['Fn::Join'][1].map((part: unknown) => (part === '/prod/POST/auth' ? '/*/*/auth' : part));
+    const findings = invokePermissionFindings(Template.fromJSON(widened));
+    expect(findings).toEqual([expect.stringMatching(/^granted but no route needs it: ClientFunction\w+ arn:aws:execute-api:.+\/\*\/\*\/auth$/), expect.stringMatching(/^needed but not granted: ClientFunction\w+ .+\/prod\/POST\/auth$/)]);
+    expect(id).toBe('ClientHttpApiInvokePOSTAuth');
   });
 
   it('reports no unacknowledged AwsSolutions finding', () => {
