@@ -10,7 +10,7 @@ import { pascalCase } from './functions';
 import type { Settings } from './settings';
 
 /** Every client route of the route table: the HTTP API serves each as it is added there. */
-export const clientRoutes = routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path);
+const clientRoutes = routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path);
 
 /** POST, and OPTIONS for the preflight the client function answers itself, as it does behind the local server. */
 const clientMethods = [apigatewayv2.HttpMethod.POST, apigatewayv2.HttpMethod.OPTIONS] as const;
