@@ -41,9 +41,12 @@ export const endpoints: Endpoints<'client'> = {
       if (countsAsAuthFailure(error)) deps.authFailures.note(input.appId);
       throw error;
     }
-    // A borrow always carries its token: it is what the device works offline with until the lease ends.
-    const token = input.offlineToken || borrowSeconds !== undefined;
-    const data = token ? { ...success.data, offline_token: await offlineToken(deps, { ...success, nonce }) } : success.data;
+    // A borrow always carries its token: it is what the device works offline with until the lease ends. On a
+    // floating license a token comes only with a borrow, which the client cannot release before the token
+    // ends: under a lease it could release, a token would outlive its seat (docs/licensing-models.md#floating-seats).
+    const borrow = borrowSeconds === undefined ? undefined : success.lease;
+    const token = borrow !== undefined || (input.offlineToken && success.lease === undefined);
+    const data = token ? { ...success.data, offline_token: await offlineToken(deps, { ...success, nonce, borrow }) } : success.data;
     return { body: { success: true, message: success.message, data } };
   },
   '/reset-hwid': async (deps, body, request) => {

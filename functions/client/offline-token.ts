@@ -15,8 +15,8 @@ export interface OfflineTokenInput {
   license: License;
   subscription: Subscription;
   nonce: string | undefined;
-  /** On a floating license, the device's lease after this /auth: the token ends with it. */
-  lease?: Lease;
+  /** On a floating license, the device's borrowed lease after this /auth: the token ends exactly with it. */
+  borrow?: Lease;
 }
 
 /** A compact JWS signed with the application's key: what a program may trust while offline, until `exp`. */
@@ -39,11 +39,10 @@ export async function offlineToken(deps: Deps, input: OfflineTokenInput): Promis
     expires_at: license.expires_at,
     features: effectiveFeatures(subscription, license),
     ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
-    ...(input.lease?.borrowed ? { borrowed: true } : {}),
+    ...(input.borrow ? { borrowed: true } : {}),
   };
-  // A floating seat's token lasts no longer than its lease; a borrowed one exactly as long (docs/licensing-models.md, "Floating seats").
-  const leaseEnd = input.lease === undefined ? Infinity : Math.floor(Date.parse(input.lease.expires_at) / 1000);
-  const exp = input.lease?.borrowed ? leaseEnd : Math.min(licenseExpiry, iat + ttl, leaseEnd);
+  // A borrowed seat's token lasts exactly as long as the borrow (docs/licensing-models.md, "Floating seats").
+  const exp = input.borrow ? Math.floor(Date.parse(input.borrow.expires_at) / 1000) : Math.min(licenseExpiry, iat + ttl);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'EdDSA', kid: signer.keyId, typ: 'JWT' })
     .setIssuer(app.app_id)

@@ -2,7 +2,7 @@ import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';
 import type { BlacklistProbe } from '#data/auth.repo';
-import { isFloating, isLive } from '#data/leases';
+import { isFloating, isLive, leaseOfDevice } from '#data/leases';
 import type { License } from '#data/license.repo';
 import { afterLostRace, checkedLicense } from './auth';
 import type { ReleaseInput } from './schemas';
@@ -23,7 +23,7 @@ export async function releaseSeat(deps: Deps, input: ReleaseInput, probes: Black
     if (license.hwid_lock && input.hwid === undefined) throw clientFailure('HWID_NOT_PROVIDED');
     if (!isFloating(license)) throw clientFailure('LICENSE_NOT_FLOATING');
     const hwid = input.hwid!;
-    const lease = license.leases[hwid];
+    const lease = leaseOfDevice(license, hwid);
     if (!isLive(lease, now) || !license.hwids.includes(hwid)) throw clientFailure('HWID_NOT_BOUND');
     if (lease.borrowed) throw clientFailure('LEASE_BORROWED', { lease_expires_at: lease.expires_at });
     if ((await deps.repos.leases.release(license, hwid, lease, subscription.single_key_per_hwid)) === 'released') {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { badClientRequest, clientMessages } from '#core/http/errors';
-import { borrowSecondsLimits } from '#data/leases';
+import { borrowSecondsLimits, refusedHwid } from '#data/leases';
 import { canonicalUuid, isUuid } from '#core/domain/ids';
 import { maxPasswordBytes } from '#core/domain/passwords';
 
@@ -68,6 +68,7 @@ export const authSchema = z.lazy(() =>
         ...appIdRules(appId),
         [() => credential === undefined, clientMessages.noAuthMethod],
         [() => !absent(hwid) && (typeof hwid !== 'string' || hwid.length > maxHwidLength), clientMessages.hwidFormat],
+        [() => hwid === refusedHwid, clientMessages.hwidProto],
       ]);
       if (failure) {
         ctx.issues.push({ code: 'custom', message: failure, input: body });

@@ -1,5 +1,5 @@
 import { clientFailure } from '#core/http/errors';
-import { isLive, liveLeases, nextSeatAt, type Lease } from '#data/leases';
+import { isLive, leaseOfDevice, liveLeases, nextSeatAt, type Lease } from '#data/leases';
 import type { License } from '#data/license.repo';
 import type { SeatWrite } from '#data/seat-writes';
 
@@ -10,19 +10,20 @@ const maxDroppedPerWrite = 90;
  * The lease /auth gives this device on a floating license (docs/licensing-models.md,
  * "Floating seats"): `lease_seconds` from now, or with `borrowSeconds` a
  * borrowed one until `now + borrowSeconds`, never past the license's expiry.
- * A borrowed lease is never shortened: a heartbeat or a shorter borrow while
- * one runs keeps its end.
+ * A borrow while one runs may lengthen it, never shorten it. A heartbeat while
+ * one runs keeps it as it is: were it to become a lease of `lease_seconds`, the
+ * client could release the seat while the borrow's offline token still runs,
+ * and hand the seat to a next device with a token of its own.
  */
 function leaseFor(license: License, held: Lease | undefined, now: Date, expiresAt: string, borrowSeconds: number | undefined): Lease {
   const at = (seconds: number) => now.getTime() + seconds * 1000;
-  const keepBorrowed = (end: number) => held?.borrowed === true && Date.parse(held.expires_at) >= end;
   if (borrowSeconds !== undefined) {
     // Whole seconds, as the offline token's `exp` is exactly this end.
     const end = Math.floor(Math.min(at(borrowSeconds), Date.parse(expiresAt)) / 1000) * 1000;
-    return keepBorrowed(end) ? held! : { expires_at: new Date(end).toISOString(), borrowed: true };
+    return held?.borrowed === true && Date.parse(held.expires_at) >= end ? held : { expires_at: new Date(end).toISOString(), borrowed: true };
   }
-  const end = at(license.lease_seconds!);
-  return keepBorrowed(end) ? held! : { expires_at: new Date(end).toISOString(), borrowed: false };
+  if (held?.borrowed === true) return held;
+  return { expires_at: new Date(at(license.lease_seconds!)).toISOString(), borrowed: false };
 }
 
 /**
@@ -34,12 +35,12 @@ function leaseFor(license: License, held: Lease | undefined, now: Date, expiresA
 export function seatFor(license: License, hwid: string | undefined, now: Date, expiresAt: string, borrowSeconds: number | undefined): SeatWrite {
   if (hwid === undefined) throw clientFailure('HWID_NOT_PROVIDED');
   const live = liveLeases(license, now);
-  const held = license.leases[hwid];
+  const held = leaseOfDevice(license, hwid);
   if (isLive(held, now)) return { hwid, lease: leaseFor(license, held, now, expiresAt, borrowSeconds), held, dropped: [] };
   if (live.length >= license.max_devices) throw clientFailure('SEATS_EXHAUSTED', { max_devices: license.max_devices, next_seat_at: nextSeatAt(live) });
   const dropped = license.hwids
     .filter((listed) => !live.some((lease) => lease.hwid === listed))
     .slice(0, maxDroppedPerWrite)
-    .map((listed) => ({ hwid: listed, lease: license.leases[listed] }));
+    .map((listed) => ({ hwid: listed, lease: leaseOfDevice(license, listed) }));
   return { hwid, lease: leaseFor(license, undefined, now, expiresAt, borrowSeconds), dropped };
 }

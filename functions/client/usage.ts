@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '#core/deps';
 import { badClientRequest, clientFailure, clientMessages } from '#core/http/errors';
 import { counterView, effectiveUsageLimits, entitlementName, usedNow, type CounterView } from '#shared/entitlements';
+import { ownEntry } from '#shared/own-keys';
 import { isValidNonce } from '#core/signing/signatures';
 import type { BlacklistProbe } from '#data/auth.repo';
 import { sleep } from '#data/backoff';
-import { isFloating, isLive } from '#data/leases';
+import { isFloating, isLive, leaseOfDevice } from '#data/leases';
 import type { License } from '#data/license.repo';
 import { checkLicenseState, hwidToBind, licenseOfApp } from './auth-checks';
 import { checkedLicense } from './auth';
@@ -60,9 +61,9 @@ export async function recordUsage(
   if (!activeDevice(license, input.hwid, now)) throw clientFailure('LICENSE_NOT_ACTIVATED');
 
   for (let attempt = 1; attempt <= maxCountAttempts; attempt++) {
-    const limit = effectiveUsageLimits(subscription, license)[input.counter];
+    const limit = ownEntry(effectiveUsageLimits(subscription, license), input.counter);
     if (!limit) throw clientFailure('USAGE_COUNTER_UNKNOWN');
-    const used = usedNow(limit, license.counters?.[input.counter], now);
+    const used = usedNow(limit, ownEntry(license.counters, input.counter), now);
     const request = { license, counter: input.counter, limit, amount: input.amount, now };
     if (used + input.amount > limit.limit + limit.overage) {
       // A retry of a count that filled the counter is answered as that count was.
@@ -97,7 +98,7 @@ export async function recordUsage(
 function activeDevice(license: License, hwid: string | undefined, now: Date): boolean {
   if (!isFloating(license)) return hwidToBind(license, hwid, now) === undefined;
   if (hwid === undefined) throw clientFailure('HWID_NOT_PROVIDED');
-  return isLive(license.leases[hwid], now);
+  return isLive(leaseOfDevice(license, hwid), now);
 }
 
 /** The license as read again after a lost race, checked as check 5 of docs/client-api.md#check-order checks it. */

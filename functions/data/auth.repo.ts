@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemCache } from './item-cache';
 import { addSeconds } from '#shared/clock';
+import { hasOwnEntry } from '#shared/own-keys';
 import { appSchema, type App } from './app.repo';
 import { batchGetItems, itemId } from './batch-get';
 import { stampUpdate, transactWrite, type Table, type TransactItem } from './db';
@@ -160,7 +161,7 @@ export function createAuthRepo(table: Table, cache: ItemCache) {
       const { license, now, firstUse, bindHwid, claimDevice, sentHwid, seat } = activation;
       const seatWrite = seat && seatExpression(license, seat, bindHwid);
       const hwids = seatWrite?.hwids ?? (bindHwid === undefined ? license.hwids : [...license.hwids, bindHwid]);
-      const leases = seat ? { ...Object.fromEntries(hwids.flatMap((hwid) => (license.leases[hwid] ? [[hwid, license.leases[hwid]]] : []))), [seat.hwid]: seat.lease } : license.leases;
+      const leases = seat ? { ...Object.fromEntries(hwids.flatMap((hwid) => (hasOwnEntry(license.leases, hwid) ? [[hwid, license.leases[hwid]!]] : []))), [seat.hwid]: seat.lease } : license.leases;
       const updated: License = {
         ...license,
         last_login: now,

@@ -119,10 +119,19 @@ export function createDynamoClient(
   });
 }
 
+/**
+ * A map keyed by what a client or an owner chose (leases by HWID, usage limits
+ * by counter name) may hold the key `constructor`; the document client tells
+ * plain objects by `value.constructor.name`, takes such a map for a class
+ * instance and refuses it, unless told to convert class instances as maps too.
+ * The one key it can neither store nor read back is `__proto__` (it builds maps
+ * by assignment, which sets the prototype instead), so every route refuses that
+ * one where it takes such a map or an HWID (docs/security.md#keys-chosen-by-clients-and-owners).
+ */
 export function createTable(client: DynamoDBClient, tableName: string): Table {
   return {
     doc: DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true },
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
     }),
     name: tableName,
   };

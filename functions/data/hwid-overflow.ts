@@ -1,6 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, itemId } from './batch-get';
 import { getItem, transactWrite, type Table, type TransactItem } from './db';
+import { ownEntry } from '#shared/own-keys';
 import { storedLeaseSchema } from './leases';
 import { keys } from './keys';
 import { cancelledByCondition, cancelledByConflict } from './retry';
@@ -83,7 +84,7 @@ async function releaseEndedLease(
   const items = await batchGetItems(table, candidates, { consistentRead: true });
   for (const candidate of candidates) {
     const license = items.get(itemId(candidate));
-    const lease = storedLeaseSchema.safeParse((license?.leases as Record<string, unknown> | undefined)?.[hwid]);
+    const lease = storedLeaseSchema.safeParse(ownEntry(license?.leases as Record<string, unknown> | undefined, hwid));
     if (!license || license.app_id !== claimer.app_id || !lease.success || Math.abs(lease.data) > Date.parse(now)) continue;
     try {
       await transactWrite(table, [

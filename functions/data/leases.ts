@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { ownEntry } from '#shared/own-keys';
 
 /**
  * Floating seats (docs/licensing-models.md, "Floating seats"). A floating
@@ -41,6 +42,14 @@ export function leasesOf(stored: Record<string, number>): Record<string, Lease> 
   return Object.fromEntries(Object.entries(stored).map(([hwid, lease]) => [hwid, leaseOf(lease)]));
 }
 
+/**
+ * The one HWID refused by name, on every route that takes one: leases are keyed
+ * by HWID, and `__proto__` is the key the document client can neither store nor
+ * read back (docs/security.md#keys-chosen-by-clients-and-owners). Refused on a
+ * license that does not float too, as it may float later.
+ */
+export const refusedHwid = '__proto__';
+
 /** `lease_seconds` of a license: null (seats are bound for good) or 60 s to 30 days. */
 export const leaseSecondsLimits = { min: 60, max: 30 * 86400 } as const;
 
@@ -60,6 +69,11 @@ export function isFloating(license: Pick<LeaseHolder, 'hwid_lock' | 'lease_secon
   return license.hwid_lock && license.lease_seconds !== null;
 }
 
+/** The device's lease, if it has one: `leases` is keyed by HWIDs, which may be named like what every object inherits (`constructor`, `toString`). */
+export function leaseOfDevice(license: Pick<LeaseHolder, 'leases'>, hwid: string): Lease | undefined {
+  return ownEntry(license.leases, hwid);
+}
+
 export function isLive(lease: Lease | undefined, now: Date): lease is Lease {
   return lease !== undefined && Date.parse(lease.expires_at) > now.getTime();
 }
@@ -71,7 +85,7 @@ export interface LiveLease extends Lease {
 /** The leases holding a seat now, oldest first (the order their devices took them). */
 export function liveLeases(license: Pick<LeaseHolder, 'hwids' | 'leases'>, now: Date): LiveLease[] {
   return license.hwids.flatMap((hwid) => {
-    const lease = license.leases[hwid];
+    const lease = leaseOfDevice(license, hwid);
     return isLive(lease, now) ? [{ hwid, ...lease }] : [];
   });
 }

@@ -1,4 +1,5 @@
 import type { StoredCounter } from '#shared/entitlements';
+import { usagePeriods, type UsagePeriod } from '#shared/usage-periods';
 
 /**
  * Usage counters live on the license item, one attribute per counter: /usage
@@ -17,10 +18,11 @@ export function countersOf(item: Record<string, unknown>): Record<string, Stored
   const counters: Record<string, StoredCounter> = {};
   for (const [attribute, value] of Object.entries(item)) {
     if (!isCounterAttribute(attribute) || typeof value !== 'object' || value === null) continue;
-    const { period_start: periodStart, used, limit_reached_at: limitReachedAt } = value as Record<string, unknown>;
+    const { period_start: periodStart, period, used, limit_reached_at: limitReachedAt } = value as Record<string, unknown>;
     if (typeof periodStart !== 'string' || typeof used !== 'number') continue;
     counters[attribute.slice(prefix.length)] = {
       period_start: periodStart,
+      ...(usagePeriods.includes(period as UsagePeriod) ? { period: period as UsagePeriod } : {}),
       used,
       ...(typeof limitReachedAt === 'string' ? { limit_reached_at: limitReachedAt } : {}),
     };

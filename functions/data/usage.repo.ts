@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { CounterView, StoredCounter, UsageLimit } from '#shared/entitlements';
+import { countsNow, type CounterView, type StoredCounter, type UsageLimit } from '#shared/entitlements';
+import { ownEntry } from '#shared/own-keys';
 import { periodStart } from '#shared/usage-periods';
 import { stampUpdate, transactWrite, type Table } from './db';
 import { keys } from './keys';
@@ -55,25 +56,26 @@ function markOf(token: string): { slot: string; mark: string } {
 
 /**
  * How a write on a counter starts from what was read: adding to the current
- * period's count, or replacing a counter of an earlier period (or none) by a
- * new one. The replacement is conditional on the period as read, so of two
- * requests starting a new period one does and the other adds to it.
+ * period's count, or replacing a counter of an earlier period, of another kind
+ * of period (or none) by a new one. Either is conditional on the period as read,
+ * its kind included, so of two requests starting a new period one does and the
+ * other adds to it.
  */
 function counterWrite(request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>) {
   const start = periodStart(request.limit.period, request.now);
-  const stored = request.license.counters?.[request.counter];
-  const current = stored?.period_start === start ? stored : undefined;
+  const stored = ownEntry(request.license.counters, request.counter);
+  const current = countsNow(request.limit, stored, request.now) ? stored : undefined;
   const names: Record<string, string> = { '#u': counterAttribute(request.counter), '#status': 'status' };
   const values: Record<string, unknown> = { ':active': 'active' };
   const conditions = ['#status = :active'];
-  if (current) {
-    conditions.push('#u.period_start = :start');
-    values[':start'] = start;
-  } else if (stored) {
-    conditions.push('#u.period_start = :readStart');
+  if (stored) {
+    names['#period'] = 'period';
+    conditions.push('#u.period_start = :readStart', stored.period === undefined ? 'attribute_not_exists(#u.#period)' : '#u.#period = :readPeriod');
     values[':readStart'] = stored.period_start;
+    if (stored.period !== undefined) values[':readPeriod'] = stored.period;
   } else conditions.push('attribute_exists(pk) AND attribute_not_exists(#u)');
-  return { start, current, names, values, conditions };
+  const fresh = (fields: Omit<StoredCounter, 'period_start' | 'period'>) => ({ period_start: start, period: request.limit.period, ...fields });
+  return { start, current, names, values, conditions, fresh };
 }
 
 export function createUsageRepo(table: Table) {
@@ -99,7 +101,7 @@ export function createUsageRepo(table: Table) {
      * checked the limit on the counter as read.
      */
     async count(request: CountRequest): Promise<CountOutcome> {
-      const { start, current, names, values, conditions } = counterWrite(request);
+      const { start, current, names, values, conditions, fresh } = counterWrite(request);
       const { slot, mark } = markOf(request.token);
       const room = request.limit.limit + request.limit.overage - request.amount;
       let update: string;
@@ -112,7 +114,7 @@ export function createUsageRepo(table: Table) {
         values[':room'] = room;
       } else {
         update = 'SET #u = :fresh';
-        values[':fresh'] = { period_start: start, used: request.amount, [slot]: mark };
+        values[':fresh'] = fresh({ used: request.amount, [slot]: mark });
       }
       const key = keys.licenseOf(request.license);
       try {
@@ -146,7 +148,7 @@ export function createUsageRepo(table: Table) {
      * removed yet counts as none.
      */
     async countOnce(request: Omit<CountRequest, 'token'> & { usageId: string; answer: CounterView }): Promise<CountOnceOutcome> {
-      const { start, current, names, values, conditions } = counterWrite(request);
+      const { current, names, values, conditions, fresh } = counterWrite(request);
       let update: string;
       if (current) {
         update = 'SET #u.used = :used';
@@ -155,7 +157,7 @@ export function createUsageRepo(table: Table) {
         values[':readUsed'] = current.used;
       } else {
         update = 'SET #u = :fresh';
-        values[':fresh'] = { period_start: start, used: request.amount };
+        values[':fresh'] = fresh({ used: request.amount });
       }
       const licenseKey = keys.licenseOf(request.license);
       const markerKey = keys.usageMarker(licenseKey, request.usageId);
@@ -201,7 +203,7 @@ export function createUsageRepo(table: Table) {
      * another request marked it or the counter moved on: nothing to do.
      */
     async markLimitReached(request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>): Promise<void> {
-      const { start, current, names, values, conditions } = counterWrite(request);
+      const { current, names, values, conditions, fresh } = counterWrite(request);
       if (current?.limit_reached_at !== undefined) return;
       const at = request.now.toISOString();
       let update: string;
@@ -211,7 +213,7 @@ export function createUsageRepo(table: Table) {
         values[':at'] = at;
       } else {
         update = 'SET #u = :fresh';
-        values[':fresh'] = { period_start: start, used: 0, limit_reached_at: at };
+        values[':fresh'] = fresh({ used: 0, limit_reached_at: at });
       }
       try {
         await send({

@@ -1,7 +1,14 @@
 import * as z from 'zod/mini';
 import { hwidResetIntervalField, leaseSecondsField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
+import { refusedHwid } from '#data/leases';
 
-const hwidField = z.lazy(() => z.string().check(z.minLength(1), z.maxLength(256)));
+const hwidField = z.lazy(() =>
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(256),
+    z.refine((hwid) => hwid !== refusedHwid, `must not be "${refusedHwid}"`),
+  ),
+);
 
 export const editHwidSchema = z.lazy(() =>
   z.object({

@@ -5,6 +5,7 @@ import type { License } from '#data/license.repo';
 import type { EventWrite, PriceMapping, StripeConnection, StripeOrigin } from '#data/stripe.repo';
 import type { Subscription } from '#data/subscription.repo';
 import { iso } from '#shared/clock';
+import { ownEntry } from '#shared/own-keys';
 import { hwidResetDefaults, newLicense } from '../license/new-license';
 import { listLineItems } from './stripe-api';
 import { revealSecret } from './stripe-secrets';
@@ -88,7 +89,7 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
   const apiKey = await revealSecret(deps, connection.app_id, connection.api_key_ciphertext);
   const lineItems = await listLineItems(deps.config, apiKey, session.id);
   const units = lineItems.flatMap((item) => {
-    const mapping = item.price === undefined ? undefined : connection.prices[item.price];
+    const mapping = item.price === undefined ? undefined : ownEntry(connection.prices, item.price);
     return mapping ? Array.from({ length: item.quantity }, () => mapping) : [];
   });
   if (units.length === 0) return 0;

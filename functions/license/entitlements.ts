@@ -1,5 +1,6 @@
 import type { Deps } from '#core/deps';
 import { effectiveUsageLimits } from '#shared/entitlements';
+import { hasOwnEntry } from '#shared/own-keys';
 import { invalidInput } from '#core/http/errors';
 import type { OwnerInput } from '#core/http/handler';
 import { licenseRecord } from '#core/domain/license-view';
@@ -24,7 +25,7 @@ export async function updateUsageLimits(deps: Deps, input: OwnerInput<typeof upd
 export async function resetUsage(deps: Deps, input: OwnerInput<typeof resetUsageSchema>) {
   const license = await ownedLicense(deps, input.teamId, input.license_key);
   const subscription = await deps.repos.subscriptions.get(license.subscription_id);
-  if (input.counter !== undefined && !(input.counter in effectiveUsageLimits(subscription, license))) {
+  if (input.counter !== undefined && !hasOwnEntry(effectiveUsageLimits(subscription, license), input.counter)) {
     throw invalidInput('counter: no usage limit of that name applies to the license');
   }
   const stored = Object.keys(license.counters ?? {});

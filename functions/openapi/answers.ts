@@ -224,7 +224,7 @@ export const authData = z.strictObject({
   features: z.optional(z.array(z.string())),
   /** Only while the license is past its expiry within its subscription's grace (docs/licensing-models.md, "Grace periods"). */
   grace_until: z.optional(timestamp),
-  /** Only when the request asked for one with `"offline_token": true` (docs/client-api.md, "Signed answers and offline tokens"). */
+  /** Only when the request asked for one with `"offline_token": true`, on a floating license only with `borrow_seconds` (docs/client-api.md, "Signed answers and offline tokens"). */
   offline_token: z.optional(z.string()),
 });
 

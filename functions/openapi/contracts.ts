@@ -202,6 +202,7 @@ const authBadRequest = [
   clientMessages.appIdFormat,
   clientMessages.noAuthMethod,
   clientMessages.hwidFormat,
+  clientMessages.hwidProto,
   clientMessages.invalidNonce,
   clientMessages.invalidContentDigest,
 ];
@@ -239,7 +240,7 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Client',
     summary: 'Authenticate an end user by license key or username and password',
     description:
-      'The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. On a floating license (`lease_seconds` set, `hwid_lock` on) each /auth is the heartbeat that renews this device\'s lease or takes a free seat, and `data.lease_expires_at` says until when; `borrow_seconds` borrows the seat for offline work and always carries a token that ends with the lease (docs/client-api.md, "Borrowing a floating seat"). Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.',
+      'The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. On a floating license (`lease_seconds` set, `hwid_lock` on) each /auth is the heartbeat that renews this device\'s lease or takes a free seat, and `data.lease_expires_at` says until when; `borrow_seconds` borrows the seat for offline work and always carries a token that ends with the lease, and a token comes only that way there: `"offline_token": true` alone gives none (docs/client-api.md, "Borrowing a floating seat"). Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.',
     request: authBody,
     requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a' },
     successMessages: [

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { addSeconds } from './clock';
+import { ownEntry } from './own-keys';
 import { periodEnd, periodStart, usagePeriods, type UsagePeriod } from './usage-periods';
 
 /**
@@ -41,7 +42,7 @@ export const usageLimitField = z.lazy(() =>
 export type UsageLimit = z.infer<typeof usageLimitField>;
 export type UsageLimits = Record<string, UsageLimit>;
 
-/** Up to 20 counters by name. */
+/** Up to 20 counters by name (`constructor` and `prototype` are names like any other). */
 export const usageLimitsField = z.lazy(() =>
   z.record(entitlementName, usageLimitField).check(
     z.refine((limits) => Object.keys(limits).length <= entitlementLimits.counters, `must hold at most ${entitlementLimits.counters} counters`),
@@ -68,14 +69,26 @@ export function effectiveUsageLimits(subscription: Entitled | undefined, license
 /** What a license stores of one counter: the period it counts in and how much was counted there. */
 export interface StoredCounter {
   period_start: string;
+  /**
+   * The kind of period counted in: a day, a week, a month and a year can all start
+   * at one moment (a Monday the 1st of January), where the start alone would not
+   * tell a counter of another kind from the current one. Absent on counters
+   * stored before it was: their start alone decides.
+   */
+  period?: UsagePeriod;
   used: number;
   /** Set by the first refusal in the period: that refusal is announced, later ones are not. */
   limit_reached_at?: string;
 }
 
+/** Whether the stored counter counts in the current period of `limit`: same start, and the same kind of period. */
+export function countsNow(limit: UsageLimit, stored: StoredCounter | undefined, now: Date): stored is StoredCounter {
+  return stored !== undefined && stored.period_start === periodStart(limit.period, now) && (stored.period ?? limit.period) === limit.period;
+}
+
 /** Usage counted so far in the current period: a counter stored for an earlier period (or a different kind of period) counts as 0. */
 export function usedNow(limit: UsageLimit, stored: StoredCounter | undefined, now: Date): number {
-  return stored !== undefined && stored.period_start === periodStart(limit.period, now) ? stored.used : 0;
+  return countsNow(limit, stored, now) ? stored.used : 0;
 }
 
 /** A counter as answers show it (docs/client-api.md, POST /usage). */
@@ -105,7 +118,7 @@ export function counterView(name: string, limit: UsageLimit, used: number, now: 
 export function usageView(limits: UsageLimits, counters: Record<string, StoredCounter>, now: Date): CounterView[] {
   return Object.keys(limits)
     .sort()
-    .map((name) => counterView(name, limits[name]!, usedNow(limits[name]!, counters[name], now), now));
+    .map((name) => counterView(name, limits[name]!, usedNow(limits[name]!, ownEntry(counters, name), now), now));
 }
 
 /** The end of a grace period: null when the license has no expiry yet or its subscription gives no grace. */

@@ -76,6 +76,13 @@ export async function start(): Promise<string | null> {
     return error instanceof LicenseError ? error.code : null;
   }
 }
+export async function airGappedAndTrial(): Promise<string> {
+  const offlineOnly = new LicenseClient({ appId: '3f0c7f2e-4b1a-4c55-9d7e-0b7f1c2d3e4f', publicKey: 'PEM', stateDir: '/tmp/state' });
+  const { request, link } = await offlineOnly.activationRequest({ license: 'KEY', hwid: 'pc', encrypt: true, portalUrl: 'https://portal.example.com' });
+  const { exp, data, air_gapped } = await offlineOnly.loadLicenseFile(request);
+  const trial = await client.startTrial({ hwid: 'pc' });
+  return [link, exp, data.subscription_name, air_gapped, await offlineOnly.returnCode({ license: 'KEY', hwid: 'pc' }), trial.data.license].join();
+}
 `;
     writeFileSync(join(consumer, 'esm.mts'), use("import { LicenseClient, LicenseError } from '@licensing-service/app-client';"));
     writeFileSync(join(consumer, 'cjs.cts'), use("import { LicenseClient, LicenseError } from '@licensing-service/app-client';"));

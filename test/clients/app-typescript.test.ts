@@ -6,8 +6,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeJwt } from 'jose';
 import type { Subscription } from '#data/subscription.repo';
-import { LicenseClient, LicenseError, type LicenseClientOptions, type PublicJwk } from '../../clients/app-typescript/src/index';
+import { LicenseClient, type LicenseClientOptions, type LicenseError, type PublicJwk } from '../../clients/app-typescript/src/index';
 import { startLocalServer } from '../../local/server';
+import { failure } from '../support/app-client';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { startInterceptingProxy, type InterceptingProxy, type Intercepted } from '../support/intercepting-proxy';
@@ -54,16 +55,6 @@ const floating = (overrides: Parameters<typeof seedLicense>[2] = {}) => license(
 const manage = (path: string, body: Record<string, unknown>) => env.post(path, body, owner.auth);
 const leasesOf = async (key: string) => (await manage('/license/get', { license_key: key })).body.data.leases as { hwid: string }[];
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected a LicenseError');
-    },
-    (error: unknown) => {
-      expect(error).toBeInstanceOf(LicenseError);
-      return error as LicenseError;
-    },
-  );
 const sha256Digest = (body: string | Buffer) => `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
 const sentBodies = (path: string) => proxy.requests.filter((request) => request.path === path).map((request) => JSON.parse(request.body) as Record<string, unknown>);
 
@@ -85,7 +76,8 @@ describe('check', () => {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { token: string };
     expect(stored.token).toBe(second.offline ? undefined : second.data.offline_token);
     expect(decodeJwt(stored.token)).toMatchObject({ iss: owner.app_id, sub: key, nonce: nonces[1] });
-    expect(readdirSync(join(file, '..'))).toEqual(['license.json']);
+    // Beside the token only the latest time seen (README, "State"): no temporary file is left.
+    expect(readdirSync(join(file, '..')).sort()).toEqual(['license.json', 'license.json.clock']);
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 

@@ -39,24 +39,44 @@ function expectNoSecrets(value: unknown) {
 }
 
 describe('events of license, subscription and blacklist changes', () => {
-  it('announces floating seats taken and released, and no renewal', async () => {
+  const manageStep = (path: string, body: Record<string, unknown>) => () => env.post(path, body, owner.auth);
+
+  /** A floating license made through the routes, its events consumed, and a sender of a device's /auth on it. */
+  async function floatingLicense(tierName: string, maxDevices: number) {
     await events.drain();
-    const manage = (path: string, body: Record<string, unknown>) => () => env.post(path, body, owner.auth);
-    const tier = await eventsOf(manage('/subscription/create', { app_id: owner.app_id, name: 'Floating', level: 1 }));
+    const tier = await eventsOf(manageStep('/subscription/create', { app_id: owner.app_id, name: tierName, level: 1 }));
     const created = await eventsOf(
-      manage('/license/create', { app_id: owner.app_id, subscription_id: tier[0]!.subject, duration_unit: 'days', duration_value: 30, hwid_lock: true, lease_seconds: 3600, max_devices: 2 }),
+      manageStep('/license/create', { app_id: owner.app_id, subscription_id: tier[0]!.subject, duration_unit: 'days', duration_value: 30, hwid_lock: true, lease_seconds: 3600, max_devices: maxDevices }),
     );
     const key = created[0]!.subject;
-    const auth = (hwid: string) => () => env.post('/auth', { app_id: owner.app_id, license: key, hwid });
+    return { key, auth: (hwid: string) => () => env.post('/auth', { app_id: owner.app_id, license: key, hwid }) };
+  }
+
+  it('announces floating seats taken and released, and no renewal', async () => {
+    const { key, auth } = await floatingLicense('Floating', 2);
 
     expect(types(await eventsOf(auth('seat-1')))).toEqual(['license.activated', 'license.seat_taken']);
     expect(types(await eventsOf(auth('seat-2')))).toEqual(['license.seat_taken']);
     expect(await eventsOf(auth('seat-1'))).toEqual([]);
     const released = await eventsOf(() => env.post('/release', { app_id: owner.app_id, license: key, hwid: 'seat-1' }));
     expect(released).toMatchObject([{ type: 'license.seat_released', actor: 'client', subject: key }]);
-    expect(types(await eventsOf(manage('/hwid/remove', { license_key: key, hwid: 'seat-2' })))).toEqual(['license.seat_released']);
+    expect(types(await eventsOf(manageStep('/hwid/remove', { license_key: key, hwid: 'seat-2' })))).toEqual(['license.seat_released']);
   });
 
+  it('announces the seats of HWIDs named like what every object inherits, and keeps their leases in the audit log', async () => {
+    const { key, auth } = await floatingLicense('Named seats', 3);
+
+    expect(types(await eventsOf(auth('constructor')))).toEqual(['license.activated', 'license.seat_taken']);
+    const later = await eventsOf(auth('toString'));
+    expect(types(later)).toEqual(['license.seat_taken']);
+    expect(Object.keys(later[0]!.after!.leases as object)).toEqual(expect.arrayContaining(['constructor', 'toString']));
+    expect(types(await eventsOf(() => env.post('/release', { app_id: owner.app_id, license: key, hwid: 'constructor' })))).toEqual(['license.seat_released']);
+
+    const audited = await env.post('/audit/get-bulk', { app_id: owner.app_id, license_key: key, type: 'license.seat_taken' }, owner.auth);
+    expect(audited.body.data.map((event: { after: { leases: object } }) => Object.keys(event.after.leases).sort())).toEqual(
+      expect.arrayContaining([['constructor'], ['constructor', 'toString']]),
+    );
+  });
 
   it('produces each event type once, from the operation that makes the change, with who made it', async () => {
     // The owner's application was announced when it was made (see the application events below).

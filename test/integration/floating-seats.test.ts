@@ -1,4 +1,8 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { decodeJwt } from 'jose';
+import { keys } from '#data/keys';
 import type { Subscription } from '#data/subscription.repo';
 import { createFakeClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/env';
@@ -164,6 +168,54 @@ describe('borrowing', () => {
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 
+  describe('a 1-seat license with devices A, B and C taking turns never has two valid offline tokens', () => {
+    /** Every offline token handed out, and how many are valid now (each lasts until its `exp`). */
+    const handedOut = () => {
+      const exps: number[] = [];
+      return {
+        keep: (answer: { body: { data?: { offline_token?: string } } }) => {
+          const token = answer.body.data?.offline_token;
+          if (token !== undefined) exps.push(decodeJwt(token).exp!);
+        },
+        valid: () => exps.filter((exp) => exp > clock.now().getTime() / 1000).length,
+      };
+    };
+
+    it('when each asks /auth for an offline token, sends a heartbeat and releases: a token comes only with a borrow', async () => {
+      const { key } = await floating(plain, { max_devices: 1, lease_seconds: 3600 });
+      const tokens = handedOut();
+      for (const hwid of ['device-a', 'device-b', 'device-c']) {
+        const asked = await auth({ license: key, hwid, offline_token: true });
+        expect(asked.status).toBe(200);
+        expect(asked.body.data).not.toHaveProperty('offline_token');
+        tokens.keep(asked);
+        tokens.keep(await auth({ license: key, hwid, offline_token: true }));
+        expect((await release({ license: key, hwid })).body.message).toBe('SEAT_RELEASED');
+        expect(tokens.valid()).toBeLessThanOrEqual(1);
+      }
+    });
+
+    it('when each borrows, sends a heartbeat and tries to release: the heartbeat keeps the borrow, which holds the seat until its token ends', async () => {
+      const { key } = await floating(plain, { max_devices: 1, lease_seconds: 3600 });
+      const tokens = handedOut();
+      for (const hwid of ['device-a', 'device-b', 'device-c']) {
+        const borrowed = await auth({ license: key, hwid, borrow_seconds: 600 });
+        expect(borrowed.status).toBe(200);
+        tokens.keep(borrowed);
+        const end = borrowed.body.data.lease_expires_at;
+        expect((await auth({ license: key, hwid })).body.data.lease_expires_at).toBe(end);
+        expect((await manage('/license/get', { license_key: key })).body.data.leases).toEqual([{ hwid, expires_at: end, borrowed: true }]);
+        expect((await release({ license: key, hwid })).body).toEqual({ success: false, message: 'LEASE_BORROWED', data: { lease_expires_at: end } });
+        for (const other of ['device-a', 'device-b', 'device-c'].filter((name) => name !== hwid)) {
+          expect((await auth({ license: key, hwid: other, borrow_seconds: 600 })).body.message).toBe('SEATS_EXHAUSTED');
+        }
+        expect(tokens.valid()).toBe(1);
+        clock.advance(600);
+        expect(tokens.valid()).toBe(0);
+      }
+    });
+  });
+
   it('a borrow ends no later than the license, and is refused beyond the application limit or on a license that is not floating', async () => {
     const { key } = await floating(plain, { initial_duration: 3600 });
     const borrowed = await auth({ license: key, hwid: 'short', borrow_seconds: 7200 });
@@ -174,6 +226,77 @@ describe('borrowing', () => {
     await manage('/app/settings', { app_id: owner.app_id, max_borrow_seconds: 604800 });
     const locked = await seedLicense(env.deps, plain, { hwid_lock: true });
     expect((await auth({ license: locked.key, hwid: 'x', borrow_seconds: 600 })).body.message).toBe('LICENSE_NOT_FLOATING');
+  });
+});
+
+describe('HWIDs named like what every object inherits', () => {
+  const inherited = ['constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
+  const leasedDevices = async (key: string) => (await manage('/license/get', { license_key: key })).body.data.leases.map((lease: { hwid: string }) => lease.hwid);
+
+  it.each(inherited)('%s takes, renews, gives up and loses a seat like any other HWID, as the first seat and as a later one', async (hwid) => {
+    const first = await floating(singleKey, { max_devices: 2 });
+    expect((await auth({ license: first.key, hwid })).body.data).toMatchObject({ hwids: [hwid], lease_expires_at: at(60) });
+    expect((await auth({ license: first.key, hwid: 'other' })).status).toBe(200);
+    clock.advance(10);
+    expect((await auth({ license: first.key, hwid })).body.data.lease_expires_at).toBe(at(60));
+    expect((await auth({ license: first.key, hwid: 'third' })).body.message).toBe('SEATS_EXHAUSTED');
+    expect(await leasedDevices(first.key)).toEqual([hwid, 'other']);
+    expect((await release({ license: first.key, hwid })).body.message).toBe('SEAT_RELEASED');
+    expect(await leasedDevices(first.key)).toEqual(['other']);
+
+    const later = await floating(singleKey, { max_devices: 1 });
+    expect((await auth({ license: later.key, hwid: 'before' })).status).toBe(200);
+    clock.advance(61);
+    expect((await auth({ license: later.key, hwid })).body.data).toMatchObject({ hwids: [hwid], lease_expires_at: at(60) });
+    clock.advance(61);
+    // The next device drops the ended lease by name, as it dropped 'before'.
+    expect((await auth({ license: later.key, hwid: 'after' })).body.data.hwids).toEqual(['after']);
+    expect((await stored(later.key)).leases).toEqual({ after: { expires_at: at(60), borrowed: false } });
+    expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
+  });
+
+  it.each(inherited)('%s keeps its lease through /hwid/set-lease off and on, and is removed by the owner', async (hwid) => {
+    const { key } = await floating(plain, { max_devices: 2 });
+    expect((await auth({ license: key, hwid })).status).toBe(200);
+    expect((await manage('/hwid/set-lease', { license_key: key, lease_seconds: null })).body.data).toMatchObject({ hwids: [hwid] });
+    expect((await manage('/hwid/set-lease', { license_key: key, lease_seconds: 120 })).body.data.leases).toEqual([{ hwid, expires_at: at(120), borrowed: false }]);
+    expect(await stored(key)).toMatchObject({ hwids: [hwid], leases: { [hwid]: { expires_at: at(120), borrowed: false } } });
+    expect((await manage('/hwid/remove', { license_key: key, hwid })).body.data).toMatchObject({ hwids: [], leases: [] });
+  });
+
+  it('refuses the HWID __proto__ with 400 on every client route and on /hwid/edit and /hwid/remove, writing nothing', async () => {
+    const { key } = await floating(singleKey, { max_devices: 2 });
+    expect((await auth({ license: key, hwid: 'seated' })).status).toBe(200);
+    const before = await scanAll(env.deps.table);
+    for (const path of ['/auth', '/release', '/reset-hwid', '/usage']) {
+      const answer = await env.post(path, { app_id: owner.app_id, license: key, hwid: '__proto__', counter: 'exports' });
+      expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 400, body: { success: false, message: 'HWID must not be "__proto__"' } });
+    }
+    for (const path of ['/hwid/edit', '/hwid/remove']) {
+      expect((await manage(path, { license_key: key, hwid: '__proto__' })).body).toEqual({ error: 'hwid: must not be "__proto__"', error_code: 'INVALID_INPUT' });
+    }
+    expect(await scanAll(env.deps.table)).toEqual(before);
+  });
+
+  it('a license holding a __proto__ lease from before the rule is mended by /hwid/edit with null', async () => {
+    const license = await floating(plain, { max_devices: 3, lease_seconds: 600 });
+    expect((await auth({ license: license.key, hwid: 'a' })).status).toBe(200);
+    // What a later seat taken as __proto__ left: written by its path, so stored, but lost on every read.
+    await env.deps.table.doc.send(
+      new UpdateCommand({
+        TableName: env.config.tableName,
+        Key: keys.licenseOf(license),
+        UpdateExpression: 'SET leases.#hwid = :lease, hwids = list_append(hwids, :hwids)',
+        ExpressionAttributeNames: { '#hwid': '__proto__' },
+        ExpressionAttributeValues: { ':lease': Date.parse(at(600)), ':hwids': ['__proto__'] },
+      }),
+    );
+
+    expect((await manage('/hwid/edit', { license_key: license.key, hwid: null })).body.data).toMatchObject({ hwids: [], leases: [] });
+    expect((await auth({ license: license.key, hwid: 'b' })).body.data.hwids).toEqual(['b']);
+    // Read without the document client, which would not show a __proto__ entry either way.
+    const { Item } = await env.client.send(new GetItemCommand({ TableName: env.config.tableName, Key: marshall(keys.licenseOf(license)), ConsistentRead: true }));
+    expect(Object.keys(Item!.leases!.M!)).toEqual(['b']);
   });
 });
 

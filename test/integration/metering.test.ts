@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import type { Subscription } from '#data/subscription.repo';
+import type { UsagePeriod } from '#shared/usage-periods';
 import { createFakeClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
@@ -112,6 +113,27 @@ describe('POST /usage', () => {
     }
   });
 
+  it.each<[UsagePeriod, UsagePeriod, string, string]>([
+    ['day', 'week', 'a Monday', '2026-03-02T10:00:00.000Z'],
+    ['day', 'month', 'the 1st', '2026-04-01T10:00:00.000Z'],
+    ['week', 'month', 'a 1st that is a Monday', '2026-06-01T10:00:00.000Z'],
+    ['month', 'year', 'January', '2027-01-20T10:00:00.000Z'],
+  ])('starts again at 0 when the owner changes a %s counter to %s on %s, where both periods began together', async (from, to, _when, time) => {
+    const today = clock.now();
+    clock.set(new Date(time));
+    try {
+      const license = await usedLicense(metered, { usage_limits: { quota: { limit: 10, period: from, overage: 0 } } });
+      expect((await usage({ license: license.key, counter: 'quota', amount: 4 })).body.data).toMatchObject({ used: 4, period: from });
+
+      const changed = await manage('/license/update-usage-limits', { license_key: license.key, usage_limits: { quota: { limit: 10, period: to } } });
+      expect(changed.body.data.usage.find((entry: { counter: string }) => entry.counter === 'quota')).toMatchObject({ used: 0, remaining: 10, period: to });
+      expect((await usage({ license: license.key, counter: 'quota', amount: 3 })).body.data).toMatchObject({ used: 3, remaining: 7, period: to });
+      expect((await usage({ license: license.key, counter: 'quota', amount: 1, usage_id: 'after-change-01' })).body.data).toMatchObject({ used: 4 });
+    } finally {
+      clock.set(today);
+    }
+  });
+
   it('lets a license counter override its subscription counter of the same name', async () => {
     const license = await usedLicense(metered, { usage_limits: { exports: { limit: 1, period: 'none', overage: 0 } } });
     expect((await usage({ license: license.key, counter: 'exports' })).body.data).toMatchObject({ used: 1, limit: 1, period: 'none', resets_at: null });
@@ -129,6 +151,17 @@ describe('POST /usage', () => {
     expect((await usage({ license: 'NO-SUCH-KEY', counter: 'exports' })).body.message).toBe('LICENSE_NOT_FOUND');
     const unusedAfter = (await scanAll(env.deps.table)).find((item) => item.key === unused.key);
     expect(unusedAfter).toEqual(before.find((item) => item.key === unused.key));
+  });
+
+  it('answers a counter named like what every object inherits (constructor) USAGE_COUNTER_UNKNOWN when no limit of that name applies, counting nothing', async () => {
+    const license = await usedLicense();
+    const before = await scanAll(env.deps.table);
+    expect(await usage({ license: license.key, counter: 'constructor', amount: 1_000_000 })).toMatchObject({ status: 403, body: { message: 'USAGE_COUNTER_UNKNOWN' } });
+    expect((await manage('/license/reset-usage', { license_key: license.key, counter: 'constructor' })).body).toEqual({
+      error: 'counter: no usage limit of that name applies to the license',
+      error_code: 'INVALID_INPUT',
+    });
+    expect(await scanAll(env.deps.table)).toEqual(before);
   });
 
   it('never binds a device: a new device on a locked license with a free seat is LICENSE_NOT_ACTIVATED', async () => {
@@ -194,6 +227,62 @@ describe('usage on the license record', () => {
       const answer = await manage('/license/update-usage-limits', { license_key: license.key, usage_limits: bad });
       expect(answer.status).toBe(400);
       expect(answer.body.error_code).toBe('INVALID_INPUT');
+    }
+    expect(await scanAll(env.deps.table)).toEqual(before);
+  });
+});
+
+describe('counters named like what every object inherits', () => {
+  const limits = { constructor: { limit: 5, period: 'day', overage: 0 }, prototype: { limit: 2, period: 'none', overage: 1 } };
+  const oneDay = { duration_unit: 'days', duration_value: 1 };
+
+  it('takes constructor and prototype as counter names on every route that sets usage limits, stores them as sent and counts them', async () => {
+    const tier = await manage('/subscription/create', { app_id: owner.app_id, name: 'Named', level: 1, usage_limits: limits });
+    expect(tier.status).toBe(200);
+    expect(tier.body.data.usage_limits).toEqual(limits);
+    const base = { ...oneDay, app_id: owner.app_id, subscription_id: tier.body.data.subscription_id };
+    const edited = await manage('/subscription/edit', { subscription_id: base.subscription_id, usage_limits: { constructor: limits.constructor } });
+    expect(edited.body.data.usage_limits).toEqual({ constructor: limits.constructor });
+
+    const single = await manage('/license/create', { ...base, usage_limits: limits });
+    expect(single.status).toBe(200);
+    expect(single.body.data.usage_limits).toEqual(limits);
+    const bulk = await manage('/license/create-bulk', { ...base, key_amount: 2, usage_limits: limits });
+    expect(bulk.status).toBe(200);
+    expect(bulk.body.data.map((entry: { usage_limits: unknown }) => entry.usage_limits)).toEqual([limits, limits]);
+    const plain = await usedLicense();
+    const updated = await manage('/license/update-usage-limits', { license_key: plain.key, usage_limits: limits });
+    expect(updated.status).toBe(200);
+    expect((await record(plain.key)).usage_limits).toEqual(limits);
+
+    expect((await usage({ license: plain.key, counter: 'constructor', amount: 5 })).body.data).toMatchObject({ counter: 'constructor', used: 5, remaining: 0 });
+    expect((await usage({ license: plain.key, counter: 'constructor' })).body.message).toBe('USAGE_LIMIT_REACHED');
+    expect((await usage({ license: plain.key, counter: 'prototype', amount: 3, usage_id: 'proto-count-01' })).body.data).toMatchObject({ used: 3, remaining: 0 });
+    expect((await record(plain.key)).usage.map(({ counter: name, used }: { counter: string; used: number }) => [name, used])).toEqual([
+      ['api', 0], ['constructor', 5], ['exports', 0], ['prototype', 3],
+    ]);
+    const reset = await manage('/license/reset-usage', { license_key: plain.key, counter: 'constructor' });
+    expect(reset.body.data.usage.find((entry: { counter: string }) => entry.counter === 'constructor').used).toBe(0);
+  });
+
+  it('refuses a __proto__ counter with 400 INVALID_INPUT on every route that sets usage limits, instead of dropping it unseen, and writes nothing', async () => {
+    const license = await usedLicense();
+    const limitsText = '{"__proto__":{"limit":1,"period":"day"},"exports":{"limit":3,"period":"day"}}';
+    const withProto = (body: Record<string, unknown>) => `${JSON.stringify(body).slice(0, -1)},"usage_limits":${limitsText}}`;
+    const base = { ...oneDay, app_id: owner.app_id, subscription_id: metered.subscription_id };
+    const before = await scanAll(env.deps.table);
+    for (const [path, body] of [
+      ['/license/update-usage-limits', { license_key: license.key }],
+      ['/license/create', base],
+      ['/license/create-bulk', { ...base, key_amount: 1 }],
+      ['/subscription/create', { app_id: owner.app_id, name: 'Proto', level: 1 }],
+      ['/subscription/edit', { subscription_id: metered.subscription_id }],
+    ] as const) {
+      expect({ path, ...(await env.post(path, withProto(body), owner.auth)) }).toMatchObject({
+        path,
+        status: 400,
+        body: { error: 'usage_limits: must not use the key "__proto__"', error_code: 'INVALID_INPUT' },
+      });
     }
     expect(await scanAll(env.deps.table)).toEqual(before);
   });

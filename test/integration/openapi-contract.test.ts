@@ -316,6 +316,7 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client(path, { app_id: 'nope' }), '400:Invalid App ID format (must be a valid UUID)');
     await expectOutcome(client(path, { app_id: owner.app_id }), '400:No valid authentication method provided (missing license key or username/password)');
     await expectOutcome(client(path, { app_id: owner.app_id, license: 'K', hwid: 7 }), '400:HWID must be a string of at most 256 characters');
+    await expectOutcome(client(path, { app_id: owner.app_id, license: 'K', hwid: '__proto__' }), '400:HWID must not be "__proto__"');
     await expectOutcome(client(path, { app_id: owner.app_id, license: 'K', nonce: 'bad nonce!' }), '400:Invalid nonce');
     await expectOutcome(client(path, { app_id: owner.app_id, license: 'K' }, { 'content-digest': 'sha-256=:AAAA:' }), '400:Invalid Content-Digest');
     await expectOutcome(client(path, { app_id: owner.app_id, license: 'x'.repeat(70 * 1024) }), '413:Request body too large');
@@ -435,6 +436,7 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client('/usage', { app_id: 'nope' }), '400:Invalid App ID format (must be a valid UUID)');
     await expectOutcome(usage({}), '400:No valid authentication method provided (missing license key or username/password)');
     await expectOutcome(usage({ license: 'K', hwid: 7, counter: 'exports' }), '400:HWID must be a string of at most 256 characters');
+    await expectOutcome(usage({ license: 'K', hwid: '__proto__', counter: 'exports' }), '400:HWID must not be "__proto__"');
     await expectOutcome(usage({ license: 'K', counter: 'exports', nonce: 'bad nonce!' }), '400:Invalid nonce');
     for (const bad of [{}, { counter: 'Exports' }, { counter: 'exports', amount: 0 }, { counter: 'exports', amount: 1_000_001 }, { counter: 'exports', amount: 1.5 }, { counter: 'exports', usage_id: 'short' }]) {
       await expectOutcome(usage({ license: 'K', ...bad }), '400:Invalid usage request');

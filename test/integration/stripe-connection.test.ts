@@ -50,6 +50,7 @@ describe('/integration/stripe/set', () => {
     ['too many seats', () => ({ prices: { price_1Pro: { ...prices().price_1Pro, max_devices: 101 } } }), /^prices\.price_1Pro\.max_devices/],
     ['a subscription id that is no UUID', () => ({ prices: { price_1Pro: { ...prices().price_1Pro, subscription_id: 'pro' } } }), /^prices\.price_1Pro\.subscription_id/],
     ['prices that are no map', () => ({ prices: [] }), /^prices/],
+    ['a __proto__ price, which a map would lose unseen', () => ({ prices: JSON.parse(`{"__proto__":${JSON.stringify(prices().price_1Pro)}}`) }), /^prices: must not use the key "__proto__"$/],
     ['a webhook secret of another shape', () => ({ webhook_secret: 'hush_0123456789abcdef' }), /^webhook_secret/],
     ['a full secret key instead of a restricted key', () => ({ api_key: 'sk_live_connectiontestkey0123456789' }), /^api_key/],
     ['an app id that is no UUID', () => ({ app_id: 'app' }), /^app_id/],

@@ -147,6 +147,10 @@ const notTheRepositorys = new Set([
   'ipaddr.js', // a package's name
   'offline-token.json', // what the Go client writes in a program's state directory (clients/go/README.md)
   'Node.js',
+  // What the app client libraries keep in a licensed program's state directory (clients/app-typescript/README.md#state)
+  'offline-token.json',
+  'activation-requests.json',
+  'clock.json',
 ]);
 
 const ignoredCache = new Map<string, boolean>();

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { LogSink } from '#core/logger';
+import { ownEntry } from '#shared/own-keys';
 import { evidenceEnabled, recordEvidence } from './evidence';
 
 /**
@@ -86,7 +87,8 @@ export function recordSecretsIn(value: unknown): void {
     return;
   }
   for (const [name, entry] of Object.entries(value)) {
-    const kind = secretFields[name.replace(/^:/, '').replace(/\d+$/, '').toLowerCase()];
+    // Field names come from bodies and items, where a map key may be named like what every object inherits (`constructor`).
+    const kind = ownEntry(secretFields, name.replace(/^:/, '').replace(/\d+$/, '').toLowerCase());
     if (kind) for (const text of stringsIn(entry)) recordSecret(kind, text);
     else recordSecretsIn(entry);
   }

@@ -60,6 +60,27 @@ describe('a counter across a roll-over, on a clock moved by hand', () => {
     expect(usedNow({ limit: 5, period: 'month', overage: 0 }, stored, now)).toBe(0);
   });
 
+  // Days, weeks, months and years begin together on some dates: the kind of period tells the counters apart there.
+  it.each<[UsagePeriod, UsagePeriod, string]>([
+    ['day', 'week', '2026-03-02T10:00:00.000Z'],
+    ['week', 'day', '2026-03-02T10:00:00.000Z'],
+    ['day', 'month', '2026-04-01T10:00:00.000Z'],
+    ['week', 'month', '2026-06-01T10:00:00.000Z'],
+    ['month', 'year', '2027-01-20T10:00:00.000Z'],
+    ['day', 'year', '2029-01-01T10:00:00.000Z'],
+  ])('starts again at 0 when a %s counter becomes a %s counter at %s, though both periods began at the same moment', (from, to, time) => {
+    const now = at(time);
+    expect(periodStart(from, now)).toBe(periodStart(to, now));
+    const stored = { period_start: periodStart(from, now), period: from, used: 4 };
+    expect(usedNow({ limit: 5, period: from, overage: 0 }, stored, now)).toBe(4);
+    expect(usedNow({ limit: 5, period: to, overage: 0 }, stored, now)).toBe(0);
+  });
+
+  it('keeps counting a counter stored without its kind of period (before it was stored) while its period runs', () => {
+    const now = at('2026-03-04T10:00:00.000Z');
+    expect(usedNow({ limit: 5, period: 'day', overage: 0 }, { period_start: periodStart('day', now), used: 4 }, now)).toBe(4);
+  });
+
   it('shows remaining as limit plus overage minus used, never below 0', () => {
     const now = at('2026-03-04T10:00:00.000Z');
     expect(counterView('exports', limits.exports, 11, now)).toEqual({

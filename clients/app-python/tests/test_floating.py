@@ -69,8 +69,11 @@ class FloatingTest(ServiceTestCase):
         key = floating_license()
         clock = FakeClock()
         lost = []
-        seat = client(PROXY_URL, timeout=0.5, clock=clock).start_heartbeat(license=key, hwid="desk-a", on_lost=lost.append, interval=0.2)
+        laptop = client(PROXY_URL, clock=clock)
+        seat = laptop.start_heartbeat(license=key, hwid="desk-a", on_lost=lost.append, interval=0.2)
         self.addCleanup(seat.stop)
+        # The seat is taken with the usual timeout (a busy machine may take seconds); the renewals then give up fast.
+        laptop.timeout = 0.5
         proxy("gateway-502")
         time.sleep(1.5)
         self.assertEqual(lost, [])
@@ -113,6 +116,16 @@ class FloatingTest(ServiceTestCase):
 
 
 class BorrowTest(ServiceTestCase):
+    def test_a_check_with_a_token_file_keeps_no_token_of_a_floating_seat_only_a_borrow_gives_one(self):
+        key = floating_license()
+        desk = client(token_file=self.token_path())
+        checked = desk.check(license=key, hwid="desk-a")
+        self.assertNotIn("offline_token", checked.data)
+        self.assertFalse(os.path.exists(self.token_path()))
+        self.assertEqual(desk.release(license=key, hwid="desk-a").message, "SEAT_RELEASED")
+        self.assertIn("offline_token", desk.borrow(license=key, hwid="desk-a", seconds=120).data)
+        self.assertTrue(os.path.exists(self.token_path()))
+
     def test_a_borrowed_seat_works_offline_until_the_borrow_ends(self):
         key = floating_license()
         clock = FakeClock()

@@ -1,5 +1,5 @@
 /** Codes the client itself gives a failure, beside the service's own messages. */
-export type ClientCode = 'INVALID_SIGNATURE' | 'NETWORK_ERROR' | 'OFFLINE_TOKEN_EXPIRED';
+export type ClientCode = 'INVALID_SIGNATURE' | 'NETWORK_ERROR' | 'OFFLINE_TOKEN_EXPIRED' | 'LICENSE_FILE_EXPIRED' | 'LICENSE_FILE_MISMATCH' | 'CLOCK_MOVED_BACK';
 
 /**
  * The `message` codes the client routes answer a refusal with (docs/client-api.md);
@@ -32,16 +32,24 @@ export type ServiceCode =
   | 'USERNAME_TAKEN'
   | 'LICENSE_NOT_ACTIVATED'
   | 'USAGE_COUNTER_UNKNOWN'
-  | 'USAGE_LIMIT_REACHED';
+  | 'USAGE_LIMIT_REACHED'
+  | 'TRIAL_EXPIRED'
+  | 'TRIAL_CONVERTED'
+  | 'TRIAL_LIMIT_REACHED'
+  | 'TRIALS_DISABLED';
 
 /** `(string & {})` keeps editors completing the known codes while any message the service may add still types. */
 export type LicenseErrorCode = ClientCode | ServiceCode | (string & {});
 
 /**
  * Every failure of a licensing call: a refusal by the service (`code` is its
- * `message`, `data` what it sent with it), an answer that does not verify
- * (`INVALID_SIGNATURE`), no answer within the timeout (`NETWORK_ERROR`), or a
- * stored offline token past its `exp` (`OFFLINE_TOKEN_EXPIRED`).
+ * `message`, `data` what it sent with it), an answer or file that does not
+ * verify (`INVALID_SIGNATURE`), no answer within the timeout (`NETWORK_ERROR`),
+ * a stored offline token or license file past its `exp`
+ * (`OFFLINE_TOKEN_EXPIRED`, `LICENSE_FILE_EXPIRED`), a license file for
+ * another application, license, device or request, or not valid yet
+ * (`LICENSE_FILE_MISMATCH`), or a computer clock set back
+ * (`CLOCK_MOVED_BACK`).
  */
 export class LicenseError extends Error {
   override readonly name = 'LicenseError';

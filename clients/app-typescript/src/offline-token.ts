@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { invalidSignature, LicenseError } from './errors.js';
 import type { PinnedKey } from './signature.js';
+import { replaceFile } from './state.js';
 
 /** The claims of an offline token (docs/verifying-answers.md#offline-tokens). */
 export interface OfflineTokenClaims {
@@ -99,18 +98,8 @@ export interface StoredToken {
   username?: string;
 }
 
-/** Replaces the file whole: a crash or a concurrent reader sees the old token or the new one, never part of one. */
-export async function storeToken(file: string, stored: StoredToken): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(temporary, JSON.stringify(stored), { mode: 0o600 });
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}
+/** Replaces the token file whole (see replaceFile). */
+export const storeToken = (file: string, stored: StoredToken): Promise<void> => replaceFile(file, JSON.stringify(stored));
 
 /** The stored token; undefined when there is none or the file holds something else. */
 export async function loadToken(file: string): Promise<StoredToken | undefined> {

@@ -41,3 +41,9 @@ export interface UsageCounter {
 
 /** A license key, or the username and password registered for one. */
 export type Credentials = { license: string; username?: undefined; password?: undefined } | { username: string; password: string; license?: undefined };
+
+/** `data` of `/license-file`: the license data and the file itself (a compact JWS, or a JWE holding one). */
+export type LicenseFileData = LicenseData & { license_file: string };
+
+/** `data` of `/trial` (`TRIAL_STARTED`, `TRIAL_RESUMED`): the trial license's data and its key, which the program keeps and checks with from then on. */
+export type TrialData = LicenseData & { license: string };

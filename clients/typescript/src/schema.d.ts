@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Authenticate an end user by license key or username and password
-         * @description The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. On a floating license (`lease_seconds` set, `hwid_lock` on) each /auth is the heartbeat that renews this device's lease or takes a free seat, and `data.lease_expires_at` says until when; `borrow_seconds` borrows the seat for offline work and always carries a token that ends with the lease (docs/client-api.md, "Borrowing a floating seat"). Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.
+         * @description The checks run in the order docs/client-api.md gives under POST /auth, and a client sees the first that fails. With `"offline_token": true` a successful answer carries `data.offline_token`, a JWT signed with the application key. On a floating license (`lease_seconds` set, `hwid_lock` on) each /auth is the heartbeat that renews this device's lease or takes a free seat, and `data.lease_expires_at` says until when; `borrow_seconds` borrows the seat for offline work and always carries a token that ends with the lease, and a token comes only that way there: `"offline_token": true` alone gives none (docs/client-api.md, "Borrowing a floating seat"). Answers are signed (RFC 9421) when the application has a key; a `nonce` (body or `Accept-Signature`) is echoed in `Signature-Input`, and a request `Content-Digest` that matches the body is covered as `"content-digest";req`.
          */
         post: operations["auth"];
         delete?: never;
@@ -2453,7 +2453,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest; Invalid borrow_seconds */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid Content-Digest; Invalid borrow_seconds */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -2464,7 +2464,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest" | "Invalid borrow_seconds";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid Content-Digest" | "Invalid borrow_seconds";
                     };
                 };
             };
@@ -2751,7 +2751,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResetHwidAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -2762,7 +2762,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid Content-Digest";
                     };
                 };
             };
@@ -2921,7 +2921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReleaseAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid Content-Digest */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -2932,7 +2932,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid Content-Digest";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid Content-Digest";
                     };
                 };
             };
@@ -3077,7 +3077,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageAnswer"];
                 };
             };
-            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; Invalid nonce; Invalid usage request; Invalid Content-Digest */
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid usage request; Invalid Content-Digest */
             400: {
                 headers: {
                     "Content-Digest": components["headers"]["Content-Digest"];
@@ -3088,7 +3088,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientError"] & {
                         /** @enum {unknown} */
-                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "Invalid nonce" | "Invalid usage request" | "Invalid Content-Digest";
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid usage request" | "Invalid Content-Digest";
                     };
                 };
             };

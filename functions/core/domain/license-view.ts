@@ -2,7 +2,7 @@ import type { License } from '#data/license.repo';
 import type { Deps } from '../deps';
 import type { Subscription } from '#data/subscription.repo';
 import { effectiveFeatures, effectiveUsageLimits, graceUntil, usageView } from '#shared/entitlements';
-import { isFloating, isLive, liveLeases } from '#data/leases';
+import { isFloating, isLive, leaseOfDevice, liveLeases } from '#data/leases';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
 export function hwidResetCooldown(license: License, now: Date): number {
@@ -103,7 +103,7 @@ export async function licenseRecord(deps: Pick<Deps, 'repos' | 'clock'>, license
  */
 export function authView(stored: License, subscription: Subscription, now: Date, hwid?: string) {
   const license = asBoundNow(stored, now);
-  const lease = hwid === undefined ? undefined : stored.leases[hwid];
+  const lease = hwid === undefined ? undefined : leaseOfDevice(stored, hwid);
   return {
     key: license.key,
     created_at: license.created_at,

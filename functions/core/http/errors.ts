@@ -101,6 +101,7 @@ export const clientMessages = {
   malformedTarget: 'Malformed request target',
   serverError: 'Internal server error',
   hwidFormat: 'HWID must be a string of at most 256 characters',
+  hwidProto: 'HWID must not be "__proto__"',
   invalidNonce: 'Invalid nonce',
   invalidBorrowSeconds: 'Invalid borrow_seconds',
   invalidContentDigest: 'Invalid Content-Digest',

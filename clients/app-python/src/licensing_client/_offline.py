@@ -2,12 +2,12 @@
 
 import json
 import os
-import tempfile
 import unicodedata
 
 import jwt
 
 from ._answers import Rejected
+from ._state import replace_file
 
 
 def _normal_username(name):
@@ -56,22 +56,8 @@ def read(path):
 
 
 def write(path, token, username):
-    """Replaces the file atomically: a crash mid-write leaves the old token, never half of a new one."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=".license-token-", dir=directory)  # created with mode 0600
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump({"token": token, "username": username}, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    """Replaces the token file whole (see _state.replace_file)."""
+    replace_file(path, json.dumps({"token": token, "username": username}))
 
 
 def remove(path):

@@ -1,6 +1,7 @@
 """LicenseClient: the client routes of the licensing service, every answer verified against the pinned key."""
 
 import atexit
+import collections
 import datetime
 import http.client
 import json
@@ -12,9 +13,12 @@ import urllib.error
 import urllib.request
 import warnings
 
-from . import _offline
+from . import _license_file, _offline
 from ._answers import PinnedKey, Rejected, content_digest, has_signature, verify_answer
+from ._errors import LicenseError
+from ._license_file import check_claims, encode_code, mismatch, open_file
 from ._machine import machine_id
+from ._state import ClientState, iso as _iso
 
 OFFLINE_MESSAGE = "OFFLINE_TOKEN_VALID"
 # A token is issued at the service's time (nbf = iat, whole seconds): a client clock a little behind it must not
@@ -22,30 +26,29 @@ OFFLINE_MESSAGE = "OFFLINE_TOKEN_VALID"
 NBF_LEEWAY_SECONDS = 60
 
 
-class LicenseError(Exception):
-    """Every failure: `code` is the service's message, or INVALID_SIGNATURE, NETWORK_ERROR, OFFLINE_TOKEN_EXPIRED."""
-
-    def __init__(self, code, data=None, status=None, detail=None):
-        super().__init__(code if detail is None else "%s: %s" % (code, detail))
-        self.code = code
-        self.data = data
-        self.status = status
+OFFLINE_FILE_MESSAGE = "LICENSE_FILE_VALID"
+MAX_HWID_LENGTH = 256
+LIFETIME_SECONDS = (3600, 315360000)
 
 
 class LicenseResult:
-    """A verified success: the service's `message` and `data`, and whether it came from the stored token."""
+    """A verified success: the service's `message` and `data`, and whether it came from what is stored (offline).
 
-    def __init__(self, message, data, offline=False):
+    `claims`: the license file's verified claims, for a result that carries or came from one; else None.
+    """
+
+    def __init__(self, message, data, offline=False, claims=None):
         self.message = message
         self.data = data
         self.offline = offline
+        self.claims = claims
 
     def __repr__(self):
         return "LicenseResult(message=%r, offline=%r)" % (self.message, self.offline)
 
 
-def _iso(seconds):
-    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+ActivationRequest = collections.namedtuple("ActivationRequest", ["request", "link"])
+ActivationRequest.__doc__ = """An activation request (lfr1.…) to hand over, and the portal's link holding it (None without a portal URL)."""
 
 
 def _epoch(iso):
@@ -62,15 +65,20 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 class LicenseClient:
     """A client of one application, pinned to that application's public key (PEM string or JWK dict).
 
-    `token_file`: where the last offline token is kept; without it no token is asked for.
+    `url`: the service; None for a client that never goes online (check answers from what is stored).
+    `token_file`: where the last offline token is kept (`offline-token.json` in `state_dir` unless set); without
+    either no token is asked for.
     `timeout`: seconds one call may take, retries of 5xx, 429 and network errors included.
-    `clock`: seconds since the epoch, for judging offline tokens (tests pass a fake one).
+    `clock`: seconds since the epoch, for judging offline tokens and license files (tests pass a fake one).
+    `state_dir`: the folder the client keeps its state in: the offline token, the license file (`license.lic`),
+    activation requests waiting for their file, the latest time seen.
     """
 
-    def __init__(self, url, app_id, public_key, token_file=None, timeout=10, clock=time.time):
-        self.url = url.rstrip("/")
+    def __init__(self, url, app_id, public_key, token_file=None, timeout=10, clock=time.time, state_dir=None):
+        self.url = url.rstrip("/") if url is not None else None
         self.app_id = app_id
-        self.token_file = token_file
+        self._state = ClientState(state_dir, token_file)
+        self.token_file = self._state.token_file
         self.timeout = timeout
         self.clock = clock
         self._key = PinnedKey(public_key)
@@ -79,20 +87,23 @@ class LicenseClient:
     # ----- the routes -------------------------------------------------------------------------
 
     def check(self, license=None, username=None, password=None, hwid=None):
-        """Authenticates (/auth). When the service cannot be reached, a valid stored token answers (offline=True)."""
+        """Authenticates (/auth). When the service cannot be reached, a valid stored license file or token answers (offline=True)."""
         fields = self._credentials(license, username, password, hwid)
         if self.token_file:
             fields["offline_token"] = True
         try:
             result, nonce = self._call("/auth", fields, license)
         except LicenseError as error:
-            if error.code == "NETWORK_ERROR" and self.token_file:
+            if error.code == "NETWORK_ERROR":
                 return self._offline(error, license, username, hwid)
-            if error.status == 403 and error.code != "INVALID_SIGNATURE" and self.token_file:
-                # The service refused this license (paused, expired, another device): its old token must not outlive that.
-                self._forget_token(license, username)
+            if error.status == 403 and error.code != "INVALID_SIGNATURE":
+                # The service refused this license (paused, expired, another device): what is stored of it must not outlive that.
+                if self.token_file:
+                    self._forget_token(license, username)
+                self._forget_license_file(license, username, hwid)
             raise
-        if self.token_file:
+        # A floating license answers with a token only when borrowing: its answer (with lease_expires_at) has none to keep.
+        if self.token_file and "lease_expires_at" not in result.data:
             self._keep_token(result.data.get("offline_token"), nonce, result.data.get("key"), username, hwid)
         return result
 
@@ -140,6 +151,111 @@ class LicenseClient:
         """This machine and user's id for this application (see licensing_client._machine for its sources)."""
         return machine_id(self.app_id)
 
+    # ----- license files, air-gapped activation, trials ---------------------------------------
+
+    def license_file(self, license=None, username=None, password=None, *, hwid, lifetime_seconds=None, encrypt=None):
+        """Checks out a license file for this device (/license-file, with a check's effects: first use, binding, on a
+        floating license the seat borrowed for the file's lifetime), verifies it with this request's nonce, and keeps
+        it in state_dir when set. `data["license_file"]` is the file; `claims` its verified claims."""
+        fields = self._credentials(license, username, password, hwid)
+        if lifetime_seconds is not None:
+            fields["lifetime_seconds"] = lifetime_seconds
+        if encrypt is not None:
+            fields["encrypt"] = encrypt
+        result, nonce = self._call("/license-file", fields, license)
+        data = result.data if isinstance(result.data, dict) else {}
+        text, key = data.get("license_file"), data.get("key")
+        if not isinstance(text, str) or not isinstance(key, str):
+            raise LicenseError("INVALID_SIGNATURE", detail="success without the license file asked for")
+        try:
+            claims = check_claims(open_file(text, self._key, key, hwid), self.app_id, key, hwid, nonce=nonce)
+        except LicenseError as error:
+            # Like a token in an answer: a file that is not this request's makes the answer no answer.
+            raise LicenseError("INVALID_SIGNATURE", detail="the license file in the answer: %s" % error) from error
+        if self._state.dir:
+            self._state.store_license_file(text)
+            self._state.saw_service_time(claims["iat"])
+        result.claims = claims
+        return result
+
+    def activation_request(self, license, hwid, lifetime_seconds=None, encrypt=None, portal_url=None):
+        """An activation request for a device that cannot reach the service: `lfr1.` and the base64url of
+        {app_id, license, hwid, nonce, lifetime_seconds?, encrypt?}, its fresh nonce kept in state_dir until the file
+        made from it is loaded. The owner's dashboard or the customer portal turns it into a file."""
+        if not isinstance(license, str) or not license:
+            raise ValueError("license must be the license key")
+        if not isinstance(hwid, str) or not hwid or len(hwid) > MAX_HWID_LENGTH:
+            raise ValueError("hwid must be 1 to %d characters" % MAX_HWID_LENGTH)
+        if lifetime_seconds is not None and (
+            not isinstance(lifetime_seconds, int) or isinstance(lifetime_seconds, bool) or not LIFETIME_SECONDS[0] <= lifetime_seconds <= LIFETIME_SECONDS[1]
+        ):
+            raise ValueError("lifetime_seconds must be a whole number of seconds from %d to %d" % LIFETIME_SECONDS)
+        if encrypt is not None and not isinstance(encrypt, bool):
+            raise ValueError("encrypt must be True or False")
+        nonce = secrets.token_urlsafe(18)
+        self._state.keep_request({"license": license, "hwid": hwid, "nonce": nonce})
+        fields = {"app_id": self.app_id, "license": license, "hwid": hwid, "nonce": nonce}
+        if lifetime_seconds is not None:
+            fields["lifetime_seconds"] = lifetime_seconds
+        if encrypt is not None:
+            fields["encrypt"] = encrypt
+        request = encode_code("lfr1.", fields)
+        return ActivationRequest(request, portal_url.rstrip("/") + "/activate/#" + request if portal_url else None)
+
+    def load_license_file(self, text):
+        """Accepts a license file made from one of this program's activation requests (surrounding white space
+        ignored) and keeps it in state_dir, where check() finds it: it must decrypt (when encrypted) with the request's
+        license key and device, verify with the pinned key, and name this application, that license and device, the
+        request's nonce (a file made from a request) and a time within nbf and exp. Returns its claims."""
+        pending = self._state.pending_requests()
+        if not pending:
+            raise mismatch("no activation request of this program is waiting for a license file")
+        now = self.clock()
+        self._state.judge_clock(now)
+        failure = None
+        for request in reversed(pending):
+            try:
+                opened = open_file(text, self._key, request["license"], request["hwid"])
+                nonce = request["nonce"] if opened.get("air_gapped") is True else None
+                claims = check_claims(opened, self.app_id, request["license"], request["hwid"], nonce=nonce, now=now)
+            except LicenseError as error:
+                # Another request's mismatch says less about this file than the right request's refusal.
+                if failure is None or failure.code == "LICENSE_FILE_MISMATCH":
+                    failure = error
+                continue
+            self._state.store_license_file(text)
+            self._state.forget_requests(request["license"], request["hwid"])
+            return claims
+        raise failure
+
+    def return_code(self, license, hwid):
+        """Deletes the stored license file of this license and device and returns its return code: `lfx1.` and the
+        base64url of {app_id, license, hwid, jti}, which the owner's dashboard or the customer portal takes to free
+        the device (under the license's reset rules). The file itself stays valid until its exp."""
+        text, code = self._returnable(license, hwid)
+        self._state.drop_license_file(text)
+        return code
+
+    def return_license_file(self, license, hwid):
+        """Returns the stored license file online (/license-file/return) and deletes it once the service took it back;
+        a refusal (HWID_RESET_COOLDOWN, …) keeps it."""
+        text, code = self._returnable(license, hwid)
+        result = self._call("/license-file/return", {"request": code}, None)[0]
+        if not isinstance(result.data, dict) or result.data.get("key") != license:
+            raise LicenseError("INVALID_SIGNATURE", detail="answer about another license")
+        self._state.drop_license_file(text)
+        return result
+
+    def start_trial(self, hwid):
+        """Asks for this device's trial (/trial): TRIAL_STARTED, or TRIAL_RESUMED for a device whose trial runs, with
+        the trial license's data and its key in data["license"], which the program keeps and checks with from then on.
+        TRIAL_EXPIRED, TRIAL_CONVERTED, TRIAL_LIMIT_REACHED and TRIALS_DISABLED raise LicenseError."""
+        result = self._call("/trial", {"hwid": hwid}, None)[0]
+        data = result.data
+        if not isinstance(data, dict) or not isinstance(data.get("license"), str) or not data["license"] or data.get("key", data["license"]) != data["license"]:
+            raise LicenseError("INVALID_SIGNATURE", detail="the trial answer names no license of its own")
+        return result
+
     # ----- verification and transport --------------------------------------------------------
 
     @staticmethod
@@ -152,6 +268,8 @@ class LicenseClient:
 
     def _call(self, path, fields, license):
         """(LicenseResult, nonce) of a verified success; LicenseError for anything else."""
+        if self.url is None:
+            raise LicenseError("NETWORK_ERROR", detail="no service URL is set: this client works offline only")
         nonce = secrets.token_urlsafe(24)
         body = json.dumps({"app_id": self.app_id, **fields, "nonce": nonce}, separators=(",", ":")).encode("utf-8")
         request_digest = content_digest(body)
@@ -227,9 +345,10 @@ class LicenseClient:
         return claims
 
     def _keep_token(self, token, nonce, license, username, hwid):
-        self._token_claims(token, nonce, license, hwid)
+        claims = self._token_claims(token, nonce, license, hwid)
         try:
             _offline.write(self.token_file, token, username)
+            self._state.saw_service_time(claims.get("iat"))
         except OSError as error:
             # The service said yes: an unwritable token file costs the offline fallback, not this run of the program.
             warnings.warn("licensing_client: cannot keep the offline token in %s: %s" % (self.token_file, error), RuntimeWarning, stacklevel=3)
@@ -247,24 +366,88 @@ class LicenseClient:
             _offline.remove(self.token_file)
 
     def _offline(self, network_error, license, username, hwid):
-        record = _offline.read(self.token_file)
+        """The check answered from what is stored, the license file first (it carries the license data), then the
+        token. Nothing stored for this license and device leaves the network's error; when something is but cannot be
+        used (expired, altered, the clock set back), the first such reason is raised."""
+        failure = None
+        for stored in (self._from_license_file, self._from_token):
+            try:
+                result = stored(license, username, hwid)
+            except LicenseError as error:
+                failure = failure or error
+                continue
+            if result is not None:
+                return result
+        raise failure or network_error
+
+    def _from_token(self, license, username, hwid):
+        record = _offline.read(self.token_file) if self.token_file else None
         if record is None:
-            raise network_error
+            return None
         try:
             claims = _offline.decode(self._key, self.app_id, record["token"])
         except Rejected as error:
             raise LicenseError("INVALID_SIGNATURE", detail="stored token: %s" % error) from error
         asked_for = claims["sub"] == license if license is not None else _offline.same_username(record.get("username"), username)
         if not asked_for or not _offline.names_device(claims, hwid):
-            raise network_error
+            return None
         now = self.clock()
+        self._state.judge_clock(now)
         if now + NBF_LEEWAY_SECONDS < claims["nbf"]:
-            raise network_error
+            return None
         if now >= claims["exp"]:
             raise LicenseError("OFFLINE_TOKEN_EXPIRED", data={"expired_at": _iso(claims["exp"])})
         # The token's signed claims, plus the names the online data uses for the license and how long this lasts.
         data = {**claims, "key": claims["sub"], "offline_until": _iso(claims["exp"])}
         return LicenseResult(OFFLINE_MESSAGE, data, offline=True)
+
+    def _stored_file(self, license, username, hwid):
+        """(text, claims) of the stored license file when it is about these credentials and this device, its signature
+        verified; None when there is none or it is another license's or device's. An encrypted file is read only by a
+        check that names the license key and the device, which its key is made of."""
+        text = self._state.license_file()
+        if text is None or hwid is None:
+            return None
+        key = license if license is not None else _license_file.peek_license(text)
+        if key is None:
+            return None
+        try:
+            claims = open_file(text, self._key, key, hwid)
+        except LicenseError as error:
+            if error.code == "LICENSE_FILE_MISMATCH":
+                return None
+            raise
+        data = claims.get("data") if isinstance(claims.get("data"), dict) else {}
+        asked_for = claims.get("sub") == license if license is not None else _offline.same_username(data.get("username"), username)
+        return (text, claims) if asked_for and _offline.names_device(claims, hwid) else None
+
+    def _from_license_file(self, license, username, hwid):
+        stored = self._stored_file(license, username, hwid)
+        if stored is None:
+            return None
+        now = self.clock()
+        self._state.judge_clock(now)
+        claims = check_claims(stored[1], self.app_id, stored[1]["sub"], hwid, now=now)
+        # As from a token: the signed claims (the license data in data["data"]), the key, and how long this lasts.
+        return LicenseResult(OFFLINE_FILE_MESSAGE, {**claims, "key": claims["sub"], "offline_until": _iso(claims["exp"])}, offline=True, claims=claims)
+
+    def _forget_license_file(self, license, username, hwid):
+        try:
+            stored = self._stored_file(license, username, hwid)
+        except LicenseError:
+            return
+        if stored is not None:
+            self._state.drop_license_file(stored[0])
+
+    def _returnable(self, license, hwid):
+        """The stored file of this license and device, verified, and its return code."""
+        if not self._state.dir:
+            raise ValueError("Returning a license file needs state_dir")
+        text = self._state.license_file()
+        if text is None:
+            raise mismatch("no license file is stored")
+        claims = check_claims(open_file(text, self._key, license, hwid), self.app_id, license, hwid)
+        return text, encode_code("lfx1.", {"app_id": self.app_id, "license": license, "hwid": hwid, "jti": claims["jti"]})
 
 
 class Heartbeat:
