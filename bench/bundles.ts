@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } fr
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { newLicenseKey } from '#core/domain/ids';
+import { newLicenseKey } from '#core/ids';
 import { authorizerEntry, groups, handlerEntry, type Group } from '../functions/routes';
 import { lambdaBuildOptions } from '../lib/bundling';
 import type { DeployedFunction } from './deployed-stack';

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import type { Clock } from '#shared/clock';
 import { readConfig, type Config } from '#core/config';
 import { createDeps } from '#core/deps';
-import { localKeyVault } from '#core/signing/key-vault';
+import { localKeyVault } from '#core/key-vault';
 import { createLogger } from '#core/logger';
 import { hashPassword, verifyPassword } from '#core/domain/passwords';
 import { createDynamoClient } from '#data/db';

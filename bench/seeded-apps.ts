@@ -1,8 +1,10 @@
 import type { Deps } from '#core/deps';
-import { newLicenseKey } from '#core/domain/ids';
+import { newLicenseKey } from '#core/ids';
 import { batchWrite } from '#data/db';
-import { licenseItem, type License } from '#data/license.repo';
+import { licenseItem } from '#data/items';
+import type { License } from '#data/model/license';
 import * as owners from '../functions/admin/owners';
+import * as licenses from '#data/license.repo';
 
 /** The management calls of the benchmark's owner: a 200 answer's `data`, or an error. */
 export type Management = (path: string, body: Record<string, unknown>) => Promise<any>;
@@ -41,7 +43,7 @@ export async function seedApp(
     tags: ['bench'],
   })) as { key: string }[];
   const key = created!.key;
-  const template = (await deps.repos.licenses.get(key, input.teamId))!;
+  const template = (await licenses.get(deps.table, key, input.teamId))!;
   const startedAt = Date.now();
   const firstCreated = Date.parse(template.created_at);
   const copies = input.count - 1;

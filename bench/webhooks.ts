@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { forRequest, type Deps } from '#core/deps';
-import { newId } from '#core/domain/ids';
-import type { KeyVault } from '#core/signing/key-vault';
+import { newId } from '#core/ids';
+import type { KeyVault } from '#core/key-vault';
 import { attemptTimeoutMs, deliveryActor } from '../functions/delivery/deliver';
 import type { ServiceEvent } from '../functions/events/derive';
 import { createWebhook } from '../functions/webhook/webhooks';
@@ -31,7 +31,7 @@ export async function startWebhookBench(deps: Deps, keyVault: KeyVault, owner: {
   });
   await new Promise<void>((listening) => receiver.listen(0, '127.0.0.1', listening));
   const queue = startLocalDeliveryQueue({
-    deps: { repos: forRequest(deps, undefined, deliveryActor).repos, clock: deps.clock, logger: deps.logger, keyVault, policy: 'local', attemptTimeoutMs },
+    deps: { table: forRequest(deps, undefined, deliveryActor).table, clock: deps.clock, logger: deps.logger, keyVault, policy: 'local', attemptTimeoutMs },
   });
   await createWebhook(
     { ...deps, keyVault, webhooks: { queue, policy: 'local' } },

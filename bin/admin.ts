@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, forRequest, type Deps } from '#core/deps';
-import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { createKmsClient, kmsKeyVault } from '#core/signing/kms-vault';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createDynamoClient } from '#data/db';
@@ -9,6 +9,7 @@ import * as maintenance from '../functions/admin/maintenance';
 import * as owners from '../functions/admin/owners';
 import { usageKeyRegistrar } from '../functions/admin/usage-keys';
 import { ensureTable, externalStore, startLocalStore, type Store } from '../local/store';
+import * as migrations from '#data/migrations';
 
 const usage = `Usage: npm run admin -- <command> [options]
 
@@ -99,7 +100,7 @@ async function run(deps: Deps, registerUsageKey: UsageKeys): Promise<Record<stri
     case 'migrate lookup-entries':
       return maintenance.migrateLookupEntries(deps);
     case 'app index':
-      return { indexed: await deps.repos.apps.indexUnlisted() };
+      return { indexed: await migrations.indexUnlisted(deps.table) };
     case 'app signing-key':
       return owners.showSigningKey(deps, { appId: required('app') });
     case 'app rotate-signing-key':

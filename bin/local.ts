@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, forRequest, type Deps, type WebhookSetup } from '#core/deps';
-import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
-import { sha256Hex } from '#core/domain/ids';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
+import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
 import { buildDashboard } from '../dashboard/build';
 import { localSink } from '../functions/events/sinks';
@@ -15,6 +15,8 @@ import { startLocalServer } from '../local/server';
 import { createSignInCodes, signInCodeLifetimeMs } from '../local/sign-in';
 import { addMissingIndexes, ensureTable, externalStore, startLocalStore } from '../local/store';
 import { migrateLicenseIndex, migrateLookupEntries } from '../functions/admin/maintenance';
+import * as apiKeys from '#data/api-key.repo';
+import * as migrations from '#data/migrations';
 
 interface DemoOwner {
   team_id: string;
@@ -32,7 +34,7 @@ async function demoOwner(deps: Deps, dataDir: string): Promise<DemoOwner> {
   const file = join(dataDir, 'demo-owner.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoOwner;
-    if (await deps.repos.apiKeys.get(sha256Hex(saved.api_key))) return saved;
+    if (await apiKeys.get(deps.table, sha256Hex(saved.api_key))) return saved;
   }
   mkdirSync(dataDir, { recursive: true });
   const owner = await bootstrap(deps);
@@ -71,11 +73,11 @@ async function main() {
   const localDeliveryQueue = deliveryQueue;
   // Applications a data directory kept from before they were listed per team get their index entry. Not on
   // another store: that may be a large table, where a scan at every start costs real money (`admin app index`).
-  if (!external) await deps.repos.apps.indexUnlisted();
+  if (!external) await migrations.indexUnlisted(deps.table);
   // A data directory from before licenses had a listing index of their own gets it, with its licenses moved there.
   if (!external && (await addMissingIndexes(store.client, config.tableName)).length > 0) await migrateLicenseIndex(deps);
   // A data directory from before /license/find gets the lookup entries of its licenses, once.
-  if (!external && !(await deps.repos.lookups.written())) await migrateLookupEntries(deps);
+  if (!external && !(await migrations.lookupEntriesWritten(deps.table))) await migrateLookupEntries(deps);
   const owner = await demoOwner(deps, local.dataDir);
   const signInCodes = createSignInCodes();
   const server = await startLocalServer({

@@ -1,15 +1,10 @@
-import { routes, type Access, type Route, type RoutePath } from './routes';
-
 /**
- * API-key roles, each reaching everything the roles before it reach
- * (docs/api-keys.md). Plain data and pure functions: the authorizer builds its
- * policy from them and the dashboard hides what a key may not do by the same rule.
+ * What each API-key role (functions/shared/roles.ts) may call. Plain data and
+ * pure functions: the authorizer builds its policy from them and the dashboard
+ * hides what a key may not do by the same rule.
  */
-export const roles = ['read_only', 'support', 'manager', 'admin'] as const;
-export type Role = (typeof roles)[number];
-
-/** A key stored before roles existed has none and keeps the full rights it had. */
-export const defaultRole: Role = 'admin';
+import { routes, type Access, type Route, type RoutePath } from './routes';
+import { roles, type Role } from './shared/roles';
 
 /** The access level of the management routes each role reaches, in the order of `roles`. */
 const levelOf: Record<Role, Exclude<Access, 'client'>> = { read_only: 'read', support: 'support', manager: 'manage', admin: 'admin' };

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { invalidApiKey, missingApiKey } from '#core/http/api-key-auth';
 import type { Deps } from '#core/deps';
-import { canonicalUuid } from '#core/domain/ids';
+import { canonicalUuid } from '#core/ids';
 import { ClientError, edgeErrors, ManagementError, rateLimited, type ServiceError } from '#core/http/errors';
 import { corsHeaders, jsonResponse, type HttpEvent } from '#core/http/middleware';
 import { authorize, headerValue } from '../functions/authorizer/handler';

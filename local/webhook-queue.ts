@@ -1,6 +1,7 @@
 import type { EventSink } from '../functions/events/consumer';
 import { createDelivery, type DeliveryDeps, type Verdict } from '../functions/delivery/deliver';
-import type { AttemptMessage, DeliveryQueue } from '../functions/delivery/queue';
+import type { DeliveryQueue } from '#core/deps';
+import type { AttemptMessage } from '../functions/delivery/queue';
 import { eventSource } from '../functions/events/sinks';
 import { serveAs } from './serving';
 

@@ -3,7 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { readConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
-import { localKeyVault } from '#core/signing/key-vault';
+import { localKeyVault } from '#core/key-vault';
 import { bootstrap } from '../functions/admin/owners';
 import { startLocalServer } from '../local/server';
 import { ensureTable, startLocalStore } from '../local/store';

@@ -1,6 +1,7 @@
 import { createContext, type ComponentChildren, type JSX } from 'preact';
 import { useContext } from 'preact/hooks';
-import { defaultRole, keyMayCallPath, type Role } from '../../functions/access';
+import { keyMayCallPath } from '../../functions/access';
+import { defaultRole, type Role } from '../../functions/shared/roles';
 
 export type { Role };
 

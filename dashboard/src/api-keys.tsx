@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type App } from './api';
-import { roles, type Role } from '../../functions/access';
+import { roles, type Role } from '../../functions/shared/roles';
 import { ConfirmDialog, copyText, ErrorNote, Field, Notice, TableWrap, useAction, type ConfirmRequest } from './ui';
 
 type ApiKey = Awaited<ReturnType<typeof call<'/apikey/list'>>>['data'][number];

@@ -10,7 +10,7 @@ type AppSettings = Answer<'/app/settings'>['data'];
 
 /** The limits `/app/settings` accepts for offline_token_ttl (functions/client/offline-token.ts). */
 const ttlLimits = { min: 60, max: 365 * 86400 };
-/** The limits `/app/settings` accepts for max_borrow_seconds (functions/data/leases.ts). */
+/** The limits `/app/settings` accepts for max_borrow_seconds (functions/data/model/lease.ts). */
 const borrowLimits = { min: 60, max: 365 * 86400 };
 /** The longest reset interval `/app/settings` accepts, as /hwid/update-reset-interval (functions/core/domain/fields.ts). */
 const maxResetInterval = 10 * 365 * 86400;

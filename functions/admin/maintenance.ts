@@ -1,13 +1,17 @@
 import type { Deps } from '#core/deps';
-import { standingOf, type Standing } from '#data/events.repo';
+import { standingOf, type Standing } from '#data/model/stats';
 import { AdminError } from './owners';
+import * as apps from '#data/app.repo';
+import * as events from '#data/events.repo';
+import * as licenseList from '#data/license-list.repo';
+import * as migrations from '#data/migrations';
 
 /**
  * Table upkeep for operators: recounting an application's totals of
  * /app/stats, and the data step of an upgrade (docs/deployment.md,
  * "Upgrading a deployed table").
  */
-type MaintenanceDeps = Pick<Deps, 'repos' | 'clock'>;
+type MaintenanceDeps = Pick<Deps, 'table' | 'clock'>;
 
 /**
  * Counts an application's licenses again and sets its totals and expiry
@@ -16,25 +20,25 @@ type MaintenanceDeps = Pick<Deps, 'repos' | 'clock'>;
  * again.
  */
 export async function recountStats(deps: MaintenanceDeps, input: { appId: string }) {
-  if (!(await deps.repos.apps.get(input.appId))) throw new AdminError(`No app ${input.appId}`);
+  if (!(await apps.get(deps.table, input.appId))) throw new AdminError(`No app ${input.appId}`);
   const standings: Standing[] = [];
-  for await (const licenses of deps.repos.licenses.pagesOfApp(input.appId)) {
+  for await (const licenses of licenseList.pagesOfApp(deps.table, input.appId)) {
     for (const license of licenses) {
       const standing = standingOf(license);
       if (standing) standings.push(standing);
     }
   }
-  await deps.repos.events.replaceTotals(input.appId, standings);
-  return { app_id: input.appId, totals: await deps.repos.events.licenseTotals(input.appId, deps.clock.now()) };
+  await events.replaceTotals(deps.table, input.appId, standings);
+  return { app_id: input.appId, totals: await events.licenseTotals(deps.table, input.appId, deps.clock.now()) };
 }
 
 /** Moves every license's listing entry to its own index, then recounts every app that has licenses. */
 export async function migrateLicenseIndex(deps: MaintenanceDeps) {
-  const { moved, appIds } = await deps.repos.licenses.moveListingEntries();
+  const { moved, appIds } = await migrations.moveListingEntries(deps.table);
   let recounted = 0;
   for (const appId of appIds) {
     // A license can outlive its app only in a table edited by hand: there is nothing to count for it.
-    if (!(await deps.repos.apps.get(appId))) continue;
+    if (!(await apps.get(deps.table, appId))) continue;
     await recountStats(deps, { appId });
     recounted += 1;
   }
@@ -47,6 +51,6 @@ export async function migrateLicenseIndex(deps: MaintenanceDeps) {
  * events consumer keeps them from then on.
  */
 export async function migrateLookupEntries(deps: MaintenanceDeps) {
-  const { licenses, entries } = await deps.repos.lookups.writeAll();
+  const { licenses, entries } = await migrations.writeLookupEntries(deps.table);
   return { licenses, entries };
 }

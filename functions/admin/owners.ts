@@ -1,15 +1,18 @@
 import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { makeApiKey } from '#core/domain/api-keys';
-import { newId, sha256Hex } from '#core/domain/ids';
+import { newId, sha256Hex } from '#core/ids';
 import { newSigningKey, publicSigningKey, rotateSigningKey, currentSigningKey } from '#core/signing/signing-keys';
-import type { App } from '#data/app.repo';
+import type { App } from '#data/model/app';
+import * as apiKeys from '#data/api-key.repo';
+import * as apps from '#data/app.repo';
+import * as teams from '#data/team.repo';
 
 /**
  * Owner set-up, the dashboard's job in the hosted services: teams, apps, API
  * keys. Used by the admin CLI and by `npm start`'s demo owner.
  */
-type AdminDeps = Pick<Deps, 'repos' | 'clock' | 'keyVault' | 'signers'>;
+type AdminDeps = Pick<Deps, 'table' | 'clock' | 'keyVault' | 'signers'>;
 
 export class AdminError extends Error {}
 
@@ -20,19 +23,19 @@ export async function createTeam(deps: AdminDeps, input: { name?: string; planEx
     plan_expires_at: input.planExpiresAt ?? null,
     created_at: iso(deps.clock.now()),
   };
-  await deps.repos.teams.create(team);
+  await teams.create(deps.table, team);
   return { team_id: team.team_id };
 }
 
 export async function setTeamPlan(deps: AdminDeps, input: { teamId: string; planExpiresAt: string | null }) {
-  if (!(await deps.repos.teams.setPlanExpiry(input.teamId, input.planExpiresAt))) {
+  if (!(await teams.setPlanExpiry(deps.table, input.teamId, input.planExpiresAt))) {
     throw new AdminError(`No team ${input.teamId}`);
   }
   return { team_id: input.teamId, plan_expires_at: input.planExpiresAt };
 }
 
 export async function createApp(deps: AdminDeps, input: { teamId: string; name?: string }) {
-  if (!(await deps.repos.teams.get(input.teamId))) throw new AdminError(`No team ${input.teamId}`);
+  if (!(await teams.get(deps.table, input.teamId))) throw new AdminError(`No team ${input.teamId}`);
   const appId = newId();
   await makeApp(deps, { teamId: input.teamId, appId, name: input.name ?? 'My app' });
   return { app_id: appId };
@@ -53,23 +56,23 @@ export async function makeApp(deps: AdminDeps, input: { teamId: string; appId: s
     created_at: iso(deps.clock.now()),
     signing_key: (await newSigningKey(deps, input.appId)).stored,
   };
-  if (await deps.repos.apps.create(app)) return { app, created: true };
-  return { app: await deps.repos.apps.get(input.appId), created: false };
+  if (await apps.create(deps.table, app)) return { app, created: true };
+  return { app: await apps.get(deps.table, input.appId), created: false };
 }
 
 export async function setAppStatus(deps: AdminDeps, input: { appId: string; status: App['status'] }) {
-  if (!(await deps.repos.apps.update(input.appId, { status: input.status }))) throw new AdminError(`No app ${input.appId}`);
+  if (!(await apps.update(deps.table, input.appId, { status: input.status }))) throw new AdminError(`No app ${input.appId}`);
   return { app_id: input.appId, status: input.status };
 }
 
 export async function renameApp(deps: AdminDeps, input: { appId: string; name: string }) {
-  if (!(await deps.repos.apps.update(input.appId, { name: input.name }))) throw new AdminError(`No app ${input.appId}`);
+  if (!(await apps.update(deps.table, input.appId, { name: input.name }))) throw new AdminError(`No app ${input.appId}`);
   return { app_id: input.appId, name: input.name };
 }
 
 /** The application's public signing key; made now for an application from before signing. */
 export async function showSigningKey(deps: AdminDeps, input: { appId: string }) {
-  const app = await deps.repos.apps.get(input.appId);
+  const app = await apps.get(deps.table, input.appId);
   if (!app) throw new AdminError(`No app ${input.appId}`);
   return { app_id: app.app_id, ...publicSigningKey(await currentSigningKey(deps, app)) };
 }
@@ -89,14 +92,14 @@ export async function createApiKey(
   deps: AdminDeps,
   input: { teamId: string; registerUsageKey?: (teamId: string) => Promise<string> },
 ) {
-  if (!(await deps.repos.teams.get(input.teamId))) throw new AdminError(`No team ${input.teamId}`);
+  if (!(await teams.get(deps.table, input.teamId))) throw new AdminError(`No team ${input.teamId}`);
   const usageIdentifierKey = input.registerUsageKey ? await input.registerUsageKey(input.teamId) : undefined;
   const { apiKey } = await makeApiKey(deps, { teamId: input.teamId, role: 'admin', name: 'Admin CLI', usageIdentifierKey });
   return { api_key: apiKey };
 }
 
 export async function revokeApiKey(deps: AdminDeps, input: { apiKey: string }) {
-  if (!(await deps.repos.apiKeys.revoke(sha256Hex(input.apiKey)))) throw new AdminError('No such API key');
+  if (!(await apiKeys.revoke(deps.table, sha256Hex(input.apiKey)))) throw new AdminError('No such API key');
   return { revoked: true };
 }
 

@@ -2,9 +2,11 @@ import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { makeApiKey } from '#core/domain/api-keys';
 import { accessDenied, ownedApp } from '#core/domain/ownership';
+import { keyInScope } from '#core/http/app-scope';
 import type { CallingKey, OwnerInput } from '#core/http/handler';
-import type { ApiKeyRecord } from '#data/api-key.repo';
+import type { ApiKeyRecord } from '#data/model/api-key';
 import type { apiKeyIdSchema, createApiKeySchema, listAppsSchema } from './schemas';
+import * as apiKeys from '#data/api-key.repo';
 
 /** A key as its team sees it: never the key, nor its hash; `apps` null when it reaches every application. */
 export function apiKeyView(record: ApiKeyRecord & { key_id: string }) {
@@ -40,9 +42,15 @@ export async function createApiKeyRoute(deps: Deps, input: OwnerInput<typeof cre
   return { ...apiKeyView({ ...record, key_id: record.key_id! }), api_key: apiKey };
 }
 
-/** `/apikey/list`: the team's keys, oldest first. Keys made before keys had ids are not listed. */
+/**
+ * `/apikey/list`: the team's keys, oldest first; to a key limited to applications, only
+ * the keys limited to some of its own. Keys made before keys had ids are not listed.
+ */
 export async function listApiKeys(deps: Deps, input: OwnerInput<typeof listAppsSchema>) {
-  return (await deps.repos.apiKeys.listByTeam(input.teamId)).filter(listed).map(apiKeyView);
+  return (await apiKeys.listByTeam(deps.table, input.teamId))
+    .filter(listed)
+    .filter((record) => keyInScope(deps, record.apps))
+    .map(apiKeyView);
 }
 
 /**
@@ -52,10 +60,10 @@ export async function listApiKeys(deps: Deps, input: OwnerInput<typeof listAppsS
  * oracle; revoking a revoked key answers it again.
  */
 export async function revokeApiKeyRoute(deps: Deps, input: OwnerInput<typeof apiKeyIdSchema>) {
-  const record = (await deps.repos.apiKeys.listByTeam(input.teamId)).find((candidate) => candidate.key_id === input.key_id);
+  const record = (await apiKeys.listByTeam(deps.table, input.teamId)).find((candidate) => candidate.key_id === input.key_id);
   if (!record || !listed(record)) throw accessDenied();
   const at = iso(deps.clock.now());
-  if (!(await deps.repos.apiKeys.revokeOfTeam(record.key_hash, input.teamId, at))) throw accessDenied();
+  if (!(await apiKeys.revokeOfTeam(deps.table, record.key_hash, input.teamId, at))) throw accessDenied();
   return apiKeyView({ ...record, status: 'revoked', revoked_at: record.revoked_at ?? at });
 }
 

@@ -5,8 +5,9 @@ import { decodeCursor, encodeCursor, notACursor } from '#core/http/cursor';
 import { invalidInput } from '#core/http/errors';
 import type { OwnerInput, Page } from '#core/http/handler';
 import { ownedApp } from '#core/domain/ownership';
-import type { AuditEvent } from '#data/events.repo';
+import type { AuditEvent } from '#data/model/audit';
 import type { auditListSchema } from './schemas';
+import * as events from '#data/events.repo';
 
 type AuditListInput = z.infer<typeof auditListSchema>;
 
@@ -35,7 +36,7 @@ function decodeAuditCursor(cursor: string, input: AuditListInput): string {
 export async function listAudit(deps: Deps, input: OwnerInput<typeof auditListSchema>): Promise<Page<AuditEvent>> {
   const after = input.cursor ? decodeAuditCursor(input.cursor, input) : undefined;
   await ownedApp(deps, input.teamId, input.app_id);
-  const page = await deps.repos.events.listAudit(input.app_id, {
+  const page = await events.listAudit(deps.table, input.app_id, {
     licenseKey: input.license_key,
     type: input.type,
     actor: input.actor,

@@ -1,11 +1,12 @@
 import type { Deps } from '#core/deps';
-import { namedUuid, newId } from '#core/domain/ids';
+import { namedUuid, newId } from '#core/ids';
 import { notFound, ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import { publicSigningKey, type PublicSigningKey } from '#core/signing/signing-keys';
-import type { App } from '#data/app.repo';
+import type { App } from '#data/model/app';
 import { makeApp, rotateAppSigningKey } from '../admin/owners';
 import type { appIdSchema, createAppSchema, updateAppSchema } from './schemas';
+import * as apps from '#data/app.repo';
 
 /** An application as `/app/list` lists it. */
 export const appSummary = ({ app_id, name, status, created_at }: App) => ({ app_id, name, status, created_at });
@@ -28,7 +29,7 @@ export async function createApp(deps: Deps, input: OwnerInput<typeof createAppSc
 export async function updateApp(deps: Deps, input: OwnerInput<typeof updateAppSchema>) {
   const app = await ownedApp(deps, input.teamId, input.app_id);
   const change = { ...(input.name === undefined ? {} : { name: input.name }), ...(input.status === undefined ? {} : { status: input.status }) };
-  if (!(await deps.repos.apps.update(app.app_id, change))) throw notFound.app();
+  if (!(await apps.update(deps.table, app.app_id, change))) throw notFound.app();
   return appSummary({ ...app, ...change });
 }
 

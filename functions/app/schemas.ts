@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { roles } from '../access';
+import { roles } from '#shared/roles';
 import { apiKeyIdField, appIdField, hwidResetIntervalField, licenseKeyField, nameField } from '#core/domain/fields';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
-import { borrowSecondsLimits } from '#data/leases';
+import { borrowSecondsLimits } from '#data/model/lease';
 
 /** Strict: a field sent here was meant for another route, and silently ignoring it would hide the mistake. */
 export const listAppsSchema = z.lazy(() => z.strictObject({}));

@@ -1,11 +1,12 @@
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http/handler';
 import { notFound, ownedApp } from '#core/domain/ownership';
-import { appSettingsFields, type AppSettingsChange } from '#data/app.repo';
+import { appSettingsFields, type AppSettingsChange } from '#data/model/app';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';
-import { borrowSecondsLimits } from '#data/leases';
+import { borrowSecondsLimits } from '#data/model/lease';
 import type { settingsSchema } from './schemas';
+import * as apps from '#data/app.repo';
 
 export interface AppSettings {
   app_id: string;
@@ -19,7 +20,7 @@ export interface AppSettings {
 export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsSchema>): Promise<AppSettings> {
   const app = await ownedApp(deps, input.teamId, input.app_id);
   const sent: AppSettingsChange = Object.fromEntries(appSettingsFields.flatMap((field) => (input[field] === undefined ? [] : [[field, input[field]]])));
-  if (Object.keys(sent).length > 0 && !(await deps.repos.apps.updateSettings(app.app_id, sent))) throw notFound.app();
+  if (Object.keys(sent).length > 0 && !(await apps.updateSettings(deps.table, app.app_id, sent))) throw notFound.app();
   const settings: AppSettingsChange = { ...app, ...sent };
   return {
     app_id: app.app_id,

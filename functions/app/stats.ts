@@ -2,6 +2,7 @@ import type { Deps } from '#core/deps';
 import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import type { statsSchema } from './schemas';
+import * as events from '#data/events.repo';
 
 const dayMs = 86400_000;
 
@@ -17,8 +18,8 @@ export async function appStats(deps: Deps, input: OwnerInput<typeof statsSchema>
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const window = Array.from({ length: input.days }, (_, index) => new Date(today - (input.days - 1 - index) * dayMs).toISOString().slice(0, 10));
   const [totals, counted] = await Promise.all([
-    deps.repos.events.licenseTotals(input.app_id, now),
-    deps.repos.events.days(input.app_id, window[0]!, window.at(-1)!),
+    events.licenseTotals(deps.table, input.app_id, now),
+    events.days(deps.table, input.app_id, window[0]!, window.at(-1)!),
   ]);
   return {
     totals,

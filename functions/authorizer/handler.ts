@@ -57,7 +57,7 @@ export function authorizerContext(owner: Owner): Record<string, string> {
  * reaches here on AWS (it is the identity source) and throws like API Gateway's
  * own "Unauthorized".
  */
-export async function authorize(deps: Pick<Deps, 'repos' | 'logger'>, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+export async function authorize(deps: Pick<Deps, 'table' | 'logger'>, event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   try {
     const owner = await authenticateApiKey(deps, headerValue(event.headers, 'x-api-key'));
     return {

@@ -1,6 +1,6 @@
 import { invalidInput } from '#core/http/errors';
 import { normalizeBlacklistValue } from '#core/http/network';
-import type { BlacklistType } from '#data/keys';
+import type { BlacklistType } from '#data/model/blacklist';
 
 const formats: Record<BlacklistType, string> = {
   country: 'an ISO 3166-1 alpha-2 country code',

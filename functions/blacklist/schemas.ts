@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { appIdField } from '#core/domain/fields';
-import { blacklistTypes } from '#data/blacklist.repo';
+import { blacklistTypes } from '#data/model/blacklist';
 
 const type = z.lazy(() => z.enum(blacklistTypes));
 /** Bounded before normalisation; the per-type format is checked by `normalizeBlacklistValue`. */

@@ -3,12 +3,11 @@ import type { RequestInfo } from '#core/http/handler';
 import { clientFailure, type ClientFailureCode } from '#core/http/errors';
 import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
 import { normalizeBlacklistValue } from '#core/http/network';
-import type { App } from '#data/app.repo';
-import type { BlacklistProbe } from '#data/auth.repo';
-import type { BlacklistType } from '#data/keys';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
-import type { Team } from '#data/team.repo';
+import type { App } from '#data/model/app';
+import type { BlacklistProbe, BlacklistType } from '#data/model/blacklist';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
+import type { Team } from '#data/model/team';
 
 /**
  * The checks of docs/client-api.md#check-order, one function per check, each throwing the check's 403.

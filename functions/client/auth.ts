@@ -4,13 +4,13 @@ import { clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';
 import { licenseFingerprint } from '#core/logger';
 import { hashPassword, maxPasswordBytes, verifyPassword } from '#core/domain/passwords';
-import type { App } from '#data/app.repo';
-import type { BlacklistProbe } from '#data/auth.repo';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { App } from '#data/model/app';
+import type { BlacklistProbe } from '#data/model/blacklist';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { sleep } from '#data/backoff';
-import type { UsernameIndex } from '#data/username.repo';
-import { isFloating, type Lease } from '#data/leases';
+import type { UsernameIndex } from '#data/model/username';
+import { isFloating, type Lease } from '#data/model/lease';
 import { seatFor } from './seats';
 import { checkBorrowAllowed } from './schemas';
 import {
@@ -27,6 +27,7 @@ import {
   type SuccessCode,
 } from './auth-checks';
 import type { AuthInput } from './schemas';
+import * as auth from '#data/auth.repo';
 
 export interface AuthSuccess {
   message: SuccessCode;
@@ -50,7 +51,6 @@ const maxActivationAttempts = 5;
  * password check.
  */
 export async function authenticate(deps: Deps, input: AuthInput, probes: BlacklistProbe[], borrowSeconds?: number): Promise<AuthSuccess> {
-  const { repos } = deps;
   const checked = await checkedLicense(deps, input, probes, (app) => checkBorrowAllowed(borrowSeconds, app.max_borrow_seconds));
   const { now, subscription } = checked;
   let license = checked.license;
@@ -61,7 +61,7 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
     const firstUse = license.first_used_at === null;
     const seat = floating ? seatFor(license, input.hwid, now, license.expires_at ?? addSeconds(iso(now), license.initial_duration), borrowSeconds) : undefined;
     const bindHwid = seat ? (seat.held ? undefined : seat.hwid) : hwidToBind(license, input.hwid, now);
-    const outcome = await repos.auth.activate({
+    const outcome = await auth.activate(deps.table, {
       license,
       now: iso(now),
       firstUse,
@@ -98,9 +98,8 @@ export async function checkedLicense(
   /** A 400 that needs the application's settings: checked as soon as it is read, before the 403 steps. */
   checkApp?: (app: App) => void,
 ): Promise<{ app: App; license: License; subscription: Subscription; now: Date }> {
-  const { repos } = deps;
   const now = deps.clock.now();
-  const entry = await repos.auth.read({
+  const entry = await auth.read(deps, {
     app: input.appId,
     blacklist: { appId: input.appId, probes },
     ...('license' in input.credential
@@ -120,7 +119,7 @@ export async function checkedLicense(
   const maybeInGrace = license.status === 'active' && pastExpiry(license, now);
   if (!maybeInGrace) checkLicenseState(license, now);
 
-  const context = await repos.auth.read({ app: input.appId, team: entry.app.team_id, subscription: license.subscription_id });
+  const context = await auth.read(deps, { app: input.appId, team: entry.app.team_id, subscription: license.subscription_id });
   if (maybeInGrace) checkLicenseState(license, now, graceSecondsOf(context.subscription, license));
   checkApplication(context.app);
   checkTeam(context.team, now);
@@ -140,7 +139,7 @@ export async function afterLostRace(deps: Deps, license: License, appId: string,
     throw new Error(`license ${licenseFingerprint(license.key)} changed under each of ${attempt} attempts`);
   }
   await sleep(Math.random() * 10 * attempt);
-  const current = licenseOfApp(await deps.repos.auth.currentLicense(license), appId);
+  const current = licenseOfApp(await auth.currentLicense(deps.table, license), appId);
   checkLicenseState(current, now, graceSeconds);
   return current;
 }
@@ -163,6 +162,6 @@ async function logIn(deps: Deps, app: App, password: string, login: UsernameInde
   const matches = await verifyPassword(password, hash);
   // bcrypt compares only the first 72 bytes; /register never stores a longer password.
   if (!login || !matches || Buffer.byteLength(password, 'utf8') > maxPasswordBytes) throw clientFailure('INVALID_USERNAME_OR_PASSWORD');
-  const { license } = await deps.repos.auth.read({ license: { key: login.license_key, appId: app.app_id, teamId: app.team_id } });
+  const { license } = await auth.read(deps, { license: { key: login.license_key, appId: app.app_id, teamId: app.team_id } });
   return licenseOfApp(license, app.app_id);
 }

@@ -10,8 +10,8 @@ import { offlineToken } from './offline-token';
 import { registerCredentials, registeredMessage } from './register';
 import { releaseSeat } from './release';
 import { resetHwid } from './reset-hwid';
-import { authSchema, borrowSecondsOf, registerSchema, releaseSchema, resetHwidSchema } from './schemas';
-import { recordUsage, usageRecordedMessage, usageRequest } from './usage';
+import { authSchema, borrowSecondsOf, registerSchema, releaseSchema, resetHwidSchema, usageRequest } from './schemas';
+import { recordUsage, usageRecordedMessage } from './usage';
 
 /**
  * A client route's body after its 400 checks (docs/client-api.md#check-order), then the

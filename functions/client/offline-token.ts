@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '#core/deps';
-import type { App } from '#data/app.repo';
-import type { License } from '#data/license.repo';
-import type { Lease } from '#data/leases';
-import type { Subscription } from '#data/subscription.repo';
+import type { App } from '#data/model/app';
+import type { License } from '#data/model/license';
+import type { Lease } from '#data/model/lease';
+import type { Subscription } from '#data/model/subscription';
 import { signerOf } from '#core/signing/signing-keys';
 import { effectiveFeatures, graceUntil } from '#shared/entitlements';
 

@@ -3,6 +3,8 @@ import { clientFailure } from '#core/http/errors';
 import { hashPassword } from '#core/domain/passwords';
 import { licenseOfApp } from './auth-checks';
 import type { RegisterInput } from './schemas';
+import * as auth from '#data/auth.repo';
+import * as credentials from '#data/credentials.repo';
 
 export const registeredMessage = 'License credentials updated successfully';
 
@@ -13,14 +15,14 @@ export const registeredMessage = 'License credentials updated successfully';
  * registration) is read again once.
  */
 export async function registerCredentials(deps: Deps, input: RegisterInput): Promise<void> {
-  const { app, license: found } = await deps.repos.auth.read({ app: input.appId, license: { key: input.license, appId: input.appId } });
+  const { app, license: found } = await auth.read(deps, { app: input.appId, license: { key: input.license, appId: input.appId } });
   if (!app) throw clientFailure('INVALID_APP_ID');
   let license = licenseOfApp(found, input.appId);
   const passwordHash = await hashPassword(input.password, deps.config.bcryptCost);
-  let outcome = await deps.repos.credentials.set(license, input.username, passwordHash);
+  let outcome = await credentials.set(deps.table, license, input.username, passwordHash);
   if (outcome === 'license_changed') {
-    license = licenseOfApp(await deps.repos.auth.currentLicense(license), input.appId);
-    outcome = await deps.repos.credentials.set(license, input.username, passwordHash);
+    license = licenseOfApp(await auth.currentLicense(deps.table, license), input.appId);
+    outcome = await credentials.set(deps.table, license, input.username, passwordHash);
   }
   if (outcome === 'username_taken') throw clientFailure('USERNAME_TAKEN');
   if (outcome === 'license_changed') throw clientFailure('LICENSE_NOT_FOUND');

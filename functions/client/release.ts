@@ -1,11 +1,12 @@
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';
-import type { BlacklistProbe } from '#data/auth.repo';
-import { isFloating, isLive, leaseOfDevice } from '#data/leases';
-import type { License } from '#data/license.repo';
+import type { BlacklistProbe } from '#data/model/blacklist';
+import { isFloating, isLive, leaseOfDevice } from '#data/model/lease';
+import type { License } from '#data/model/license';
 import { afterLostRace, checkedLicense } from './auth';
 import type { ReleaseInput } from './schemas';
+import * as leases from '#data/lease.repo';
 
 export const seatReleasedMessage = 'SEAT_RELEASED';
 
@@ -26,7 +27,7 @@ export async function releaseSeat(deps: Deps, input: ReleaseInput, probes: Black
     const lease = leaseOfDevice(license, hwid);
     if (!isLive(lease, now) || !license.hwids.includes(hwid)) throw clientFailure('HWID_NOT_BOUND');
     if (lease.borrowed) throw clientFailure('LEASE_BORROWED', { lease_expires_at: lease.expires_at });
-    if ((await deps.repos.leases.release(license, hwid, lease, subscription.single_key_per_hwid)) === 'released') {
+    if ((await leases.release(deps.table, license, hwid, lease, subscription.single_key_per_hwid)) === 'released') {
       const hwids = license.hwids.filter((listed) => listed !== hwid);
       const leases = Object.fromEntries(Object.entries(license.leases).filter(([listed]) => listed !== hwid));
       const after: License = { ...license, hwids, hwid: hwids[0] ?? null, leases };

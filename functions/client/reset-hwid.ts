@@ -2,11 +2,12 @@ import { addSeconds, iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView, hwidResetCooldown } from '#core/domain/license-view';
-import type { BlacklistProbe } from '#data/auth.repo';
-import type { License } from '#data/license.repo';
-import { isFloating, liveLeases, nextSeatAt } from '#data/leases';
+import type { BlacklistProbe } from '#data/model/blacklist';
+import type { License } from '#data/model/license';
+import { isFloating, liveLeases, nextSeatAt } from '#data/model/lease';
 import { afterLostRace, checkedLicense } from './auth';
 import type { ResetHwidInput } from './schemas';
+import * as hwids from '#data/hwid.repo';
 
 export const hwidResetMessage = 'HWID_RESET';
 
@@ -61,27 +62,13 @@ export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: Black
     const released = toRelease(license, input.hwid, now);
     checkCooldown(license, now);
     const resetAt = iso(now);
-    const outcome = await deps.repos.hwids.replaceHwids({
+    const outcome = await hwids.replaceHwids(deps.table, {
       license,
       hwids: license.hwids.filter((hwid) => !released.includes(hwid)),
       resetAt,
       now: resetAt,
       claim: false,
-      expect: {
-        conditions: [
-          '#status = :active',
-          'hwid_reset_allowed = :allowed',
-          'hwid_reset_interval = :interval',
-          license.last_hwid_reset_at === null ? 'attribute_type(last_hwid_reset_at, :resetNull)' : 'last_hwid_reset_at = :lastReset',
-        ],
-        names: { '#status': 'status' },
-        values: {
-          ':active': 'active',
-          ':allowed': true,
-          ':interval': license.hwid_reset_interval,
-          ...(license.last_hwid_reset_at === null ? { ':resetNull': 'NULL' } : { ':lastReset': license.last_hwid_reset_at }),
-        },
-      },
+      expect: { status: 'active', hwid_reset_allowed: true, hwid_reset_interval: license.hwid_reset_interval, last_hwid_reset_at: license.last_hwid_reset_at },
     });
     if (outcome === 'changed') {
       const hwids = license.hwids.filter((hwid) => !released.includes(hwid));

@@ -1,8 +1,11 @@
 import * as z from 'zod/mini';
 import { badClientRequest, clientMessages } from '#core/http/errors';
-import { borrowSecondsLimits, refusedHwid } from '#data/leases';
-import { canonicalUuid, isUuid } from '#core/domain/ids';
+import { borrowSecondsLimits, refusedHwid } from '#data/model/lease';
+import { canonicalUuid, isUuid } from '#core/ids';
 import { maxPasswordBytes } from '#core/domain/passwords';
+import { noncePattern } from '#core/signing/signatures';
+import { entitlementName } from '#shared/entitlements';
+import { isPlainObject } from '#shared/plain-object';
 
 /**
  * Client bodies, checked one rule at a time in the order of the 400 rows of
@@ -12,7 +15,7 @@ import { maxPasswordBytes } from '#core/domain/passwords';
  */
 const clientBody = z.lazy(() =>
   z.pipe(
-    z.transform((body: unknown) => (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {})),
+    z.transform((body: unknown) => (isPlainObject(body) ? body : {})),
     z.record(z.string(), z.unknown()),
   ),
 );
@@ -130,7 +133,7 @@ export const resetHwidSchema: z.ZodMiniType<ResetHwidInput, unknown> = authSchem
  * the application is read (`checkBorrowAllowed`).
  */
 export function borrowSecondsOf(body: unknown): number | undefined {
-  const value = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).borrow_seconds : undefined;
+  const value = isPlainObject(body) ? body.borrow_seconds : undefined;
   if (absent(value)) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < borrowSecondsLimits.min || value > borrowSecondsLimits.max) {
     throw badClientRequest(clientMessages.invalidBorrowSeconds);
@@ -154,3 +157,31 @@ export interface ReleaseInput {
 
 /** `/release` takes `/auth`'s body and answers its 400 messages (docs/client-api.md, "POST /release"). */
 export const releaseSchema: z.ZodMiniType<ReleaseInput, unknown> = authSchema;
+
+/** docs/client-api.md, POST /usage: at most this much in one call. */
+export const maxUsageAmount = 1_000_000;
+
+export interface UsageRequest {
+  counter: string;
+  amount: number;
+  usageId: string | undefined;
+}
+
+/** What /usage adds to /auth's body; `amount` and `usage_id` may be absent or null. */
+const usageFields = z.lazy(() =>
+  z.object({
+    counter: entitlementName,
+    amount: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(maxUsageAmount)))),
+    usage_id: z.optional(z.nullable(z.string().check(z.regex(noncePattern)))),
+  }),
+);
+
+/**
+ * The fields /usage adds to /auth's body, checked after the nonce: one 400,
+ * `Invalid usage request`, for any of them malformed. `amount` defaults to 1.
+ */
+export function usageRequest(body: unknown): UsageRequest {
+  const parsed = usageFields.safeParse(isPlainObject(body) ? body : {});
+  if (!parsed.success) throw badClientRequest(clientMessages.invalidUsage);
+  return { counter: parsed.data.counter, amount: parsed.data.amount ?? 1, usageId: parsed.data.usage_id ?? undefined };
+}

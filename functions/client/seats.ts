@@ -1,7 +1,6 @@
 import { clientFailure } from '#core/http/errors';
-import { isLive, leaseOfDevice, liveLeases, nextSeatAt, type Lease } from '#data/leases';
-import type { License } from '#data/license.repo';
-import type { SeatWrite } from '#data/seat-writes';
+import { isLive, leaseOfDevice, liveLeases, nextSeatAt, type Lease, type SeatWrite } from '#data/model/lease';
+import type { License } from '#data/model/license';
 
 /** Ended leases one seat-taking write drops at most, leaving room in its transaction for the index items that go with them. */
 const maxDroppedPerWrite = 90;

@@ -1,44 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '#core/deps';
-import { badClientRequest, clientFailure, clientMessages } from '#core/http/errors';
-import { counterView, effectiveUsageLimits, entitlementName, usedNow, type CounterView } from '#shared/entitlements';
+import { clientFailure } from '#core/http/errors';
+import { counterView, effectiveUsageLimits, usedNow, type CounterView } from '#shared/entitlements';
 import { ownEntry } from '#shared/own-keys';
-import { isValidNonce } from '#core/signing/signatures';
-import type { BlacklistProbe } from '#data/auth.repo';
+import type { BlacklistProbe } from '#data/model/blacklist';
 import { sleep } from '#data/backoff';
-import { isFloating, isLive, leaseOfDevice } from '#data/leases';
-import type { License } from '#data/license.repo';
+import { isFloating, isLive, leaseOfDevice } from '#data/model/lease';
+import type { License } from '#data/model/license';
 import { checkLicenseState, hwidToBind, licenseOfApp } from './auth-checks';
 import { checkedLicense } from './auth';
-import type { AuthInput } from './schemas';
+import type { AuthInput, UsageRequest } from './schemas';
+import * as auth from '#data/auth.repo';
+import * as usage from '#data/usage.repo';
 
 export const usageRecordedMessage = 'USAGE_RECORDED';
-
-/** docs/client-api.md, POST /usage: at most this much in one call. */
-export const maxUsageAmount = 1_000_000;
-
-export interface UsageRequest {
-  counter: string;
-  amount: number;
-  usageId: string | undefined;
-}
-
-const absent = (value: unknown) => value === undefined || value === null;
-
-/**
- * The fields /usage adds to /auth's body, checked after the nonce: one 400,
- * `Invalid usage request`, for any of them malformed. `amount` defaults to 1.
- */
-export function usageRequest(body: unknown): UsageRequest {
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const { counter, amount = 1, usage_id: usageId } = fields;
-  const valid =
-    entitlementName.safeParse(counter).success &&
-    (absent(amount) || (Number.isInteger(amount) && (amount as number) >= 1 && (amount as number) <= maxUsageAmount)) &&
-    (absent(usageId) || isValidNonce(usageId));
-  if (!valid) throw badClientRequest(clientMessages.invalidUsage);
-  return { counter: counter as string, amount: absent(amount) ? 1 : (amount as number), usageId: absent(usageId) ? undefined : (usageId as string) };
-}
 
 /** Counts that lost to a concurrent change read again and decide again; this many in a row means something else is wrong. */
 const maxCountAttempts = 10;
@@ -67,24 +42,24 @@ export async function recordUsage(
     const request = { license, counter: input.counter, limit, amount: input.amount, now };
     if (used + input.amount > limit.limit + limit.overage) {
       // A retry of a count that filled the counter is answered as that count was.
-      const earlier = input.usageId === undefined ? undefined : await deps.repos.usage.earlierAnswer(license, input.usageId, now);
+      const earlier = input.usageId === undefined ? undefined : await usage.earlierAnswer(deps.table, license, input.usageId, now);
       if (earlier) return earlier;
-      await deps.repos.usage.markLimitReached(request);
+      await usage.markLimitReached(deps.table, request);
       throw clientFailure('USAGE_LIMIT_REACHED', { ...counterView(input.counter, limit, used, now) });
     }
     if (input.usageId === undefined) {
-      const outcome = await deps.repos.usage.count({ ...request, token: deps.table.requestId ?? randomUUID() });
+      const outcome = await usage.count(deps.table, { ...request, token: deps.table.requestId ?? randomUUID() });
       if (outcome.kind === 'counted') return counterView(input.counter, limit, outcome.used, now);
       license = stillValid(outcome.license, input.appId, now, subscription.grace_seconds);
       continue;
     }
     const answer = counterView(input.counter, limit, used + input.amount, now);
-    const outcome = await deps.repos.usage.countOnce({ ...request, usageId: input.usageId, answer });
+    const outcome = await usage.countOnce(deps.table, { ...request, usageId: input.usageId, answer });
     if (outcome.kind === 'counted') return answer;
     if (outcome.kind === 'replayed') return outcome.answer;
     // Concurrent counts with their own ids each hold the counter to the value they read: one gets through per round.
     await sleep(Math.random() * 10 * attempt);
-    license = stillValid(await deps.repos.auth.currentLicense(license), input.appId, now, subscription.grace_seconds);
+    license = stillValid(await auth.currentLicense(deps.table, license), input.appId, now, subscription.grace_seconds);
   }
   throw new Error(`usage counter changed under each of ${maxCountAttempts} attempts`);
 }

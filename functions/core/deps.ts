@@ -1,16 +1,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient, createTable, type Table } from '#data/db';
-import { createRepos, type Repos } from '#data/repos';
-import { AuthFailureCounter } from './domain/auth-failures';
+import * as events from '#data/events.repo';
+import { AuthFailureCounter } from './auth-failures';
 import { createItemCache, requestItemCache, type ItemCache } from '#data/item-cache';
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from '#shared/clock';
-import type { KeyVault } from './signing/key-vault';
+import type { KeyVault } from './key-vault';
 import { createLogger, withFields, type Logger } from './logger';
-import { createSignerCache, type SignerCache } from './signing/signer-cache';
+import { createSignerCache, type SignerCache } from './signer-cache';
 import { traceDynamoClient } from './tracing';
-import type { DeliveryQueue } from '../delivery/queue';
-import type { TargetPolicy } from '../delivery/target-policy';
 
 /** Everything an action may use; tests pass fakes or a table of their own. */
 export interface Deps {
@@ -18,7 +16,6 @@ export interface Deps {
   logger: Logger;
   clock: Clock;
   table: Table;
-  repos: Repos;
   /** Items a warm Lambda may reuse for `config.cacheTtlSeconds` (the /auth hot path). */
   cache: ItemCache;
   /** Failed /auth attempts of this container, written to the daily counters by a timer at most once a minute. */
@@ -31,6 +28,8 @@ export interface Deps {
   webhooks: WebhookSetup | undefined;
   /** The applications the request's API key is limited to (docs/api-keys.md); undefined: all of its team's. */
   appScope?: ReadonlySet<string>;
+  /** When (epoch milliseconds) the request's bulk work must stop starting writes; undefined: no limit (core/domain/bulk.ts). */
+  workUntil?: number;
 }
 
 export interface WebhookSetup {
@@ -38,21 +37,35 @@ export interface WebhookSetup {
   policy: TargetPolicy;
 }
 
+/**
+ * A delivery attempt as it is queued: by the delivery function for a retry,
+ * by the webhook routes for a redelivery (functions/delivery/queue.ts reads it back).
+ */
+export interface QueuedAttempt {
+  attempt: { delivery_id: string; number: number; due_at: number; reopen?: boolean };
+}
+
+/** Where delivery attempts are queued: SQS on AWS, a queue in the process locally (functions/delivery/ and local/ make them). */
+export interface DeliveryQueue {
+  send(message: QueuedAttempt, delaySeconds: number): Promise<void>;
+}
+
+/** Which webhook targets are allowed: `public` on AWS, `local` for `npm start` (functions/delivery/target-policy.ts states the rules). */
+export type TargetPolicy = 'public' | 'local';
+
 export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock; keyVault?: KeyVault; webhooks?: WebhookSetup } = {}): Deps {
   const client = overrides.client ?? createDynamoClient(config);
   const table = createTable(client, config.tableName);
   const clock = overrides.clock ?? systemClock;
   const cache = createItemCache(config.cacheTtlSeconds, clock);
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const repos = createRepos(table, cache);
   return {
     config,
     logger,
     clock,
     table,
-    repos,
     cache,
-    authFailures: new AuthFailureCounter(clock, (entry) => repos.events.addAuthFailures(entry.appId, entry.day, entry.count), logger),
+    authFailures: new AuthFailureCounter(clock, (entry) => events.addAuthFailures(table, entry.appId, entry.day, entry.count), logger),
     keyVault: overrides.keyVault,
     signers: createSignerCache(),
     webhooks: overrides.webhooks,
@@ -65,12 +78,12 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
  * through a cache that also keeps what this request read (requestItemCache),
  * and a logger that puts the request's id on every line.
  */
-export function forRequest(deps: Deps, requestId: string | undefined, actor?: string, appScope?: ReadonlySet<string>): Deps {
-  if (!requestId && actor === undefined && appScope === undefined) return deps;
+export function forRequest(deps: Deps, requestId: string | undefined, actor?: string, appScope?: ReadonlySet<string>, workUntil?: number): Deps {
+  if (!requestId && actor === undefined && appScope === undefined && workUntil === undefined) return deps;
   const table = { ...deps.table, ...(requestId ? { requestId } : {}), ...(actor === undefined ? {} : { actor }) };
   const cache = requestItemCache(deps.cache);
   const logger = requestId ? withFields(deps.logger, { request_id: requestId }) : deps.logger;
-  return { ...deps, table, cache, logger, repos: createRepos(table, cache), ...(appScope ? { appScope } : {}) };
+  return { ...deps, table, cache, logger, ...(appScope ? { appScope } : {}), ...(workUntil === undefined ? {} : { workUntil }) };
 }
 
 let lambdaDeps: Promise<Deps> | undefined;

@@ -1,5 +1,5 @@
 import type { LogLevel } from './config';
-import { sha256Hex } from './domain/ids';
+import { sha256Hex } from './ids';
 
 /**
  * Structured JSON logs, one object a line, so CloudWatch Logs Insights can query

@@ -1,8 +1,8 @@
-import { transactWrite, type Table } from './db';
-import { cancelledByCondition } from './retry';
+import { conditional, transactWrite, type Table } from './db';
+import { condition, conditions } from './expressions';
 import { keys } from './keys';
-import type { License } from './license.repo';
-import { usernameIndexItem } from './username.repo';
+import type { License } from './model/license';
+import { usernameIndexItem } from './items';
 
 export type CredentialsOutcome = 'updated' | 'username_taken' | 'license_changed';
 
@@ -15,49 +15,40 @@ export type CredentialsOutcome = 'updated' | 'username_taken' | 'license_changed
  * `license` is the license as the caller read it; `passwordHash` is the hash to
  * store with the username (the caller keeps the old one when only renaming).
  */
-export function createCredentialsRepo(table: Table) {
-  return {
-    async set(license: License, username: string, passwordHash: string): Promise<CredentialsOutcome> {
-      const previous = license.username;
-      const renamed = previous !== null && previous.toLowerCase() !== username.toLowerCase();
-      try {
-        await transactWrite(table, [
-          {
-            Put: {
-              TableName: table.name,
-              Item: usernameIndexItem({ app_id: license.app_id, username, license_key: license.key, password_hash: passwordHash }),
-              ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
-              ExpressionAttributeValues: { ':key': license.key },
+export async function set(table: Table, license: License, username: string, passwordHash: string): Promise<CredentialsOutcome> {
+  const previous = license.username;
+  const renamed = previous !== null && previous.toLowerCase() !== username.toLowerCase();
+  const written = await conditional(
+    transactWrite(table, [
+      {
+        Put: {
+          TableName: table.name,
+          Item: usernameIndexItem({ app_id: license.app_id, username, license_key: license.key, password_hash: passwordHash }),
+          ...condition(conditions.freeOrHeldBy(license.key)),
+        },
+      },
+      {
+        Update: {
+          TableName: table.name,
+          Key: keys.licenseOf(license),
+          UpdateExpression: 'SET username = :username',
+          ConditionExpression: 'attribute_exists(pk) AND username = :previous',
+          ExpressionAttributeValues: { ':username': username, ':previous': previous },
+        },
+      },
+      ...(renamed
+        ? [
+            {
+              Delete: {
+                TableName: table.name,
+                Key: keys.username(license.app_id, previous),
+                ...condition(conditions.heldBy(license.key)),
+              },
             },
-          },
-          {
-            Update: {
-              TableName: table.name,
-              Key: keys.licenseOf(license),
-              UpdateExpression: 'SET username = :username',
-              ConditionExpression: 'attribute_exists(pk) AND username = :previous',
-              ExpressionAttributeValues: { ':username': username, ':previous': previous },
-            },
-          },
-          ...(renamed
-            ? [
-                {
-                  Delete: {
-                    TableName: table.name,
-                    Key: keys.username(license.app_id, previous),
-                    ConditionExpression: 'license_key = :key',
-                    ExpressionAttributeValues: { ':key': license.key },
-                  },
-                },
-              ]
-            : []),
-        ]);
-        return 'updated';
-      } catch (error) {
-        const reasons = cancelledByCondition(error);
-        if (!reasons) throw error;
-        return reasons[0] === 'ConditionalCheckFailed' ? 'username_taken' : 'license_changed';
-      }
-    },
-  };
+          ]
+        : []),
+    ]),
+  );
+  if (written.held) return 'updated';
+  return written.reasons[0] === 'ConditionalCheckFailed' ? 'username_taken' : 'license_changed';
 }

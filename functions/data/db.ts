@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   BatchWriteCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -11,10 +12,13 @@ import {
   ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
+  type QueryCommandInput,
   type TransactWriteCommandInput,
+  type UpdateCommandInput,
+  type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { backoffDefaults, backoffDelay, sleep } from './backoff';
-import { cancelledByCondition, isConditionFailure, withBackoff } from './retry';
+import { cancellationCodes, isConditionFailure, withBackoff } from './retry';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 
@@ -137,39 +141,79 @@ export function createTable(client: DynamoDBClient, tableName: string): Table {
   };
 }
 
-/** True when the conditional write was made, false when its condition failed; any other error is thrown. */
-export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+/**
+ * What became of a conditional write: its answer when its conditions held;
+ * otherwise why not, as a value: each item's reason (a transaction's by
+ * position; a single write's one reason is `ConditionalCheckFailed`), the item
+ * that failed a single write's condition when the write asked for it
+ * (`ReturnValuesOnConditionCheckFailure`), and the error itself.
+ */
+export type Conditional<T> = { held: true; answer: T } | ConditionFailed;
+
+export interface ConditionFailed {
+  held: false;
+  reasons: (string | undefined)[];
+  item?: Record<string, unknown>;
+  error: unknown;
+}
+
+/**
+ * Which failures a write's caller answers as an outcome: a failed condition;
+ * `race`, also a write that lost to a concurrent transaction on its items (a
+ * transaction cancelled by a conflict, a single write refused by a running
+ * transaction); `cancellation`, any cancelled transaction.
+ */
+export type Failures = 'condition' | 'race' | 'cancellation';
+
+/** Runs a conditional write and answers its outcome (`Conditional`); an error of another kind is thrown. */
+export async function conditional<T>(write: Promise<T>, failures: Failures = 'condition'): Promise<Conditional<T>> {
   try {
-    await write;
-    return true;
+    return { held: true, answer: await write };
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) {
+      // The old item a failed condition returns comes marshalled, even through the document client.
+      const old = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+      return { held: false, reasons: ['ConditionalCheckFailed'], ...(old ? { item: unmarshall(old) } : {}), error };
+    }
+    if (failures !== 'condition' && error instanceof Error && error.name === 'TransactionConflictException') return { held: false, reasons: ['TransactionConflict'], error };
+    const codes = cancellationCodes(error);
+    const counted =
+      codes !== undefined && (codes.includes('ConditionalCheckFailed') || failures === 'cancellation' || (failures === 'race' && codes.includes('TransactionConflict')));
+    if (counted) return { held: false, reasons: codes, error };
     throw error;
   }
 }
 
+/** The parts of an update a repository states (expressions.ts builds them); the table and key are given beside. */
+export type UpdateParts = Omit<UpdateCommandInput, 'TableName' | 'Key'>;
+
+/**
+ * One UpdateItem on the table, carrying the writer's actor (`stampUpdate`)
+ * unless `unstamped`: the writes of items that are no entity of an event
+ * (deliveries, counters) and of the upgrade steps leave it as it was.
+ */
+export function updateItem(table: Table, key: ItemKey, parts: UpdateParts, options: { unstamped?: boolean } = {}): Promise<UpdateCommandOutput> {
+  const input: UpdateCommandInput = { TableName: table.name, Key: key, ...parts };
+  return table.doc.send(new UpdateCommand(options.unstamped ? input : stampUpdate(table, input)));
+}
+
 /** An update that must not create the item: false when the item is missing. */
-export function updateExisting(
+export async function updateExisting(
   table: Table,
   key: ItemKey,
   updateExpression: string,
   values: Record<string, unknown>,
   names?: Record<string, string>,
 ): Promise<boolean> {
-  return conditionHeld(
-    table.doc.send(
-      new UpdateCommand(
-        stampUpdate(table, {
-          TableName: table.name,
-          Key: key,
-          UpdateExpression: updateExpression,
-          ExpressionAttributeValues: values,
-          ...(names ? { ExpressionAttributeNames: names } : {}),
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      ),
-    ),
+  const written = await conditional(
+    updateItem(table, key, {
+      UpdateExpression: updateExpression,
+      ExpressionAttributeValues: values,
+      ...(names ? { ExpressionAttributeNames: names } : {}),
+      ConditionExpression: 'attribute_exists(pk)',
+    }),
   );
+  return written.held;
 }
 
 /**
@@ -181,82 +225,143 @@ export function updateExisting(
  */
 export async function putNew(table: Table, unstamped: Record<string, unknown>): Promise<boolean> {
   const item = stampItem(table, unstamped);
-  try {
-    await table.doc.send(
+  const written = await conditional(
+    table.doc.send(
       new PutCommand({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-    );
-    return true;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const existing = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
-    if (existing === undefined) return false;
-    // Loaded here, on a taken key or a retried put: importing node:util as a module costs every cold start about a millisecond.
-    const { isDeepStrictEqual } = await import('node:util');
-    return isDeepStrictEqual(unmarshall(existing), item);
-  }
+    ),
+  );
+  if (written.held) return true;
+  if (written.item === undefined) return false;
+  // Loaded here, on a taken key or a retried put: importing node:util as a module costs every cold start about a millisecond.
+  const { isDeepStrictEqual } = await import('node:util');
+  return isDeepStrictEqual(written.item, item);
+}
+
+/** A Query's input as a repository states it; the table, and where each page starts, are the paginator's. */
+export type PageInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
+
+export interface Page {
+  items: Record<string, unknown>[];
+  lastKey: Record<string, unknown> | undefined;
+  /** Items the store read for the page, the ones its filter dropped included. */
+  scanned: number;
+}
+
+/** One page of a query, or with `scan` of a whole-table scan (then `input` holds no key condition), from `startKey`. */
+export async function readPage(table: Table, input: PageInput, startKey?: Record<string, unknown>, scan = false): Promise<Page> {
+  const request = { ...input, TableName: table.name, ExclusiveStartKey: startKey };
+  const page = await table.doc.send(scan ? new ScanCommand(request) : new QueryCommand(request));
+  return { items: page.Items ?? [], lastKey: page.LastEvaluatedKey, scanned: page.ScannedCount ?? 0 };
 }
 
 /**
- * The pages of one partition of the `gsi1` index, in its sort order, read
- * until the end; `projection` narrows what each item brings back.
+ * Every page of a query in its order, or with `scan` of a filtered
+ * whole-table scan (for `npm start` and the admin CLI's upgrade steps, never a
+ * request path), read until the end.
  */
-export async function* indexPartitionPages(
-  table: Table,
-  gsi1pk: string,
-  projection?: { expression: string; names: Record<string, string> },
-): AsyncGenerator<Record<string, unknown>[]> {
+export async function* pages(table: Table, input: PageInput, options: { scan?: boolean } = {}): AsyncGenerator<Record<string, unknown>[]> {
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await table.doc.send(
-      new QueryCommand({
-        TableName: table.name,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1pk },
-        ...(projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {}),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    yield page.Items ?? [];
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-}
-
-/**
- * The pages of a whole-table scan, filtered: for `npm start` and the admin
- * CLI's maintenance, never a request path.
- */
-export async function* scanPages(
-  table: Table,
-  filter: { expression: string; values: Record<string, unknown>; projection?: string; names?: Record<string, string> },
-): AsyncGenerator<Record<string, unknown>[]> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await table.doc.send(
-      new ScanCommand({
-        TableName: table.name,
-        FilterExpression: filter.expression,
-        ExpressionAttributeValues: filter.values,
-        ...(filter.projection ? { ProjectionExpression: filter.projection } : {}),
-        ...(filter.names ? { ExpressionAttributeNames: filter.names } : {}),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    yield page.Items ?? [];
-    startKey = page.LastEvaluatedKey;
+    const page = await readPage(table, input, startKey, options.scan === true);
+    yield page.items;
+    startKey = page.lastKey;
   } while (startKey);
 }
 
 /** Every item of one partition of the `gsi1` index, in its sort order: for partitions known to stay small. */
 export async function queryIndexPartition(table: Table, gsi1pk: string): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
-  for await (const items of indexPartitionPages(table, gsi1pk)) found.push(...items);
+  for await (const items of pages(table, { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': gsi1pk } })) {
+    found.push(...items);
+  }
   return found;
 }
 
-export async function getItem(table: Table, key: ItemKey): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key }));
+/**
+ * Items one listing request may read before it answers what it found so far.
+ * Licenses are about 0.5 KB, at most about 4.5 KB with full metadata: 2000 of
+ * them are 1 to 9 query pages of 1 MB, well under a second and a few MB of
+ * memory, where a rare filter over a big partition would otherwise read the
+ * whole of it in one request.
+ */
+export const maxItemsReadPerList = 2000;
+
+/** A listing whose query may filter: what it reads, from where, and what of it counts. */
+export interface BoundedList<T> {
+  query: PageInput;
+  startKey?: Record<string, unknown>;
+  /** Matches the page answers; one more is looked for, to know whether more follow. */
+  limit: number;
+  /** Items it may read in all (the ones a filter drops included) before it answers what it found. */
+  readBound: number;
+  /** The query's `Limit` for its `page`-th read (from 0), while `wanted` more matches are looked for. */
+  pageSize: (wanted: number, page: number) => number;
+  /** What of a page's items counts, in their order: all of them, a filter of its own, the licenses its entries name. */
+  keep: (items: Record<string, unknown>[]) => T[] | Promise<T[]>;
+}
+
+/**
+ * Where the next page starts: right after the last match answered when
+ * another match was seen, at the last item read when the read bound cut the
+ * page short, nowhere at the end.
+ */
+export type ListNext<T> = { after: T } | { key: Record<string, unknown> } | undefined;
+
+/**
+ * A listing that queries on until `limit` matches, the end, or its read bound,
+ * since a filtered query page may hold few matches or none.
+ */
+export async function boundedList<T>(table: Table, list: BoundedList<T>): Promise<{ found: T[]; next: ListNext<T> }> {
+  const found: T[] = [];
+  let startKey = list.startKey;
+  let unread = list.readBound;
+  let page = 0;
+  do {
+    const wanted = list.limit + 1 - found.length;
+    const read = await readPage(table, { ...list.query, Limit: Math.min(list.pageSize(wanted, page), unread) }, startKey, false);
+    found.push(...(await list.keep(read.items)).slice(0, wanted));
+    unread -= read.scanned;
+    startKey = read.lastKey;
+    page += 1;
+  } while (startKey && found.length <= list.limit && unread > 0);
+  const answered = found.slice(0, list.limit);
+  if (found.length > list.limit) return { found: answered, next: { after: answered.at(-1)! } };
+  return { found: answered, next: startKey && { key: startKey } };
+}
+
+/** One item by key; `consistentRead` for a read that must see every write before it (deciding again after a lost race). */
+export async function getItem(table: Table, key: ItemKey, options: { consistentRead?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key, ...(options.consistentRead ? { ConsistentRead: true } : {}) }));
   return Item;
+}
+
+/** A condition as a put or a delete states it (expressions.ts `condition` writes one out). */
+export type ConditionParts = Pick<UpdateCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
+
+/**
+ * One PutItem, carrying the writer's actor unless `unstamped`, under
+ * `condition` when there is one; `oldOnFailure` has a failed condition return
+ * the item in the way (`conditional` reads it). A put that must not overwrite
+ * and may be resent is `putNew`.
+ */
+export async function putItem(
+  table: Table,
+  item: Record<string, unknown>,
+  options: { condition?: ConditionParts; unstamped?: boolean; oldOnFailure?: boolean } = {},
+): Promise<void> {
+  await table.doc.send(
+    new PutCommand({
+      TableName: table.name,
+      Item: options.unstamped ? item : stampItem(table, item),
+      ...options.condition,
+      ...(options.oldOnFailure ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
+    }),
+  );
+}
+
+/** One DeleteItem under `condition`. A delete of an item that must exist is `deleteExisting`. */
+export async function deleteItem(table: Table, key: ItemKey, condition: ConditionParts): Promise<void> {
+  await table.doc.send(new DeleteCommand({ TableName: table.name, Key: key, ...condition }));
 }
 
 /**
@@ -266,13 +371,7 @@ export async function getItem(table: Table, key: ItemKey): Promise<Record<string
  * first attempt removed.
  */
 export async function deleteExisting(table: Table, key: ItemKey): Promise<boolean> {
-  try {
-    await transactWrite(table, [{ Delete: { TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' } }]);
-    return true;
-  } catch (error) {
-    if (cancelledByCondition(error)) return false;
-    throw error;
-  }
+  return (await conditional(transactWrite(table, [{ Delete: { TableName: table.name, Key: key, ConditionExpression: 'attribute_exists(pk)' } }]))).held;
 }
 
 export type WriteRequest = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string][number];
@@ -348,15 +447,7 @@ async function stampDeletedEntities(table: Table, items: TransactItem[]): Promis
     const key = item.Delete?.Key;
     const entity = key && keys.entityOf(key);
     if (!key || !entity || entity.kind === 'username') continue;
-    try {
-      await withBackoff(() =>
-        table.doc.send(
-          new UpdateCommand(stampUpdate(table, { TableName: table.name, Key: key, UpdateExpression: '', ConditionExpression: 'attribute_exists(pk)' })),
-        ),
-      );
-    } catch (error) {
-      // Nothing to stamp: the delete's own condition decides what that means.
-      if (!isConditionFailure(error)) throw error;
-    }
+    // A failed condition leaves nothing to stamp: the delete's own condition decides what that means.
+    await conditional(withBackoff(() => updateItem(table, key as ItemKey, { UpdateExpression: '', ConditionExpression: 'attribute_exists(pk)' })));
   }
 }

@@ -1,53 +1,13 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
-import { batchWrite, getItem, maxTransactItems, transactWrite, type Table, type TransactItem, type WriteRequest } from './db';
-import { keys, type ExpiryLevel, type ItemKey } from './keys';
-import { cancelledByCondition } from './retry';
-
 /**
  * The events consumer's writes (audit items, daily counters, the marks of
  * records done) and the reads of /audit/get-bulk and /app/stats. Event shapes
  * are the consumer's; here they are items.
  */
-export const auditEventSchema = z.lazy(() =>
-  z.object({
-    id: z.string(),
-    type: z.string(),
-    app_id: z.string(),
-    /** The license key, subscription id, or `<type>:<value>` of a blacklist entry. */
-    subject: z.string(),
-    at: z.string(),
-    /** `api_key:<first 8 hex of its hash>`, `client` or `admin`. */
-    actor: z.string(),
-    before: z.optional(z.record(z.string(), z.unknown())),
-    after: z.optional(z.record(z.string(), z.unknown())),
-  }),
-);
-export type AuditEvent = z.infer<typeof auditEventSchema>;
-
-export type DayCounter = 'created' | 'activated' | 'logins' | 'auth_failures';
-
-/** One addition to a counter of a counter item (daily counters, the totals of /app/stats, expiry counts). */
-export interface Addition {
-  key: ItemKey;
-  counter: string;
-  amount: number;
-}
-
-/** Where a license stands in the totals of /app/stats; `expiresAt` only while it is not paused. */
-export interface Standing {
-  appId: string;
-  paused: boolean;
-  unused: boolean;
-  expiresAt?: string;
-}
-
-/** A license item's standing; undefined for an item that is no license of an app. */
-export function standingOf(item: Record<string, unknown> | undefined): Standing | undefined {
-  if (!item || typeof item.app_id !== 'string') return undefined;
-  const paused = item.status === 'paused';
-  return { appId: item.app_id, paused, unused: item.first_used_at == null, ...(!paused && typeof item.expires_at === 'string' ? { expiresAt: item.expires_at } : {}) };
-}
+import { batchWrite, boundedList, conditional, getItem, maxItemsReadPerList, maxTransactItems, pages, transactWrite, updateItem, type Table, type TransactItem, type WriteRequest } from './db';
+import type { UpdateInput } from './expressions';
+import { keys, type ExpiryLevel, type ItemKey } from './keys';
+import { auditEventSchema, type AuditEvent, type RecordWork } from './model/audit';
+import { dayCountsSchema, expiryCountSchema, totalsSchema, type Addition, type DayCounts, type Standing, type Totals } from './model/stats';
 
 /** The expiry counts' levels: how much of an ISO time names the bucket, and how much names the span /app/stats reads of it. */
 const expiryLevels: { level: ExpiryLevel; length: number; within: number }[] = [
@@ -81,291 +41,222 @@ export function standingChange(before: Standing | undefined, after: Standing | u
   return [...sums.values()].filter((addition) => addition.amount !== 0);
 }
 
-export interface Totals {
-  licenses: number;
-  active: number;
-  paused: number;
-  expired: number;
-  unused: number;
-}
-
-/** What one stream record does to the table: audit items for its events, additions to counters. */
-export interface RecordWork {
-  /** The stream record's id: its mark makes the work happen once. */
-  recordId: string;
-  /** The stream record's sequence number: orders the audit log within a second. */
-  sequenceNumber: string;
-  events: AuditEvent[];
-  counts: { appId: string; day: string; counter: Exclude<DayCounter, 'auth_failures'> }[];
-  /** What the record changes in its app's totals and expiry counts. */
-  additions: Addition[];
-  /** License events are also listed under their license. */
-  licenseKeyOf: (event: AuditEvent) => string | undefined;
-}
-
-export type DayCounts = Record<DayCounter, number>;
-
 /** Streams keep records 24 hours: a mark only has to outlive any redelivery. */
 const markSeconds = 2 * 86400;
 
-const totalsSchema = z.lazy(() => z.object({ licenses: z.optional(z.number()), paused: z.optional(z.number()), unused: z.optional(z.number()) }));
-const expiryCountSchema = z.lazy(() => z.object({ sk: z.string(), count: z.optional(z.number()) }));
-
-const dayCountsSchema = z.lazy(() =>
-  z.object({
-    created: z.optional(z.number()),
-    activated: z.optional(z.number()),
-    logins: z.optional(z.number()),
-    auth_failures: z.optional(z.number()),
-  }),
-);
+/** ADDs to counters of one counter item; a counter whose amount is 0 is left out. */
+function additions(added: Record<string, number>): UpdateInput {
+  const entries = Object.entries(added).filter(([, amount]) => amount !== 0);
+  return {
+    // Counter names go through placeholders: `count` is one of DynamoDB's reserved words.
+    UpdateExpression: `ADD ${entries.map(([counter]) => `#${counter} :${counter}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([counter]) => [`#${counter}`, counter])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([counter, amount]) => [`:${counter}`, amount])),
+  };
+}
 
 /** The items of one range of an app's counter partition (`APP#<id>#STATS`), every page read. */
 async function* statsItems(table: Table, appId: string, range: { condition: string; values: Record<string, unknown>; projection?: string }) {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await table.doc.send(
-      new QueryCommand({
-        TableName: table.name,
-        KeyConditionExpression: `pk = :pk AND ${range.condition}`,
-        ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ...range.values },
-        ...(range.projection ? { ProjectionExpression: range.projection } : {}),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    yield* page.Items ?? [];
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const query = {
+    KeyConditionExpression: `pk = :pk AND ${range.condition}`,
+    ExpressionAttributeValues: { ':pk': keys.dailyStatsOfApp(appId), ...range.values },
+    ...(range.projection ? { ProjectionExpression: range.projection } : {}),
+  };
+  for await (const items of pages(table, query)) yield* items;
 }
 
-export function createEventsRepo(table: Table) {
-  const counterUpdate = (key: ItemKey, added: Record<string, number>): TransactItem => {
-    const entries = Object.entries(added).filter(([, amount]) => amount !== 0);
-    return {
-      Update: {
-        TableName: table.name,
-        Key: key,
-        // Counter names go through placeholders: `count` is one of DynamoDB's reserved words.
-        UpdateExpression: `ADD ${entries.map(([counter]) => `#${counter} :${counter}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([counter]) => [`#${counter}`, counter])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([counter, amount]) => [`:${counter}`, amount])),
-      },
-    };
-  };
+function counterUpdate(table: Table, key: ItemKey, added: Record<string, number>): TransactItem {
+  return { Update: { TableName: table.name, Key: key, ...additions(added) } };
+}
 
-  /** Marks, audit items and the counters of several records, additions to one counter summed. */
-  const itemsOf = (works: RecordWork[], nowSeconds: number, retentionSeconds: number): TransactItem[] => {
-    const marks: TransactItem[] = works.map((work) => ({
-      Put: { TableName: table.name, Item: { ...keys.streamRecord(work.recordId), ttl: nowSeconds + markSeconds }, ConditionExpression: 'attribute_not_exists(pk)' },
-    }));
-    const audits: TransactItem[] = works.flatMap((work) =>
-      work.events.map((event) => {
-        const licenseKey = work.licenseKeyOf(event);
-        const position = keys.auditPosition(event.at, work.sequenceNumber, event.id);
-        return {
-          Put: {
-            TableName: table.name,
-            Item: {
-              ...keys.audit(event.app_id, position),
-              ...(licenseKey === undefined ? {} : keys.auditByLicense(event.app_id, licenseKey, position)),
-              ...event,
-              ttl: Math.floor(Date.parse(event.at) / 1000) + retentionSeconds,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
+/** Marks, audit items and the counters of several records, additions to one counter summed. */
+function itemsOf(table: Table, works: RecordWork[], nowSeconds: number, retentionSeconds: number): TransactItem[] {
+  const marks: TransactItem[] = works.map((work) => ({
+    Put: { TableName: table.name, Item: { ...keys.streamRecord(work.recordId), ttl: nowSeconds + markSeconds }, ConditionExpression: 'attribute_not_exists(pk)' },
+  }));
+  const audits: TransactItem[] = works.flatMap((work) =>
+    work.events.map((event) => {
+      const licenseKey = work.licenseKeyOf(event);
+      const position = keys.auditPosition(event.at, work.sequenceNumber, event.id);
+      return {
+        Put: {
+          TableName: table.name,
+          Item: {
+            ...keys.audit(event.app_id, position),
+            ...(licenseKey === undefined ? {} : keys.auditByLicense(event.app_id, licenseKey, position)),
+            ...event,
+            ttl: Math.floor(Date.parse(event.at) / 1000) + retentionSeconds,
           },
-        };
-      }),
-    );
-    const sums = new Map<string, { key: ItemKey; added: Record<string, number> }>();
-    const additions = works.flatMap((work) => [
-      ...work.counts.map((count) => ({ key: keys.dailyStats(count.appId, count.day), counter: count.counter, amount: 1 })),
-      ...work.additions,
-    ]);
-    for (const addition of additions) {
-      const id = `${addition.key.pk}\n${addition.key.sk}`;
-      const sum = sums.get(id) ?? { key: addition.key, added: {} };
-      sum.added[addition.counter] = (sum.added[addition.counter] ?? 0) + addition.amount;
-      sums.set(id, sum);
-    }
-    const changed = [...sums.values()].filter((sum) => Object.values(sum.added).some((amount) => amount !== 0));
-    return [...marks, ...audits, ...changed.map((sum) => counterUpdate(sum.key, sum.added))];
-  };
-
-  return {
-    /**
-     * Does the work of these records, each exactly once. Records go together
-     * in transactions of up to 100 items; when one of them was done before (a
-     * redelivery), its mark's condition cancels the transaction and the
-     * records are done one by one, the done ones skipped. Returns how many
-     * records were done now (the rest were done before).
-     */
-    async record(works: RecordWork[], now: Date, retentionDays: number): Promise<number> {
-      const nowSeconds = Math.floor(now.getTime() / 1000);
-      const retentionSeconds = retentionDays * 86400;
-      const chunks: RecordWork[][] = [];
-      for (const work of works) {
-        const last = chunks.at(-1);
-        if (last && itemsOf([...last, work], nowSeconds, retentionSeconds).length <= maxTransactItems) last.push(work);
-        else chunks.push([work]);
-      }
-      let done = 0;
-      for (const chunk of chunks) {
-        try {
-          await transactWrite(table, itemsOf(chunk, nowSeconds, retentionSeconds));
-          done += chunk.length;
-          continue;
-        } catch (error) {
-          if (!cancelledByCondition(error) || chunk.length === 1) {
-            if (cancelledByCondition(error)) continue;
-            throw error;
-          }
-        }
-        for (const work of chunk) {
-          try {
-            await transactWrite(table, itemsOf([work], nowSeconds, retentionSeconds));
-            done += 1;
-          } catch (error) {
-            if (!cancelledByCondition(error)) throw error;
-          }
-        }
-      }
-      return done;
-    },
-
-    /** Adds to one day's failed /auth count (the client function's periodic flush). */
-    async addAuthFailures(appId: string, day: string, amount: number): Promise<void> {
-      const update = counterUpdate(keys.dailyStats(appId, day), { auth_failures: amount }).Update!;
-      await table.doc.send(new UpdateCommand({ ...update }));
-    },
-
-    /** The counters of an app's days from `firstDay` to `lastDay` (inclusive); days without any are absent. */
-    async days(appId: string, firstDay: string, lastDay: string): Promise<Map<string, DayCounts>> {
-      const found = new Map<string, DayCounts>();
-      const range = { condition: 'sk BETWEEN :first AND :last', values: { ':first': keys.dailyStatsSortKey(firstDay), ':last': keys.dailyStatsSortKey(lastDay) } };
-      for await (const item of statsItems(table, appId, range)) {
-        const counts = dayCountsSchema.parse(item);
-        found.set(String(item.sk).slice(keys.dailyStatsSortKey('').length), {
-          created: counts.created ?? 0,
-          activated: counts.activated ?? 0,
-          logins: counts.logins ?? 0,
-          auth_failures: counts.auth_failures ?? 0,
-        });
-      }
-      return found;
-    },
-
-    /**
-     * An app's audit items, newest first, optionally of one license, one type
-     * and one actor, within a time range, after a position (the sort key of the
-     * last item returned). Positions begin with the event's time, so the range
-     * is a key condition of the query (it reads only the items inside it);
-     * type and actor are filters over what it reads. Reads at most
-     * `maxItemsRead` items per call, like the license listing, so a rare type
-     * or actor cannot make one request read a whole partition.
-     */
-    async listAudit(
-      appId: string,
-      options: { licenseKey?: string; type?: string; actor?: string; from?: string; to?: string; limit: number; after?: string },
-    ): Promise<{ events: AuditEvent[]; next?: string }> {
-      const byLicense = options.licenseKey !== undefined;
-      const partition = byLicense ? keys.auditOfLicense(appId, options.licenseKey!) : keys.auditOfApp(appId);
-      const position = (sortKey: string): Record<string, unknown> => ({
-        ...keys.audit(appId, sortKey),
-        ...(byLicense ? keys.auditByLicense(appId, options.licenseKey!, sortKey) : {}),
-      });
-      const [partitionKey, sortKey] = byLicense ? ['gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
-      // A position is `<at>#…`: it sorts after `from` when at >= from, and before `to` exactly when at < to.
-      const range =
-        options.from !== undefined && options.to !== undefined
-          ? ` AND ${sortKey} BETWEEN :from AND :to`
-          : options.from !== undefined
-            ? ` AND ${sortKey} >= :from`
-            : options.to !== undefined
-              ? ` AND ${sortKey} < :to`
-              : '';
-      const filters = { type: options.type, actor: options.actor };
-      const filtered = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined);
-      const filter = filtered.length === 0 ? {} : { FilterExpression: filtered.map(([name]) => `#${name} = :${name}`).join(' AND '), ExpressionAttributeNames: Object.fromEntries(filtered.map(([name]) => [`#${name}`, name])) };
-      let startKey: Record<string, unknown> | undefined = options.after === undefined ? undefined : position(options.after);
-      const found: { event: AuditEvent; sortKey: string }[] = [];
-      let unread = maxItemsRead;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            ...(byLicense ? { IndexName: 'gsi1' } : {}),
-            KeyConditionExpression: `${partitionKey} = :pk${range}`,
-            ScanIndexForward: false,
-            Limit: Math.min(filtered.length === 0 ? options.limit + 1 - found.length : 1000, unread),
-            ...filter,
-            ExpressionAttributeValues: {
-              ':pk': partition,
-              ...(options.from === undefined ? {} : { ':from': options.from }),
-              ...(options.to === undefined ? {} : { ':to': options.to }),
-              ...Object.fromEntries(filtered.map(([name, value]) => [`:${name}`, value])),
-            },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) found.push({ event: auditEventSchema.parse(item), sortKey: String(item[sortKey]) });
-        unread -= page.ScannedCount ?? 0;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && found.length <= options.limit && unread > 0);
-      const events = found.slice(0, options.limit);
-      if (found.length > options.limit) return { events: events.map((entry) => entry.event), next: events.at(-1)!.sortKey };
-      if (!startKey) return { events: events.map((entry) => entry.event) };
-      return { events: events.map((entry) => entry.event), next: String(startKey[sortKey]) };
-    },
-
-    /**
-     * The totals of /app/stats from the counters the events consumer keeps: a
-     * read of the totals item and one query per expiry level, whatever the
-     * number of licenses. Expired: unpaused licenses expiring up to `now`.
-     */
-    async licenseTotals(appId: string, now: Date): Promise<Totals> {
-      const time = now.toISOString();
-      const expiredAt = async ({ level, length, within }: (typeof expiryLevels)[number]): Promise<number> => {
-        // This day, hour or minute itself is counted by the finer levels; an instant up to now is expired.
-        const last = keys.expirySortKey(level, time.slice(0, length));
-        let sum = 0;
-        const range = { condition: 'sk BETWEEN :first AND :last', values: { ':first': keys.expirySortKey(level, time.slice(0, within)), ':last': last } };
-        for await (const item of statsItems(table, appId, range)) {
-          const bucket = expiryCountSchema.parse(item);
-          if (level === 'T' || bucket.sk !== last) sum += bucket.count ?? 0;
-        }
-        return sum;
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
       };
-      const [item, ...expiring] = await Promise.all([getItem(table, keys.statsTotals(appId)), ...expiryLevels.map(expiredAt)]);
-      const counted = totalsSchema.parse(item ?? {});
-      const [licenses, paused, unused] = [counted.licenses ?? 0, counted.paused ?? 0, counted.unused ?? 0];
-      const expired = expiring.reduce((sum, amount) => sum + amount, 0);
-      return { licenses, active: licenses - paused - expired, paused, expired, unused };
-    },
-
-    /**
-     * Sets an app's totals and expiry counts to those of these standings (the
-     * admin CLI's recount): the totals item and every expiry count are
-     * written anew, counts no standing has any more are deleted.
-     */
-    async replaceTotals(appId: string, standings: Standing[]): Promise<void> {
-      const sums = new Map<string, { key: ItemKey; values: Record<string, number> }>();
-      sums.set(`${keys.statsTotals(appId).sk}`, { key: keys.statsTotals(appId), values: { licenses: 0, paused: 0, unused: 0 } });
-      for (const addition of standings.flatMap((standing) => standingAdditions(standing, 1))) {
-        const sum = sums.get(addition.key.sk) ?? { key: addition.key, values: {} };
-        sum.values[addition.counter] = (sum.values[addition.counter] ?? 0) + addition.amount;
-        sums.set(addition.key.sk, sum);
-      }
-      const stale: ItemKey[] = [];
-      const expiryCounts = { condition: 'begins_with(sk, :prefix)', values: { ':prefix': keys.expirySortKey() }, projection: 'pk, sk' };
-      for await (const item of statsItems(table, appId, expiryCounts)) if (!sums.has(String(item.sk))) stale.push({ pk: String(item.pk), sk: String(item.sk) });
-      const requests: WriteRequest[] = [
-        ...[...sums.values()].map((sum) => ({ PutRequest: { Item: { ...sum.key, ...sum.values } } })),
-        ...stale.map((key) => ({ DeleteRequest: { Key: key } })),
-      ];
-      await batchWrite(table, requests, 'writes');
-    },
-  };
+    }),
+  );
+  const sums = new Map<string, { key: ItemKey; added: Record<string, number> }>();
+  const counted = works.flatMap((work) => [
+    ...work.counts.map((count) => ({ key: keys.dailyStats(count.appId, count.day), counter: count.counter, amount: 1 })),
+    ...work.additions,
+  ]);
+  for (const addition of counted) {
+    const id = `${addition.key.pk}\n${addition.key.sk}`;
+    const sum = sums.get(id) ?? { key: addition.key, added: {} };
+    sum.added[addition.counter] = (sum.added[addition.counter] ?? 0) + addition.amount;
+    sums.set(id, sum);
+  }
+  const changed = [...sums.values()].filter((sum) => Object.values(sum.added).some((amount) => amount !== 0));
+  return [...marks, ...audits, ...changed.map((sum) => counterUpdate(table, sum.key, sum.added))];
 }
 
-/** Items one audit listing request may read before it answers what it found (as the license listing). */
-const maxItemsRead = 2000;
+/**
+ * Does the work of these records, each exactly once. Records go together
+ * in transactions of up to 100 items; when one of them was done before (a
+ * redelivery), its mark's condition cancels the transaction and the
+ * records are done one by one, the done ones skipped. Returns how many
+ * records were done now (the rest were done before).
+ */
+export async function record(table: Table, works: RecordWork[], now: Date, retentionDays: number): Promise<number> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const retentionSeconds = retentionDays * 86400;
+  const chunks: RecordWork[][] = [];
+  for (const work of works) {
+    const last = chunks.at(-1);
+    if (last && itemsOf(table, [...last, work], nowSeconds, retentionSeconds).length <= maxTransactItems) last.push(work);
+    else chunks.push([work]);
+  }
+  const write = (chunk: RecordWork[]) => conditional(transactWrite(table, itemsOf(table, chunk, nowSeconds, retentionSeconds)));
+  let done = 0;
+  for (const chunk of chunks) {
+    if ((await write(chunk)).held) {
+      done += chunk.length;
+      continue;
+    }
+    if (chunk.length === 1) continue;
+    for (const work of chunk) if ((await write([work])).held) done += 1;
+  }
+  return done;
+}
+
+/** Adds to one day's failed /auth count (the client function's periodic flush). */
+export async function addAuthFailures(table: Table, appId: string, day: string, amount: number): Promise<void> {
+  await updateItem(table, keys.dailyStats(appId, day), additions({ auth_failures: amount }), { unstamped: true });
+}
+
+/** The counters of an app's days from `firstDay` to `lastDay` (inclusive); days without any are absent. */
+export async function days(table: Table, appId: string, firstDay: string, lastDay: string): Promise<Map<string, DayCounts>> {
+  const found = new Map<string, DayCounts>();
+  const range = { condition: 'sk BETWEEN :first AND :last', values: { ':first': keys.dailyStatsSortKey(firstDay), ':last': keys.dailyStatsSortKey(lastDay) } };
+  for await (const item of statsItems(table, appId, range)) {
+    const counts = dayCountsSchema.parse(item);
+    found.set(String(item.sk).slice(keys.dailyStatsSortKey('').length), {
+      created: counts.created ?? 0,
+      activated: counts.activated ?? 0,
+      logins: counts.logins ?? 0,
+      auth_failures: counts.auth_failures ?? 0,
+    });
+  }
+  return found;
+}
+
+/**
+ * An app's audit items, newest first, optionally of one license, one type
+ * and one actor, within a time range, after a position (the sort key of the
+ * last item returned). Positions begin with the event's time, so the range
+ * is a key condition of the query (it reads only the items inside it);
+ * type and actor are filters over what it reads. Reads at most
+ * `maxItemsReadPerList` items per call, like the license listing, so a rare type
+ * or actor cannot make one request read a whole partition.
+ */
+export async function listAudit(table: Table, 
+  appId: string,
+  options: { licenseKey?: string; type?: string; actor?: string; from?: string; to?: string; limit: number; after?: string },
+): Promise<{ events: AuditEvent[]; next?: string }> {
+  const byLicense = options.licenseKey !== undefined;
+  const partition = byLicense ? keys.auditOfLicense(appId, options.licenseKey!) : keys.auditOfApp(appId);
+  const position = (sortKey: string): Record<string, unknown> => ({
+    ...keys.audit(appId, sortKey),
+    ...(byLicense ? keys.auditByLicense(appId, options.licenseKey!, sortKey) : {}),
+  });
+  const [partitionKey, sortKey] = byLicense ? ['gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
+  // A position is `<at>#…`: it sorts after `from` when at >= from, and before `to` exactly when at < to.
+  const range =
+    options.from !== undefined && options.to !== undefined
+      ? ` AND ${sortKey} BETWEEN :from AND :to`
+      : options.from !== undefined
+        ? ` AND ${sortKey} >= :from`
+        : options.to !== undefined
+          ? ` AND ${sortKey} < :to`
+          : '';
+  const filters = { type: options.type, actor: options.actor };
+  const filtered = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const filter = filtered.length === 0 ? {} : { FilterExpression: filtered.map(([name]) => `#${name} = :${name}`).join(' AND '), ExpressionAttributeNames: Object.fromEntries(filtered.map(([name]) => [`#${name}`, name])) };
+  const { found, next } = await boundedList(table, {
+    query: {
+      ...(byLicense ? { IndexName: 'gsi1' } : {}),
+      KeyConditionExpression: `${partitionKey} = :pk${range}`,
+      ScanIndexForward: false,
+      ...filter,
+      ExpressionAttributeValues: {
+        ':pk': partition,
+        ...(options.from === undefined ? {} : { ':from': options.from }),
+        ...(options.to === undefined ? {} : { ':to': options.to }),
+        ...Object.fromEntries(filtered.map(([name, value]) => [`:${name}`, value])),
+      },
+    },
+    ...(options.after === undefined ? {} : { startKey: position(options.after) }),
+    limit: options.limit,
+    readBound: maxItemsReadPerList,
+    pageSize: (wanted) => (filtered.length === 0 ? wanted : 1000),
+    keep: (items) => items.map((item) => ({ event: auditEventSchema.parse(item), sortKey: String(item[sortKey]) })),
+  });
+  const events = found.map((entry) => entry.event);
+  if (!next) return { events };
+  return { events, next: 'after' in next ? next.after.sortKey : String(next.key[sortKey]) };
+}
+
+/**
+ * The totals of /app/stats from the counters the events consumer keeps: a
+ * read of the totals item and one query per expiry level, whatever the
+ * number of licenses. Expired: unpaused licenses expiring up to `now`.
+ */
+export async function licenseTotals(table: Table, appId: string, now: Date): Promise<Totals> {
+  const time = now.toISOString();
+  const expiredAt = async ({ level, length, within }: (typeof expiryLevels)[number]): Promise<number> => {
+    // This day, hour or minute itself is counted by the finer levels; an instant up to now is expired.
+    const last = keys.expirySortKey(level, time.slice(0, length));
+    let sum = 0;
+    const range = { condition: 'sk BETWEEN :first AND :last', values: { ':first': keys.expirySortKey(level, time.slice(0, within)), ':last': last } };
+    for await (const item of statsItems(table, appId, range)) {
+      const bucket = expiryCountSchema.parse(item);
+      if (level === 'T' || bucket.sk !== last) sum += bucket.count ?? 0;
+    }
+    return sum;
+  };
+  const [item, ...expiring] = await Promise.all([getItem(table, keys.statsTotals(appId)), ...expiryLevels.map(expiredAt)]);
+  const counted = totalsSchema.parse(item ?? {});
+  const [licenses, paused, unused] = [counted.licenses ?? 0, counted.paused ?? 0, counted.unused ?? 0];
+  const expired = expiring.reduce((sum, amount) => sum + amount, 0);
+  return { licenses, active: licenses - paused - expired, paused, expired, unused };
+}
+
+/**
+ * Sets an app's totals and expiry counts to those of these standings (the
+ * admin CLI's recount): the totals item and every expiry count are
+ * written anew, counts no standing has any more are deleted.
+ */
+export async function replaceTotals(table: Table, appId: string, standings: Standing[]): Promise<void> {
+  const sums = new Map<string, { key: ItemKey; values: Record<string, number> }>();
+  sums.set(`${keys.statsTotals(appId).sk}`, { key: keys.statsTotals(appId), values: { licenses: 0, paused: 0, unused: 0 } });
+  for (const addition of standings.flatMap((standing) => standingAdditions(standing, 1))) {
+    const sum = sums.get(addition.key.sk) ?? { key: addition.key, values: {} };
+    sum.values[addition.counter] = (sum.values[addition.counter] ?? 0) + addition.amount;
+    sums.set(addition.key.sk, sum);
+  }
+  const stale: ItemKey[] = [];
+  const expiryCounts = { condition: 'begins_with(sk, :prefix)', values: { ':prefix': keys.expirySortKey() }, projection: 'pk, sk' };
+  for await (const item of statsItems(table, appId, expiryCounts)) if (!sums.has(String(item.sk))) stale.push({ pk: String(item.pk), sk: String(item.sk) });
+  const requests: WriteRequest[] = [
+    ...[...sums.values()].map((sum) => ({ PutRequest: { Item: { ...sum.key, ...sum.values } } })),
+    ...stale.map((key) => ({ DeleteRequest: { Key: key } })),
+  ];
+  await batchWrite(table, requests, 'writes');
+}

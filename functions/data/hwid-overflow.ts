@@ -1,10 +1,9 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, itemId } from './batch-get';
-import { getItem, transactWrite, type Table, type TransactItem } from './db';
+import { conditional, deleteItem, getItem, transactWrite, type Table, type TransactItem } from './db';
+import { condition, conditions } from './expressions';
+import { storedLeaseSchema } from './model/lease';
 import { ownEntry } from '#shared/own-keys';
-import { storedLeaseSchema } from './leases';
 import { keys } from './keys';
-import { cancelledByCondition, cancelledByConflict } from './retry';
 
 /** A license as these need it: where its index items live and how they name it. */
 interface IndexHolder {
@@ -21,26 +20,15 @@ interface IndexHolder {
  * (`releaseStaleIndexItem`), so nothing stays blocked.
  */
 export async function releaseOverflow(table: Table, license: IndexHolder, hwids: readonly string[]): Promise<void> {
-  await Promise.allSettled(
-    hwids.map((hwid) =>
-      table.doc.send(
-        new DeleteCommand({
-          TableName: table.name,
-          Key: keys.hwid(license.app_id, hwid),
-          // Gone already (a resent attempt) counts as done.
-          ConditionExpression: 'attribute_not_exists(pk) OR license_key = :license_key',
-          ExpressionAttributeValues: { ':license_key': license.key },
-        }),
-      ),
-    ),
-  );
+  // Gone already (a resent attempt) counts as done.
+  await Promise.allSettled(hwids.map((hwid) => deleteItem(table, keys.hwid(license.app_id, hwid), condition(conditions.freeOrHeldBy(license.key)))));
 }
 
 /**
  * Removes an HWID's index item when the license it points at (in the
  * claimer's app, under either form of its key) no longer holds that HWID, in
  * one transaction with checks that it still does not. When that license still
- * lists the HWID but its lease ended before `now` (a floating seat: leases.ts),
+ * lists the HWID but its lease ended before `now` (a floating seat: model/lease.ts),
  * the lease is removed from it in the same transaction as the index item, so
  * a heartbeat that would renew it afterwards fails and decides again. True
  * when the item is gone and a claim may try again.
@@ -51,9 +39,9 @@ export async function releaseStaleIndexItem(table: Table, claimer: { app_id: str
   if (!item) return true;
   const holder = String(item.license_key);
   const stillFree = { ':hwid': hwid, ':app': claimer.app_id };
-  const release = { Delete: { TableName: table.name, Key: key, ConditionExpression: 'license_key = :holder', ExpressionAttributeValues: { ':holder': holder } } };
-  try {
-    await transactWrite(table, [
+  const release = { Delete: { TableName: table.name, Key: key, ...condition(conditions.heldBy(holder)) } };
+  const released = await conditional(
+    transactWrite(table, [
       release,
       ...keys.licenseCandidates(holder, claimer.team_id).map((candidate) => ({
         ConditionCheck: {
@@ -63,11 +51,10 @@ export async function releaseStaleIndexItem(table: Table, claimer: { app_id: str
           ExpressionAttributeValues: stillFree,
         },
       })),
-    ]);
-    return true;
-  } catch (error) {
-    if (!(cancelledByCondition(error) || cancelledByConflict(error))) throw error;
-  }
+    ]),
+    'race',
+  );
+  if (released.held) return true;
   return now !== undefined && releaseEndedLease(table, claimer, hwid, holder, release, now);
 }
 
@@ -86,8 +73,8 @@ async function releaseEndedLease(
     const license = items.get(itemId(candidate));
     const lease = storedLeaseSchema.safeParse(ownEntry(license?.leases as Record<string, unknown> | undefined, hwid));
     if (!license || license.app_id !== claimer.app_id || !lease.success || Math.abs(lease.data) > Date.parse(now)) continue;
-    try {
-      await transactWrite(table, [
+    const removed = await conditional(
+      transactWrite(table, [
         release,
         {
           Update: {
@@ -99,12 +86,10 @@ async function releaseEndedLease(
             ExpressionAttributeValues: { ':app': claimer.app_id, ':lease': lease.data },
           },
         },
-      ]);
-      return true;
-    } catch (error) {
-      if (cancelledByCondition(error) || cancelledByConflict(error)) return false;
-      throw error;
-    }
+      ]),
+      'race',
+    );
+    return removed.held;
   }
   return false;
 }

@@ -1,4 +1,5 @@
 import { itemId as id } from './batch-get';
+import type { Table } from './db';
 import type { ItemKey } from './keys';
 import type { Clock } from '#shared/clock';
 
@@ -18,6 +19,12 @@ export interface ItemCache {
   setAbsent(key: ItemKey): void;
   /** Whether this request read `key` and found no item. */
   isAbsent(key: ItemKey): boolean;
+}
+
+/** A table read through a cache: what the reads of the /auth hot path take (auth.repo.ts). */
+export interface CachedTable {
+  table: Table;
+  cache: ItemCache;
 }
 
 /** A Lambda serves a handful of apps; the bound only keeps a misbehaving caller from growing the heap. */

@@ -4,6 +4,8 @@
  * belongs to one application (HWID index, username index, blacklist) lives in
  * the application's partition so the /auth hot path can fetch it in one batch.
  */
+import type { BlacklistType } from './model/blacklist';
+
 export interface ItemKey {
   pk: string;
   sk: string;
@@ -21,8 +23,6 @@ export interface Gsi2Key {
 }
 
 export type ExpiryLevel = 'D' | 'H' | 'M' | 'T';
-
-export type BlacklistType = 'country' | 'asn' | 'ip' | 'hwid';
 
 export const keys = {
   team: (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' }),
@@ -141,6 +141,9 @@ export const keys = {
     const requestId = scope.ownerRequestId ?? `gateway:${scope.gatewayRequestId}`;
     return { pk: `REQ#${teamId}#${route}#${requestId}#${licenseKey}`, sk: 'REQ' };
   },
+
+  /** Idempotency record of a whole bulk request under the owner's `request_id`: what it set out to do, for the same request sent again. */
+  bulkRequest: (teamId: string, route: string, requestId: string): ItemKey => ({ pk: `REQ#${teamId}#${route}#${requestId}`, sk: 'REQ' }),
 
   /** An audit item: under its app, in `auditPosition` order; the index entry lists one license's audit items the same way. */
   audit: (appId: string, position: string): ItemKey => ({ pk: `APP#${appId}#AUDIT`, sk: position }),

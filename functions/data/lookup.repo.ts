@@ -1,35 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { itemId } from './batch-get';
-import { batchWrite, getItem, putNew, scanPages, type Table } from './db';
+import { batchWrite, readPage, type Table } from './db';
 import { keys, type ItemKey } from './keys';
-
-/**
- * Lookup entries: items derived from license items so that /license/find and
- * the listing by expiry read an index instead of scanning (docs/management-api.md,
- * "Finding licenses"). A bound-device entry (keys.boundDevice) per HWID a
- * license lists as bound; an expiry entry (keys.licenseByExpiry) per license
- * with an expiry. The events consumer writes them from each license change on
- * the table's stream, so no request path writes them: a binding /auth and an
- * extension cost what they cost before, and the consumer pays one write unit
- * per entry put or deleted.
- */
-export interface EntryChange {
-  key: ItemKey;
-  /** The entry to put; absent: the entry is deleted. */
-  item?: Record<string, unknown>;
-}
-
-/** The licenses a /license/find answer lists for one HWID at most. */
-export const maxLicensesPerDevice = 100;
-
-/** The data step `npm start` and `admin migrate lookup-entries` run once for licenses from before these entries. */
-export const lookupMigration = 'lookup-entries';
-
-/** Bound devices of a license item: `hwids` where it has it, else its one `hwid` (items from before seats). */
-export function boundDevicesOf(license: Record<string, unknown>): string[] {
-  if (Array.isArray(license.hwids)) return license.hwids.filter((hwid): hwid is string => typeof hwid === 'string');
-  return typeof license.hwid === 'string' ? [license.hwid] : [];
-}
+import { boundDevicesOf, maxLicensesPerDevice, type EntryChange } from './model/lookup';
 
 /** The lookup entries a license item has, by item id; none for an item that is no license of an app. */
 function entriesOf(license: Record<string, unknown> | undefined): Map<string, EntryChange> {
@@ -52,70 +24,30 @@ export function lookupChanges(before: Record<string, unknown> | undefined, after
   ];
 }
 
-export function createLookupRepo(table: Table) {
-  /**
-   * Puts and deletes entries, the last change of each entry winning, retrying
-   * unprocessed requests with backoff. Unconditional, yet safe to send again:
-   * an entry's state follows from its license's latest change, which the
-   * stream delivers in order, so a resent batch ends in the same state.
-   */
-  async function apply(changes: readonly EntryChange[]): Promise<void> {
-    const last = new Map<string, EntryChange>();
-    for (const change of changes) {
-      const id = itemId(change.key);
-      last.delete(id);
-      last.set(id, change);
-    }
-    const requests = [...last.values()].map((change) => (change.item ? { PutRequest: { Item: change.item } } : { DeleteRequest: { Key: change.key } }));
-    await batchWrite(table, requests, 'lookup entries');
+/**
+ * Puts and deletes entries, the last change of each entry winning, retrying
+ * unprocessed requests with backoff. Unconditional, yet safe to send again:
+ * an entry's state follows from its license's latest change, which the
+ * stream delivers in order, so a resent batch ends in the same state.
+ */
+export async function apply(table: Table, changes: readonly EntryChange[]): Promise<void> {
+  const last = new Map<string, EntryChange>();
+  for (const change of changes) {
+    const id = itemId(change.key);
+    last.delete(id);
+    last.set(id, change);
   }
+  const requests = [...last.values()].map((change) => (change.item ? { PutRequest: { Item: change.item } } : { DeleteRequest: { Key: change.key } }));
+  await batchWrite(table, requests, 'lookup entries');
+}
 
-  return {
-    apply,
-
-    /** The item keys of the licenses that list `hwid` as bound, at most `maxLicensesPerDevice` (one query). */
-    async licensesBoundTo(appId: string, hwid: string): Promise<ItemKey[]> {
-      const page = await table.doc.send(
-        new QueryCommand({
-          TableName: table.name,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.devicesOf(appId, hwid) },
-          ProjectionExpression: 'sk',
-          Limit: maxLicensesPerDevice,
-        }),
-      );
-      return (page.Items ?? []).map((item) => ({ pk: String(item.sk), sk: keys.license('').sk }));
-    },
-
-    /**
-     * Writes the entries of every license (a scan, so for the admin CLI and
-     * `npm start`, never a request path; docs/deployment.md, "Upgrading a
-     * deployed table"): for licenses bound or activated before the events
-     * consumer kept these entries. Safe to run again or beside the service: a
-     * put writes what the consumer would. Marks the table as migrated.
-     */
-    async writeAll(): Promise<{ licenses: number; entries: number }> {
-      let licenses = 0;
-      let entries = 0;
-      const pages = scanPages(table, {
-        expression: 'sk = :sk AND begins_with(pk, :prefix)',
-        values: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
-        projection: 'pk, app_id, #key, hwid, hwids, expires_at',
-        names: { '#key': 'key' },
-      });
-      for await (const items of pages) {
-        const changes = items.flatMap((item) => lookupChanges(undefined, item));
-        licenses += items.length;
-        entries += changes.length;
-        await apply(changes);
-      }
-      await putNew(table, { ...keys.migration(lookupMigration), done: true });
-      return { licenses, entries };
-    },
-
-    /** Whether `writeAll` ran on this table. */
-    async written(): Promise<boolean> {
-      return (await getItem(table, keys.migration(lookupMigration))) !== undefined;
-    },
-  };
+/** The item keys of the licenses that list `hwid` as bound, at most `maxLicensesPerDevice` (one query). */
+export async function licensesBoundTo(table: Table, appId: string, hwid: string): Promise<ItemKey[]> {
+  const page = await readPage(table, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.devicesOf(appId, hwid) },
+    ProjectionExpression: 'sk',
+    Limit: maxLicensesPerDevice,
+  });
+  return page.items.map((item) => ({ pk: String(item.sk), sk: keys.license('').sk }));
 }

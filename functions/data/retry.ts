@@ -5,22 +5,11 @@ export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
-/** A transaction cancelled by a failed condition (not by throttling or a conflict). */
-export function cancelledByCondition(error: unknown): (string | undefined)[] | undefined {
-  const codes = cancellationCodes(error);
-  return codes?.includes('ConditionalCheckFailed') ? codes : undefined;
-}
-
 /** The per-item reason codes of a cancelled transaction; undefined for any other error. */
 export function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.map((reason) => reason.Code);
-}
-
-/** A transaction cancelled because another one was writing the same items: nothing was written, so a retry is safe. */
-export function cancelledByConflict(error: unknown): boolean {
-  return cancellationCodes(error)?.includes('TransactionConflict') ?? false;
 }
 
 const transientCancellationCodes = new Set(['ThrottlingError', 'TransactionConflict', 'ProvisionedThroughputExceeded', 'InternalServerError']);

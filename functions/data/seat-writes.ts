@@ -1,27 +1,17 @@
 import type { TransactItem } from './db';
+import { condition, conditions as named, part, type ExpressionPart } from './expressions';
 import { keys } from './keys';
-import { storedLease, type Lease } from './leases';
-
-/** What /auth writes on a floating license, decided from the license as read (client/seats.ts). */
-export interface SeatWrite {
-  /** The device (always the HWID the request sent). */
-  hwid: string;
-  /** Its lease after this /auth. */
-  lease: Lease;
-  /** Its live lease as read: this /auth renews it (the heartbeat); absent: it takes a seat. */
-  held?: Lease;
-  /** Listed HWIDs whose leases have ended (as read), dropped by the same write that takes a seat. */
-  dropped: { hwid: string; lease: Lease | undefined }[];
-}
+import { storedLease, type Lease, type SeatWrite } from './model/lease';
 
 /** Parts of the license update of /auth that hold a floating seat, to merge into its one write. */
 export interface SeatExpression {
-  sets: string[];
-  removes: string[];
-  conditions: string[];
-  names: Record<string, string>;
-  values: Record<string, unknown>;
+  sets: ExpressionPart[];
+  removes: ExpressionPart[];
+  conditions: ExpressionPart[];
 }
+
+/** This device's lease after the write, at its place in `leases`. */
+const leaseOfDevice = (seat: SeatWrite) => part('leases.#leaseHwid = :lease', { ':lease': storedLease(seat.lease) }, { '#leaseHwid': seat.hwid });
 
 /**
  * A renewal writes this device's lease where it is, conditional on it being
@@ -31,18 +21,12 @@ export interface SeatExpression {
  * after a lost answer succeeds again.
  */
 export function renewal(seat: SeatWrite & { held: Lease }): SeatExpression {
-  const names = { '#leaseHwid': seat.hwid };
-  const values: Record<string, unknown> = { ':lease': storedLease(seat.lease), ':leaseHwid': seat.hwid };
-  const conditions = ['contains(hwids, :leaseHwid)'];
-  if (seat.held.borrowed) {
-    conditions.push('leases.#leaseHwid = :held');
-    values[':held'] = storedLease(seat.held);
-  } else {
-    // A borrowed lease is stored negative (leases.ts).
-    conditions.push('leases.#leaseHwid > :notBorrowed');
-    values[':notBorrowed'] = 0;
-  }
-  return { sets: ['leases.#leaseHwid = :lease'], removes: [], conditions, names, values };
+  const listed = part('contains(hwids, :leaseHwid)', { ':leaseHwid': seat.hwid });
+  const asHeld = seat.held.borrowed
+    ? part('leases.#leaseHwid = :held', { ':held': storedLease(seat.held) }, { '#leaseHwid': seat.hwid })
+    : // A borrowed lease is stored negative (model/lease.ts).
+      part('leases.#leaseHwid > :notBorrowed', { ':notBorrowed': 0 }, { '#leaseHwid': seat.hwid });
+  return { sets: [leaseOfDevice(seat)], removes: [], conditions: [listed, asHeld] };
 }
 
 /**
@@ -53,32 +37,26 @@ export function renewal(seat: SeatWrite & { held: Lease }): SeatExpression {
  */
 export function takeDroppingEnded(seat: SeatWrite, liveHwids: readonly string[]): SeatExpression & { hwids: string[] } {
   const hwids = [...liveHwids, seat.hwid];
-  const names: Record<string, string> = { '#leaseHwid': seat.hwid };
-  const values: Record<string, unknown> = { ':lease': storedLease(seat.lease), ':newHwids': hwids, ':newHwid': hwids[0], ':seatCount': hwids.length };
-  const conditions = [':seatCount <= max_devices'];
-  const removes: string[] = [];
+  const conditions = [part(':seatCount <= max_devices', { ':seatCount': hwids.length })];
+  const removes: ExpressionPart[] = [];
   seat.dropped.forEach(({ hwid, lease }, index) => {
     const name = hwid === seat.hwid ? '#leaseHwid' : `#dropped${index}`;
-    names[name] = hwid;
-    if (name !== '#leaseHwid') removes.push(`leases.${name}`);
-    if (lease) {
-      conditions.push(`leases.${name} = :dropped${index}`);
-      values[`:dropped${index}`] = storedLease(lease);
-    } else {
-      conditions.push(`attribute_not_exists(leases.${name})`);
-    }
+    const names = { [name]: hwid };
+    if (name !== '#leaseHwid') removes.push(part(`leases.${name}`, {}, names));
+    conditions.push(lease ? part(`leases.${name} = :dropped${index}`, { [`:dropped${index}`]: storedLease(lease) }, names) : part(`attribute_not_exists(leases.${name})`, {}, names));
   });
-  return { sets: ['hwids = :newHwids', 'hwid = :newHwid', 'leases.#leaseHwid = :lease'], removes, conditions, names, values, hwids };
+  const sets = [part('hwids = :newHwids', { ':newHwids': hwids }), part('hwid = :newHwid', { ':newHwid': hwids[0] }), leaseOfDevice(seat)];
+  return { sets, removes, conditions, hwids };
 }
 
 /** A seat taken beside the live ones: appended, as a node-locked seat is. */
 export function takeAppending(seat: SeatWrite): SeatExpression {
-  return { sets: ['leases.#leaseHwid = :lease'], removes: [], conditions: [], names: { '#leaseHwid': seat.hwid }, values: { ':lease': storedLease(seat.lease) } };
+  return { sets: [leaseOfDevice(seat)], removes: [], conditions: [] };
 }
 
 /** The first seat of a license: the whole map is written, as nothing is listed. */
 export function takeFirst(seat: SeatWrite): SeatExpression {
-  return { sets: ['leases = :leases'], removes: [], conditions: [], names: {}, values: { ':leases': { [seat.hwid]: storedLease(seat.lease) } } };
+  return { sets: [part('leases = :leases', { ':leases': { [seat.hwid]: storedLease(seat.lease) } })], removes: [], conditions: [] };
 }
 
 /**
@@ -89,12 +67,5 @@ export function takeFirst(seat: SeatWrite): SeatExpression {
 export function droppedClaims(tableName: string, license: { app_id: string; key: string }, seat: SeatWrite): TransactItem[] {
   return seat.dropped
     .filter(({ hwid, lease }) => lease !== undefined && hwid !== seat.hwid)
-    .map(({ hwid }) => ({
-      Delete: {
-        TableName: tableName,
-        Key: keys.hwid(license.app_id, hwid),
-        ConditionExpression: 'attribute_not_exists(pk) OR license_key = :key',
-        ExpressionAttributeValues: { ':key': license.key },
-      },
-    }));
+    .map(({ hwid }) => ({ Delete: { TableName: tableName, Key: keys.hwid(license.app_id, hwid), ...condition(named.freeOrHeldBy(license.key)) } }));
 }

@@ -1,29 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
 import { batchGetItems } from './batch-get';
-import { deleteExisting, getItem, putNew, queryIndexPartition, stampUpdate, type Table } from './db';
+import { conditional, deleteExisting, getItem, putNew, queryIndexPartition, updateItem, type Table } from './db';
 import { assignments } from './expressions';
-import { isConditionFailure } from './retry';
 import { keys } from './keys';
-import { usageLimitField } from '#shared/entitlements';
-
-export const subscriptionSchema = z.lazy(() =>
-  z.object({
-    subscription_id: z.string(),
-    app_id: z.string(),
-    team_id: z.string(),
-    name: z.string(),
-    level: z.int(),
-    single_key_per_hwid: z.boolean(),
-    status: z.enum(['active', 'inactive']),
-    created_at: z.string(),
-    /** Entitlements and grace (docs/licensing-models.md); absent on items written before they existed: none, none, 0. */
-    features: z.optional(z.array(z.string())),
-    usage_limits: z.optional(z.record(z.string(), usageLimitField)),
-    grace_seconds: z.optional(z.int().check(z.nonnegative())),
-  }),
-);
-export type Subscription = z.infer<typeof subscriptionSchema>;
+import { subscriptionSchema, type Subscription, type SubscriptionSettings } from './model/subscription';
 
 export function subscriptionItem(subscription: Subscription): Record<string, unknown> {
   return {
@@ -33,58 +12,43 @@ export function subscriptionItem(subscription: Subscription): Record<string, unk
   };
 }
 
-export function createSubscriptionRepo(table: Table) {
-  return {
-    async get(subscriptionId: string): Promise<Subscription | undefined> {
-      const item = await getItem(table, keys.subscription(subscriptionId));
-      return item ? subscriptionSchema.parse(item) : undefined;
-    },
-
-    /** Subscriptions by id; a missing (deleted) one is absent from the map. */
-    async getMany(subscriptionIds: string[]): Promise<Map<string, Subscription>> {
-      const items = await batchGetItems(table, subscriptionIds.map((id) => keys.subscription(id)));
-      const subscriptions = [...items.values()].map((item) => subscriptionSchema.parse(item));
-      return new Map(subscriptions.map((subscription) => [subscription.subscription_id, subscription]));
-    },
-
-    create(subscription: Subscription): Promise<boolean> {
-      return putNew(table, subscriptionItem(subscription));
-    },
-
-    /** An app has a handful of tiers: one query reads them all, oldest first. */
-    async listByApp(appId: string): Promise<Subscription[]> {
-      return (await queryIndexPartition(table, keys.subscriptionsOfApp(appId))).map((item) => subscriptionSchema.parse(item));
-    },
-
-    /** Undefined when the subscription is gone; never recreates a deleted one. */
-    async update(subscriptionId: string, fields: Partial<SubscriptionSettings>): Promise<Subscription | undefined> {
-      const set = assignments(fields);
-      try {
-        const { Attributes } = await table.doc.send(
-          new UpdateCommand(
-            stampUpdate(table, {
-              TableName: table.name,
-              Key: keys.subscription(subscriptionId),
-              UpdateExpression: `SET ${set.text}`,
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: set.names,
-              ExpressionAttributeValues: set.values,
-              ReturnValues: 'ALL_NEW',
-            }),
-          ),
-        );
-        return subscriptionSchema.parse(Attributes);
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
-      }
-    },
-
-    /** False when there was no such subscription. */
-    delete(subscriptionId: string): Promise<boolean> {
-      return deleteExisting(table, keys.subscription(subscriptionId));
-    },
-  };
+export async function get(table: Table, subscriptionId: string): Promise<Subscription | undefined> {
+  const item = await getItem(table, keys.subscription(subscriptionId));
+  return item ? subscriptionSchema.parse(item) : undefined;
 }
 
-export type SubscriptionSettings = Pick<Subscription, 'name' | 'level' | 'single_key_per_hwid' | 'status' | 'features' | 'usage_limits' | 'grace_seconds'>;
+/** Subscriptions by id; a missing (deleted) one is absent from the map. */
+export async function getMany(table: Table, subscriptionIds: string[]): Promise<Map<string, Subscription>> {
+  const items = await batchGetItems(table, subscriptionIds.map((id) => keys.subscription(id)));
+  const subscriptions = [...items.values()].map((item) => subscriptionSchema.parse(item));
+  return new Map(subscriptions.map((subscription) => [subscription.subscription_id, subscription]));
+}
+
+export function create(table: Table, subscription: Subscription): Promise<boolean> {
+  return putNew(table, subscriptionItem(subscription));
+}
+
+/** An app has a handful of tiers: one query reads them all, oldest first. */
+export async function listByApp(table: Table, appId: string): Promise<Subscription[]> {
+  return (await queryIndexPartition(table, keys.subscriptionsOfApp(appId))).map((item) => subscriptionSchema.parse(item));
+}
+
+/** Undefined when the subscription is gone; never recreates a deleted one. */
+export async function update(table: Table, subscriptionId: string, fields: Partial<SubscriptionSettings>): Promise<Subscription | undefined> {
+  const set = assignments(fields);
+  const written = await conditional(
+    updateItem(table, keys.subscription(subscriptionId), {
+      UpdateExpression: `SET ${set.text}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: set.names,
+      ExpressionAttributeValues: set.values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return written.held ? subscriptionSchema.parse(written.answer.Attributes) : undefined;
+}
+
+/** False when there was no such subscription. */
+export function remove(table: Table, subscriptionId: string): Promise<boolean> {
+  return deleteExisting(table, keys.subscription(subscriptionId));
+}

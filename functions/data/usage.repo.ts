@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { countsNow, type CounterView, type StoredCounter, type UsageLimit } from '#shared/entitlements';
 import { ownEntry } from '#shared/own-keys';
 import { periodStart } from '#shared/usage-periods';
-import { stampUpdate, transactWrite, type Table } from './db';
+import { conditional, getItem, transactWrite, updateItem, type Table } from './db';
+import { condition, part, Update } from './expressions';
 import { keys } from './keys';
-import { parseLicense, type License } from './license.repo';
-import { cancellationCodes, isConditionFailure } from './retry';
-import { counterAttribute } from './usage-counters';
-
-/** How long a `usage_id` is remembered (docs/client-api.md, POST /usage). */
-export const usageIdSeconds = 86_400;
+import { parseLicense, type License } from './model/license';
+import { counterAttribute, usageIdSeconds } from './model/usage';
 
 /**
  * Each count leaves a mark of the request's token in one of this many slots of its
@@ -54,6 +49,29 @@ function markOf(token: string): { slot: string; mark: string } {
   return { slot: `t${digest[0]! % tokenSlots}`, mark: digest.subarray(1, 10).toString('base64url') };
 }
 
+/** A part of a write on one counter: its attribute is `#u` in every part. */
+const onCounter = (counter: string, text: string, values: Record<string, unknown> = {}, names: Record<string, string> = {}) =>
+  part(text, values, { '#u': counterAttribute(counter), ...names });
+
+/** What a count holds the license and its counter to, by what each condition means. */
+const counterIs = {
+  ofActiveLicense: part('#status = :active', { ':active': 'active' }, { '#status': 'status' }),
+  inPeriodRead: (counter: string, start: string) => onCounter(counter, '#u.period_start = :readStart', { ':readStart': start }),
+  /** The kind of period as read: a counter stored before kinds were recorded has none. */
+  ofPeriodKindRead: (counter: string, period: StoredCounter['period']) =>
+    period === undefined
+      ? onCounter(counter, 'attribute_not_exists(#u.#period)', {}, { '#period': 'period' })
+      : onCounter(counter, '#u.#period = :readPeriod', { ':readPeriod': period }, { '#period': 'period' }),
+  absent: (counter: string) => onCounter(counter, 'attribute_exists(pk) AND attribute_not_exists(#u)'),
+  /** The count still fits: `used + amount <= limit + overage`. */
+  roomFor: (counter: string, room: number) => onCounter(counter, '#u.used <= :room', { ':room': room }),
+  /** This count's mark is not in its slot yet: a count resent after it was applied finds its own mark and fails here. */
+  unmarkedBy: (counter: string, slot: string, mark: string) =>
+    onCounter(counter, '(attribute_not_exists(#u.#slot) OR #u.#slot <> :token)', { ':token': mark }, { '#slot': slot }),
+  usedAsRead: (counter: string, used: number) => onCounter(counter, '#u.used = :readUsed', { ':readUsed': used }),
+  notRefusedYet: (counter: string) => onCounter(counter, 'attribute_not_exists(#u.limit_reached_at)'),
+};
+
 /**
  * How a write on a counter starts from what was read: adding to the current
  * period's count, or replacing a counter of an earlier period, of another kind
@@ -65,192 +83,109 @@ function counterWrite(request: Pick<CountRequest, 'license' | 'counter' | 'limit
   const start = periodStart(request.limit.period, request.now);
   const stored = ownEntry(request.license.counters, request.counter);
   const current = countsNow(request.limit, stored, request.now) ? stored : undefined;
-  const names: Record<string, string> = { '#u': counterAttribute(request.counter), '#status': 'status' };
-  const values: Record<string, unknown> = { ':active': 'active' };
-  const conditions = ['#status = :active'];
-  if (stored) {
-    names['#period'] = 'period';
-    conditions.push('#u.period_start = :readStart', stored.period === undefined ? 'attribute_not_exists(#u.#period)' : '#u.#period = :readPeriod');
-    values[':readStart'] = stored.period_start;
-    if (stored.period !== undefined) values[':readPeriod'] = stored.period;
-  } else conditions.push('attribute_exists(pk) AND attribute_not_exists(#u)');
-  const fresh = (fields: Omit<StoredCounter, 'period_start' | 'period'>) => ({ period_start: start, period: request.limit.period, ...fields });
-  return { start, current, names, values, conditions, fresh };
+  const write = new Update().when(counterIs.ofActiveLicense);
+  if (stored) write.when(counterIs.inPeriodRead(request.counter, stored.period_start), counterIs.ofPeriodKindRead(request.counter, stored.period));
+  else write.when(counterIs.absent(request.counter));
+  /** A counter of this period made anew, with what the write puts in it. */
+  const fresh = (fields: Omit<StoredCounter, 'period_start' | 'period'>) =>
+    onCounter(request.counter, '#u = :fresh', { ':fresh': { period_start: start, period: request.limit.period, ...fields } });
+  return { start, current, write, fresh };
 }
 
-export function createUsageRepo(table: Table) {
-  const send = (update: Omit<UpdateCommandInput, 'TableName'>) => table.doc.send(new UpdateCommand(stampUpdate(table, { TableName: table.name, ...update })));
+/** The answer a `usage_id` of the license earned within the last 24 hours, if it counted. */
+export async function earlierAnswer(table: Table, license: License, usageId: string, now: Date): Promise<CounterView | undefined> {
+  const key = keys.usageMarker(keys.licenseOf(license), usageId);
+  const marker = await getItem(table, key, { consistentRead: true });
+  if (!marker || typeof marker.ttl !== 'number' || marker.ttl <= Math.floor(now.getTime() / 1000)) return undefined;
+  // A stored map comes back in no particular order: the answer is given again field for field as first sent.
+  const { counter, used, limit, overage, remaining, period, resets_at: resetsAt } = marker.answer as CounterView;
+  return { counter, used, limit, overage, remaining, period, resets_at: resetsAt };
+}
 
-  /** The answer a `usage_id` of the license earned within the last 24 hours, if it counted. */
-  const earlierAnswer = async (license: License, usageId: string, now: Date): Promise<CounterView | undefined> => {
-    const key = keys.usageMarker(keys.licenseOf(license), usageId);
-    const { Item } = await table.doc.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
-    if (!Item || typeof Item.ttl !== 'number' || Item.ttl <= Math.floor(now.getTime() / 1000)) return undefined;
-    // A stored map comes back in no particular order: the answer is given again field for field as first sent.
-    const { counter, used, limit, overage, remaining, period, resets_at: resetsAt } = Item.answer as CounterView;
-    return { counter, used, limit, overage, remaining, period, resets_at: resetsAt };
-  };
+/**
+ * Adds `amount` to the counter in one conditional update of the license
+ * item, refused by DynamoDB when it would pass `limit + overage`: of
+ * concurrent counts, the sum counted never passes it. The caller has
+ * checked the limit on the counter as read.
+ */
+export async function count(table: Table, request: CountRequest): Promise<CountOutcome> {
+  const { start, current, write, fresh } = counterWrite(request);
+  const { slot, mark } = markOf(request.token);
+  const room = request.limit.limit + request.limit.overage - request.amount;
+  if (current) {
+    write
+      .set(onCounter(request.counter, '#u.used = #u.used + :amount', { ':amount': request.amount }), onCounter(request.counter, '#u.#slot = :token', { ':token': mark }, { '#slot': slot }))
+      .when(counterIs.roomFor(request.counter, room), counterIs.unmarkedBy(request.counter, slot, mark));
+  } else write.set(fresh({ used: request.amount, [slot]: mark }));
+  const written = await conditional(
+    updateItem(table, keys.licenseOf(request.license), { ...write.input(), ReturnValues: 'UPDATED_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+  );
+  if (written.held) return { kind: 'counted', used: (written.answer.Attributes![counterAttribute(request.counter)] as StoredCounter).used };
+  const old = written.item;
+  if (!old) return { kind: 'changed', license: undefined };
+  // This very count, applied once already: its answer was lost and the SDK sent it again.
+  const stored = old[counterAttribute(request.counter)] as Record<string, unknown> | undefined;
+  if (stored && stored.period_start === start && stored[slot] === mark) return { kind: 'counted', used: stored.used as number };
+  return { kind: 'changed', license: parseLicense(old) };
+}
 
-  return {
-    earlierAnswer,
+/**
+ * A count under a `usage_id`: the marker holding the answer and the
+ * counter's new value are written in one transaction, so the id counts
+ * exactly once; the counter must still hold the value read, which makes
+ * the stored answer exact. A marker older than 24 hours that TTL has not
+ * removed yet counts as none.
+ */
+export async function countOnce(table: Table, request: Omit<CountRequest, 'token'> & { usageId: string; answer: CounterView }): Promise<CountOnceOutcome> {
+  const { current, write, fresh } = counterWrite(request);
+  if (current) write.set(onCounter(request.counter, '#u.used = :used', { ':used': current.used + request.amount })).when(counterIs.usedAsRead(request.counter, current.used));
+  else write.set(fresh({ used: request.amount }));
+  const licenseKey = keys.licenseOf(request.license);
+  const markerKey = keys.usageMarker(licenseKey, request.usageId);
+  const nowSeconds = Math.floor(request.now.getTime() / 1000);
+  const marker = { ...markerKey, counter: request.counter, answer: request.answer, ttl: nowSeconds + usageIdSeconds };
+  const markerFree = part('attribute_not_exists(pk) OR #ttl <= :now', { ':now': nowSeconds }, { '#ttl': 'ttl' });
+  const written = await conditional(
+    transactWrite(
+      table,
+      [
+        { Put: { TableName: table.name, Item: marker, ...condition(markerFree) } },
+        { Update: { TableName: table.name, Key: licenseKey, ...write.input() } },
+      ],
+      { retryCancellations: false },
+    ),
+    'cancellation',
+  );
+  if (written.held) return { kind: 'counted' };
+  const answer = written.reasons[0] === 'ConditionalCheckFailed' ? await earlierAnswer(table, request.license, request.usageId, request.now) : undefined;
+  return answer ? { kind: 'replayed', answer } : { kind: 'changed' };
+}
 
-    /**
-     * Adds `amount` to the counter in one conditional update of the license
-     * item, refused by DynamoDB when it would pass `limit + overage`: of
-     * concurrent counts, the sum counted never passes it. The caller has
-     * checked the limit on the counter as read.
-     */
-    async count(request: CountRequest): Promise<CountOutcome> {
-      const { start, current, names, values, conditions, fresh } = counterWrite(request);
-      const { slot, mark } = markOf(request.token);
-      const room = request.limit.limit + request.limit.overage - request.amount;
-      let update: string;
-      if (current) {
-        update = 'SET #u.used = #u.used + :amount, #u.#slot = :token';
-        names['#slot'] = slot;
-        values[':token'] = mark;
-        conditions.push('#u.used <= :room', '(attribute_not_exists(#u.#slot) OR #u.#slot <> :token)');
-        values[':amount'] = request.amount;
-        values[':room'] = room;
-      } else {
-        update = 'SET #u = :fresh';
-        values[':fresh'] = fresh({ used: request.amount, [slot]: mark });
-      }
-      const key = keys.licenseOf(request.license);
-      try {
-        const { Attributes } = await send({
-          Key: key,
-          UpdateExpression: update,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'UPDATED_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        });
-        return { kind: 'counted', used: (Attributes![counterAttribute(request.counter)] as StoredCounter).used };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        const raw = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
-        if (!raw) return { kind: 'changed', license: undefined };
-        const old = unmarshall(raw);
-        // This very count, applied once already: its answer was lost and the SDK sent it again.
-        const stored = old[counterAttribute(request.counter)] as Record<string, unknown> | undefined;
-        if (stored && stored.period_start === start && stored[slot] === mark) return { kind: 'counted', used: stored.used as number };
-        return { kind: 'changed', license: parseLicense(old) };
-      }
-    },
+/**
+ * Marks the counter's period as refused once, so the stream announces the
+ * first refusal of a period and no later one. A condition that fails means
+ * another request marked it or the counter moved on: nothing to do.
+ */
+export async function markLimitReached(table: Table, request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>): Promise<void> {
+  const { current, write, fresh } = counterWrite(request);
+  if (current?.limit_reached_at !== undefined) return;
+  const at = request.now.toISOString();
+  if (current) write.set(onCounter(request.counter, '#u.limit_reached_at = :at', { ':at': at })).when(counterIs.notRefusedYet(request.counter));
+  else write.set(fresh({ used: 0, limit_reached_at: at }));
+  await conditional(updateItem(table, keys.licenseOf(request.license), write.input()));
+}
 
-    /**
-     * A count under a `usage_id`: the marker holding the answer and the
-     * counter's new value are written in one transaction, so the id counts
-     * exactly once; the counter must still hold the value read, which makes
-     * the stored answer exact. A marker older than 24 hours that TTL has not
-     * removed yet counts as none.
-     */
-    async countOnce(request: Omit<CountRequest, 'token'> & { usageId: string; answer: CounterView }): Promise<CountOnceOutcome> {
-      const { current, names, values, conditions, fresh } = counterWrite(request);
-      let update: string;
-      if (current) {
-        update = 'SET #u.used = :used';
-        conditions.push('#u.used = :readUsed');
-        values[':used'] = current.used + request.amount;
-        values[':readUsed'] = current.used;
-      } else {
-        update = 'SET #u = :fresh';
-        values[':fresh'] = fresh({ used: request.amount });
-      }
-      const licenseKey = keys.licenseOf(request.license);
-      const markerKey = keys.usageMarker(licenseKey, request.usageId);
-      const nowSeconds = Math.floor(request.now.getTime() / 1000);
-      try {
-        await transactWrite(
-          table,
-          [
-            {
-              Put: {
-                TableName: table.name,
-                Item: { ...markerKey, counter: request.counter, answer: request.answer, ttl: nowSeconds + usageIdSeconds },
-                ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
-                ExpressionAttributeNames: { '#ttl': 'ttl' },
-                ExpressionAttributeValues: { ':now': nowSeconds },
-              },
-            },
-            {
-              Update: {
-                TableName: table.name,
-                Key: licenseKey,
-                UpdateExpression: update,
-                ConditionExpression: conditions.join(' AND '),
-                ExpressionAttributeNames: names,
-                ExpressionAttributeValues: values,
-              },
-            },
-          ],
-          { retryCancellations: false },
-        );
-        return { kind: 'counted' };
-      } catch (error) {
-        const codes = cancellationCodes(error);
-        if (!codes) throw error;
-        const answer = codes[0] === 'ConditionalCheckFailed' ? await earlierAnswer(request.license, request.usageId, request.now) : undefined;
-        return answer ? { kind: 'replayed', answer } : { kind: 'changed' };
-      }
-    },
-
-    /**
-     * Marks the counter's period as refused once, so the stream announces the
-     * first refusal of a period and no later one. A condition that fails means
-     * another request marked it or the counter moved on: nothing to do.
-     */
-    async markLimitReached(request: Pick<CountRequest, 'license' | 'counter' | 'limit' | 'now'>): Promise<void> {
-      const { current, names, values, conditions, fresh } = counterWrite(request);
-      if (current?.limit_reached_at !== undefined) return;
-      const at = request.now.toISOString();
-      let update: string;
-      if (current) {
-        update = 'SET #u.limit_reached_at = :at';
-        conditions.push('attribute_not_exists(#u.limit_reached_at)');
-        values[':at'] = at;
-      } else {
-        update = 'SET #u = :fresh';
-        values[':fresh'] = fresh({ used: 0, limit_reached_at: at });
-      }
-      try {
-        await send({
-          Key: keys.licenseOf(request.license),
-          UpdateExpression: update,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        });
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-    },
-
-    /**
-     * Sets counters of a license of this team to 0 by removing them (a new
-     * count starts a fresh one). Removing is the same whether sent once or
-     * again. Undefined when the license is not the team's; otherwise the
-     * license as stored afterwards.
-     */
-    async reset(license: License, counters: string[]): Promise<License | undefined> {
-      if (counters.length === 0) return license;
-      const names = Object.fromEntries(counters.map((counter, index) => [`#u${index}`, counterAttribute(counter)]));
-      try {
-        const { Attributes } = await send({
-          Key: keys.licenseOf(license),
-          UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
-          ConditionExpression: 'team_id = :team',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':team': license.team_id },
-          ReturnValues: 'ALL_NEW',
-        });
-        return parseLicense(Attributes!);
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
-      }
-    },
-  };
+/**
+ * Sets counters of a license of this team to 0 by removing them (a new
+ * count starts a fresh one). Removing is the same whether sent once or
+ * again. Undefined when the license is not the team's; otherwise the
+ * license as stored afterwards.
+ */
+export async function reset(table: Table, license: License, counters: string[]): Promise<License | undefined> {
+  if (counters.length === 0) return license;
+  const write = new Update()
+    .remove(...counters.map((counter, index) => part(`#u${index}`, {}, { [`#u${index}`]: counterAttribute(counter) })))
+    .when(part('team_id = :team', { ':team': license.team_id }));
+  const written = await conditional(updateItem(table, keys.licenseOf(license), { ...write.input(), ReturnValues: 'ALL_NEW' }));
+  return written.held ? parseLicense(written.answer.Attributes!) : undefined;
 }

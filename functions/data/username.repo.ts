@@ -1,32 +1,8 @@
-import * as z from 'zod/mini';
 import { getItem, type Table } from './db';
 import { keys } from './keys';
+import { usernameIndexSchema, type UsernameIndex } from './model/username';
 
-/**
- * Username index: unique per application, case-insensitive (the key is
- * lower-cased). It holds the bcrypt hash so a login by username reads one item
- * before it knows the license.
- */
-export const usernameIndexSchema = z.lazy(() =>
-  z.object({
-    app_id: z.string(),
-    /** As the user registered it; the key holds the lower-cased form. */
-    username: z.string(),
-    license_key: z.string(),
-    password_hash: z.string(),
-  }),
-);
-export type UsernameIndex = z.infer<typeof usernameIndexSchema>;
-
-export function usernameIndexItem(entry: UsernameIndex): Record<string, unknown> {
-  return { ...keys.username(entry.app_id, entry.username), ...entry };
-}
-
-export function createUsernameRepo(table: Table) {
-  return {
-    async get(appId: string, username: string): Promise<UsernameIndex | undefined> {
-      const item = await getItem(table, keys.username(appId, username));
-      return item ? usernameIndexSchema.parse(item) : undefined;
-    },
-  };
+export async function get(table: Table, appId: string, username: string): Promise<UsernameIndex | undefined> {
+  const item = await getItem(table, keys.username(appId, username));
+  return item ? usernameIndexSchema.parse(item) : undefined;
 }

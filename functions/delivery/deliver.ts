@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto';
 import { Webhook as Signer } from 'standardwebhooks';
 import { describeError, type Logger } from '#core/logger';
-import type { KeyVault } from '#core/signing/key-vault';
-import type { Repos } from '#data/repos';
-import { deliveryIds, type AttemptOutcome, type DeliveryRef, type EndpointChange, type Webhook } from '#data/webhook.repo';
+import type { KeyVault } from '#core/key-vault';
+import type { Table } from '#data/db';
+import { deliveryIds, type AttemptOutcome, type DeliveryRef, type EndpointChange, type Webhook } from '#data/model/webhook';
 import type { Clock } from '#shared/clock';
-import { attemptMessageSchema, eventMessageSchema, type AttemptMessage, type DeliveryQueue } from './queue';
+import type { DeliveryQueue, TargetPolicy } from '#core/deps';
+import { attemptMessageSchema, eventMessageSchema, type AttemptMessage } from './queue';
 import { attemptLeaseMs, deliveryRetentionSeconds, disableAfterFailedDeliveries, disableAfterFailingMs, waitAfter } from './schedule';
 import { postOnce } from './targets';
-import type { TargetPolicy } from './target-policy';
+import * as webhooks from '#data/webhook.repo';
 
 export interface DeliveryDeps {
-  repos: Pick<Repos, 'webhooks'>;
+  table: Table;
   clock: Clock;
   logger: Logger;
   /** Decrypts endpoints' secrets (KMS on AWS, the local master key locally). */
@@ -69,12 +70,13 @@ export function createDelivery(deps: DeliveryDeps) {
   const now = () => deps.clock.now().getTime();
 
   async function fanOut(event: { id: string; type: string; app_id: string; at: string }, payload: string): Promise<Verdict> {
-    const webhooks = (await deps.repos.webhooks.listByApp(event.app_id)).filter((webhook) => webhook.enabled && subscribes(webhook, event.type));
+    const endpoints = (await webhooks.listByApp(deps.table, event.app_id)).filter((webhook) => webhook.enabled && subscribes(webhook, event.type));
     const verdicts = await Promise.all(
-      webhooks.map(async (webhook) => {
+      endpoints.map(async (webhook) => {
         const ref = { webhookId: webhook.webhook_id, position: positionOf(event.id, event.at) };
         const createdAt = new Date(now()).toISOString();
-        await deps.repos.webhooks.putDelivery(
+        await webhooks.putDelivery(
+          deps.table,
           {
             delivery_id: deliveryIds.of(ref),
             webhook_id: webhook.webhook_id,
@@ -100,15 +102,15 @@ export function createDelivery(deps: DeliveryDeps) {
 
   async function attempt(ref: DeliveryRef, number: number, reopen: boolean): Promise<Verdict> {
     const startedAt = now();
-    const claim = await deps.repos.webhooks.claimAttempt(ref, number, startedAt, startedAt + attemptLeaseMs, reopen);
+    const claim = await webhooks.claimAttempt(deps.table, ref, number, startedAt, startedAt + attemptLeaseMs, reopen);
     if (claim.kind === 'busy') return 'retry';
     if (claim.kind === 'stale') return 'done';
     const delivery = claim.delivery;
-    const webhook = await deps.repos.webhooks.get(ref.webhookId);
+    const webhook = await webhooks.get(deps.table, ref.webhookId);
     const fields = { delivery_id: delivery.delivery_id, webhook_id: ref.webhookId, event_id: delivery.event_id, attempt: number };
     if (!webhook || !webhook.enabled) {
       const error = webhook ? 'not sent: the endpoint is disabled' : 'not sent: the endpoint was deleted';
-      await deps.repos.webhooks.recordAttempt(ref, number, { state: 'failed', status: null, error, nextAttemptAt: null }, { kind: 'none' });
+      await webhooks.recordAttempt(deps.table, ref, number, { state: 'failed', status: null, error, nextAttemptAt: null }, { kind: 'none' });
       deps.logger.info('webhook not sent', { ...fields, reason: webhook ? 'disabled' : 'deleted' });
       return 'done';
     }
@@ -158,7 +160,7 @@ export function createDelivery(deps: DeliveryDeps) {
         webhook.failing_since === undefined || deliveryFailed || disable ? { kind: 'failing', since, deliveryFailed: deliveryFailed || disable !== undefined, disable } : { kind: 'none' };
       if (disable) deps.logger.warn('webhook endpoint disabled', { webhook_id: ref.webhookId, app_id: webhook.app_id, reason: disable });
     }
-    const recorded = await deps.repos.webhooks.recordAttempt(ref, number, outcome, endpoint);
+    const recorded = await webhooks.recordAttempt(deps.table, ref, number, outcome, endpoint);
     deps.logger.info('webhook attempt', { ...fields, state: outcome.state, status: result.status, recorded, ms: finishedAt - startedAt });
     return 'done';
   }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { DeliveryQueue } from '#core/deps';
 
 /**
  * What the delivery queue carries (docs/webhooks.md#on-aws): events as
@@ -26,13 +27,6 @@ export const eventMessageSchema = z.lazy(() =>
     detail: z.looseObject({ id: z.string(), type: z.string(), app_id: z.string(), at: z.string() }),
   }),
 );
-
-/** SQS's longest delay: a message may wait at most 15 minutes before it is delivered. */
-export const maxQueueDelaySeconds = 900;
-
-export interface DeliveryQueue {
-  send(message: AttemptMessage, delaySeconds: number): Promise<void>;
-}
 
 /**
  * On AWS: the stack's delivery queue, its URL in WEBHOOK_QUEUE_URL, its SQS

@@ -1,5 +1,8 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { maxQueueDelaySeconds, type DeliveryQueue } from './queue';
+import type { DeliveryQueue } from '#core/deps';
+
+/** SQS's longest delay: a message may wait at most 15 minutes before it is delivered. */
+const maxQueueDelaySeconds = 900;
 
 /** The SQS client of the functions that queue deliveries: a send that failed on the way is retried up to four attempts in all. */
 export const createSqsClient = (region: string) => new SQSClient({ region, maxAttempts: 4 });

@@ -1,6 +1,3 @@
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-
 /**
  * Where webhooks may go (docs/webhooks.md#targets). `public`, the deployed
  * stack's only policy: https, and only addresses that are plain public
@@ -10,7 +7,9 @@ import ipaddr from 'ipaddr.js';
  * address. The policy is chosen in code by who runs the delivery, never read
  * from the environment, so no setting can open it on AWS.
  */
-export type TargetPolicy = 'public' | 'local';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { TargetPolicy } from '#core/deps';
 
 // The rules apart from the agents that enforce them on connection (targets.ts): the webhook
 // routes only check URLs, and their cold starts need not load the agents and node:http(s).

@@ -1,7 +1,8 @@
 import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { loopback, metadataAddress, targetProblem, type TargetPolicy } from './target-policy';
+import type { TargetPolicy } from '#core/deps';
+import { loopback, metadataAddress, targetProblem } from './target-policy';
 
 /**
  * The check on the address actually connected to: request-filtering-agent

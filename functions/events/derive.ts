@@ -1,11 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import { appSettingsFields } from '#data/app.repo';
+import { appSettingsFields } from '#data/model/app';
 import { actorAttribute } from '#data/db';
-import { boundDevicesOf, lookupChanges, type EntryChange } from '#data/lookup.repo';
-import { standingChange, standingOf, type Addition, type AuditEvent } from '#data/events.repo';
+import { lookupChanges } from '#data/lookup.repo';
+import { boundDevicesOf, type EntryChange } from '#data/model/lookup';
+import { standingChange } from '#data/events.repo';
+import { standingOf, type Addition } from '#data/model/stats';
+import type { AuditEvent } from '#data/model/audit';
 import { keys } from '#data/keys';
 import { tableDefinition } from '#data/table';
-import { isCounterAttribute } from '#data/usage-counters';
+import { isCounterAttribute } from '#data/model/usage';
 
 export const eventTypes = [
   'license.created',
@@ -113,7 +116,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 const leasing = (license: Record<string, unknown>): boolean => typeof license.lease_seconds === 'number';
 
 function leaseEnds(license: Record<string, unknown>): Map<string, number> {
-  // A stored lease is its end in epoch milliseconds, negated when borrowed (data/leases.ts).
+  // A stored lease is its end in epoch milliseconds, negated when borrowed (data/model/lease.ts).
   const leases = (license.leases ?? {}) as Record<string, unknown>;
   return new Map(Object.entries(leases).map(([hwid, lease]) => [hwid, Math.abs(Number(lease))]));
 }

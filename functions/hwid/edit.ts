@@ -5,9 +5,12 @@ import { notFound, ownedLicense } from '#core/domain/ownership';
 import { concurrentChange } from '#core/http/errors';
 import { licenseRecord } from '#core/domain/license-view';
 import type { OwnerInput } from '#core/http/handler';
-import type { HwidChange } from '#data/hwid.repo';
-import type { License } from '#data/license.repo';
+import type { HwidChange } from '#data/model/hwid';
+import type { License } from '#data/model/license';
 import type { editHwidSchema } from './schemas';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 export const hwidInUse = () => new ManagementError('HWID_IN_USE');
 
@@ -26,10 +29,10 @@ export async function changeOwnedHwids(
     const license = await ownedLicense(deps, teamId, licenseKey);
     const wanted = await change(license);
     if (!wanted) return licenseRecord(deps, license);
-    const outcome = await deps.repos.hwids.replaceHwids({ license, now: iso(deps.clock.now()), ...wanted });
+    const outcome = await hwids.replaceHwids(deps.table, { license, now: iso(deps.clock.now()), ...wanted });
     if (outcome === 'hwid-in-use') throw hwidInUse();
     if (outcome === 'changed') {
-      const updated = await deps.repos.licenses.get(license.key, license.team_id);
+      const updated = await licenses.get(deps.table, license.key, license.team_id);
       if (!updated) throw notFound.license();
       return licenseRecord(deps, updated);
     }
@@ -46,7 +49,7 @@ export async function changeOwnedHwids(
 export function editHwid(deps: Deps, input: OwnerInput<typeof editHwidSchema>) {
   return changeOwnedHwids(deps, input.teamId, input.license_key, async (license) => {
     if (input.hwid === null) return { hwids: [], resetAt: iso(deps.clock.now()), claim: false };
-    const subscription = await deps.repos.subscriptions.get(license.subscription_id);
+    const subscription = await subscriptions.get(deps.table, license.subscription_id);
     return { hwids: [input.hwid], claim: subscription?.single_key_per_hwid === true, claimKept: true };
   });
 }

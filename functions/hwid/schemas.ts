@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { hwidResetIntervalField, leaseSecondsField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
-import { refusedHwid } from '#data/leases';
+import { refusedHwid } from '#data/model/lease';
 
 const hwidField = z.lazy(() =>
   z.string().check(

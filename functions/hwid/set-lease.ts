@@ -4,6 +4,9 @@ import { licenseRecord } from '#core/domain/license-view';
 import { notFound, ownedLicense } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import type { setLeaseSchema } from './schemas';
+import * as hwids from '#data/hwid.repo';
+import * as leases from '#data/lease.repo';
+import * as licenses from '#data/license.repo';
 
 /**
  * `/hwid/set-lease` (docs/management-api.md, "Floating seats"): turns leasing on, changes the
@@ -15,9 +18,9 @@ export async function setLease(deps: Deps, input: OwnerInput<typeof setLeaseSche
   for (let attempt = 1; attempt <= 3; attempt++) {
     const license = await ownedLicense(deps, input.teamId, input.license_key);
     if (license.lease_seconds === input.lease_seconds) return licenseRecord(deps, license);
-    const heldClaims = input.lease_seconds === null ? await deps.repos.hwids.heldBy(license) : [];
-    if (await deps.repos.leases.setLeaseSeconds(license, input.lease_seconds, deps.clock.now(), heldClaims)) {
-      const updated = await deps.repos.licenses.get(license.key, license.team_id);
+    const heldClaims = input.lease_seconds === null ? await hwids.heldBy(deps.table, license) : [];
+    if (await leases.setLeaseSeconds(deps.table, license, input.lease_seconds, deps.clock.now(), heldClaims)) {
+      const updated = await licenses.get(deps.table, license.key, license.team_id);
       if (!updated) throw notFound.license();
       return licenseRecord(deps, updated);
     }

@@ -3,8 +3,10 @@ import { concurrentChange, invalidInput } from '#core/http/errors';
 import { licenseRecord } from '#core/domain/license-view';
 import { notFound, ownedLicense } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import { isFloating, liveLeases } from '#data/leases';
+import { isFloating, liveLeases } from '#data/model/lease';
 import type { setMaxDevicesSchema } from './schemas';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
 
 /**
  * `/hwid/set-max-devices`: the number of seats. Fewer seats than bound devices
@@ -22,8 +24,8 @@ export async function setMaxDevices(deps: Deps, input: OwnerInput<typeof setMaxD
     if (bound > input.max_devices) {
       throw invalidInput(`max_devices: must be at least the ${bound} devices bound now (release some with /hwid/remove)`);
     }
-    if (await deps.repos.hwids.setMaxDevices(license, input.max_devices)) {
-      const updated = await deps.repos.licenses.get(license.key, license.team_id);
+    if (await hwids.setMaxDevices(deps.table, license, input.max_devices)) {
+      const updated = await licenses.get(deps.table, license.key, license.team_id);
       if (!updated) throw notFound.license();
       return licenseRecord(deps, updated);
     }

@@ -3,6 +3,7 @@ import type { Deps } from '#core/deps';
 import { notFound } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import type { toggleLockBulkSchema } from './schemas';
+import * as licenses from '#data/license.repo';
 
 /**
  * Sets `hwid_lock` on each key on its own: a key that is missing or another
@@ -15,8 +16,8 @@ export function toggleLockBulk(deps: Deps, input: OwnerInput<typeof toggleLockBu
   return runBulk(
     input.license_keys,
     async (licenseKey) => {
-      if (!(await deps.repos.licenses.updateFields(licenseKey, input.teamId, { hwid_lock: input.hwid_lock }, {}, deps.appScope))) throw notFound.license();
+      if (!(await licenses.updateFields(deps.table, licenseKey, input.teamId, { hwid_lock: input.hwid_lock }, {}, deps.appScope))) throw notFound.license();
     },
-    { logger: deps.logger },
+    { logger: deps.logger, workUntil: deps.workUntil },
   );
 }

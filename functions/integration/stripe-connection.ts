@@ -3,10 +3,12 @@ import { invalidInput, ManagementError } from '#core/http/errors';
 import type { OwnerInput } from '#core/http/handler';
 import { managementView } from '#core/domain/license-view';
 import { accessDenied, notFound, ownedApp } from '#core/domain/ownership';
-import type { StripeConnection } from '#data/stripe.repo';
+import type { StripeConnection } from '#data/model/stripe';
 import { iso } from '#shared/clock';
 import type { appIdSchema, licensesSchema, setSchema } from './schemas';
 import { sealSecret, secretHint } from './stripe-secrets';
+import * as stripe from '#data/stripe.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 /** Where Stripe is to send an application's events, relative to the API's base URL. */
 export const stripeWebhookPath = (appId: string): string => `/stripe/webhook/${appId}`;
@@ -27,7 +29,7 @@ function connectionView(connection: StripeConnection) {
 
 /** Every tier the price map names must be one of the application's: another owner's is ACCESS_DENIED, a missing one SUBSCRIPTION_NOT_FOUND. */
 async function checkTiers(deps: Deps, input: OwnerInput<typeof setSchema>): Promise<void> {
-  const tiers = await deps.repos.subscriptions.getMany([...new Set(Object.values(input.prices).map((mapping) => mapping.subscription_id))]);
+  const tiers = await subscriptions.getMany(deps.table, [...new Set(Object.values(input.prices).map((mapping) => mapping.subscription_id))]);
   for (const [price, mapping] of Object.entries(input.prices)) {
     const tier = tiers.get(mapping.subscription_id);
     if (!tier) throw notFound.subscription();
@@ -44,11 +46,11 @@ async function checkTiers(deps: Deps, input: OwnerInput<typeof setSchema>): Prom
 export async function setStripe(deps: Deps, input: OwnerInput<typeof setSchema>) {
   await ownedApp(deps, input.teamId, input.app_id);
   await checkTiers(deps, input);
-  const stored = await deps.repos.stripe.getConnection(input.app_id);
+  const stored = await stripe.getConnection(deps.table, input.app_id);
   if (!stored && input.webhook_secret === undefined) throw invalidInput('webhook_secret: is needed to connect the application to Stripe');
   if (!stored && input.api_key === undefined) throw invalidInput('api_key: is needed to connect the application to Stripe');
   const now = iso(deps.clock.now());
-  const connection = await deps.repos.stripe.putConnection({
+  const connection = await stripe.putConnection(deps.table, {
     app_id: input.app_id,
     team_id: input.teamId,
     webhook_secret_ciphertext: input.webhook_secret === undefined ? stored!.webhook_secret_ciphertext : await sealSecret(deps, input.app_id, input.webhook_secret),
@@ -63,7 +65,7 @@ export async function setStripe(deps: Deps, input: OwnerInput<typeof setSchema>)
 
 export async function getStripe(deps: Deps, input: OwnerInput<typeof appIdSchema>) {
   await ownedApp(deps, input.teamId, input.app_id);
-  const connection = await deps.repos.stripe.getConnection(input.app_id);
+  const connection = await stripe.getConnection(deps.table, input.app_id);
   if (!connection) throw notConnected();
   return connectionView(connection);
 }
@@ -71,15 +73,15 @@ export async function getStripe(deps: Deps, input: OwnerInput<typeof appIdSchema
 /** Disconnects: Stripe's later events are refused (400), licenses already made stay. */
 export async function deleteStripe(deps: Deps, input: OwnerInput<typeof appIdSchema>) {
   await ownedApp(deps, input.teamId, input.app_id);
-  if (!(await deps.repos.stripe.deleteConnection(input.app_id))) throw notConnected();
+  if (!(await stripe.deleteConnection(deps.table, input.app_id))) throw notConnected();
   return { app_id: input.app_id, deleted: true };
 }
 
 /** The licenses made for a Checkout Session, oldest first; none yet while Stripe has not told the service of it. */
 export async function stripeLicenses(deps: Deps, input: OwnerInput<typeof licensesSchema>) {
   await ownedApp(deps, input.teamId, input.app_id);
-  const licenseKeys = await deps.repos.stripe.licenseKeysOf(input.app_id, input.checkout_session);
-  const licenses = (await deps.repos.stripe.licenses(licenseKeys)).filter((license) => license.team_id === input.teamId && license.app_id === input.app_id);
-  const tiers = await deps.repos.subscriptions.getMany([...new Set(licenses.map((license) => license.subscription_id))]);
+  const licenseKeys = await stripe.licenseKeysOf(deps.table, input.app_id, input.checkout_session);
+  const licenses = (await stripe.licenses(deps.table, licenseKeys)).filter((license) => license.team_id === input.teamId && license.app_id === input.app_id);
+  const tiers = await subscriptions.getMany(deps.table, [...new Set(licenses.map((license) => license.subscription_id))]);
   return licenses.map((license) => managementView(license, tiers.get(license.subscription_id), deps.clock.now()));
 }

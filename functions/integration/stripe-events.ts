@@ -1,14 +1,17 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import type { App } from '#data/app.repo';
-import type { License } from '#data/license.repo';
-import type { EventWrite, PriceMapping, StripeConnection, StripeOrigin } from '#data/stripe.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { App } from '#data/model/app';
+import type { License } from '#data/model/license';
+import type { EventWrite, PriceMapping, StripeConnection, StripeOrigin } from '#data/model/stripe';
+import type { Subscription } from '#data/model/subscription';
 import { iso } from '#shared/clock';
 import { ownEntry } from '#shared/own-keys';
 import { hwidResetDefaults, newLicense } from '../license/new-license';
 import { listLineItems } from './stripe-api';
 import { revealSecret } from './stripe-secrets';
+import * as apps from '#data/app.repo';
+import * as stripe from '#data/stripe.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 /**
  * What each handled Stripe event does to an application's licenses
@@ -125,7 +128,7 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
   for (const [part, mappings] of parts(units, licensesPerWrite).entries()) {
     let outcome: EventWrite | undefined;
     for (let attempt = 0; attempt < keyAttempts && outcome === undefined; attempt++) {
-      const written = await deps.repos.stripe.createLicenses(eventId, part, origin, mappings.map(licenseFor), deps.clock.now());
+      const written = await stripe.createLicenses(deps.table, eventId, part, origin, mappings.map(licenseFor), deps.clock.now());
       if (!Array.isArray(written)) outcome = written;
     }
     if (outcome === undefined) throw new Error(`${keyAttempts} sets of generated license keys in a row were taken`);
@@ -136,9 +139,9 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
 
 /** The application and the tiers the units name; a tier deleted or moved since the price map was set is a fault the owner must fix. */
 async function licenseSources(deps: Deps, connection: StripeConnection, units: PriceMapping[]): Promise<{ app: App; tiers: Map<string, Subscription> }> {
-  const app = await deps.repos.apps.get(connection.app_id);
+  const app = await apps.get(deps.table, connection.app_id);
   if (!app || app.team_id !== connection.team_id) throw new Error(`application ${connection.app_id} is gone or changed owner`);
-  const tiers = await deps.repos.subscriptions.getMany([...new Set(units.map((unit) => unit.subscription_id))]);
+  const tiers = await subscriptions.getMany(deps.table, [...new Set(units.map((unit) => unit.subscription_id))]);
   for (const unit of units) {
     const tier = tiers.get(unit.subscription_id);
     if (!tier || tier.app_id !== connection.app_id) {
@@ -156,18 +159,18 @@ type Change = { set: Partial<Pick<License, 'status' | 'expires_at'>>; expected: 
  * is read again and judged again.
  */
 async function changeLicenses(deps: Deps, connection: StripeConnection, eventId: string, stripeIds: string[], decide: (license: License) => Change | undefined): Promise<number> {
-  const licenseKeys = [...new Set((await Promise.all(stripeIds.map((id) => deps.repos.stripe.licenseKeysOf(connection.app_id, id)))).flat())];
+  const licenseKeys = [...new Set((await Promise.all(stripeIds.map((id) => stripe.licenseKeysOf(deps.table, connection.app_id, id)))).flat())];
   let changed = 0;
   for (const [part, keysOfPart] of parts(licenseKeys, changesPerWrite).entries()) {
     for (let attempt = 0; ; attempt++) {
       if (attempt >= changeAttempts) throw new Error(`licenses of Stripe event ${eventId} kept changing under its write`);
-      const licenses = (await deps.repos.stripe.licenses(keysOfPart)).filter((license) => license.team_id === connection.team_id && license.app_id === connection.app_id);
+      const licenses = (await stripe.licenses(deps.table, keysOfPart)).filter((license) => license.team_id === connection.team_id && license.app_id === connection.app_id);
       const changes = licenses.flatMap((license) => {
         const change = decide(license);
         return change ? [{ license, ...change }] : [];
       });
       if (changes.length === 0) break;
-      const outcome = await deps.repos.stripe.updateLicenses(connection.app_id, eventId, part, changes, deps.clock.now());
+      const outcome = await stripe.updateLicenses(deps.table, connection.app_id, eventId, part, changes, deps.clock.now());
       if (outcome === 'applied') changed += changes.length;
       if (!Array.isArray(outcome)) break;
     }

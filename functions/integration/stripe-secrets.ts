@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import type { KeyVault } from '#core/signing/key-vault';
+import type { KeyVault } from '#core/key-vault';
 
 /**
  * An owner's Stripe secrets are kept as applications' private signing keys are

@@ -1,10 +1,11 @@
 import type { Deps } from '#core/deps';
-import { canonicalUuid, isUuid } from '#core/domain/ids';
+import { canonicalUuid, isUuid } from '#core/ids';
 import { invalidInput } from '#core/http/errors';
 import type { Reply, RequestInfo } from '#core/http/handler';
 import { InvalidStripeSignature, verifiedEvent } from './stripe-api';
 import { applyStripeEvent } from './stripe-events';
 import { revealSecret } from './stripe-secrets';
+import * as stripe from '#data/stripe.repo';
 
 /**
  * One answer for every request that cannot be shown to come from the
@@ -23,7 +24,7 @@ export async function receiveStripeEvent(deps: Deps, _body: unknown, request: Re
   const given = request.pathParameter('app_id');
   if (given === undefined || !isUuid(given)) throw notFromStripe();
   const appId = canonicalUuid(given);
-  const connection = await deps.repos.stripe.getConnection(appId);
+  const connection = await stripe.getConnection(deps.table, appId);
   if (!connection) throw notFromStripe();
   const secret = await revealSecret(deps, appId, connection.webhook_secret_ciphertext);
   let event;

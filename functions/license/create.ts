@@ -6,6 +6,7 @@ import type { OwnerInput } from '#core/http/handler';
 import { newLicense } from './new-license';
 import type { createSchema } from './schemas';
 import { appAndSubscription } from './subscription-of-app';
+import * as licenses from '#data/license.repo';
 
 type Input = OwnerInput<typeof createSchema>;
 
@@ -26,7 +27,7 @@ export async function createLicense(deps: Deps, input: Input) {
   // (generated ones, and custom ones made before keys were scoped) are looked
   // up here. Nothing new enters that namespace under a chosen key, so no
   // concurrent create can slip in between this read and the write.
-  if (input.license_key !== undefined && (await deps.repos.licenses.get(input.license_key, input.teamId))?.team_id === input.teamId) {
+  if (input.license_key !== undefined && (await licenses.get(deps.table, input.license_key, input.teamId))?.team_id === input.teamId) {
     throw keyTaken();
   }
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password, deps.config.bcryptCost);
@@ -34,8 +35,8 @@ export async function createLicense(deps: Deps, input: Input) {
     const license = newLicense(deps, { ...input, ...resetRules, subscription, key: input.license_key });
     const outcome =
       passwordHash === undefined
-        ? (await deps.repos.licenses.create(license)) ? 'created' : 'key_taken'
-        : await deps.repos.licenses.createWithCredentials(license, passwordHash);
+        ? (await licenses.create(deps.table, license)) ? 'created' : 'key_taken'
+        : await licenses.createWithCredentials(deps.table, license, passwordHash);
     if (outcome === 'created') return managementView(license, subscription, deps.clock.now());
     if (outcome === 'username_taken') throw usernameTaken();
     if (input.license_key !== undefined) throw keyTaken();

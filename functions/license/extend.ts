@@ -2,11 +2,12 @@ import { addSeconds, latestTime, latestTimeMs } from '#shared/clock';
 import { invalidInput } from '#core/http/errors';
 import type { Deps } from '#core/deps';
 import { ownedLicense } from '#core/domain/ownership';
-import type { ExpiryChange, License } from '#data/license.repo';
+import type { ExpiryChange, License } from '#data/model/license';
 import { licenseRecord } from '#core/domain/license-view';
 import type { OwnerInput } from '#core/http/handler';
 import { optimistic } from './optimistic';
 import { limits, type extendSchema } from './schemas';
+import * as licenses from '#data/license.repo';
 
 /**
  * Why this extension cannot be made: an unused license's duration stays within
@@ -42,7 +43,7 @@ export function extendOwned(
   return optimistic(async () => {
     const license = await ownedLicense(deps, teamId, licenseKey);
     const after = extendedBy(license, seconds);
-    const outcome = await deps.repos.licenses.replaceExpiry({ before: license, after, marker });
+    const outcome = await licenses.replaceExpiry(deps.table, { before: license, after, marker });
     if (outcome === 'updated') return { ...license, ...after };
     return outcome === 'already_done' ? license : undefined;
   });

@@ -1,10 +1,15 @@
 import type { Deps } from '#core/deps';
 import { managementView, type LicenseRecord } from '#core/domain/license-view';
-import { accessDenied, inScope, notFound } from '#core/domain/ownership';
+import { accessDenied, notFound } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import { keys } from '#data/keys';
 import type { findSchema } from './schemas';
+import * as apps from '#data/app.repo';
+import * as licenses from '#data/license.repo';
+import * as lookups from '#data/lookup.repo';
+import * as subscriptions from '#data/subscription.repo';
+import * as usernames from '#data/username.repo';
 
 export type MatchKind = 'key' | 'username' | 'hwid';
 
@@ -32,18 +37,16 @@ function usernameForm(query: string): string | undefined {
  */
 export async function findLicenses(deps: Deps, input: OwnerInput<typeof findSchema>): Promise<{ matches: FoundLicense[] }> {
   const { app_id: appId, query, teamId } = input;
-  // A key limited to other applications meets this one as another team's, before any read.
-  if (!inScope(deps, appId)) throw accessDenied();
   const username = usernameForm(query);
   const [byKey, usernameEntry, bound] = await Promise.all([
-    keyForm.test(query) ? deps.repos.licenses.get(query, teamId) : undefined,
-    username === undefined ? undefined : deps.repos.usernames.get(appId, username),
-    deps.repos.lookups.licensesBoundTo(appId, query),
+    keyForm.test(query) ? licenses.get(deps.table, query, teamId) : undefined,
+    username === undefined ? undefined : usernames.get(deps.table, appId, username),
+    lookups.licensesBoundTo(deps.table, appId, query),
   ]);
   const byUsername =
-    usernameEntry === undefined || usernameEntry.license_key === byKey?.key ? undefined : deps.repos.licenses.getSharedFirst(usernameEntry.license_key, teamId);
+    usernameEntry === undefined || usernameEntry.license_key === byKey?.key ? undefined : licenses.getSharedFirst(deps.table, usernameEntry.license_key, teamId);
   const onDevice = bound.filter((key) => byKey === undefined || key.pk !== keys.licenseOf(byKey).pk);
-  const [namedByUsername, read] = await Promise.all([byUsername, deps.repos.licenses.readItems(onDevice)]);
+  const [namedByUsername, read] = await Promise.all([byUsername, licenses.readItems(deps.table, onDevice)]);
 
   const matches = new Map<string, { license: License; matched: Set<MatchKind> }>();
   const add = (license: License | undefined, kind: MatchKind) => {
@@ -61,23 +64,23 @@ export async function findLicenses(deps: Deps, input: OwnerInput<typeof findSche
   // An entry can lag a change by the stream's delay: only a license that lists the device now counts.
   for (const license of all) if (license.hwids.includes(query)) add(license, 'hwid');
 
-  const licenses = [...matches.values()];
-  if (licenses.some(({ license }) => license.team_id !== teamId)) throw accessDenied();
-  if (licenses.length === 0) {
-    const app = await deps.repos.apps.get(appId);
+  const found = [...matches.values()];
+  if (found.some(({ license }) => license.team_id !== teamId)) throw accessDenied();
+  if (found.length === 0) {
+    const app = await apps.get(deps.table, appId);
     if (!app) throw notFound.app();
     if (app.team_id !== teamId) throw accessDenied();
     return { matches: [] };
   }
-  const subscriptions = await deps.repos.subscriptions.getMany([...new Set(licenses.map(({ license }) => license.subscription_id))]);
+  const tiers = await subscriptions.getMany(deps.table, [...new Set(found.map(({ license }) => license.subscription_id))]);
   const now = deps.clock.now();
   const kinds: MatchKind[] = ['key', 'username', 'hwid'];
   return {
-    matches: licenses
+    matches: found
       .sort((a, b) => b.license.created_at.localeCompare(a.license.created_at) || a.license.key.localeCompare(b.license.key))
       .map(({ license, matched }) => ({
         matched: kinds.filter((kind) => matched.has(kind)),
-        license: managementView(license, subscriptions.get(license.subscription_id), now),
+        license: managementView(license, tiers.get(license.subscription_id), now),
       })),
   };
 }

@@ -5,10 +5,12 @@ import type { Page } from '#core/http/handler';
 import { managementView, type LicenseRecord } from '#core/domain/license-view';
 import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import type { ExpiryPosition, License, ListPosition } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { ExpiryPosition, License, ListPosition } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import type { getBulkSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
+import * as licenseList from '#data/license-list.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 /** App, created_at, key, and 1 when the key lives under the team (a custom key). */
 const cursorSchema = z.lazy(() => z.tuple([z.string(), z.iso.datetime(), z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))], z.literal(1)));
@@ -46,7 +48,7 @@ async function subscriptionsOf(deps: Deps, licenses: License[], known: Subscript
   const byId = new Map(known ? [[known.subscription_id, known]] : []);
   const missing = [...new Set(licenses.map((license) => license.subscription_id))].filter((id) => !byId.has(id));
   if (missing.length === 0) return byId;
-  for (const [id, subscription] of await deps.repos.subscriptions.getMany(missing)) byId.set(id, subscription);
+  for (const [id, subscription] of await subscriptions.getMany(deps.table, missing)) byId.set(id, subscription);
   return byId;
 }
 
@@ -82,8 +84,8 @@ export async function listLicenses(deps: Deps, input: OwnerInput<typeof getBulkS
     match: expiryMatch(input, deps.clock.now()),
   };
   const page = byExpiry
-    ? await deps.repos.licenses.listByApp(input.app_id, input.teamId, { ...options, order: 'expires_at', after: after as ExpiryPosition | undefined })
-    : await deps.repos.licenses.listByApp(input.app_id, input.teamId, { ...options, after: after as ListPosition | undefined });
+    ? await licenseList.listByApp(deps.table, input.app_id, input.teamId, { ...options, order: 'expires_at', after: after as ExpiryPosition | undefined })
+    : await licenseList.listByApp(deps.table, input.app_id, input.teamId, { ...options, after: after as ListPosition | undefined });
   const byId = await subscriptionsOf(deps, page.licenses, filtered);
   const next = page.next && ('expires_at' in page.next ? encodeExpiryCursor(input.app_id, page.next) : encodeLicenseCursor(input.app_id, page.next));
   return {

@@ -4,6 +4,8 @@
  * with a 500. The walk keeps its own stack, so a body nested 20000 deep costs a
  * loop, not the call stack.
  */
+import { isPlainObject } from '#shared/plain-object';
+
 export const metadataLimits = {
   bytes: 4096,
   /** DynamoDB nests at most 32 levels; the license item and its map take some, and 16 is plenty for metadata. */
@@ -22,11 +24,9 @@ const largestMagnitude = Number.MAX_SAFE_INTEGER;
 /** Names that rebuild an object's prototype when a careless reader copies the metadata. */
 const forbiddenKeys = new Set(['__proto__', 'constructor', 'prototype']);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Why `value` cannot be stored as license metadata, or undefined when it can. */
 export function metadataProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return 'must be a JSON object';
+  if (!isPlainObject(value)) return 'must be a JSON object';
   const pending: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { node, depth } = next;

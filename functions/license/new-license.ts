@@ -1,8 +1,8 @@
 import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newLicenseKey } from '#core/domain/ids';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import { newLicenseKey } from '#core/ids';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import type { UsageLimits } from '#shared/entitlements';
 import { durationUnitSeconds } from './schemas';
 

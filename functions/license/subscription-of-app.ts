@@ -1,14 +1,14 @@
 import type { Deps } from '#core/deps';
 import { invalidInput } from '#core/http/errors';
 import { ownedApp, ownedSubscription } from '#core/domain/ownership';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { hwidResetDefaults } from './new-license';
 
 /**
  * The subscription a license is given: the owner's (else ACCESS_DENIED or
  * SUBSCRIPTION_NOT_FOUND) and of the license's application (else INVALID_INPUT).
  */
-export async function subscriptionForApp(deps: Pick<Deps, 'repos'>, teamId: string, appId: string, subscriptionId: string): Promise<Subscription> {
+export async function subscriptionForApp(deps: Pick<Deps, 'table'>, teamId: string, appId: string, subscriptionId: string): Promise<Subscription> {
   const subscription = await ownedSubscription(deps, teamId, subscriptionId);
   if (subscription.app_id !== appId) throw invalidInput('subscription_id: must belong to the license’s application');
   return subscription;
@@ -25,7 +25,7 @@ export interface HwidResetRules {
  * else the application's defaults, else the service's.
  */
 export async function appAndSubscription(
-  deps: Pick<Deps, 'repos'>,
+  deps: Pick<Deps, 'table'>,
   input: { teamId: string; app_id: string; subscription_id: string } & Partial<HwidResetRules>,
 ): Promise<{ subscription: Subscription; resetRules: HwidResetRules }> {
   const app = await ownedApp(deps, input.teamId, input.app_id);

@@ -8,6 +8,8 @@ import type { OwnerInput } from '#core/http/handler';
 import { hwidInUse } from '../hwid/edit';
 import type { updateSubscriptionSchema } from './schemas';
 import { subscriptionForApp } from './subscription-of-app';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
 
 /**
  * Moves a license to another tier of the same application, and its HWID index
@@ -25,7 +27,7 @@ export async function updateSubscription(deps: Deps, input: OwnerInput<typeof up
     if (claim && license.hwids.length >= maxTransactItems) {
       throw invalidInput(`subscription_id: a license with ${license.hwids.length} bound devices cannot move onto a single_key_per_hwid subscription; release one with /hwid/remove first`);
     }
-    const outcome = await deps.repos.hwids.replaceHwids({
+    const outcome = await hwids.replaceHwids(deps.table, {
       license,
       hwids: license.hwids,
       claim,
@@ -33,11 +35,11 @@ export async function updateSubscription(deps: Deps, input: OwnerInput<typeof up
       releaseKept: !claim,
       subscriptionId: subscription.subscription_id,
       now: iso(deps.clock.now()),
-      expect: { conditions: ['team_id = :team', 'app_id = :app'], values: { ':team': input.teamId, ':app': license.app_id } },
+      expect: { team_id: input.teamId, app_id: license.app_id },
     });
     if (outcome === 'hwid-in-use') throw hwidInUse();
     if (outcome === 'changed') {
-      const updated = await deps.repos.licenses.get(license.key, license.team_id);
+      const updated = await licenses.get(deps.table, license.key, license.team_id);
       if (!updated) throw notFound.license();
       return managementView(updated, subscription, deps.clock.now());
     }

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { blacklistTypes } from '#data/blacklist.repo';
+import { blacklistTypes } from '#data/model/blacklist';
 import { eventTypes } from '../events/derive';
 import { usagePeriods } from '#shared/usage-periods';
-import { roles } from '../access';
+import { roles } from '#shared/roles';
 
 /**
  * The answers' shapes, for the OpenAPI document only (no handler imports this

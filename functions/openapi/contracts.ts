@@ -6,6 +6,10 @@ import * as hwidSchemas from '../hwid/schemas';
 import * as integrationSchemas from '../integration/schemas';
 import * as licenseSchemas from '../license/schemas';
 import { registeredMessage } from '../client/register';
+import { maxUsageAmount } from '../client/schemas';
+import { noncePattern } from '#core/signing/signatures';
+import { borrowSecondsLimits } from '#data/model/lease';
+import { entitlementName } from '#shared/entitlements';
 import type { RoutePath } from '../routes';
 import * as subscriptionSchemas from '../subscription/schemas';
 import * as webhookSchemas from '../webhook/schemas';
@@ -173,9 +177,9 @@ const clientBody = {
   password: z.optional(z.nullable(z.string())),
 };
 const hwid = z.optional(z.nullable(z.string().check(z.maxLength(256))));
-const nonce = z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~+/=-]{8,128}$/)));
+const nonce = z.optional(z.string().check(z.regex(noncePattern)));
 
-const borrowSeconds = z.optional(z.nullable(z.int().check(z.minimum(60), z.maximum(365 * 86400))));
+const borrowSeconds = z.optional(z.nullable(z.int().check(z.minimum(borrowSecondsLimits.min), z.maximum(borrowSecondsLimits.max))));
 const authBody = z.object({ ...clientBody, hwid, offline_token: z.optional(z.boolean()), borrow_seconds: borrowSeconds, nonce });
 const registerBody = z.object({
   app_id: clientBody.app_id,
@@ -189,9 +193,9 @@ const releaseBody = z.object({ ...clientBody, hwid: z.string().check(z.minLength
 const usageBody = z.object({
   ...clientBody,
   hwid,
-  counter: z.string().check(z.regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/)),
-  amount: z.optional(z.int().check(z.minimum(1), z.maximum(1_000_000))),
-  usage_id: z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~+/=-]{8,128}$/))),
+  counter: entitlementName,
+  amount: z.optional(z.int().check(z.minimum(1), z.maximum(maxUsageAmount))),
+  usage_id: nonce,
   nonce,
 });
 
@@ -357,12 +361,12 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Licenses',
     summary: 'Create up to 1000 licenses at once',
     description:
-      'All or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`. Without `hwid_reset_allowed` or `hwid_reset_interval` the licenses get the application\'s defaults (`/app/settings`).',
+      'Without a `request_id`, all or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`, or 503 `SERVICE_UNAVAILABLE` when the store was too slow to write them all within the time budget (docs/management-api.md#time-budget-of-bulk-routes). With a `request_id` the licenses written are kept, and the same body sent again under it writes the rest of exactly those licenses and answers all of them. Without `hwid_reset_allowed` or `hwid_reset_interval` the licenses get the application\'s defaults (`/app/settings`).',
     request: licenseSchemas.createBulkSchema,
     requestExample: { key_amount: 2, app_id: example.appId, subscription_id: example.subscriptionId, duration_unit: 'days', duration_value: 30 },
     answer: z.array(answers.licenseRecord),
     answerExample: [licenseExample, { ...licenseExample, key: example.otherKey }],
-    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND'],
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },
   '/license/extend': {
     tag: 'Licenses',
@@ -377,12 +381,13 @@ export const contracts: Record<RoutePath, Contract> = {
   '/license/extend-bulk': {
     tag: 'Licenses',
     summary: 'Extend up to 1000 licenses, each exactly once',
-    description: 'A `request_id` makes a retried request extend no key twice, for seven days.',
+    description:
+      'A `request_id` makes a retried request extend no key twice, for seven days. A key not started within the time budget answers `SERVICE_UNAVAILABLE`; 503 `SERVICE_UNAVAILABLE` when the licenses could not be read, nothing changed (docs/management-api.md#time-budget-of-bulk-routes).',
     request: licenseSchemas.extendBulkSchema,
     requestExample: { license_keys: [example.key, example.otherKey], extend_seconds: 604800, request_id: 'renewals-2026-03' },
     answer: answers.bulkResult,
     answerExample: bulkExample,
-    errors: [],
+    errors: ['SERVICE_UNAVAILABLE'],
   },
   '/license/delete': {
     tag: 'Licenses',

@@ -1,11 +1,12 @@
 import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import type { createSubscriptionSchema } from './schemas';
 import { subscriptionView } from './subscription-view';
+import * as subscriptions from '#data/subscription.repo';
 
 export async function createSubscription(deps: Deps, input: OwnerInput<typeof createSubscriptionSchema>) {
   const app = await ownedApp(deps, input.teamId, input.app_id);
@@ -22,6 +23,6 @@ export async function createSubscription(deps: Deps, input: OwnerInput<typeof cr
     status: 'active',
     created_at: iso(deps.clock.now()),
   };
-  if (!(await deps.repos.subscriptions.create(subscription))) throw new Error(`subscription ID ${subscription.subscription_id} collided`);
+  if (!(await subscriptions.create(deps.table, subscription))) throw new Error(`subscription ID ${subscription.subscription_id} collided`);
   return subscriptionView(subscription);
 }

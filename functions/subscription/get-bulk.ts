@@ -4,10 +4,11 @@ import { ownedApp } from '#core/domain/ownership';
 import type { OwnerInput } from '#core/http/handler';
 import type { listSubscriptionsSchema } from './schemas';
 import { subscriptionView } from './subscription-view';
+import * as subscriptions from '#data/subscription.repo';
 
 /** An app has a handful of tiers: one page holds them all, oldest first. */
 export async function listSubscriptions(deps: Deps, input: OwnerInput<typeof listSubscriptionsSchema>): Promise<Page<ReturnType<typeof subscriptionView>>> {
   await ownedApp(deps, input.teamId, input.app_id);
-  const subscriptions = await deps.repos.subscriptions.listByApp(input.app_id);
-  return { items: subscriptions.map(subscriptionView), nextCursor: null };
+  const tiers = await subscriptions.listByApp(deps.table, input.app_id);
+  return { items: tiers.map(subscriptionView), nextCursor: null };
 }

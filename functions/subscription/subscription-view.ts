@@ -1,4 +1,4 @@
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 
 /** The subscription record of docs/management-api.md (Subscriptions): the owning team stays internal. */
 export function subscriptionView(subscription: Subscription) {

@@ -4,9 +4,10 @@ import { accessDenied } from '#core/domain/ownership';
 import { decodeCursor, encodeCursor } from '#core/http/cursor';
 import { ManagementError } from '#core/http/errors';
 import type { OwnerInput, Page } from '#core/http/handler';
-import { deliveryIds, type Delivery } from '#data/webhook.repo';
+import { deliveryIds, type Delivery } from '#data/model/webhook';
 import type { deliveriesSchema, redeliverSchema } from './schemas';
 import { ownedWebhook, webhookSetup } from './webhooks';
+import * as webhooks from '#data/webhook.repo';
 
 /** A delivery as the log shows it: never its payload (the event, which /audit/get-bulk shows) nor the attempt's lease. */
 export function deliveryView(delivery: Delivery) {
@@ -33,7 +34,7 @@ export async function listDeliveries(deps: Deps, input: OwnerInput<typeof delive
   const after = input.cursor ? decodeCursor(input.cursor, input.webhook_id, cursorSchema) : undefined;
   await ownedWebhook(deps, input.teamId, input.webhook_id);
   if (after && after[2] !== (input.state ?? null)) throw new ManagementError('INVALID_INPUT', 'cursor: was issued for another state; send it with the state of the request that returned it');
-  const page = await deps.repos.webhooks.listDeliveries(input.webhook_id, { state: input.state, limit: input.per_page, after: after?.[1] });
+  const page = await webhooks.listDeliveries(deps.table, input.webhook_id, { state: input.state, limit: input.per_page, after: after?.[1] });
   return {
     items: page.deliveries.map(deliveryView),
     nextCursor: page.next === undefined ? null : encodeCursor(input.webhook_id, [page.next, input.state ?? null]),
@@ -46,10 +47,10 @@ export async function listDeliveries(deps: Deps, input: OwnerInput<typeof delive
  */
 export async function redeliver(deps: Deps, input: OwnerInput<typeof redeliverSchema>) {
   const ref = deliveryIds.parse(input.delivery_id);
-  const webhook = ref && (await deps.repos.webhooks.get(ref.webhookId));
+  const webhook = ref && (await webhooks.get(deps.table, ref.webhookId));
   if (!ref || !webhook) throw new ManagementError('DELIVERY_NOT_FOUND');
   if (webhook.team_id !== input.teamId) throw accessDenied();
-  const delivery = await deps.repos.webhooks.getDelivery(ref);
+  const delivery = await webhooks.getDelivery(deps.table, ref);
   if (!delivery) throw new ManagementError('DELIVERY_NOT_FOUND');
   if (!webhook.enabled) throw new ManagementError('WEBHOOK_DISABLED');
   await webhookSetup(deps).queue.send({ attempt: { delivery_id: delivery.delivery_id, number: delivery.settled + 1, due_at: deps.clock.now().getTime(), reopen: true } }, 0);

@@ -169,7 +169,7 @@ describe('the logLevel setting, from CDK context to what a function logs', () =>
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack, service.functions.authorizer)]!;
     const config = readConfig(fn.Properties.Environment.Variables as Record<string, string>);
     const lines: string[] = [];
-    const deps = { logger: createLogger(config.logLevel, {}, (line) => lines.push(line)), repos: {} } as unknown as Pick<Deps, 'repos' | 'logger'>;
+    const deps = { logger: createLogger(config.logLevel, {}, (line) => lines.push(line)), table: {} } as unknown as Pick<Deps, 'table' | 'logger'>;
     await authorize(deps, { type: 'REQUEST', methodArn: 'arn:aws:execute-api:r:a:id/prod/POST/license/get', headers: { 'x-api-key': 'not-a-key' } } as never);
     expect(fn.Properties.LoggingConfig.ApplicationLogLevel).toBe(String(context.logLevel ?? 'info').toUpperCase());
     return lines;

@@ -1,6 +1,6 @@
 import * as fc from 'fast-check';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type HttpResult, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { scanAll } from '../support/invariants';

@@ -5,10 +5,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createDeps } from '#core/deps';
-import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestEnv, type TestEnv } from '../support/env';
 import { docsVerifier, postRaw, type PublicJwk } from '../support/verifier';
+import * as apps from '#data/app.repo';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -60,7 +61,7 @@ describe('the admin CLI and signing keys', () => {
     expect(text).toContain(`key_id: ${rotated.key_id}`);
     expect(text).toContain('-----BEGIN PUBLIC KEY-----');
 
-    const app = (await env.deps.repos.apps.get(app_id))!;
+    const app = (await apps.get(env.deps.table, app_id))!;
     const pkcs8 = Buffer.from(await localKeyVault(loadMasterKey(dataDir)).decrypt(app_id, app.signing_key!.private_key_ciphertext));
     const seed = pkcs8.subarray(pkcs8.length - 32);
     const printed = outputs.join('\n');

@@ -2,19 +2,13 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '#shared/clock';
 import { keys } from '#data/keys';
 import * as owners from '../../functions/admin/owners';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
+import { createOwner, withOwner } from '../support/owners';
+import * as migrations from '#data/migrations';
 
-let env: TestServer;
-let owner: Owner;
 let now = new Date('2026-05-01T08:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  env = await startTestServer({ clock });
-  owner = await createOwner(env.deps);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock });
 
 describe('/app/list', () => {
   it("answers the caller team's applications, oldest first, and none of another team's", async () => {
@@ -55,8 +49,8 @@ describe('/app/list', () => {
     const auth = { 'x-api-key': apiKey.api_key };
     expect((await env.post('/app/list', {}, auth)).body.data).toEqual([]);
 
-    const indexed = await env.deps.repos.apps.indexUnlisted();
-    const again = await env.deps.repos.apps.indexUnlisted();
+    const indexed = await migrations.indexUnlisted(env.deps.table);
+    const again = await migrations.indexUnlisted(env.deps.table);
 
     expect(indexed).toBe(1);
     expect(again).toBe(0);

@@ -1,6 +1,6 @@
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import { newId, sha256Hex } from '#core/domain/ids';
+import { newId, sha256Hex } from '#core/ids';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';
 import { createTestClient, request, startTestServer, type TestServer } from '../support/env';
@@ -8,6 +8,7 @@ import { startTestEvents, type TestEvents } from '../support/events';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { docsVerifier, postRaw } from '../support/verifier';
+import * as apps from '#data/app.repo';
 
 let env: TestServer;
 let events: TestEvents;
@@ -45,7 +46,7 @@ describe('POST /app/create', () => {
     expect(created.status).toBe(200);
     expect(created.body.data).toMatchObject({ name: 'Second app', status: 'active', signing_key: { algorithm: 'ed25519' } });
     const appId = created.body.data.app_id;
-    expect((await env.deps.repos.apps.get(appId))?.team_id).toBe(owner.team_id);
+    expect((await apps.get(env.deps.table, appId))?.team_id).toBe(owner.team_id);
     expect((await env.post('/app/list', {}, owner.auth)).body.data.map((app: { app_id: string }) => app.app_id)).toContain(appId);
     expect((await env.post('/app/list', {}, other.auth)).body.data.map((app: { app_id: string }) => app.app_id)).not.toContain(appId);
     const { verifyAnswer } = await docsVerifier();
@@ -119,7 +120,7 @@ describe('POST /app/update', () => {
 
     expect(denied.status).toBe(403);
     expect(denied.body.error_code).toBe('ACCESS_DENIED');
-    expect((await env.deps.repos.apps.get(other.app_id))?.name).toBe('My app');
+    expect((await apps.get(env.deps.table, other.app_id))?.name).toBe('My app');
   });
 
   it.each([
@@ -149,7 +150,7 @@ describe('POST /app/update', () => {
 
     expect(losing.loss.lost()).toBe(1);
     expect(answer.body.data).toMatchObject({ app_id, name: 'After', status: 'inactive' });
-    expect(await env.deps.repos.apps.get(app_id)).toMatchObject({ name: 'After', status: 'inactive' });
+    expect(await apps.get(env.deps.table, app_id)).toMatchObject({ name: 'After', status: 'inactive' });
   });
 });
 
@@ -173,12 +174,12 @@ describe('POST /app/rotate-signing-key', () => {
   });
 
   it('answers ACCESS_DENIED for another owner\'s application and keeps its key', async () => {
-    const before = (await env.deps.repos.apps.get(other.app_id))?.signing_key?.key_id;
+    const before = (await apps.get(env.deps.table, other.app_id))?.signing_key?.key_id;
     const denied = await env.post('/app/rotate-signing-key', { app_id: other.app_id }, owner.auth);
 
     expect(denied.status).toBe(403);
     expect(denied.body.error_code).toBe('ACCESS_DENIED');
-    expect((await env.deps.repos.apps.get(other.app_id))?.signing_key?.key_id).toBe(before);
+    expect((await apps.get(env.deps.table, other.app_id))?.signing_key?.key_id).toBe(before);
   });
 
   it('answers 400 INVALID_INPUT without a UUID app_id', async () => {
@@ -195,6 +196,6 @@ describe('POST /app/rotate-signing-key', () => {
     const rotated = await losing.post('/app/rotate-signing-key', { app_id });
 
     expect(losing.loss.lost()).toBe(1);
-    expect((await env.deps.repos.apps.get(app_id))?.signing_key?.key_id).toBe(rotated.body.data.key_id);
+    expect((await apps.get(env.deps.table, app_id))?.signing_key?.key_id).toBe(rotated.body.data.key_id);
   });
 });

@@ -1,5 +1,5 @@
 import { MAX_RESET_INTERVAL_SECONDS } from '#core/domain/fields';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';

@@ -1,8 +1,9 @@
-import { sha256Hex } from '#core/domain/ids';
+import { sha256Hex } from '#core/ids';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
+import * as eventsRepo from '#data/events.repo';
 
 let env: TestServer;
 let events: TestEvents;
@@ -120,7 +121,8 @@ describe('POST /audit/get-bulk', () => {
       event('e2', '2026-03-01T10:00:02.000Z', 'KEY-TWO'),
       event('e3', '2026-03-01T11:00:00.000Z', 'KEY-ONE'),
     ];
-    await env.deps.repos.events.record(
+    await eventsRepo.record(
+      env.deps.table,
       written.map((item, index) => ({ recordId: `${fresh.app_id}-${index}`, sequenceNumber: String(index + 1), events: [item], counts: [], additions: [], licenseKeyOf: (e) => e.subject })),
       new Date(),
       90,

@@ -1,19 +1,12 @@
 import type { Clock } from '#shared/clock';
 import { keys } from '#data/keys';
 import { getItem } from '#data/db';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
+import { createOwner, withOwner, type Owner } from '../support/owners';
 
-let env: TestServer;
-let owner: Owner;
 let now = new Date('2026-06-01T10:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  env = await startTestServer({ clock });
-  owner = await createOwner(env.deps);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock });
 
 const post = (path: string, body: unknown, as: Owner = owner) => env.post(path, body, as.auth);
 const unknownApp = '00000000-0000-4000-8000-000000000000';

@@ -1,35 +1,30 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { blacklist } from '../support/client';
 import { createFakeClock } from '../support/clock';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
+import { createOwner, madeBeforeAll, withOwner, type Owner } from '../support/owners';
+import * as apps from '#data/app.repo';
+import * as hwidsRepo from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
+import * as teams from '#data/team.repo';
 
 // Apps, teams and subscriptions change mid-file: no cache, so each change shows at once.
 // The viewer headers are trusted as behind a CloudFront that sets both (test/integration/viewer-headers.test.ts: otherwise).
 const clock = createFakeClock();
-let env: TestServer;
-let owner: Owner;
-let pro: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } });
-  owner = await createOwner(env.deps);
-  pro = await seedSubscription(env.deps, owner, { name: 'Pro', level: 2 });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } });
+const pro = madeBeforeAll(() => seedSubscription(env.deps, owner, { name: 'Pro', level: 2 }));
 
 function auth(body: Record<string, unknown>, headers: Record<string, string> = {}) {
   return env.post('/auth', { app_id: owner.app_id, ...body }, headers);
 }
 
 const license = (overrides: Partial<License> = {}) => seedLicense(env.deps, pro, overrides);
-const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
+const stored = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))!;
 const failure = (message: string, data?: unknown) => (data === undefined ? { success: false, message } : { success: false, message, data });
 
 describe('POST /auth validation', () => {
@@ -90,7 +85,7 @@ describe('POST /auth failures', () => {
   it('answers APPLICATION_NOT_ACTIVE for an inactive application', async () => {
     const other = await createOwner(env.deps);
     const key = (await seedLicense(env.deps, await seedSubscription(env.deps, other))).key;
-    await env.deps.repos.apps.update(other.app_id, { status: 'inactive' });
+    await apps.update(env.deps.table, other.app_id, { status: 'inactive' });
     const response = await env.post('/auth', { app_id: other.app_id, license: key });
     expect(response.status).toBe(403);
     expect(response.body).toEqual(failure('APPLICATION_NOT_ACTIVE'));
@@ -99,7 +94,7 @@ describe('POST /auth failures', () => {
   it('answers TEAM_ERROR when the plan has expired and when the team is gone', async () => {
     const expired = await createOwner(env.deps);
     const expiredKey = (await seedLicense(env.deps, await seedSubscription(env.deps, expired))).key;
-    await env.deps.repos.teams.setPlanExpiry(expired.team_id, new Date(clock.now().getTime() - 1000).toISOString());
+    await teams.setPlanExpiry(env.deps.table, expired.team_id, new Date(clock.now().getTime() - 1000).toISOString());
     expect((await env.post('/auth', { app_id: expired.app_id, license: expiredKey })).body).toEqual(failure('TEAM_ERROR'));
 
     const orphan = await createOwner(env.deps);
@@ -111,7 +106,7 @@ describe('POST /auth failures', () => {
   it('accepts a team whose plan expires in the future', async () => {
     const paying = await createOwner(env.deps);
     const key = (await seedLicense(env.deps, await seedSubscription(env.deps, paying))).key;
-    await env.deps.repos.teams.setPlanExpiry(paying.team_id, new Date(clock.now().getTime() + 60_000).toISOString());
+    await teams.setPlanExpiry(env.deps.table, paying.team_id, new Date(clock.now().getTime() + 60_000).toISOString());
     expect((await env.post('/auth', { app_id: paying.app_id, license: key })).body.success).toBe(true);
   });
 
@@ -189,7 +184,7 @@ describe('POST /auth processing order', () => {
   it('answers LICENSE_NOT_ACTIVE for a paused license of an inactive app', async () => {
     const other = await createOwner(env.deps);
     const key = (await seedLicense(env.deps, await seedSubscription(env.deps, other), { status: 'paused' })).key;
-    await env.deps.repos.apps.update(other.app_id, { status: 'inactive' });
+    await apps.update(env.deps.table, other.app_id, { status: 'inactive' });
     expect((await env.post('/auth', { app_id: other.app_id, license: key })).body).toEqual(failure('LICENSE_NOT_ACTIVE'));
   });
 
@@ -203,8 +198,8 @@ describe('POST /auth processing order', () => {
     const other = await createOwner(env.deps);
     const inactive = await seedSubscription(env.deps, other, { status: 'inactive' });
     const key = (await seedLicense(env.deps, inactive, { hwid_lock: true })).key;
-    await env.deps.repos.apps.update(other.app_id, { status: 'inactive' });
-    await env.deps.repos.teams.setPlanExpiry(other.team_id, new Date(0).toISOString());
+    await apps.update(env.deps.table, other.app_id, { status: 'inactive' });
+    await teams.setPlanExpiry(env.deps.table, other.team_id, new Date(0).toISOString());
     expect((await env.post('/auth', { app_id: other.app_id, license: key })).body).toEqual(failure('APPLICATION_NOT_ACTIVE'));
   });
 
@@ -213,7 +208,7 @@ describe('POST /auth processing order', () => {
     const inactive = await seedSubscription(env.deps, other, { status: 'inactive' });
     const key = (await seedLicense(env.deps, inactive, { hwid_lock: true })).key;
     expect((await env.post('/auth', { app_id: other.app_id, license: key })).body).toEqual(failure('SUBSCRIPTION_NOT_ACTIVE'));
-    await env.deps.repos.teams.setPlanExpiry(other.team_id, new Date(0).toISOString());
+    await teams.setPlanExpiry(env.deps.table, other.team_id, new Date(0).toISOString());
     expect((await env.post('/auth', { app_id: other.app_id, license: key })).body).toEqual(failure('TEAM_ERROR'));
   });
 });
@@ -354,7 +349,7 @@ describe('POST /auth HWID lock', () => {
     expect(response.status).toBe(403);
     expect(response.body).toEqual(failure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE'));
     expect((await stored(second.key)).hwid).toBeNull();
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'shared-device')).toMatchObject({ license_key: first.key });
+    expect(await hwidsRepo.get(env.deps.table, owner.app_id, 'shared-device')).toMatchObject({ license_key: first.key });
     expect((await auth({ license: second.key, hwid: 'own-device' })).body.success).toBe(true);
   });
 
@@ -363,7 +358,7 @@ describe('POST /auth HWID lock', () => {
     const second = await license({ hwid_lock: true });
     expect((await auth({ license: first.key, hwid: 'family-pc' })).body.success).toBe(true);
     expect((await auth({ license: second.key, hwid: 'family-pc' })).body.success).toBe(true);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'family-pc')).toBeUndefined();
+    expect(await hwidsRepo.get(env.deps.table, owner.app_id, 'family-pc')).toBeUndefined();
   });
 });
 
@@ -383,7 +378,7 @@ describe('POST /auth under concurrency', () => {
     expect(responses.filter((response) => response.body.message === 'HWID_MISMATCH')).toHaveLength(9);
     const winnerHwid = hwids[responses.indexOf(winners[0]!)];
     expect((await stored(key)).hwid).toBe(winnerHwid);
-    if (singleKey) expect(await env.deps.repos.hwids.get(owner.app_id, winnerHwid!)).toMatchObject({ license_key: key });
+    if (singleKey) expect(await hwidsRepo.get(env.deps.table, owner.app_id, winnerHwid!)).toMatchObject({ license_key: key });
   });
 
   it('binds a device to exactly one of two licenses racing for it under single-key-per-HWID', async () => {
@@ -401,7 +396,7 @@ describe('POST /auth under concurrency', () => {
     ]);
     const winner = responses[0]!.status === 200 ? first! : second!;
     const loser = winner === first ? second! : first!;
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'contested-device')).toMatchObject({ license_key: winner.key });
+    expect(await hwidsRepo.get(env.deps.table, owner.app_id, 'contested-device')).toMatchObject({ license_key: winner.key });
     expect((await stored(winner.key)).hwid).toBe('contested-device');
     expect((await stored(loser.key)).hwid).toBeNull();
   });

@@ -1,5 +1,5 @@
 import { createDeps } from '#core/deps';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { createLogger } from '#core/logger';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestEnv, request, type TestEnv } from '../support/env';

@@ -1,27 +1,17 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword } from '#core/domain/passwords';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
 import { createFakeClock } from '../support/clock';
-import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
-import { startTestServer, type TestServer } from '../support/env';
+import { meterDynamo } from '../../local/ddb-meter';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as credentials from '#data/credentials.repo';
 
 // The cache is on (5 s); each test starts cold by moving the clock past the TTL.
 const clock = createFakeClock();
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-let calls: DynamoMeter;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 5 } });
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-  calls = meterDynamo(env.client);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 5 } });
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
+const calls = madeBeforeAll(async () => meterDynamo(env.client));
 
 beforeEach(() => clock.advance(60));
 
@@ -119,7 +109,7 @@ describe('the /auth hot path', () => {
 
   it('costs one more read by username, as the license is known only after the password check', async () => {
     const license = await seedLicense(env.deps, subscription);
-    await env.deps.repos.credentials.set(license, 'hot-path-user', await hashPassword('password-1', 4));
+    await credentials.set(env.deps.table, license, 'hot-path-user', await hashPassword('password-1', 4));
     const cold = await measured({ username: 'hot-path-user', password: 'password-1' });
     expect(cold.response.body.success).toBe(true);
     expect(cold.counts).toEqual({ BatchGetItemCommand: 3, TransactWriteItemsCommand: 1 });

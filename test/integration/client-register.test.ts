@@ -1,23 +1,14 @@
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
-import { startTestServer, type TestServer } from '../support/env';
+import type { License } from '#data/model/license';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
+import { createOwner, madeBeforeAll, withOwner } from '../support/owners';
 import { checkInvariants, scanAll } from '../support/invariants';
+import * as licenses from '#data/license.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const license = (overrides: Partial<License> = {}) => seedLicense(env.deps, subscription, overrides);
 const register = (body: Record<string, unknown>) => env.post('/register', { app_id: owner.app_id, ...body });
@@ -78,7 +69,7 @@ describe('POST /register failures', () => {
     const response = await register({ license: foreign.key, username: 'alice', password: 'password' });
     expect(response.status).toBe(403);
     expect(response.body).toEqual(failure('LICENSE_NOT_FOUND'));
-    expect((await env.deps.repos.licenses.get(foreign.key, foreign.team_id))?.username).toBeNull();
+    expect((await licenses.get(env.deps.table, foreign.key, foreign.team_id))?.username).toBeNull();
   });
 
   it('answers USERNAME_TAKEN when another license of the app holds the username in any case', async () => {
@@ -89,7 +80,7 @@ describe('POST /register failures', () => {
 
     expect(response.status).toBe(403);
     expect(response.body).toEqual(failure('USERNAME_TAKEN'));
-    expect((await env.deps.repos.licenses.get(second.key, second.team_id))?.username).toBeNull();
+    expect((await licenses.get(env.deps.table, second.key, second.team_id))?.username).toBeNull();
   });
 
   it('lets another application use the same username', async () => {
@@ -112,7 +103,7 @@ describe('POST /register then /auth by username', () => {
     const index = await getItem(env.deps.table, keys.username(owner.app_id, 'alice'));
     expect(index?.password_hash).toMatch(/^\$2[aby]\$04\$/);
     expect(JSON.stringify(index)).not.toContain('correct horse');
-    expect(JSON.stringify(await env.deps.repos.licenses.get(key, owner.team_id))).not.toContain('correct horse');
+    expect(JSON.stringify(await licenses.get(env.deps.table, key, owner.team_id))).not.toContain('correct horse');
 
     const response = await login('Alice', 'correct horse');
     expect(response.status).toBe(200);

@@ -1,5 +1,5 @@
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { meterDynamo } from '../../local/ddb-meter';
 import { createFakeClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/env';
@@ -7,6 +7,7 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { createLicenseOverHttp, listAllLicenses } from '../support/licenses';
 import { createOwner, type Owner } from '../support/owners';
+import * as licenses from '#data/license.repo';
 
 // Custom keys live under their owner's team: choosing one tells an owner
 // nothing about other owners' keys, and two owners may both use it.
@@ -84,7 +85,7 @@ describe('custom license keys', () => {
 
   it('keeps serving a custom key stored before keys were scoped, and still counts it as the owner’s', async () => {
     const legacy = await seedLicense(env.deps, aliceTier, { key: 'legacy-custom-1', tags: ['legacy'] });
-    expect(await env.deps.repos.licenses.get(legacy.key, alice.team_id)).toEqual(legacy);
+    expect(await licenses.get(env.deps.table, legacy.key, alice.team_id)).toEqual(legacy);
 
     expect((await auth(alice, { license: 'legacy-custom-1' })).body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
     expect((await env.post('/license/update-metadata', { license_key: 'legacy-custom-1', metadata: { seat: 1 } }, alice.auth)).status).toBe(200);

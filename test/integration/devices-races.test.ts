@@ -1,22 +1,12 @@
-import type { Subscription } from '#data/subscription.repo';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as licenses from '#data/license.repo';
 
 /** The races of docs/client-api.md#post-reset-hwid and docs/management-api.md#devices-seats-and-self-service-reset, sent at once through the local server, checked over every stored item. */
-let env: TestServer;
-let owner: Owner;
-let plain: Subscription;
-let singleKey: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ config: { cacheTtlSeconds: 0 } });
-  owner = await createOwner(env.deps);
-  plain = await seedSubscription(env.deps, owner);
-  singleKey = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ config: { cacheTtlSeconds: 0 } });
+const plain = madeBeforeAll(() => seedSubscription(env.deps, owner));
+const singleKey = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
 const reset = (body: Record<string, unknown>) => env.post('/reset-hwid', { app_id: owner.app_id, ...body });
@@ -34,7 +24,7 @@ describe('device races', () => {
     expect(messages.filter((message) => message === 'HWID_RESET')).toHaveLength(1);
     // The losers read the license again: nothing is bound any more, the first check of the reset that fails.
     expect(messages.filter((message) => message === 'HWID_NOT_BOUND')).toHaveLength(19);
-    expect(await env.deps.repos.licenses.get(key, owner.team_id)).toMatchObject({ hwid: null, hwids: [] });
+    expect(await licenses.get(env.deps.table, key, owner.team_id)).toMatchObject({ hwid: null, hwids: [] });
     expect((await hwidIndexItems()).filter((item) => item.license_key === key)).toEqual([]);
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
@@ -53,7 +43,7 @@ describe('device races', () => {
       expect(response.body.message).toBe(named[index] === winner[0] ? 'HWID_NOT_BOUND' : 'HWID_RESET_COOLDOWN');
       if (response.body.message === 'HWID_RESET_COOLDOWN') expect(response.body.data.hwid_reset_cooldown).toBeGreaterThan(3590);
     });
-    const stored = (await env.deps.repos.licenses.get(key, owner.team_id))!;
+    const stored = (await licenses.get(env.deps.table, key, owner.team_id))!;
     expect(stored.hwids).toEqual(['keep-a', 'keep-b', 'keep-c'].filter((hwid) => hwid !== winner[0]));
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
@@ -67,7 +57,7 @@ describe('device races', () => {
     const winners = hwids.filter((_, index) => responses[index]!.status === 200);
     expect(winners).toHaveLength(3);
     expect(responses.filter((response) => response.status === 403).map((response) => response.body.message)).toEqual(Array(17).fill('HWID_MISMATCH'));
-    const stored = await env.deps.repos.licenses.get(key, owner.team_id);
+    const stored = await licenses.get(env.deps.table, key, owner.team_id);
     expect([...stored!.hwids].sort()).toEqual([...winners].sort());
     expect(stored!.hwid).toBe(stored!.hwids[0]);
     const index = (await hwidIndexItems()).filter((item) => item.license_key === key);
@@ -82,7 +72,7 @@ describe('device races', () => {
     const responses = await Promise.all(hwids.map((hwid) => auth({ license: key, hwid })));
 
     expect(responses.filter((response) => response.status === 200)).toHaveLength(4);
-    expect((await env.deps.repos.licenses.get(key, owner.team_id))!.hwids).toHaveLength(4);
+    expect((await licenses.get(env.deps.table, key, owner.team_id))!.hwids).toHaveLength(4);
     expect((await hwidIndexItems()).filter((item) => item.license_key === key)).toEqual([]);
   });
 
@@ -96,7 +86,7 @@ describe('device races', () => {
     ]);
 
     expect([200, 400]).toContain(lowered!.status);
-    const stored = (await env.deps.repos.licenses.get(key, owner.team_id))!;
+    const stored = (await licenses.get(env.deps.table, key, owner.team_id))!;
     expect(stored.hwids.length).toBeLessThanOrEqual(stored.max_devices);
     expect(activations.filter((response) => response.status === 200).length).toBe(stored.hwids.length - 1);
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);

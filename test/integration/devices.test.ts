@@ -1,33 +1,24 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#data/keys';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { License } from '#data/model/license';
 import { blacklist } from '../support/client';
 import { createFakeClock } from '../support/clock';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { createOwner, madeBeforeAll, withOwner, type Owner } from '../support/owners';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
 
 /** docs/client-api.md#post-reset-hwid, and licenses with several seats (docs/management-api.md#devices-seats-and-self-service-reset). */
 const clock = createFakeClock(new Date('2026-01-01T00:00:00.000Z'));
-let env: TestServer;
-let owner: Owner;
-let plain: Subscription;
-let singleKey: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0 } });
-  owner = await createOwner(env.deps);
-  plain = await seedSubscription(env.deps, owner, { name: 'Pro', level: 2 });
-  singleKey = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 0 } });
+const plain = madeBeforeAll(() => seedSubscription(env.deps, owner, { name: 'Pro', level: 2 }));
+const singleKey = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
 const reset = (body: Record<string, unknown>) => env.post('/reset-hwid', { app_id: owner.app_id, ...body });
 const manage = (path: string, body: Record<string, unknown>, as: Owner = owner) => env.post(path, body, as.auth);
-const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
+const stored = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))!;
 const locked = (overrides: Partial<License> = {}, subscription = plain) => seedLicense(env.deps, subscription, { hwid_lock: true, ...overrides });
 const violations = async () => checkInvariants(await scanAll(env.deps.table));
 
@@ -136,8 +127,8 @@ describe('POST /reset-hwid', () => {
     const response = await reset({ license: key, hwid: 'pc-b' });
 
     expect(response.body.data).toMatchObject({ hwids: ['pc-a', 'pc-c'], max_devices: 3 });
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'pc-b')).toBeUndefined();
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'pc-a')).toMatchObject({ license_key: key });
+    expect(await hwids.get(env.deps.table, owner.app_id, 'pc-b')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'pc-a')).toMatchObject({ license_key: key });
     expect(await violations()).toEqual([]);
   });
 });
@@ -233,7 +224,7 @@ describe('/hwid/set-max-devices, /hwid/remove and /hwid/edit with several seats'
     const removed = await manage('/hwid/remove', { license_key: key, hwid: 'pc-1' });
     expect(removed.status).toBe(200);
     expect(removed.body.data).toMatchObject({ hwid: 'pc-2', hwids: ['pc-2'] });
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'pc-1')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'pc-1')).toBeUndefined();
     expect((await auth({ license: key, hwid: 'pc-3' })).body.message).toBe('LICENSE_VERIFIED_USED_AND_LOCKED_KEY');
     expect(await stored(key)).toMatchObject({ hwid: 'pc-2', hwids: ['pc-2', 'pc-3'] });
     expect((await manage('/hwid/remove', { license_key: key, hwid: 'pc-1' })).body).toEqual({ error: 'This HWID is not bound to the license', error_code: 'HWID_NOT_FOUND' });
@@ -246,10 +237,10 @@ describe('/hwid/set-max-devices, /hwid/remove and /hwid/edit with several seats'
     for (const hwid of ['e-1', 'e-2', 'e-3']) await auth({ license: key, hwid });
 
     expect((await manage('/hwid/edit', { license_key: key, hwid: 'e-9' })).body.data).toMatchObject({ hwid: 'e-9', hwids: ['e-9'] });
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'e-2')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'e-2')).toBeUndefined();
     expect(await violations()).toEqual([]);
     expect((await manage('/hwid/edit', { license_key: key, hwid: null })).body.data).toMatchObject({ hwid: null, hwids: [] });
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'e-9')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'e-9')).toBeUndefined();
   });
 
   it('answers LICENSE_NOT_FOUND to another owner’s API key on /hwid/set-max-devices and /hwid/remove', async () => {
@@ -276,12 +267,12 @@ describe('/license/update-subscription keeps the HWID index with the new subscri
     await auth({ license: key, hwid: 'move-2' });
 
     expect((await manage('/license/update-subscription', { license_key: key, subscription_id: singleKey.subscription_id })).status).toBe(200);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'move-2')).toMatchObject({ license_key: key });
+    expect(await hwids.get(env.deps.table, owner.app_id, 'move-2')).toMatchObject({ license_key: key });
     expect(await violations()).toEqual([]);
 
     expect((await manage('/license/update-subscription', { license_key: key, subscription_id: plain.subscription_id })).status).toBe(200);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'move-1')).toBeUndefined();
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'move-2')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'move-1')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'move-2')).toBeUndefined();
     expect(await violations()).toEqual([]);
   });
 

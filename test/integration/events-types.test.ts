@@ -1,10 +1,12 @@
 import { forRequest } from '#core/deps';
-import { sha256Hex } from '#core/domain/ids';
+import { sha256Hex } from '#core/ids';
 import * as owners from '../../functions/admin/owners';
 import type { EventType } from '../../functions/events/derive';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { createOwner, type Owner } from '../support/owners';
+import * as apps from '#data/app.repo';
+import * as blacklist from '#data/blacklist.repo';
 
 let env: TestServer;
 let events: TestEvents;
@@ -181,7 +183,7 @@ describe('events of license, subscription and blacklist changes', () => {
   it('names the admin CLI, and anything written outside the API, admin', async () => {
     await events.drain();
     const seen = events.delivered.length;
-    await env.deps.repos.blacklist.add({ app_id: owner.app_id, type: 'hwid', value: 'cli-device', reason: null, created_at: new Date().toISOString() });
+    await blacklist.add(env.deps.table, { app_id: owner.app_id, type: 'hwid', value: 'cli-device', reason: null, created_at: new Date().toISOString() });
     await events.drain();
     expect(events.delivered.slice(seen)).toMatchObject([{ type: 'blacklist.added', actor: 'admin' }]);
   });
@@ -196,9 +198,9 @@ describe('events of application changes', () => {
     const created = events.delivered.slice(seen);
 
     const settings = await eventsOf(() => env.post('/app/settings', { app_id: appId, offline_token_ttl: 3600 }, owner.auth));
-    const before = await env.deps.repos.apps.get(appId);
+    const before = await apps.get(env.deps.table, appId);
     const rotated = await eventsOf(async () => ({ status: 200, body: await owners.rotateAppSigningKey(admin, { appId }) }));
-    const after = await env.deps.repos.apps.get(appId);
+    const after = await apps.get(env.deps.table, appId);
     const updated = await eventsOf(async () => ({ status: 200, body: await owners.setAppStatus(admin, { appId, status: 'inactive' }) }));
     const renamed = await eventsOf(async () => ({ status: 200, body: await owners.renameApp(admin, { appId, name: 'Third' }) }));
 

@@ -9,13 +9,15 @@ import { promisify } from 'node:util';
 import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { readConfig } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
-import { localKeyVault } from '#core/signing/key-vault';
+import { localKeyVault } from '#core/key-vault';
 import { createTableInput } from '#data/table';
 import { freePort, startLocalStore, type LocalStore } from '../../local/store';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner } from '../support/owners';
 import { request } from '../support/env';
 import { descendants, npmStart } from '../support/processes';
+import * as apps from '#data/app.repo';
+import * as teams from '#data/team.repo';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -95,7 +97,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
 
     const { Table } = await store.client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.TableStatus).toBe('ACTIVE');
-    expect(await storeDeps(tableName).repos.teams.get(started.teamId)).toMatchObject({ team_id: started.teamId });
+    expect(await teams.get(storeDeps(tableName).table, started.teamId)).toMatchObject({ team_id: started.teamId });
     const answer = await request(started.url, '/license/get', 'POST', '{nope', { 'x-api-key': started.apiKey });
     expect(answer.body).toMatchObject({ error_code: 'INVALID_INPUT' });
   }, 90_000);
@@ -135,8 +137,8 @@ describe('npm run admin with DYNAMODB_ENDPOINT', () => {
 
     const owner = JSON.parse(stdout) as { team_id: string; app_id: string };
     const deps = storeDeps(tableName);
-    expect(await deps.repos.teams.get(owner.team_id)).toMatchObject({ team_id: owner.team_id });
-    expect(await deps.repos.apps.get(owner.app_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
+    expect(await teams.get(deps.table, owner.team_id)).toMatchObject({ team_id: owner.team_id });
+    expect(await apps.get(deps.table, owner.app_id)).toMatchObject({ team_id: owner.team_id, status: 'active' });
     // Only the master key of signing keys is kept there: no embedded store's files.
     expect(readdirSync(env.DATA_DIR)).toEqual(['master.key']);
   }, 90_000);

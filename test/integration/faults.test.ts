@@ -6,7 +6,7 @@ import type { Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
 import { createDynamoClient } from '#data/db';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
@@ -14,6 +14,8 @@ import { awsError, injectFault } from '../support/dynamo-faults';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { recordingSink } from '../support/log-evidence';
 import { createOwner, type Owner } from '../support/owners';
+import * as hwids from '#data/hwid.repo';
+import * as licensesRepo from '#data/license.repo';
 
 /**
  * DynamoDB misbehaving under the real handlers: the SDK retries what is safe to
@@ -92,7 +94,7 @@ describe('throttling', () => {
     expect(response.status).toBe(500);
     expect(response.body).toEqual(clientAnswer500);
     expect(fault.attempts()).toBe(4);
-    expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toEqual(license);
+    expect(await licensesRepo.get(env.deps.table, license.key, license.team_id)).toEqual(license);
   });
 
   it('a throttled management write answers 500 SERVER_ERROR and leaves the license as it was', async () => {
@@ -105,7 +107,7 @@ describe('throttling', () => {
 
     expect(response.status).toBe(500);
     expect(response.body).toEqual(managementAnswer500);
-    expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toEqual(license);
+    expect(await licensesRepo.get(env.deps.table, license.key, license.team_id)).toEqual(license);
   });
 });
 
@@ -123,8 +125,8 @@ describe('cancelled transactions', () => {
     expect(response.status).toBe(500);
     expect(response.body).toEqual(clientAnswer500);
     expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(5);
-    expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toEqual(license);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'conflicted-device')).toBeUndefined();
+    expect(await licensesRepo.get(env.deps.table, license.key, license.team_id)).toEqual(license);
+    expect(await hwids.get(env.deps.table, owner.app_id, 'conflicted-device')).toBeUndefined();
   });
 
   it('a conflict that passes is retried into a normal activation', async () => {
@@ -139,7 +141,7 @@ describe('cancelled transactions', () => {
     const response = await auth(faulty, { license: license.key, hwid: 'recovered-device' });
 
     expect(response.status).toBe(200);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'recovered-device')).toMatchObject({ license_key: license.key });
+    expect(await hwids.get(env.deps.table, owner.app_id, 'recovered-device')).toMatchObject({ license_key: license.key });
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 });
@@ -195,7 +197,7 @@ describe('a single-license write meeting another transaction', () => {
     const response = await faulty.post('/license/update-status', { license_key: license.key, status: 'paused' }, owner.auth);
 
     expect(response.status).toBe(200);
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.status).toBe('paused');
+    expect((await licensesRepo.get(env.deps.table, license.key, license.team_id))?.status).toBe('paused');
   });
 });
 
@@ -273,7 +275,7 @@ describe('unprocessed items and keys', () => {
     const response = await faulty.post('/license/extend-bulk', { license_keys: licenses.map((license) => license.key), extend_seconds: 60 }, owner.auth);
 
     expect(response.body.data).toEqual({ succeeded: licenses.map((license) => license.key), failed: [] });
-    for (const license of licenses) expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.initial_duration).toBe(license.initial_duration + 60);
+    for (const license of licenses) expect((await licensesRepo.get(env.deps.table, license.key, license.team_id))?.initial_duration).toBe(license.initial_duration + 60);
   });
 
   it('a bulk delete retries items a BatchWriteItem left unprocessed until all are gone', async () => {
@@ -289,10 +291,10 @@ describe('unprocessed items and keys', () => {
       .callsFake((input) => env.deps.table.doc.send(new BatchWriteCommand(input)));
     const licenses = await Promise.all([1, 2, 3].map(() => seedLicense(env.deps, singleKey)));
 
-    await deps.repos.licenses.deleteAll(licenses);
+    await licensesRepo.deleteAll(deps.table, licenses);
 
     expect(mock.commandCalls(BatchWriteCommand)).toHaveLength(2);
-    for (const license of licenses) expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toBeUndefined();
+    for (const license of licenses) expect(await licensesRepo.get(env.deps.table, license.key, license.team_id)).toBeUndefined();
   });
 
   it('a bulk delete whose items stay unprocessed gives up with an error instead of spinning until the deadline', async () => {
@@ -301,7 +303,7 @@ describe('unprocessed items and keys', () => {
     mock.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
 
     const licenses = await Promise.all([1, 2].map(() => seedLicense(env.deps, singleKey)));
-    await expect(deps.repos.licenses.deleteAll(licenses)).rejects.toThrow(/unprocessed/);
+    await expect(licensesRepo.deleteAll(deps.table, licenses)).rejects.toThrow(/unprocessed/);
     expect(mock.commandCalls(BatchWriteCommand)).toHaveLength(6);
   });
 });

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createFakeClock } from '../support/clock';
 import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';
@@ -9,6 +9,8 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';
 import { createOwner, type Owner } from '../support/owners';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
 
 /**
  * The writes of floating seats when DynamoDB applied them but the answer was
@@ -42,7 +44,7 @@ async function serverLosingFirst(command: Command, lose: (attempt: number) => bo
 }
 
 const floating = (overrides: Parameters<typeof seedLicense>[2] = {}) => seedLicense(env.deps, singleKey, { hwid_lock: true, lease_seconds: 600, max_devices: 2, ...overrides });
-const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
+const stored = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))!;
 const auth = (post: (path: string, body: Record<string, unknown>) => Promise<{ status: number; body: any }>, body: Record<string, unknown>) =>
   post('/auth', { app_id: owner.app_id, ...body });
 const at = (seconds: number) => new Date(clock.now().getTime() + seconds * 1000).toISOString();
@@ -103,7 +105,7 @@ describe('floating seat writes whose answer was lost', () => {
     const license = await stored(key);
     expect(license.hwids).toEqual(['staying']);
     expect(Object.keys(license.leases)).toEqual(['staying']);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'leaving')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'leaving')).toBeUndefined();
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 
@@ -135,7 +137,7 @@ describe('floating seat writes whose answer was lost', () => {
 
     expect(faulty.loss.lost()).toBe(1);
     expect(response.body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'moving-pc')).toMatchObject({ license_key: second.key });
+    expect(await hwids.get(env.deps.table, owner.app_id, 'moving-pc')).toMatchObject({ license_key: second.key });
     expect((await stored(first.key)).leases).toEqual({});
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });

@@ -3,12 +3,13 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { decodeJwt } from 'jose';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { createFakeClock } from '../support/clock';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
 
 /**
  * Floating seats (docs/licensing-models.md, "Floating seats") through the local server against
@@ -16,25 +17,16 @@ import { createOwner, type Owner } from '../support/owners';
  * clock is fake, so a 60 s lease ends without waiting.
  */
 const clock = createFakeClock(new Date('2026-06-01T10:00:00.000Z'));
-let env: TestServer;
-let owner: Owner;
-let plain: Subscription;
-let singleKey: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 0 } });
-  owner = await createOwner(env.deps);
-  plain = await seedSubscription(env.deps, owner);
-  singleKey = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 0 } });
+const plain = madeBeforeAll(() => seedSubscription(env.deps, owner));
+const singleKey = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
 const release = (body: Record<string, unknown>) => env.post('/release', { app_id: owner.app_id, ...body });
 const manage = (path: string, body: Record<string, unknown>) => env.post(path, body, owner.auth);
 const floating = (subscription: Subscription, overrides: Parameters<typeof seedLicense>[2] = {}) =>
   seedLicense(env.deps, subscription, { hwid_lock: true, lease_seconds: 60, ...overrides });
-const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
+const stored = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))!;
 const liveLeases = async (key: string) => {
   const license = await stored(key);
   return license.hwids.filter((hwid) => license.leases[hwid] && Date.parse(license.leases[hwid]!.expires_at) > clock.now().getTime());
@@ -119,7 +111,7 @@ describe('leases in time', () => {
     const bound = await auth({ license: second.key, hwid: 'roaming-pc' });
 
     expect(bound.status).toBe(200);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'roaming-pc')).toMatchObject({ license_key: second.key });
+    expect(await hwids.get(env.deps.table, owner.app_id, 'roaming-pc')).toMatchObject({ license_key: second.key });
     expect((await auth({ license: first.key, hwid: 'roaming-pc' })).body.message).toBe('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
     expect((await manage('/license/get', { license_key: first.key })).body.data.leases).toEqual([]);
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
@@ -164,7 +156,7 @@ describe('borrowing', () => {
 
     expect((await manage('/hwid/remove', { license_key: key, hwid: 'laptop' })).status).toBe(200);
     expect((await auth({ license: key, hwid: 'desk' })).status).toBe(200);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'laptop')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'laptop')).toBeUndefined();
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 
@@ -322,7 +314,7 @@ describe('/hwid/set-lease and the license record', () => {
     expect(off.status).toBe(200);
     expect(off.body.data).toMatchObject({ hwid: 'kept', hwids: ['kept'] });
     expect(off.body.data).not.toHaveProperty('leases');
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'lapsing')).toBeUndefined();
+    expect(await hwids.get(env.deps.table, owner.app_id, 'lapsing')).toBeUndefined();
     expect((await auth({ license: key, hwid: 'kept' })).body.data).not.toHaveProperty('lease_expires_at');
 
     await manage('/hwid/set-lease', { license_key: key, lease_seconds: 60 });

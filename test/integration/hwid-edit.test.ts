@@ -1,23 +1,19 @@
 import type { Clock } from '#shared/clock';
 import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
+import { withOwner } from '../support/owners';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
+import * as subscriptions from '#data/subscription.repo';
 
-let env: TestServer;
-let owner: Owner;
 const now = new Date('2026-03-01T12:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  env = await startTestServer({ clock });
-  owner = await createOwner(env.deps);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock });
 
 const edit = (body: unknown) => env.post('/hwid/edit', body, owner.auth);
-const storedLicense = (key: string) => env.deps.repos.licenses.get(key, owner.team_id);
-const indexItem = (hwid: string) => env.deps.repos.hwids.get(owner.app_id, hwid);
+const storedLicense = (key: string) => licenses.get(env.deps.table, key, owner.team_id);
+const indexItem = (hwid: string) => hwids.get(env.deps.table, owner.app_id, hwid);
 
 describe('/hwid/edit', () => {
   it('sets an HWID and answers the license record with its subscription’s name and level', async () => {
@@ -149,7 +145,7 @@ describe('/hwid/edit', () => {
   it('shows null subscription name and level for a license whose subscription was deleted', async () => {
     const subscription = await seedSubscription(env.deps, owner);
     const license = await seedLicense(env.deps, subscription);
-    await env.deps.repos.subscriptions.delete(subscription.subscription_id);
+    await subscriptions.remove(env.deps.table, subscription.subscription_id);
 
     const response = await edit({ license_key: license.key, hwid: 'orphan-device' });
 

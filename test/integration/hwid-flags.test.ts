@@ -2,24 +2,16 @@ import type { Clock } from '#shared/clock';
 import { MAX_RESET_INTERVAL_SECONDS } from '#core/domain/fields';
 import { hwidResetAvailable, hwidResetCooldown } from '#core/domain/license-view';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
-import type { Subscription } from '#data/subscription.repo';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as licenses from '#data/license.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
 const now = new Date('2026-03-01T12:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  env = await startTestServer({ clock });
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner, { name: 'Basic', level: 2 });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock });
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner, { name: 'Basic', level: 2 }));
 
-const storedLicense = (key: string) => env.deps.repos.licenses.get(key, owner.team_id);
+const storedLicense = (key: string) => licenses.get(env.deps.table, key, owner.team_id);
 const missingKey = 'NOPE0-NOPE0-NOPE0-NOPE0-NOPE0';
 
 describe.each([

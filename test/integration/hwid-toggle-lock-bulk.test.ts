@@ -1,21 +1,14 @@
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
-import type { Subscription } from '#data/subscription.repo';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as licenses from '#data/license.repo';
+import { bulkUntilStarted } from '../support/licenses';
+import { timeFor } from '../support/time';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const post = (body: unknown) => env.post('/hwid/toggle-lock-bulk', body, owner.auth);
-const storedLock = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))?.hwid_lock;
+const storedLock = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))?.hwid_lock;
 
 describe('/hwid/toggle-lock-bulk', () => {
   it('sets hwid_lock on every key and answers them as succeeded', async () => {
@@ -41,7 +34,7 @@ describe('/hwid/toggle-lock-bulk', () => {
       failed: [{ license_key: missing, error_code: 'LICENSE_NOT_FOUND' }],
     });
     expect(await storedLock(good.key)).toBe(false);
-    expect(await env.deps.repos.licenses.get(missing, owner.team_id)).toBeUndefined();
+    expect(await licenses.get(env.deps.table, missing, owner.team_id)).toBeUndefined();
   });
 
   it('answers a key sent twice once', async () => {
@@ -67,13 +60,13 @@ describe('/hwid/toggle-lock-bulk', () => {
     const absent = Array.from({ length: 60 }, (_, index) => `ABSENT-${index}`);
     const licenseKeys = [...licenses.map((license) => license.key), ...absent];
 
-    const response = await post({ license_keys: licenseKeys, hwid_lock: true });
+    const answer = await bulkUntilStarted(env, owner, '/hwid/toggle-lock-bulk', { license_keys: licenseKeys, hwid_lock: true });
 
-    expect(response.status).toBe(200);
-    expect(response.body.data.succeeded).toEqual(licenses.map((license) => license.key));
-    expect(response.body.data.failed).toEqual(absent.map((key) => ({ license_key: key, error_code: 'LICENSE_NOT_FOUND' })));
+    expect(answer.succeeded).toEqual(licenses.map((license) => license.key));
+    expect(answer.failed).toEqual(absent.map((key) => ({ license_key: key, error_code: 'LICENSE_NOT_FOUND' })));
     for (const license of licenses) expect(await storedLock(license.key)).toBe(true);
-  });
+  // 40 licenses made, 100 keys toggled and 40 read back.
+  }, timeFor(180));
 
   it.each([
     ['license_keys', 'is empty', { license_keys: [], hwid_lock: true }],

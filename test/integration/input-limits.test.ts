@@ -1,22 +1,14 @@
-import type { Subscription } from '#data/subscription.repo';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as licenses from '#data/license.repo';
+import * as usernames from '#data/username.repo';
 
 /**
  * Values that pass a naive check and then fail in DynamoDB or in JavaScript's
  * Date: each must be a 400 naming the field, never a 500.
  */
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const createBody = (extra: Record<string, unknown> = {}) => ({
   app_id: owner.app_id,
@@ -59,7 +51,7 @@ describe('metadata DynamoDB cannot store', () => {
 
     expect(response.status).toBe(400);
     expect(response.body.error).toMatch(/^metadata: /);
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.metadata).toEqual({});
+    expect((await licenses.get(env.deps.table, license.key, license.team_id))?.metadata).toEqual({});
   });
 
   it('stores metadata nested 16 levels with numbers at the ends of the range it keeps exactly', async () => {
@@ -80,7 +72,7 @@ describe('expiry past what a date can hold', () => {
 
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'extend_seconds: would extend the license past 9999-12-31T23:59:59.999Z', error_code: 'INVALID_INPUT' });
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.expires_at).toBe('9999-12-01T00:00:00.000Z');
+    expect((await licenses.get(env.deps.table, license.key, license.team_id))?.expires_at).toBe('9999-12-01T00:00:00.000Z');
   });
 
   it('/license/extend answers 400 when an unused license would last more than 100 years', async () => {
@@ -99,7 +91,7 @@ describe('expiry past what a date can hold', () => {
     const response = await env.post('/license/extend-bulk', { license_keys: [full.key, fine.key], extend_seconds: 86400 * 2 }, owner.auth);
 
     expect(response.body.data).toEqual({ succeeded: [fine.key], failed: [{ license_key: full.key, error_code: 'INVALID_INPUT' }] });
-    expect((await env.deps.repos.licenses.get(fine.key, fine.team_id))?.initial_duration).toBe(fine.initial_duration + 86400 * 2);
+    expect((await licenses.get(env.deps.table, fine.key, fine.team_id))?.initial_duration).toBe(fine.initial_duration + 86400 * 2);
   });
 
   it('/auth activates a license whose stored duration reaches past year 9999 with an expiry at the last instant, not a 500', async () => {
@@ -152,7 +144,7 @@ describe('usernames are trimmed and in Unicode NFC before they are compared or s
     expect(blank.status).toBe(400);
     expect(blank.body.error).toMatch(/^username: /);
     expect(spaced.body.data.username).toBe('mgmt-user');
-    expect(await env.deps.repos.usernames.get(owner.app_id, 'mgmt-user')).toMatchObject({ license_key: spaced.body.data.key });
+    expect(await usernames.get(env.deps.table, owner.app_id, 'mgmt-user')).toMatchObject({ license_key: spaced.body.data.key });
   });
 });
 

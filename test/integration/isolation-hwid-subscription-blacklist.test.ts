@@ -1,10 +1,12 @@
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { startTestServer, type TestServer } from '../support/env';
+import * as blacklist from '#data/blacklist.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 /**
  * A second owner's API key on every HWID, subscription and blacklist route, aimed
@@ -37,8 +39,8 @@ async function victimState() {
     subscription: await getItem(env.deps.table, keys.subscription(subscription.subscription_id)),
     hwidIndex: await getItem(env.deps.table, keys.hwid(victim.app_id, 'victim-device')),
     claimedHwid: await getItem(env.deps.table, keys.hwid(victim.app_id, 'intruder-device')),
-    subscriptions: await env.deps.repos.subscriptions.listByApp(victim.app_id),
-    blacklist: (await env.deps.repos.blacklist.list(victim.app_id, undefined, 100)).entries,
+    subscriptions: await subscriptions.listByApp(env.deps.table, victim.app_id),
+    blacklist: await blacklist.list(env.deps.table, victim.app_id, undefined, 100),
   };
 }
 

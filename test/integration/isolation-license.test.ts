@@ -1,13 +1,14 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPassword } from '#core/domain/passwords';
-import { hwidIndexItem } from '#data/hwid.repo';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import { hwidIndexItem } from '#data/items';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { routes } from '../../functions/routes';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { scanTable } from '../support/licenses';
 import { createOwner, type Owner } from '../support/owners';
+import * as credentials from '#data/credentials.repo';
 
 /**
  * A second owner's API key on every license route, aimed at the first owner's
@@ -34,7 +35,7 @@ beforeAll(async () => {
   await env.deps.table.doc.send(
     new PutCommand({ TableName: env.deps.table.name, Item: hwidIndexItem({ app_id: victim.app_id, hwid: device.hwid, license_key: bound.key }) }),
   );
-  await env.deps.repos.credentials.set(bound, 'victim-user', await hashPassword('password-1', 4));
+  await credentials.set(env.deps.table, bound, 'victim-user', await hashPassword('password-1', 4));
   intruderLicense = await seedLicense(env.deps, intruderSubscription);
 });
 afterAll(() => env.close());

@@ -1,24 +1,18 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '#data/db';
-import { hwidIndexItem } from '#data/hwid.repo';
+import { hwidIndexItem } from '#data/items';
 import { keys } from '#data/keys';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
-import { startTestServer, type TestServer } from '../support/env';
+import type { License } from '#data/model/license';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as credentials from '#data/credentials.repo';
+import * as hwids from '#data/hwid.repo';
+import * as licenses from '#data/license.repo';
+import * as usernames from '#data/username.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner, { single_key_per_hwid: true });
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner, { single_key_per_hwid: true }));
 
 /** A license bound to a device under a single-key-per-HWID subscription, with credentials: it owns two index items. */
 async function boundLicenseWithCredentials(hwid: string, username: string): Promise<License> {
@@ -26,8 +20,8 @@ async function boundLicenseWithCredentials(hwid: string, username: string): Prom
   await env.deps.table.doc.send(
     new PutCommand({ TableName: env.deps.table.name, Item: hwidIndexItem({ app_id: owner.app_id, hwid, license_key: license.key }) }),
   );
-  expect(await env.deps.repos.credentials.set(license, username, 'hash')).toBe('updated');
-  return (await env.deps.repos.licenses.get(license.key, license.team_id))!;
+  expect(await credentials.set(env.deps.table, license, username, 'hash')).toBe('updated');
+  return (await licenses.get(env.deps.table, license.key, license.team_id))!;
 }
 
 describe('POST /license/delete', () => {
@@ -38,7 +32,7 @@ describe('POST /license/delete', () => {
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, data: { key: license.key, deleted: true } });
-    expect(await env.deps.repos.licenses.get(license.key, license.team_id)).toBeUndefined();
+    expect(await licenses.get(env.deps.table, license.key, license.team_id)).toBeUndefined();
     expect(await getItem(env.deps.table, keys.hwid(owner.app_id, 'device-1'))).toBeUndefined();
     expect(await getItem(env.deps.table, keys.username(owner.app_id, 'erin'))).toBeUndefined();
   });
@@ -50,7 +44,7 @@ describe('POST /license/delete', () => {
     const response = await env.post('/license/delete', { license_key: unindexed.key }, owner.auth);
 
     expect(response.status).toBe(200);
-    expect(await env.deps.repos.hwids.get(owner.app_id, 'shared-device')).toMatchObject({ license_key: holder.key });
+    expect(await hwids.get(env.deps.table, owner.app_id, 'shared-device')).toMatchObject({ license_key: holder.key });
   });
 
   it('deletes a license once when two deletes race: the loser answers 404', async () => {
@@ -65,12 +59,12 @@ describe('POST /license/delete', () => {
 
   it('refuses a removal based on a stale read, so a concurrent rename cannot leave an orphaned username', async () => {
     const stale = await boundLicenseWithCredentials('device-4', 'ivan');
-    expect(await env.deps.repos.credentials.set(stale, 'ivan-renamed', 'hash')).toBe('updated');
+    expect(await credentials.set(env.deps.table, stale, 'ivan-renamed', 'hash')).toBe('updated');
 
-    expect(await env.deps.repos.licenses.remove(stale, { hwidIndex: stale.hwids, usernameIndex: true })).toBe(false);
+    expect(await licenses.remove(env.deps.table, stale, { hwidIndex: stale.hwids, usernameIndex: true })).toBe(false);
 
-    expect(await env.deps.repos.licenses.get(stale.key, stale.team_id)).toMatchObject({ username: 'ivan-renamed' });
-    expect(await env.deps.repos.usernames.get(owner.app_id, 'ivan-renamed')).toMatchObject({ license_key: stale.key });
+    expect(await licenses.get(env.deps.table, stale.key, stale.team_id)).toMatchObject({ username: 'ivan-renamed' });
+    expect(await usernames.get(env.deps.table, owner.app_id, 'ivan-renamed')).toMatchObject({ license_key: stale.key });
   });
 
   it('answers 404 LICENSE_NOT_FOUND for a missing key and 400 naming license_key for a bad one', async () => {
@@ -95,8 +89,8 @@ describe('POST /license/delete-bulk', () => {
       succeeded: [first.key, second.key],
       failed: [{ license_key: 'MISSING-2', error_code: 'LICENSE_NOT_FOUND' }],
     });
-    expect(await env.deps.repos.licenses.get(first.key, first.team_id)).toBeUndefined();
-    expect(await env.deps.repos.licenses.get(second.key, second.team_id)).toBeUndefined();
+    expect(await licenses.get(env.deps.table, first.key, first.team_id)).toBeUndefined();
+    expect(await licenses.get(env.deps.table, second.key, second.team_id)).toBeUndefined();
     expect(await getItem(env.deps.table, keys.hwid(owner.app_id, 'device-3'))).toBeUndefined();
   });
 

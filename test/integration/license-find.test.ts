@@ -7,7 +7,8 @@ import { startTestEvents, type TestEvents } from '../support/events';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
+import * as migrations from '#data/migrations';
 
 const clock = createFakeClock(new Date('2026-03-10T12:00:00.000Z'));
 let env: TestServer;
@@ -185,6 +186,6 @@ describe('POST /license/find', () => {
     const migrated = await migrateLookupEntries(env.deps);
     expect(migrated.entries).toBeGreaterThan(0);
     expect(await matchesOf('bound-long-ago')).toEqual([{ key: old.key, matched: ['hwid'] }]);
-    expect(await env.deps.repos.lookups.written()).toBe(true);
+    expect(await migrations.lookupEntriesWritten(env.deps.table)).toBe(true);
   });
 });

@@ -1,9 +1,10 @@
 import { createApp } from '../../functions/admin/owners';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { listAllLicenses } from '../support/licenses';
 import { createOwner, type Owner } from '../support/owners';
+import * as credentials from '#data/credentials.repo';
 
 let env: TestServer;
 let owner: Owner;
@@ -34,7 +35,7 @@ const newestFirst = () => [...seeded].reverse();
 describe('POST /license/get', () => {
   it('answers the license record with its subscription’s name and level, never a password hash', async () => {
     const license = await seedLicense(env.deps, gold, { metadata: { order: 'A-1' } });
-    await env.deps.repos.credentials.set(license, 'judy', '$2b$04$secret-hash');
+    await credentials.set(env.deps.table, license, 'judy', '$2b$04$secret-hash');
 
     const response = await env.post('/license/get', { license_key: license.key }, owner.auth);
 

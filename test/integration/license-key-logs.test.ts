@@ -1,6 +1,6 @@
 import { licenseFingerprint } from '#core/logger';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { startTestEvents } from '../support/events';
 import { seedLicense, seedSubscription } from '../support/fixtures';

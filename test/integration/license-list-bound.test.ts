@@ -1,8 +1,10 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createApp } from '../../functions/admin/owners';
 import { mapConcurrently } from '#core/domain/bulk';
-import { licenseItem, maxItemsReadPerList, type License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import { maxItemsReadPerList } from '#data/db';
+import { licenseItem } from '#data/items';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
 import { startTestServer, type TestServer } from '../support/env';
 import { licenseRecord, seedSubscription } from '../support/fixtures';

@@ -1,23 +1,15 @@
 import { verifyPassword } from '#core/domain/passwords';
 import { getItem } from '#data/db';
 import { keys } from '#data/keys';
-import type { Subscription } from '#data/subscription.repo';
 import { createApp } from '../../functions/admin/owners';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createLicenseOverHttp } from '../support/licenses';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
+import * as licenses from '#data/license.repo';
+import * as usernames from '#data/username.repo';
 
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
 
 const missingKeyAnswers404 = async (path: string, body: Record<string, unknown>) => {
   const response = await env.post(path, { license_key: 'NO-SUCH-KEY', ...body }, owner.auth);
@@ -32,7 +24,7 @@ describe('POST /license/update-status', () => {
     const paused = await env.post('/license/update-status', { license_key: license.key, status: 'paused' }, owner.auth);
     expect(paused.status).toBe(200);
     expect(paused.body.data).toMatchObject({ key: license.key, status: 'paused', subscription_name: 'Pro' });
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.status).toBe('paused');
+    expect((await licenses.get(env.deps.table, license.key, license.team_id))?.status).toBe('paused');
 
     const active = await env.post('/license/update-status', { license_key: license.key, status: 'active' }, owner.auth);
     expect(active.body.data.status).toBe('active');
@@ -55,8 +47,8 @@ describe('POST /license/update-status-bulk', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({ succeeded: [first.key, second.key], failed: [{ license_key: 'MISSING-3', error_code: 'LICENSE_NOT_FOUND' }] });
-    expect((await env.deps.repos.licenses.get(first.key, first.team_id))?.status).toBe('paused');
-    expect((await env.deps.repos.licenses.get(second.key, second.team_id))?.status).toBe('paused');
+    expect((await licenses.get(env.deps.table, first.key, first.team_id))?.status).toBe('paused');
+    expect((await licenses.get(env.deps.table, second.key, second.team_id))?.status).toBe('paused');
   });
 
   it('answers 400 naming the field for an empty list or a missing status', async () => {
@@ -77,7 +69,7 @@ describe('POST /license/update-subscription', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ subscription_id: premium.subscription_id, subscription_name: 'Premium', subscription_level: 9 });
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.subscription_id).toBe(premium.subscription_id);
+    expect((await licenses.get(env.deps.table, license.key, license.team_id))?.subscription_id).toBe(premium.subscription_id);
   });
 
   it('refuses a subscription of another application with 400 naming subscription_id', async () => {
@@ -89,7 +81,7 @@ describe('POST /license/update-subscription', () => {
 
     expect(response.status).toBe(400);
     expect(response.body.error.startsWith('subscription_id: ')).toBe(true);
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.subscription_id).toBe(subscription.subscription_id);
+    expect((await licenses.get(env.deps.table, license.key, license.team_id))?.subscription_id).toBe(subscription.subscription_id);
   });
 
   it('answers 404 SUBSCRIPTION_NOT_FOUND, 404 LICENSE_NOT_FOUND and 400 for a malformed subscription_id', async () => {
@@ -111,7 +103,7 @@ describe('POST /license/update-user-credentials', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ key: license.key, username: 'Mallory' });
-    const index = await env.deps.repos.usernames.get(owner.app_id, 'mallory');
+    const index = await usernames.get(env.deps.table, owner.app_id, 'mallory');
     expect(index?.license_key).toBe(license.key);
     expect(await verifyPassword('password-1', index!.password_hash)).toBe(true);
   });
@@ -123,7 +115,7 @@ describe('POST /license/update-user-credentials', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data.username).toBe('oscar2');
-    const index = await env.deps.repos.usernames.get(owner.app_id, 'oscar2');
+    const index = await usernames.get(env.deps.table, owner.app_id, 'oscar2');
     expect(await verifyPassword('password-1', index!.password_hash)).toBe(true);
     expect(await getItem(env.deps.table, keys.username(owner.app_id, 'oscar'))).toBeUndefined();
   });
@@ -133,7 +125,7 @@ describe('POST /license/update-user-credentials', () => {
     const response = await env.post('/license/update-user-credentials', { license_key: license.key, username: 'peggy' }, owner.auth);
     expect(response.status).toBe(400);
     expect(response.body.error.startsWith('password: ')).toBe(true);
-    expect(await env.deps.repos.usernames.get(owner.app_id, 'peggy')).toBeUndefined();
+    expect(await usernames.get(env.deps.table, owner.app_id, 'peggy')).toBeUndefined();
   });
 
   it('answers 409 USERNAME_TAKEN for a name another license of the app holds, in any case', async () => {
@@ -144,7 +136,7 @@ describe('POST /license/update-user-credentials', () => {
 
     expect(response.status).toBe(409);
     expect(response.body.error_code).toBe('USERNAME_TAKEN');
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.username).toBeNull();
+    expect((await licenses.get(env.deps.table, license.key, license.team_id))?.username).toBeNull();
   });
 
   it('gives a username to exactly one of two licenses racing for it', async () => {
@@ -155,7 +147,7 @@ describe('POST /license/update-user-credentials', () => {
     );
 
     expect(responses.map((response) => response.status).sort()).toEqual([200, 409]);
-    const winner = (await env.deps.repos.usernames.get(owner.app_id, 'victor'))!.license_key;
+    const winner = (await usernames.get(env.deps.table, owner.app_id, 'victor'))!.license_key;
     expect([first.key, second.key]).toContain(winner);
   });
 
@@ -177,7 +169,7 @@ describe('POST /license/update-metadata', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.data.metadata).toEqual({ customer_id: 'cus_1', seats: 5 });
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))?.metadata).toEqual({ customer_id: 'cus_1', seats: 5 });
+    expect((await licenses.get(env.deps.table, license.key, license.team_id))?.metadata).toEqual({ customer_id: 'cus_1', seats: 5 });
   });
 
   it('accepts 4096 bytes of JSON and refuses 4097, counting UTF-8 bytes', async () => {

@@ -1,16 +1,9 @@
 import { connect } from 'node:net';
 import { routes } from '../../functions/routes';
-import { createOwner, type Owner } from '../support/owners';
-import { request, startTestServer, type TestServer } from '../support/env';
+import { withOwner } from '../support/owners';
+import { request } from '../support/env';
 
-let env: TestServer;
-let owner: Owner;
-
-beforeAll(async () => {
-  env = await startTestServer();
-  owner = await createOwner(env.deps);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner();
 
 const specCors = {
   'access-control-allow-origin': '*',

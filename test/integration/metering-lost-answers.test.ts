@@ -1,11 +1,14 @@
 import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';
 import { createTestClient, createTestEnv, request, type TestEnv } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
+import * as licenses from '#data/license.repo';
+import * as subscriptions from '#data/subscription.repo';
+import * as usage from '#data/usage.repo';
 
 /**
  * Each write of entitlements and metered usage with DynamoDB's answer lost
@@ -38,7 +41,7 @@ async function serverLosing(commandName: string) {
 
 const usedLicense = () =>
   seedLicense(env.deps, metered, { first_used_at: new Date().toISOString(), expires_at: new Date(Date.now() + 86400_000).toISOString() });
-const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
+const stored = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))!;
 
 describe('a metering write whose answer is lost after the store applied it', () => {
   it('/usage starting a counter counts once and answers the count', async () => {
@@ -88,7 +91,7 @@ describe('a metering write whose answer is lost after the store applied it', () 
 
   it('/license/update-features, /license/update-usage-limits and /license/reset-usage answer the license as changed', async () => {
     const license = await usedLicense();
-    await env.deps.repos.usage.count({ license, counter: 'exports', limit: metered.usage_limits!.exports!, amount: 4, now: new Date(), token: 'seeded-count' });
+    await usage.count(env.deps.table, { license, counter: 'exports', limit: metered.usage_limits!.exports!, amount: 4, now: new Date(), token: 'seeded-count' });
     const faulty = await serverLosing('UpdateItemCommand');
 
     const features = await faulty.post('/license/update-features', { license_key: license.key, features: ['sync'] }, owner.auth);
@@ -105,7 +108,7 @@ describe('a metering write whose answer is lost after the store applied it', () 
 
   it('/license/reset-usage itself answers the counters at 0', async () => {
     const license = await usedLicense();
-    await env.deps.repos.usage.count({ license, counter: 'exports', limit: metered.usage_limits!.exports!, amount: 4, now: new Date(), token: 'seeded-count' });
+    await usage.count(env.deps.table, { license, counter: 'exports', limit: metered.usage_limits!.exports!, amount: 4, now: new Date(), token: 'seeded-count' });
     const faulty = await serverLosing('UpdateItemCommand');
 
     const reset = await faulty.post('/license/reset-usage', { license_key: license.key, counter: 'exports' }, owner.auth);
@@ -123,6 +126,6 @@ describe('a metering write whose answer is lost after the store applied it', () 
 
     expect(faulty.loss.lost()).toBe(1);
     expect(edited.body.data).toMatchObject({ grace_seconds: 60, features: ['a'], usage_limits: {} });
-    expect(await env.deps.repos.subscriptions.get(tier.subscription_id)).toMatchObject({ grace_seconds: 60, features: ['a'] });
+    expect(await subscriptions.get(env.deps.table, tier.subscription_id)).toMatchObject({ grace_seconds: 60, features: ['a'] });
   });
 });

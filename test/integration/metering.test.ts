@@ -1,11 +1,12 @@
 import { decodeJwt } from 'jose';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import type { UsagePeriod } from '#shared/usage-periods';
 import { createFakeClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
+import * as licenses from '#data/license.repo';
 
 /**
  * Entitlements, metered usage and grace periods through the local server and
@@ -168,7 +169,7 @@ describe('POST /usage', () => {
     const license = await usedLicense(metered, { hwid_lock: true, hwid: 'pc-a', max_devices: 2 });
     expect((await usage({ license: license.key, counter: 'exports', hwid: 'pc-a' })).status).toBe(200);
     expect((await usage({ license: license.key, counter: 'exports', hwid: 'pc-b' })).body.message).toBe('LICENSE_NOT_ACTIVATED');
-    expect((await env.deps.repos.licenses.get(license.key, license.team_id))!.hwids).toEqual(['pc-a']);
+    expect((await licenses.get(env.deps.table, license.key, license.team_id))!.hwids).toEqual(['pc-a']);
   });
 
   it('answers malformed usage fields 400 Invalid usage request, after the nonce, writing nothing', async () => {

@@ -1,9 +1,9 @@
 import type { Context } from 'aws-lambda';
 import { createDeps } from '#core/deps';
-import { newId } from '#core/domain/ids';
+import { newId } from '#core/ids';
 import { createLogger } from '#core/logger';
 import type { HttpEvent } from '#core/http/middleware';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { createGroupHandlers } from '../../local/handlers';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { request, startTestServer, type TestServer } from '../support/env';

@@ -2,8 +2,8 @@ import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { createDeps } from '#core/deps';
-import { newId } from '#core/domain/ids';
-import type { KeyVault } from '#core/signing/key-vault';
+import { newId } from '#core/ids';
+import type { KeyVault } from '#core/key-vault';
 import { createLogger } from '#core/logger';
 import type { HttpEvent } from '#core/http/middleware';
 import { signerOf } from '#core/signing/signing-keys';
@@ -15,7 +15,9 @@ import { createTestClient, startTestServer, type TestServer } from '../support/e
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { docsVerifier, postRaw, type PublicJwk, type RawAnswer } from '../support/verifier';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
+import * as apps from '#data/app.repo';
+import * as licenses from '#data/license.repo';
 
 let env: TestServer;
 let owner: Owner;
@@ -204,7 +206,7 @@ describe('signed client answers', () => {
       expect(answer.headers.get('signature-input')).not.toContain(';req');
       expect(verifyAnswer(answer, { jwk })).toBeDefined();
     }
-    expect((await env.deps.repos.licenses.get(license.key, owner.team_id))?.first_used_at).toBeNull();
+    expect((await licenses.get(env.deps.table, license.key, owner.team_id))?.first_used_at).toBeNull();
     const unknownApp = await post('/auth', JSON.stringify({ app_id: newId(), license: license.key }), { 'content-digest': otherDigest });
     expect(JSON.parse(unknownApp.body).message).toBe('Invalid Content-Digest');
     const spec400 = await post('/auth', JSON.stringify({ app_id: owner.app_id }), { 'content-digest': otherDigest });
@@ -401,25 +403,25 @@ describe('signing keys', () => {
   it('are made once for an application from before signing, however many cold containers race', async () => {
     const { team_id } = await owners.createTeam(env.deps, {});
     const appId = newId();
-    await env.deps.repos.apps.create({ app_id: appId, team_id, name: 'Old', status: 'active', created_at: new Date().toISOString() });
+    await apps.create(env.deps.table, { app_id: appId, team_id, name: 'Old', status: 'active', created_at: new Date().toISOString() });
     const containers = Array.from({ length: 4 }, () => createDeps(env.config, { client: env.client, keyVault: env.deps.keyVault }));
-    const app = (await env.deps.repos.apps.get(appId))!;
+    const app = (await apps.get(env.deps.table, appId))!;
     const signers = await Promise.all(containers.map((deps) => signerOf(deps, app)));
-    const stored = (await env.deps.repos.apps.get(appId))!.signing_key!;
+    const stored = (await apps.get(env.deps.table, appId))!.signing_key!;
     expect(new Set(signers.map((signer) => signer.keyId))).toEqual(new Set([stored.key_id]));
   });
 
   it('are made for an application from before signing by the first /auth or /app/signing-key that needs one', async () => {
     const oldApp = async () => {
       const appId = newId();
-      await env.deps.repos.apps.create({ app_id: appId, team_id: owner.team_id, name: 'Old', status: 'active', created_at: new Date().toISOString() });
+      await apps.create(env.deps.table, { app_id: appId, team_id: owner.team_id, name: 'Old', status: 'active', created_at: new Date().toISOString() });
       return appId;
     };
     const [byAuth, byOwner] = [await oldApp(), await oldApp()];
     const answer = await post('/auth', { app_id: byAuth, license: 'NOPE-NOPE' });
     const shown = JSON.parse((await post('/app/signing-key', { app_id: byOwner }, owner.auth)).body) as { data: { key_id: string } };
-    expect(answer.headers.get('signature-input')).toContain(`keyid="${(await env.deps.repos.apps.get(byAuth))!.signing_key!.key_id}"`);
-    expect(shown.data.key_id).toBe((await env.deps.repos.apps.get(byOwner))!.signing_key!.key_id);
+    expect(answer.headers.get('signature-input')).toContain(`keyid="${(await apps.get(env.deps.table, byAuth))!.signing_key!.key_id}"`);
+    expect(shown.data.key_id).toBe((await apps.get(env.deps.table, byOwner))!.signing_key!.key_id);
   });
 
   it('are decrypted at most once per application per container', async () => {
@@ -473,7 +475,7 @@ describe('the private key', () => {
   it('appears in no answer and no log line', async () => {
     const forms: string[] = [];
     for (const appOwner of [owner, other]) {
-      const app = (await env.deps.repos.apps.get(appOwner.app_id))!;
+      const app = (await apps.get(env.deps.table, appOwner.app_id))!;
       const pkcs8 = Buffer.from(await env.deps.keyVault!.decrypt(appOwner.app_id, app.signing_key!.private_key_ciphertext));
       const seed = pkcs8.subarray(pkcs8.length - 32);
       forms.push(...[pkcs8, seed].flatMap((bytes) => [bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('hex')]));

@@ -1,11 +1,12 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { newId } from '#core/domain/ids';
-import type { Subscription } from '#data/subscription.repo';
+import { newId } from '#core/ids';
+import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
+import * as stripeRepo from '#data/stripe.repo';
 
 /**
  * The Stripe connection's management routes: every malformed field a 400,
@@ -118,7 +119,7 @@ describe('the secrets', () => {
 
   it('do not decrypt as another application’s', async () => {
     await connect();
-    const stored = (await env.deps.repos.stripe.getConnection(owner.app_id))!;
+    const stored = (await stripeRepo.getConnection(env.deps.table, owner.app_id))!;
     await expect(env.deps.keyVault!.decrypt(other.app_id, stored.webhook_secret_ciphertext)).rejects.toThrow();
   });
 });

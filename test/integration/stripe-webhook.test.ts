@@ -1,14 +1,15 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
-import { newId } from '#core/domain/ids';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import { newId } from '#core/ids';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';
 import { request, startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { committedDocument, documentValidator } from '../support/openapi';
 import { createOwner, type Owner } from '../support/owners';
 import { postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
+import * as licenses from '#data/license.repo';
 
 /**
  * POST /stripe/webhook/<app_id> against the local server and DynamoDB Local,
@@ -234,7 +235,7 @@ async function subscribed(units = 2) {
   return { subscription, invoice, session, used: used!, unused, expiresAt };
 }
 
-const stored = async (key: string) => (await env.deps.repos.licenses.get(key, owner.team_id))!;
+const stored = async (key: string) => (await licenses.get(env.deps.table, key, owner.team_id))!;
 
 function invoicePaid(subscription: string, periodEnd: Date, shape: 'parent' | 'legacy' = 'parent') {
   const end = Math.floor(periodEnd.getTime() / 1000);
@@ -277,7 +278,7 @@ describe('invoice.paid', () => {
     expect((await send(event)).status).toBe(200);
     const earlier = new Date(Date.now() + 5 * 86400_000).toISOString();
     const current = await stored(used.key);
-    await env.deps.repos.licenses.replaceExpiry({ before: current, after: { expires_at: earlier, initial_duration: current.initial_duration } });
+    await licenses.replaceExpiry(env.deps.table, { before: current, after: { expires_at: earlier, initial_duration: current.initial_duration } });
     expect((await send(event)).status).toBe(200);
     expect((await stored(used.key)).expires_at).toBe(earlier);
   });

@@ -1,18 +1,13 @@
 import type { Clock } from '#shared/clock';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
-import { startTestServer, type TestServer } from '../support/env';
+import { createOwner, withOwner } from '../support/owners';
+import * as licenses from '#data/license.repo';
+import * as subscriptions from '#data/subscription.repo';
 
-let env: TestServer;
-let owner: Owner;
 let now = new Date('2026-04-01T08:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  env = await startTestServer({ clock });
-  owner = await createOwner(env.deps);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock });
 
 const post = (path: string, body: unknown) => env.post(path, body, owner.auth);
 const unknownId = '00000000-0000-4000-8000-000000000000';
@@ -37,7 +32,7 @@ describe('/subscription/create', () => {
         grace_seconds: 0,
       },
     });
-    const stored = await env.deps.repos.subscriptions.get(response.body.data.subscription_id);
+    const stored = await subscriptions.get(env.deps.table, response.body.data.subscription_id);
     expect(stored).toEqual({ ...response.body.data, team_id: owner.team_id });
   });
 
@@ -82,7 +77,7 @@ describe('/subscription/edit', () => {
     const { team_id: _team, ...view } = subscription;
     // A tier stored before entitlements existed shows none of them, and no grace.
     expect(response.body.data).toEqual({ ...view, name: 'New', status: 'inactive', features: [], usage_limits: {}, grace_seconds: 0 });
-    expect(await env.deps.repos.subscriptions.get(subscription.subscription_id)).toEqual({ ...subscription, name: 'New', status: 'inactive' });
+    expect(await subscriptions.get(env.deps.table, subscription.subscription_id)).toEqual({ ...subscription, name: 'New', status: 'inactive' });
   });
 
   it('changes level and single_key_per_hwid, and reactivates', async () => {
@@ -125,7 +120,7 @@ describe('/subscription/edit', () => {
 
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ error: 'Subscription not found', error_code: 'SUBSCRIPTION_NOT_FOUND' });
-    expect(await env.deps.repos.subscriptions.get(unknownId)).toBeUndefined();
+    expect(await subscriptions.get(env.deps.table, unknownId)).toBeUndefined();
   });
 });
 
@@ -138,8 +133,8 @@ describe('/subscription/delete', () => {
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, data: { subscription_id: subscription.subscription_id, deleted: true } });
-    expect(await env.deps.repos.subscriptions.get(subscription.subscription_id)).toBeUndefined();
-    const kept = await env.deps.repos.licenses.get(license.key, license.team_id);
+    expect(await subscriptions.get(env.deps.table, subscription.subscription_id)).toBeUndefined();
+    const kept = await licenses.get(env.deps.table, license.key, license.team_id);
     expect(kept?.subscription_id).toBe(subscription.subscription_id);
   });
 

@@ -1,24 +1,13 @@
-import type { Subscription } from '#data/subscription.repo';
-import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
+import { meterDynamo } from '../../local/ddb-meter';
 import { createFakeClock } from '../support/clock';
-import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
+import { madeBeforeAll, withOwner } from '../support/owners';
 
 /** What one /usage costs DynamoDB, cold and warm (docs/licensing-models.md, "Metered usage"), counted call by call. */
 const clock = createFakeClock();
-let env: TestServer;
-let owner: Owner;
-let metered: Subscription;
-let calls: DynamoMeter;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 5 } });
-  owner = await createOwner(env.deps);
-  metered = await seedSubscription(env.deps, owner, { usage_limits: { exports: { limit: 1000, period: 'month', overage: 0 } } });
-  calls = meterDynamo(env.client);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 5 } });
+const metered = madeBeforeAll(() => seedSubscription(env.deps, owner, { usage_limits: { exports: { limit: 1000, period: 'month', overage: 0 } } }));
+const calls = madeBeforeAll(async () => meterDynamo(env.client));
 
 const usedLicense = () =>
   seedLicense(env.deps, metered, { first_used_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86400_000).toISOString() });

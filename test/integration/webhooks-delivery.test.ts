@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from '../support/env';
 import { seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { startReceiver, startTestDelivery, until, type Receiver, type TestDelivery } from '../support/webhooks';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 
 let env: TestServer;
 let delivery: TestDelivery;

@@ -1,9 +1,7 @@
 import { createFakeClock } from '../support/clock';
-import { meterDynamo, type DynamoMeter } from '../../local/ddb-meter';
-import { startTestServer, type TestServer } from '../support/env';
+import { meterDynamo } from '../../local/ddb-meter';
 import { seedSubscription } from '../support/fixtures';
-import { createOwner, type Owner } from '../support/owners';
-import type { Subscription } from '#data/subscription.repo';
+import { madeBeforeAll, withOwner } from '../support/owners';
 
 /**
  * What each write route costs in DynamoDB capacity, as DynamoDB Local reports it
@@ -11,18 +9,9 @@ import type { Subscription } from '#data/subscription.repo';
  * pinned so that a change that adds an index copy or a read fails here.
  */
 const clock = createFakeClock(new Date('2026-03-10T12:00:00.000Z'));
-let env: TestServer;
-let owner: Owner;
-let subscription: Subscription;
-let meter: DynamoMeter;
-
-beforeAll(async () => {
-  env = await startTestServer({ clock, config: { cacheTtlSeconds: 60 } });
-  owner = await createOwner(env.deps);
-  subscription = await seedSubscription(env.deps, owner);
-  meter = meterDynamo(env.client);
-});
-afterAll(() => env.close());
+const { env, owner } = withOwner({ clock, config: { cacheTtlSeconds: 60 } });
+const subscription = madeBeforeAll(() => seedSubscription(env.deps, owner));
+const meter = madeBeforeAll(async () => meterDynamo(env.client));
 
 async function units(send: () => Promise<{ status: number }>) {
   meter.reset();

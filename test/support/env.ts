@@ -3,14 +3,15 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig, type Config } from '#core/config';
 import { createDeps, type Deps } from '#core/deps';
 import type { Clock } from '#shared/clock';
-import { localKeyVault } from '#core/signing/key-vault';
+import { localKeyVault } from '#core/key-vault';
 import { createLogger, type Logger, type LogSink } from '#core/logger';
 import { createDynamoClient } from '#data/db';
 import type { RateLimit } from '../../local/rate-limit';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { ensureTable } from '../../local/store';
 import { captureDynamoCalls, kmsShapedVault, sqsShapedQueue } from './aws-calls';
-import type { AttemptMessage, DeliveryQueue } from '../../functions/delivery/queue';
+import type { DeliveryQueue } from '#core/deps';
+import type { AttemptMessage } from '../../functions/delivery/queue';
 import { recordingSink, recordSecretsIn, recordTableSecrets } from './log-evidence';
 
 /** Lines a test's deps logged, for assertions on what reaches the logs. */

@@ -1,8 +1,10 @@
 import type { Deps } from '#core/deps';
-import { newId, newLicenseKey } from '#core/domain/ids';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import { newId, newLicenseKey } from '#core/ids';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import type { Owner } from './owners';
+import * as licenses from '#data/license.repo';
+import * as subscriptions from '#data/subscription.repo';
 
 /** A subscription of the owner's app, written straight through the repository. */
 export async function seedSubscription(deps: Deps, owner: Owner, overrides: Partial<Subscription> = {}): Promise<Subscription> {
@@ -17,7 +19,7 @@ export async function seedSubscription(deps: Deps, owner: Owner, overrides: Part
     created_at: new Date().toISOString(),
     ...overrides,
   };
-  await deps.repos.subscriptions.create(subscription);
+  await subscriptions.create(deps.table, subscription);
   return subscription;
 }
 
@@ -53,6 +55,6 @@ export function licenseRecord(subscription: Subscription, overrides: Partial<Lic
 /** `licenseRecord`, written straight through the repository. */
 export async function seedLicense(deps: Deps, subscription: Subscription, overrides: Partial<License> = {}): Promise<License> {
   const license = licenseRecord(subscription, overrides);
-  if (!(await deps.repos.licenses.create(license))) throw new Error(`license ${license.key} exists`);
+  if (!(await licenses.create(deps.table, license))) throw new Error(`license ${license.key} exists`);
   return license;
 }

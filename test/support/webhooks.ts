@@ -1,16 +1,17 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { newId } from '#core/domain/ids';
-import { deliveryIds, type Delivery } from '#data/webhook.repo';
+import { newId } from '#core/ids';
+import { deliveryIds, type Delivery } from '#data/model/webhook';
 import { forRequest } from '#core/deps';
 import { attemptTimeoutMs, deliveryActor } from '../../functions/delivery/deliver';
 import { createWebhook } from '../../functions/webhook/webhooks';
 import type { Owner } from './owners';
-import type { TargetPolicy } from '../../functions/delivery/target-policy';
+import type { TargetPolicy } from '#core/deps';
 import { startLocalDeliveryQueue, type LocalDeliveryQueue } from '../../local/webhook-queue';
 import { sqsShapedQueue } from './aws-calls';
 import { startTestEvents, type TestEvents } from './events';
 import type { TestEnv } from './env';
+import * as webhooks from '#data/webhook.repo';
 
 export interface TestDelivery {
   queue: LocalDeliveryQueue;
@@ -32,7 +33,7 @@ export async function startTestDelivery(
 ): Promise<TestDelivery> {
   const queue = startLocalDeliveryQueue({
     deps: {
-      repos: forRequest(env.deps, undefined, deliveryActor).repos,
+      table: forRequest(env.deps, undefined, deliveryActor).table,
       clock: env.deps.clock,
       logger: env.deps.logger,
       keyVault: env.deps.keyVault!,
@@ -143,6 +144,6 @@ export async function seedDelivery(env: TestEnv, owner: Owner): Promise<Delivery
     next_attempt_at: at,
     created_at: at,
   };
-  await env.deps.repos.webhooks.putDelivery(delivery, Math.floor(Date.parse(at) / 1000) + 86400);
+  await webhooks.putDelivery(env.deps.table, delivery, Math.floor(Date.parse(at) / 1000) + 86400);
   return delivery;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultRole, keyMayCallPath, roleMayCall, roleMayCallPath, roles, routesOf } from '../../functions/access';
+import { keyMayCallPath, roleMayCall, roleMayCallPath, routesOf } from '../../functions/access';
+import { defaultRole, roles } from '#shared/roles';
 import { routes } from '../../functions/routes';
 
 const root = path.resolve(import.meta.dirname, '../..');

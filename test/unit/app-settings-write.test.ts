@@ -1,12 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { createAppRepo } from '#data/app.repo';
+import * as apps from '#data/app.repo';
 import { createTable } from '#data/db';
 import { keys } from '#data/keys';
 
 const documentMock = mockClient(DynamoDBDocumentClient);
-const repo = createAppRepo(createTable(new DynamoDBClient({ region: 'local' }), 't'));
+const table = createTable(new DynamoDBClient({ region: 'local' }), 't');
 
 beforeEach(() => documentMock.reset());
 
@@ -14,7 +14,7 @@ describe('app settings write', () => {
   it('sets every setting sent in one update on an application that exists, leaving the others out', async () => {
     documentMock.on(UpdateCommand).resolves({});
 
-    const written = await repo.updateSettings('app-1', { default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400, offline_token_ttl: undefined });
+    const written = await apps.updateSettings(table, 'app-1', { default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400, offline_token_ttl: undefined });
 
     expect(written).toBe(true);
     const [call] = documentMock.commandCalls(UpdateCommand);
@@ -30,6 +30,6 @@ describe('app settings write', () => {
   it('answers false for an application that does not exist, creating nothing', async () => {
     documentMock.on(UpdateCommand).rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
 
-    expect(await repo.updateSettings('gone', { offline_token_ttl: 3600 })).toBe(false);
+    expect(await apps.updateSettings(table, 'gone', { offline_token_ttl: 3600 })).toBe(false);
   });
 });

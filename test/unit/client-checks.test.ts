@@ -1,8 +1,11 @@
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '#core/deps';
 import { ClientError } from '#core/http/errors';
-import type { AuthItems } from '#data/auth.repo';
-import type { License } from '#data/license.repo';
-import type { Subscription } from '#data/subscription.repo';
+import { createItemCache } from '#data/item-cache';
+import { licenseItem } from '#data/items';
+import { keys } from '#data/keys';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
 import { authenticate } from '../../functions/client/auth';
 import {
   blacklistProbes,
@@ -154,15 +157,23 @@ describe('HWID processing (check 9 of docs/client-api.md#check-order)', () => {
 describe('the /auth pipeline', () => {
   it('answers APPLICATION_NOT_FOUND when the app vanishes between check 2 and check 6 of docs/client-api.md#check-order', async () => {
     const app = { app_id: 'app-1', team_id: 'team-1', name: 'A', status: 'active' as const, created_at: 'x' };
-    const reads: AuthItems[] = [
-      { app, license, blacklisted: [] },
-      { team: { team_id: 'team-1', name: 'T', plan_expires_at: null, created_at: 'x' }, subscription, blacklisted: [] },
+    const team = { team_id: 'team-1', name: 'T', plan_expires_at: null, created_at: 'x' };
+    // Each BatchGetItem of the hot path finds the next of these: the second read no longer finds the app.
+    const reads: Record<string, unknown>[][] = [
+      [{ ...keys.app(app.app_id), ...app }, licenseItem(license)],
+      [{ ...keys.team(team.team_id), ...team }, { ...keys.subscription(subscription.subscription_id), ...subscription }],
     ];
     const writes: unknown[] = [];
+    const send = async (command: object) => {
+      if (command instanceof BatchGetCommand) return { Responses: { store: reads.shift()! } };
+      writes.push(command);
+      return {};
+    };
     const deps = {
       clock: { now: () => now },
       config: { bcryptCost: 4 },
-      repos: { auth: { read: async () => reads.shift()!, activate: async (activation: unknown) => writes.push(activation) } },
+      table: { doc: { send }, name: 'store' },
+      cache: createItemCache(0, { now: () => now }),
     } as unknown as Deps;
 
     await expect(authenticate(deps, { appId: 'app-1', credential: { license: license.key }, hwid: undefined, offlineToken: false }, [])).rejects.toMatchObject({

@@ -1,5 +1,5 @@
 import { effectsOf, publicImage, type StreamChange } from '../../functions/events/derive';
-import { storedLease } from '#data/leases';
+import { storedLease } from '#data/model/lease';
 
 const license = {
   pk: 'LIC#KEY-1',

@@ -1,20 +1,34 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '#core/deps';
 import { createLogger } from '#core/logger';
-import type { License } from '#data/license.repo';
+import { licenseItem } from '#data/items';
+import type { License } from '#data/model/license';
 import { toggleLockBulk } from '../../functions/hwid/toggle-lock-bulk';
+import { licenseRecord } from '../support/fixtures';
 import { recordingSink } from '../support/log-evidence';
 
-/** Deps whose license update is the given fake; the logger's lines are kept. */
+const someLicense = licenseRecord({ subscription_id: 's', app_id: 'a', team_id: 't', name: 'n', level: 1, single_key_per_hwid: false, status: 'active', created_at: '' });
+
+/**
+ * Deps whose license updates go to `updateFields`, which gets the key of each
+ * update (in the shared namespace or under the team) and answers the license as
+ * stored afterwards, or undefined when its condition fails; the logger's lines are kept.
+ */
 function fakeDeps(updateFields: (licenseKey: string) => Promise<License | undefined>) {
   const lines: string[] = [];
+  const send = async (command: object) => {
+    if (!(command instanceof UpdateCommand)) throw new Error(`only license updates are expected, not ${command.constructor.name}`);
+    const licenseKey = String(command.input.Key!.pk).replace(/^LIC#(t\/)?/, '');
+    const stored = await updateFields(licenseKey);
+    if (!stored) throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+    return { Attributes: licenseItem(stored) };
+  };
   const deps = {
     logger: createLogger('debug', {}, recordingSink(lines)),
-    repos: { licenses: { updateFields } },
+    table: { doc: { send }, name: 'licenses' },
   } as unknown as Deps;
   return { deps, lines };
 }
-
-const someLicense = {} as License;
 
 describe('toggleLockBulk', () => {
   it('fails a key whose update throws as SERVER_ERROR and still answers every other key', async () => {

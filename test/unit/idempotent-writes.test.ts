@@ -4,7 +4,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createTable, deleteExisting, putNew, transactWrite, type Table, type TransactItem } from '#data/db';
 import { keys } from '#data/keys';
-import { createLicenseRepo } from '#data/license.repo';
+import * as licenses from '#data/license.repo';
 import { licenseRecord } from '../support/fixtures';
 
 const documentMock = mockClient(DynamoDBDocumentClient);
@@ -102,7 +102,7 @@ describe('single-item writes that must not repeat', () => {
       { key: 'K', hwid_lock: false },
     );
 
-    const flipped = await createLicenseRepo(inRequest('req-1')).flip(license, 'hwid_lock');
+    const flipped = await licenses.flip(inRequest('req-1'), license, 'hwid_lock');
 
     expect(flipped?.hwid_lock).toBe(true);
     expect(documentMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toEqual([

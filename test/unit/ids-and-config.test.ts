@@ -1,5 +1,5 @@
 import { ConfigError, readConfig, readLocalConfig } from '#core/config';
-import { constantTimeEqual, isUuid, newApiKey, newLicenseKey, sha256Hex } from '#core/domain/ids';
+import { constantTimeEqual, isUuid, newApiKey, newLicenseKey, sha256Hex } from '#core/ids';
 
 describe('identifiers', () => {
   it('makes API keys of the documented form', () => {

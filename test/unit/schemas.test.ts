@@ -1,7 +1,8 @@
-import { apiKeySchema } from '#data/api-key.repo';
-import { appSchema } from '#data/app.repo';
-import { licenseItem, licenseSchema, parseLicense } from '#data/license.repo';
-import { subscriptionSchema, type Subscription } from '#data/subscription.repo';
+import { apiKeySchema } from '#data/model/api-key';
+import { appSchema } from '#data/model/app';
+import { licenseItem } from '#data/items';
+import { licenseSchema, parseLicense } from '#data/model/license';
+import { subscriptionSchema, type Subscription } from '#data/model/subscription';
 import { licenseRecord } from '../support/fixtures';
 
 const subscription: Subscription = {

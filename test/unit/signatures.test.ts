@@ -3,7 +3,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serializeDictionary } from 'structured-headers';
-import { loadMasterKey, localKeyVault } from '#core/signing/key-vault';
+import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import {
   acceptSignatureNonce,
   answerSignatureHeaders,

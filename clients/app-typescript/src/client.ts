@@ -3,7 +3,7 @@ import { invalidSignature, LicenseError } from './errors.js';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.js';
 import { checkClaims, encodeCode, mismatch, openLicenseFile, peekLicense, type FileDevice, type LicenseFileClaims } from './license-file.js';
 import { machineFingerprint } from './machine-id.js';
-import { loadToken, namesLicenseAndDevice, peekClaims, storeToken, verifyOfflineToken, type OfflineTokenClaims } from './offline-token.js';
+import { forgetToken, loadToken, namesLicenseAndDevice, peekClaims, storeToken, verifyOfflineToken, type OfflineTokenClaims } from './offline-token.js';
 import { pinKey, type PinnedKey, type PublicJwk } from './signature.js';
 import { ClientState } from './state.js';
 import { post, type TransportOptions } from './transport.js';
@@ -97,14 +97,19 @@ export class LicenseClient {
    * Authenticates (and on first use activates) the license: a verified answer of
    * the service, or, when the service cannot be reached, the stored license file
    * or offline token while it verifies, is unexpired and names this license and
-   * device. A refusal of the license deletes its stored license file.
+   * device. A refusal of the license by the service (a verified 403: paused,
+   * expired, deleted, another device, blacklisted, …) deletes its stored license
+   * file and offline token, so neither outlives the refusal once the network is gone.
    */
   async check(options: WithDevice): Promise<CheckResult> {
     try {
       return await this.authenticate(options, this.state.tokenFile === undefined ? {} : { offline_token: true });
     } catch (error) {
       if (error instanceof LicenseError && error.code === 'NETWORK_ERROR') return this.offline(options, error);
-      if (error instanceof LicenseError && error.status === 403) await this.dropLicenseFile(options);
+      if (error instanceof LicenseError && error.status === 403) {
+        await this.dropLicenseFile(options);
+        await this.dropToken(options);
+      }
       throw error;
     }
   }
@@ -309,6 +314,19 @@ export class LicenseClient {
       }
     }
     return { message, data: license, offline: false };
+  }
+
+  /** Deletes the stored token when it is this license's (by key, or by the username it was got with), or unreadable. */
+  private async dropToken(options: WithDevice): Promise<void> {
+    const stored = this.state.tokenFile === undefined ? undefined : await loadToken(this.state.tokenFile);
+    if (stored === undefined) return;
+    const claims = await peekClaims(stored.token);
+    const ours =
+      claims === undefined ||
+      (options.license !== undefined
+        ? claims.sub === options.license
+        : options.username !== undefined && stored.username !== undefined && sameUser(stored.username, options.username));
+    if (ours) await forgetToken(this.state.tokenFile!);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { invalidSignature, LicenseError } from './errors.js';
 import type { PinnedKey } from './signature.js';
 import { replaceFile } from './state.js';
@@ -100,6 +100,11 @@ export interface StoredToken {
 
 /** Replaces the token file whole (see replaceFile). */
 export const storeToken = (file: string, stored: StoredToken): Promise<void> => replaceFile(file, JSON.stringify(stored));
+
+/** Deletes the stored token; a file already gone is no error. */
+export async function forgetToken(file: string): Promise<void> {
+  await rm(file, { force: true });
+}
 
 /** The stored token; undefined when there is none or the file holds something else. */
 export async function loadToken(file: string): Promise<StoredToken | undefined> {

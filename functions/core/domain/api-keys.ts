@@ -1,8 +1,9 @@
 import { iso } from '#shared/clock';
-import type { Role } from '../../access';
+import type { Role } from '#shared/roles';
 import type { Deps } from '../deps';
-import type { ApiKeyRecord } from '#data/api-key.repo';
-import { newApiKey, newId, sha256Hex } from './ids';
+import type { ApiKeyRecord } from '#data/model/api-key';
+import { newApiKey, newId, sha256Hex } from '../ids';
+import * as apiKeys from '#data/api-key.repo';
 
 /** How many characters of a key its listing shows: `lsk_` and four random ones, too few to find or guess it by. */
 const hintLength = 8;
@@ -17,7 +18,7 @@ export interface NewApiKey {
 }
 
 /** The key, shown to its maker this once, and the record stored of it: its hash, never the key. */
-export async function makeApiKey(deps: Pick<Deps, 'repos' | 'clock'>, input: NewApiKey): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+export async function makeApiKey(deps: Pick<Deps, 'table' | 'clock'>, input: NewApiKey): Promise<{ apiKey: string; record: ApiKeyRecord }> {
   const apiKey = newApiKey();
   const record: ApiKeyRecord = {
     key_hash: sha256Hex(apiKey),
@@ -32,6 +33,6 @@ export async function makeApiKey(deps: Pick<Deps, 'repos' | 'clock'>, input: New
     ...(input.usageIdentifierKey ? { usage_identifier_key: input.usageIdentifierKey } : {}),
   };
   // A new key and id each time: the condition fails only when a retried put had already written this very item, which putNew counts as written.
-  if (!(await deps.repos.apiKeys.create(record))) throw new Error('a new API key collided with a stored one');
+  if (!(await apiKeys.create(deps.table, record))) throw new Error('a new API key collided with a stored one');
   return { apiKey, record };
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { canonicalUuid, isUuid } from './ids';
-import { maxDevicesLimit } from '#data/license.repo';
-import { leaseSecondsLimits } from '#data/leases';
+import { canonicalUuid, isUuid } from '../ids';
+import { maxDevicesLimit } from '#data/model/license';
+import { leaseSecondsLimits } from '#data/model/lease';
 
 /**
  * Body fields shared by management routes. Identifiers are checked for shape

@@ -1,8 +1,9 @@
-import type { License } from '#data/license.repo';
+import type { License } from '#data/model/license';
 import type { Deps } from '../deps';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 import { effectiveFeatures, effectiveUsageLimits, graceUntil, usageView } from '#shared/entitlements';
-import { isFloating, isLive, leaseOfDevice, liveLeases } from '#data/leases';
+import { isFloating, isLive, leaseOfDevice, liveLeases } from '#data/model/lease';
+import * as subscriptions from '#data/subscription.repo';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
 export function hwidResetCooldown(license: License, now: Date): number {
@@ -93,8 +94,8 @@ function entitlements(license: License, subscription: Subscription | undefined, 
 export type LicenseRecord = ReturnType<typeof managementView>;
 
 /** The record a management answer shows, as the license stands now, with its subscription's name and level. */
-export async function licenseRecord(deps: Pick<Deps, 'repos' | 'clock'>, license: License): Promise<LicenseRecord> {
-  return managementView(license, await deps.repos.subscriptions.get(license.subscription_id), deps.clock.now());
+export async function licenseRecord(deps: Pick<Deps, 'table' | 'clock'>, license: License): Promise<LicenseRecord> {
+  return managementView(license, await subscriptions.get(deps.table, license.subscription_id), deps.clock.now());
 }
 
 /**

@@ -1,7 +1,8 @@
-import { defaultRole, type Role } from '../../access';
+import { defaultRole, type Role } from '#shared/roles';
 import type { Deps } from '../deps';
 import { ManagementError } from './errors';
-import { constantTimeEqual, isApiKeyFormat, sha256Hex } from '../domain/ids';
+import { constantTimeEqual, isApiKeyFormat, sha256Hex } from '../ids';
+import * as apiKeys from '#data/api-key.repo';
 
 export interface Owner {
   teamId: string;
@@ -24,12 +25,12 @@ export const invalidApiKey = () => new ManagementError('INVALID_API_KEY');
  * Resolves an `x-api-key` to its owner. The lookup is by SHA-256, so the stored
  * item never holds the key; the hash comparison is constant-time all the same.
  */
-export async function authenticateApiKey(deps: Pick<Deps, 'repos'>, apiKey: string | undefined): Promise<Owner> {
+export async function authenticateApiKey(deps: Pick<Deps, 'table'>, apiKey: string | undefined): Promise<Owner> {
   if (!apiKey) throw missingApiKey();
   // A string no key can look like costs no DynamoDB read: unauthenticated floods stay in the Lambda.
   if (!isApiKeyFormat(apiKey)) throw invalidApiKey();
   const hash = sha256Hex(apiKey);
-  const record = await deps.repos.apiKeys.get(hash);
+  const record = await apiKeys.get(deps.table, hash);
   if (!record || !constantTimeEqual(record.key_hash, hash) || record.status !== 'active') throw invalidApiKey();
   return {
     teamId: record.team_id,

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { BlacklistType } from '#data/keys';
+import type { BlacklistType } from '#data/model/blacklist';
 
 /**
  * Canonical IP text: IPv6 compressed and lower-cased, IPv4-mapped IPv6

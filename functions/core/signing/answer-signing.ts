@@ -3,12 +3,14 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Deps } from '../deps';
 import type { AnswerLayer, RequestContext } from '../http/handler';
 import { badClientRequest, clientMessages } from '../http/errors';
-import { canonicalUuid, isUuid } from '../domain/ids';
+import { canonicalUuid, isUuid } from '../ids';
 import { describeError } from '../logger';
 import { rawBodyOf, type HttpEvent } from '../http/middleware';
 import { answerSignatureHeaders, requestContentDigest, requestNonce } from './signatures';
-import type { Signer } from './signer-cache';
+import type { Signer } from '../signer-cache';
 import { signerOf } from './signing-keys';
+import * as auth from '#data/auth.repo';
+import { isPlainObject } from '#shared/plain-object';
 
 type Request = middy.Request<HttpEvent, APIGatewayProxyResult>;
 type Middleware = middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
@@ -30,7 +32,7 @@ export function checkContentDigest(rawBody: Uint8Array, header: (name: string) =
 }
 
 function bodyField(body: unknown, name: string): unknown {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
+  return isPlainObject(body) ? body[name] : undefined;
 }
 
 /**
@@ -43,13 +45,13 @@ function bodyField(body: unknown, name: string): unknown {
  */
 async function signerFor(base: Deps, request: Request, appId: string): Promise<Signer | undefined> {
   const deps = (request.context as RequestContext).requestDeps ?? base;
-  let app = deps.repos.auth.cachedApp(appId);
+  let app = auth.cachedApp(deps, appId);
   // The request read the application and there is none: nothing signs, and reading again would double every such request's reads.
   if (app === null) return undefined;
   if (!app) {
     if ((request.response?.statusCode ?? 500) >= 500) return deps.signers.get(appId);
     try {
-      app = (await deps.repos.auth.read({ app: appId })).app;
+      app = (await auth.read(deps, { app: appId })).app;
     } catch {
       return deps.signers.get(appId);
     }

@@ -1,5 +1,5 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
-import type { KeyVault } from './key-vault';
+import type { KeyVault } from '../key-vault';
 
 /**
  * On AWS: the stack's KMS key, with the encryption context `{app_id}` that the

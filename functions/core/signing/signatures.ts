@@ -89,7 +89,7 @@ export function answerSignatureHeaders(answer: AnswerToSign): Record<string, str
 }
 
 /** What docs/verifying-answers.md allows as a nonce: 8 to 128 characters of `A-Z a-z 0-9 . _ ~ + / = -`. */
-const noncePattern = /^[A-Za-z0-9._~+/=-]{8,128}$/;
+export const noncePattern = /^[A-Za-z0-9._~+/=-]{8,128}$/;
 
 export const isValidNonce = (value: unknown): value is string => typeof value === 'string' && noncePattern.test(value);
 

@@ -1,6 +1,6 @@
 import { readConfig } from '../config';
 import { createLambdaDeps, type Deps } from '../deps';
-import type { KeyVault } from './key-vault';
+import type { KeyVault } from '../key-vault';
 
 let signingDeps: Promise<Deps> | undefined;
 

@@ -1,10 +1,11 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import type { App, StoredSigningKey } from '#data/app.repo';
+import type { App, StoredSigningKey } from '#data/model/app';
 import { iso } from '#shared/clock';
 import type { Deps } from '../deps';
-import type { KeyVault } from './key-vault';
-import type { Signer } from './signer-cache';
+import type { KeyVault } from '../key-vault';
+import type { Signer } from '../signer-cache';
+import * as apps from '#data/app.repo';
 
 /*
  * Applications' Ed25519 signing keys (docs/client-api.md, "Signed answers and offline tokens"): made with the
@@ -12,7 +13,7 @@ import type { Signer } from './signer-cache';
  * RFC 7638 thumbprint of the public JWK. The private key leaves this module
  * only as a KeyObject to sign with, or as the vault's ciphertext.
  */
-type KeyDeps = Pick<Deps, 'clock' | 'repos' | 'signers'> & { keyVault: KeyVault | undefined };
+type KeyDeps = Pick<Deps, 'clock' | 'table' | 'signers'> & { keyVault: KeyVault | undefined };
 
 function vaultOf(deps: { keyVault: KeyVault | undefined }): KeyVault {
   if (!deps.keyVault) throw new Error('no key vault is configured for signing keys');
@@ -45,7 +46,7 @@ async function decryptSigner(deps: KeyDeps, appId: string, stored: StoredSigning
 
 /** Stores a first key; of racing writers (containers, the CLI) the key stored first is everyone's. */
 async function storeFirstKey(deps: KeyDeps, appId: string, key: StoredSigningKey): Promise<StoredSigningKey> {
-  const stored = await deps.repos.apps.setSigningKeyIfAbsent(appId, key);
+  const stored = await apps.setSigningKeyIfAbsent(deps.table, appId, key);
   if (!stored) throw new Error(`application ${appId} disappeared while its signing key was made`);
   return stored;
 }
@@ -114,5 +115,5 @@ export async function currentSigningKey(deps: KeyDeps, app: App): Promise<Stored
 /** Rotation: a new key pair replaces the current one; containers switch when they next read the application. */
 export async function rotateSigningKey(deps: KeyDeps, appId: string): Promise<StoredSigningKey | undefined> {
   const made = await newSigningKey(deps, appId);
-  return (await deps.repos.apps.replaceSigningKey(appId, made.stored)) ? made.stored : undefined;
+  return (await apps.replaceSigningKey(deps.table, appId, made.stored)) ? made.stored : undefined;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '#shared/clock';
-import type { Logger } from '../logger';
+import type { Logger } from './logger';
 
 export interface PendingFailures {
   appId: string;

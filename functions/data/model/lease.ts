@@ -95,3 +95,15 @@ export function nextSeatAt(live: readonly LiveLease[]): string | null {
   if (live.length === 0) return null;
   return live.reduce((earliest, lease) => (Date.parse(lease.expires_at) < Date.parse(earliest) ? lease.expires_at : earliest), live[0]!.expires_at);
 }
+
+/** What /auth writes on a floating license, decided from the license as read (client/seats.ts). */
+export interface SeatWrite {
+  /** The device (always the HWID the request sent). */
+  hwid: string;
+  /** Its lease after this /auth. */
+  lease: Lease;
+  /** Its live lease as read: this /auth renews it (the heartbeat); absent: it takes a seat. */
+  held?: Lease;
+  /** Listed HWIDs whose leases have ended (as read), dropped by the same write that takes a seat. */
+  dropped: { hwid: string; lease: Lease | undefined }[];
+}

@@ -29,3 +29,6 @@ export function countersOf(item: Record<string, unknown>): Record<string, Stored
   }
   return counters;
 }
+
+/** How long a `usage_id` is remembered (docs/client-api.md, POST /usage). */
+export const usageIdSeconds = 86_400;

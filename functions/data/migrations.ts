@@ -1,0 +1,116 @@
+/**
+ * The data steps of upgrading a table written by an earlier version
+ * (docs/deployment.md, "Upgrading a deployed table"): each scans the whole
+ * table, so the admin CLI and `npm start` run them, never a request path, and
+ * each is safe to run again or beside the service.
+ */
+import { conditional, getItem, pages, putNew, updateItem, type Table } from './db';
+import { keys } from './keys';
+import * as lookups from './lookup.repo';
+import { appSchema } from './model/app';
+import { lookupMigration } from './model/lookup';
+
+/**
+ * Licenses written before the listing index of their own (`gsi2`) carry
+ * their listing entry in `gsi1`, which copies whole items: each is moved
+ * to `gsi2`. A license already moved is left alone, and the move changes
+ * no field of the license. Returns how many it moved and the apps of every
+ * license it saw.
+ */
+export async function moveListingEntries(table: Table): Promise<{ moved: number; appIds: string[] }> {
+  let moved = 0;
+  const appIds = new Set<string>();
+  const licenses = pages(
+    table,
+    {
+      FilterExpression: 'sk = :sk AND begins_with(pk, :prefix)',
+      ExpressionAttributeValues: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
+      ProjectionExpression: 'pk, sk, app_id, gsi1pk',
+    },
+    { scan: true },
+  );
+  for await (const items of licenses) {
+    for (const item of items) {
+      if (typeof item.app_id === 'string') appIds.add(item.app_id);
+      if (item.gsi1pk === undefined) continue;
+      const written = await conditional(
+        updateItem(
+          table,
+          { pk: String(item.pk), sk: String(item.sk) },
+          { UpdateExpression: 'SET gsi2pk = gsi1pk, gsi2sk = gsi1sk REMOVE gsi1pk, gsi1sk', ConditionExpression: 'attribute_exists(gsi1pk)' },
+          { unstamped: true },
+        ),
+      );
+      // Not held: moved by another run, or deleted meanwhile; nothing left to do for it.
+      if (written.held) moved += 1;
+    }
+  }
+  return { moved, appIds: [...appIds] };
+}
+
+/**
+ * Applications created before they were listed per team carry no index
+ * entry: this gives each one its entry. Returns how many it indexed.
+ */
+export async function indexUnlisted(table: Table): Promise<number> {
+  let indexed = 0;
+  const unlisted = pages(
+    table,
+    { FilterExpression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_not_exists(gsi1pk)', ExpressionAttributeValues: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk } },
+    { scan: true },
+  );
+  for await (const items of unlisted) {
+    for (const item of items) {
+      const app = appSchema.parse(item);
+      const entry = keys.appByTeam(app.team_id, app.created_at, app.app_id);
+      const written = await conditional(
+        updateItem(
+          table,
+          keys.app(app.app_id),
+          {
+            UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
+            ExpressionAttributeValues: { ':pk': entry.gsi1pk, ':sk': entry.gsi1sk },
+          },
+          { unstamped: true },
+        ),
+      );
+      // Not held: another run indexed it first, or it was deleted meanwhile; nothing left to do for it.
+      if (written.held) indexed += 1;
+    }
+  }
+  return indexed;
+}
+
+/**
+ * Writes the lookup entries of every license (lookup.repo.ts): for licenses
+ * bound or activated before the events consumer kept these entries. A put
+ * writes what the consumer would. Marks the table as migrated.
+ */
+export async function writeLookupEntries(table: Table): Promise<{ licenses: number; entries: number }> {
+  let licenses = 0;
+  let entries = 0;
+  const licenseItems = pages(
+    table,
+    {
+      FilterExpression: 'sk = :sk AND begins_with(pk, :prefix)',
+      ExpressionAttributeValues: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
+      ProjectionExpression: 'pk, app_id, #key, hwid, hwids, expires_at',
+      ExpressionAttributeNames: { '#key': 'key' },
+    },
+    { scan: true },
+  );
+  for await (const items of licenseItems) {
+    const changes = items.flatMap((item) => lookups.lookupChanges(undefined, item));
+    licenses += items.length;
+    entries += changes.length;
+    await lookups.apply(table, changes);
+  }
+  await putNew(table, { ...keys.migration(lookupMigration), done: true });
+  return { licenses, entries };
+}
+
+/** Whether `writeLookupEntries` ran on this table. */
+export async function lookupEntriesWritten(table: Table): Promise<boolean> {
+  return (await getItem(table, keys.migration(lookupMigration))) !== undefined;
+}

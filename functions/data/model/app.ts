@@ -1,0 +1,42 @@
+import * as z from 'zod/mini';
+
+/** An application's current Ed25519 key pair; the private half only as the key vault's ciphertext. */
+export const storedSigningKeySchema = z.lazy(() =>
+  z.object({
+    key_id: z.string(),
+    /** The raw 32-byte public key, base64url. */
+    public_key: z.string(),
+    private_key_ciphertext: z.string(),
+    created_at: z.string(),
+  }),
+);
+export type StoredSigningKey = z.infer<typeof storedSigningKeySchema>;
+
+export const appSchema = z.lazy(() =>
+  z.object({
+    app_id: z.string(),
+    team_id: z.string(),
+    name: z.string(),
+    status: z.enum(['active', 'inactive']),
+    created_at: z.string(),
+    /** Absent on applications made before signing existed, until their first need. */
+    signing_key: z.optional(storedSigningKeySchema),
+    /** Seconds an offline token lives at most; absent: the default. */
+    offline_token_ttl: z.optional(z.number()),
+    /** The longest `borrow_seconds` /auth accepts; absent: the default of lease.ts. */
+    max_borrow_seconds: z.optional(z.int()),
+    /** What a new license gets when its create request does not say; absent: the defaults of new-license.ts. */
+    default_hwid_reset_allowed: z.optional(z.boolean()),
+    default_hwid_reset_interval: z.optional(z.int().check(z.nonnegative())),
+  }),
+);
+export type App = z.infer<typeof appSchema>;
+
+/** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
+export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval', 'max_borrow_seconds'] as const satisfies readonly (keyof App)[];
+
+/** What `/app/update` and the admin CLI's `app rename` and `app set-status` change: an `app.updated` event. */
+export type AppChange = Partial<Pick<App, 'name' | 'status'>>;
+
+/** The settings an owner changes through /app/settings. */
+export type AppSettingsChange = Partial<Pick<App, (typeof appSettingsFields)[number]>>;
