@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import { docsVerifier, postRaw, type PublicJwk } from '../support/verifier';
-import type { Subscription } from '#data/subscription.repo';
+import type { Subscription } from '#data/model/subscription';
 
 /**
  * The client function behind the HTTP API of clientApi=http (lib/client-api.ts): API Gateway hands it
