@@ -7,8 +7,7 @@ import { machineFingerprint } from '../../clients/app-typescript/src/machine-id'
 import {
   day,
   decodeCode,
-  encryptFile,
-  fileKey,
+  fileRefusals,
   licenseData as dataOf,
   mintLicenseFile,
   mintOfflineToken,
@@ -47,55 +46,6 @@ export interface NativeDriver {
 }
 
 type Value = string | number | boolean | undefined;
-
-/** Each a file the device must refuse, and the code it refuses it with (the TypeScript library's table). */
-export function refusals(key: () => TestSigningKey, other: () => TestSigningKey, appId: string, now: () => number) {
-  const mint = (file: Omit<FileToMint, 'appId' | 'now'>) => mintLicenseFile(key(), { appId, now: now(), ...file });
-  const table: [name: string, code: string, make: (request: { license: string; hwid: string; nonce: string }) => Promise<string>][] = [
-    ['signed by another key, naming ours', 'INVALID_SIGNATURE', (request) => mint({ ...request, signer: other().privateKey })],
-    ['signed by another key, naming it', 'INVALID_SIGNATURE', (request) => mintLicenseFile(other(), { appId, now: now(), ...request })],
-    [
-      'with its claims altered',
-      'INVALID_SIGNATURE',
-      async (request) => {
-        const [header, payload, signature] = (await mint(request)).split('.');
-        const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { exp: number };
-        return `${header}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 365 * day })).toString('base64url')}.${signature}`;
-      },
-    ],
-    [
-      'signed with another algorithm',
-      'INVALID_SIGNATURE',
-      async (request) => `${Buffer.from(JSON.stringify({ alg: 'none', kid: key().keyId, typ: 'license+jwt' })).toString('base64url')}.${(await mint(request)).split('.')[1]}.`,
-    ],
-    ['for another license', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, license: 'ANOTHER-KEY' })],
-    ['for another device', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, hwid: 'another-device' })],
-    ['for another application', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { iss: randomUUID() } })],
-    ['made from another request (nonce)', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, nonce: 'another-request-nonce' })],
-    ['air-gapped without a nonce', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, nonce: undefined, claims: { air_gapped: true } })],
-    ['expired', 'LICENSE_FILE_EXPIRED', (request) => mint({ ...request, claims: { iat: now() - 31 * day, nbf: now() - 31 * day, exp: now() - 1 } })],
-    ['not valid yet', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { iat: now() + 3600, nbf: now() + 3600 } })],
-    ['of another typ (an offline token)', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, header: { typ: 'JWT' } })],
-    ['whose data is another license’s', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { data: dataOf('ANOTHER-KEY', request.hwid, now()) } })],
-    ['without a jti', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { jti: undefined } })],
-    ['encrypted for another device', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, encrypt: { license: request.license, hwid: 'another-device' } })],
-    ['encrypted for another license', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, encrypt: { license: 'ANOTHER-KEY', hwid: request.hwid } })],
-    [
-      'encrypted, then altered',
-      'LICENSE_FILE_MISMATCH',
-      async (request) => {
-        const parts = (await mint({ ...request, encrypt: true })).split('.');
-        const ciphertext = Buffer.from(parts[3]!, 'base64url');
-        ciphertext[0] = ciphertext[0]! ^ 1;
-        parts[3] = ciphertext.toString('base64url');
-        return parts.join('.');
-      },
-    ],
-    ['encrypted with another content type', 'LICENSE_FILE_MISMATCH', async (request) => encryptFile(await mint(request), fileKey(request.license, request.hwid), 'JWT')],
-    ['no file at all', 'LICENSE_FILE_MISMATCH', async () => 'not a license file'],
-  ];
-  return table;
-}
 
 /** The shared cases, run against one library's driver. */
 export function describeNativeLicenseFiles(library: string, driver: () => NativeDriver | undefined): void {
@@ -221,7 +171,7 @@ export function describeNativeLicenseFiles(library: string, driver: () => Native
       expect(await call('load', { text: await mint({ license, hwid }) }, dir)).toMatchObject({ ok: true, data: { sub: license, air_gapped: false } });
     });
 
-    it.each(refusals(() => appKey, () => otherKey, appId, () => now))('refuses a file %s with %s, keeping nothing and the request still waiting', async (_name, code, make) => {
+    it.each(fileRefusals(() => appKey, () => otherKey, appId, () => now))('refuses a file %s with %s, keeping nothing and the request still waiting', async (_name, code, make) => {
       const { dir, license, hwid, nonce } = await waiting();
       expect((await failed(call('load', { text: await make({ license, hwid, nonce }) }, dir))).code).toBe(code);
       expect(existsSync(join(dir, 'license.lic'))).toBe(false);
