@@ -192,7 +192,8 @@ LC_API int lc_license_file(lc_client *client, const lc_credentials *credentials,
 
 /* An activation request for a device that cannot reach the service: `lfr1.` and the base64url of {app_id, license, hwid,
  * nonce, lifetime_seconds?, encrypt?}, with a fresh nonce kept in state_dir (required) until the file made from it is
- * loaded. The result's data: {"request": ..., "link": "<portal_url>/activate/#<request>"} (link only with a portal_url).
+ * loaded. The result (message ACTIVATION_REQUEST) has the data {"request": ..., "link": "<portal_url>/activate/#<request>"}
+ * (link only with a portal_url).
  * The owner's dashboard or the customer portal turns the request into a file. options and portal_url may be NULL. */
 LC_API int lc_activation_request(lc_client *client, const char *license, const char *hwid, const lc_file_options *options, const char *portal_url,
                                  lc_result **result);
@@ -202,7 +203,7 @@ LC_API int lc_activation_request(lc_client *client, const char *license, const c
  * license data); else LICENSE_FILE_MISMATCH, LICENSE_FILE_EXPIRED, INVALID_SIGNATURE or CLOCK_MOVED_BACK. */
 LC_API int lc_load_license_file(lc_client *client, const char *text, lc_result **result);
 
-/* Deletes the stored license file of this license and device and gives its return code (data {"return_code": "lfx1..."}:
+/* Deletes the stored license file of this license and device and gives its return code (message RETURN_CODE, data {"return_code": "lfx1..."}:
  * the base64url of {app_id, license, hwid, jti}), which the dashboard or the customer portal takes to free the device under
  * the license's reset rules. The file itself stays valid until its exp. LICENSE_FILE_MISMATCH when no such file is stored. */
 LC_API int lc_return_code(lc_client *client, const char *license, const char *hwid, lc_result **result);

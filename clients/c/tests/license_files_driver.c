@@ -26,7 +26,7 @@ static const char *argument(int count, char **arguments, const char *name) {
   return NULL;
 }
 
-static int print(lc_client *client, int status, lc_result *result) {
+static void print(lc_client *client, int status, lc_result *result) {
   cJSON *line = cJSON_CreateObject();
   cJSON_AddBoolToObject(line, "ok", status == LC_OK);
   if (status == LC_OK) {
@@ -43,7 +43,6 @@ static int print(lc_client *client, int status, lc_result *result) {
   free(text);
   cJSON_Delete(line);
   lc_result_free(result);
-  return 0;
 }
 
 int main(int count, char **arguments) {
