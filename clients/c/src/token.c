@@ -7,19 +7,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <unistd.h>
 
 #if defined(_WIN32)
-#include <direct.h>
 #include <io.h>
-#include <windows.h>
 #endif
 
 #include "internal.h"
