@@ -136,6 +136,8 @@ describe('check', () => {
 /** Each change a local proxy could make to a genuine answer. */
 const tampers: [name: string, change: (answer: Intercepted) => Intercepted][] = [
   ['a refusal turned into a 200', (answer) => ({ ...answer, status: 200 })],
+  // Retrying it would end in NETWORK_ERROR and open the offline path: a signed 5xx is retried only once it verifies.
+  ['a signed answer turned into a 503', (answer) => ({ ...answer, status: 503 })],
   ['the body altered', (answer) => ({ ...answer, body: Buffer.from(answer.body.toString().replace('HWID_MISMATCH', 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY')) })],
   [
     'the body altered with a matching Content-Digest',

@@ -69,6 +69,9 @@ export interface LicenseFileOptions {
 const credentialsOf = (options: Credentials): Record<string, string> =>
   options.license !== undefined ? { license: options.license } : { username: options.username, password: options.password };
 
+/** A token is issued at the service's time (nbf = iat): a computer whose clock is a little behind must not refuse a stored token it has just been given. */
+const storedTokenLeewaySeconds = 60;
+
 const sameUser = (a: string, b: string) => a.trim().normalize('NFC').toLowerCase() === b.trim().normalize('NFC').toLowerCase();
 
 export class LicenseClient {
@@ -359,7 +362,15 @@ export class LicenseClient {
       return undefined;
     }
     await this.state.judgeClock(this.now() / 1000);
-    const verified = await verifyOfflineToken(stored.token, this.pinned, { appId: this.appId, license: options.license, hwid: options.hwid, now: this.now() });
+    // A token not valid yet by this clock, past the leeway, is no answer either (as in the other libraries).
+    if (typeof claims.nbf === 'number' && claims.nbf > this.now() / 1000 + storedTokenLeewaySeconds) return undefined;
+    const verified = await verifyOfflineToken(stored.token, this.pinned, {
+      appId: this.appId,
+      license: options.license,
+      hwid: options.hwid,
+      now: this.now(),
+      notBeforeLeewaySeconds: storedTokenLeewaySeconds,
+    });
     return { message: 'OFFLINE_TOKEN_VALID', data: verified, offline: true };
   }
 
