@@ -237,12 +237,13 @@ function TrialSetting(props: { app: App; trial: Trial; busy: boolean; note: Comp
           : 'Off: a program asking for a trial is refused. Turn them on by choosing the subscription trial licenses get and how long they run.'}
       </p>
       <Field label="Subscription of trial licenses">
-        <select name="subscription_id" required disabled={!can} key={trial?.subscription_id ?? ''} defaultValue={trial?.subscription_id ?? ''}>
-          <option value="" disabled>
+        {/* The options come after the select (the tiers are read on their own): each says whether it is the stored one. */}
+        <select name="subscription_id" required disabled={!can} key={`${trial?.subscription_id ?? ''} ${tiers?.length ?? 0}`}>
+          <option value="" disabled selected={!trial}>
             Choose a subscription
           </option>
           {(tiers ?? []).map((tier) => (
-            <option key={tier.subscription_id} value={tier.subscription_id}>
+            <option key={tier.subscription_id} value={tier.subscription_id} selected={tier.subscription_id === trial?.subscription_id}>
               {tier.name}
             </option>
           ))}

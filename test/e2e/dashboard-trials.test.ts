@@ -48,6 +48,7 @@ async function trialOf(hwid: string): Promise<string> {
 
 describe('trials on the dashboard', () => {
   it('turns trials on with a tier, a length and a daily limit, which /app/settings then answers, and off again', async () => {
+    await api(session.service, '/subscription/create', { app_id: session.service.appId, name: 'Listed first', level: 2 });
     const tier = (await api<{ subscription_id: string }>(session.service, '/subscription/create', { app_id: session.service.appId, name: 'Trial tier', level: 1 })).body.data;
 
     await tab(page, 'Signing key & settings').click();
@@ -61,6 +62,13 @@ describe('trials on the dashboard', () => {
     await page.getByText('Trials on: 1 week on Trial tier, at most 3 a day from one address.').waitFor();
     expect((await settings()).trial).toEqual({ subscription_id: tier.subscription_id, duration_seconds: 604800, max_devices: 1, per_ip_per_day: 3, features: ['export', 'sync'] });
     await expectAccessible(page, 'turns trials on with a tier, a length and a daily limit');
+    // Shown again, the card holds what is stored, its tier among the others.
+    await tab(page, 'Licenses').click();
+    await tab(page, 'Signing key & settings').click();
+    await form.getByText('On: a device without a key gets one trial of 1 week', { exact: false }).waitFor();
+    await form.getByRole('option', { name: 'Listed first' }).waitFor({ state: 'attached' });
+    expect(await form.getByLabel('Subscription of trial licenses').inputValue()).toBe(tier.subscription_id);
+    expect(await form.getByLabel('Trials one address may start per day').inputValue()).toBe('3');
 
     await form.getByRole('button', { name: 'Turn trials off' }).click();
     await page.getByText('Trials off: POST /trial answers TRIALS_DISABLED.').waitFor();
