@@ -4,14 +4,10 @@ import { hwidIndexItem, licenseItem } from './items';
 import { keys } from './keys';
 import { trialClaimSchema, type TrialClaim, type TrialStart, type TrialStartOutcome } from './model/trial';
 
-function parseClaim(item: Record<string, unknown>): TrialClaim {
-  return trialClaimSchema.parse(item);
-}
-
 /** The device's claim as it stands now (strongly consistent): for deciding again after losing the claim to another request. */
 export async function currentClaim(table: Table, appId: string, hwid: string): Promise<TrialClaim | undefined> {
   const item = await getItem(table, keys.trialClaim(appId, hwid), { consistentRead: true });
-  return item ? parseClaim(item) : undefined;
+  return item ? trialClaimSchema.parse(item) : undefined;
 }
 
 /**
