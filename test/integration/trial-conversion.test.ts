@@ -75,6 +75,14 @@ const licenseCount = async () => {
 describe('buying a trial through Stripe Checkout', () => {
   it('client_reference_id names the trial: it is upgraded in place, and the device then hears TRIAL_CONVERTED', async () => {
     const key = await startedTrial();
+    // Before and after, the owner finds the license by its device, as any license.
+    const device = (await get(key)).hwid as string;
+    const byDevice = async () => {
+      await events.drain();
+      const found = (await env.post('/license/find', { app_id: owner.app_id, query: device }, owner.auth)).body.data.matches as { matched: string[]; license: { key: string } }[];
+      return found.map((match) => [match.matched, match.license.key]);
+    };
+    expect(await byDevice()).toEqual([[['hwid'], key]]);
     const { session, event } = checkout([{ price: 'price_pro', quantity: 1 }], { client_reference_id: key });
     const before = await licenseCount();
 
@@ -93,7 +101,8 @@ describe('buying a trial through Stripe Checkout', () => {
     expect(Date.parse(bought.expires_at) - Date.now()).toBeGreaterThan(364 * 86400_000);
     expect((await licenseCount()).licenses).toBe(before.licenses);
     expect((await sessionLicenses(session)).map((license) => license.key)).toEqual([key]);
-    const device = bought.hwid as string;
+    expect(bought.hwid).toBe(device);
+    expect(await byDevice()).toEqual([[['hwid'], key]]);
     expect((await env.post('/trial', { app_id: owner.app_id, hwid: device })).body).toEqual({ success: false, message: 'TRIAL_CONVERTED' });
     expect((await env.post('/auth', { app_id: owner.app_id, license: key, hwid: device })).body.data.subscription_name).toBe('Pro');
   });
