@@ -180,8 +180,8 @@ try {
     }),
   );
   // Trials on the Basic tier: the devices trial_resumed resumes are started in the warm-up, fewer than the 1000 one address may
-  // start a day (every request comes from loopback). trial_started starts a new device's trial per metered request, in an
-  // application of its own whose day count the warm-up left alone.
+  // start in 24 hours (every request comes from loopback). trial_started starts a new device's trial per metered request, in an
+  // application of its own whose address start times the warm-up left alone.
   const trialOf = (subscriptionId: string) => ({ subscription_id: subscriptionId, duration_seconds: 7_776_000, per_ip_per_day: 1000 });
   await management('/app/settings', { app_id: owner.app_id, trial: trialOf(subscriptions[0]!) });
   const trialDevices = Array.from({ length: Math.min(plan.warmLicenses, 900) }, (_, i) => `trial-device-${i}`);
@@ -332,7 +332,7 @@ try {
   progress('DynamoDB round trips and capacity per request, cold and warm');
   const metered: Record<string, { cold: Meter; warm: Meter }> = {};
   const served: Record<string, ServedSample[]> = {};
-  // Metered only: a start changes what the next one meets (the address's day count), so it runs no load.
+  // Metered only: a start changes what the next one meets (the address's start times), so it runs no load.
   const meteredScenarios: typeof scenarios = {
     ...scenarios,
     trial_started: {

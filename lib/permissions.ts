@@ -77,8 +77,9 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   // /auth reads app, blacklist, license, then team and subscription in BatchGetItems and activates (license update,
   // HWID index items put or dropped, a condition check that another license's lease of the device has ended);
   // /register swaps the username index items in a transaction; failed /auth counts go to the app's daily counters.
-  // /trial reads the device's claim with the app, and starts a trial in one transaction: the license, the claim and the
-  // address's count of the day (both in the app's partition, `APP#<id>`), and the HWID index item where one is kept.
+  // /trial reads the device's claim with the app, then the claim and the address's start times of the last 24 hours
+  // together (both in the app's partition, `APP#<id>`), and starts a trial in one transaction: the license, the claim,
+  // the address's start times and the HWID index item where one is kept.
   // Never API keys, and teams only read.
   client: {
     grants: [

@@ -204,7 +204,7 @@ function TrialSetting(props: { app: App; trial: Trial; busy: boolean; note: Comp
   const { trial } = props;
   const said = (saved: AppSettings) =>
     saved.trial
-      ? `Trials on: ${duration(saved.trial.duration_seconds)} on ${tiers?.find((tier) => tier.subscription_id === saved.trial!.subscription_id)?.name ?? 'the chosen subscription'}, at most ${saved.trial.per_ip_per_day} a day from one address.`
+      ? `Trials on: ${duration(saved.trial.duration_seconds)} on ${tiers?.find((tier) => tier.subscription_id === saved.trial!.subscription_id)?.name ?? 'the chosen subscription'}, at most ${saved.trial.per_ip_per_day} from one address in any 24 hours.`
       : 'Trials off: POST /trial answers TRIALS_DISABLED.';
   return (
     <CardForm
@@ -255,7 +255,7 @@ function TrialSetting(props: { app: App; trial: Trial; busy: boolean; note: Comp
       <Field label="Seats (devices per trial)">
         <input name="max_devices" type="number" min={1} max={trialLimits.maxDevices} required readOnly={!can} defaultValue={String(trial?.max_devices ?? 1)} key={trial?.max_devices} />
       </Field>
-      <Field label="Trials one address may start per day">
+      <Field label="Trials one address may start in 24 hours">
         <input name="per_ip_per_day" type="number" min={1} max={trialLimits.maxPerIpPerDay} required readOnly={!can} defaultValue={String(trial?.per_ip_per_day ?? 5)} key={trial?.per_ip_per_day} />
       </Field>
       <Field label="Features of trial licenses (comma-separated, optional)">

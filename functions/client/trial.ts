@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import { addSeconds, iso } from '#shared/clock';
+import { addSeconds } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';
@@ -18,8 +18,18 @@ import { activateChecked } from './auth';
 import { checkApplication, checkBlacklists, checkLicenseState, checkSubscription, checkTeam, pastExpiry } from './auth-checks';
 import type { TrialInput } from './schemas';
 
-/** Each start already retries its conflicts with backoff (transactWrite): this many rounds of that means something else is wrong. */
-const maxStartAttempts = 5;
+/**
+ * Rounds of deciding a start again. A round is lost only when another start
+ * from this address or for this device wrote first (each of which wins once),
+ * or when transactions on the same items kept conflicting through
+ * transactWrite's own retries: 40 is twice what 20 concurrent starts from one
+ * address need.
+ */
+const maxStartRounds = 40;
+/** The longest pause before a round after a conflict. */
+const maxConflictPauseMs = 200;
+/** How far back `per_ip_per_day` counts an address's starts. */
+const addressWindowSeconds = 86400;
 
 export type TrialMessage = 'TRIAL_STARTED' | 'TRIAL_RESUMED';
 
@@ -32,8 +42,9 @@ export type TrialData = ReturnType<typeof authView> & { license: string };
  * device's trial is resumed, refused (ended, bought) or started. Round trip 1
  * reads the application, the blacklist entries and the device's claim; round
  * trip 2 the team, the trial's subscription and the claimed license (team and
- * subscription cached when warm); then one write: /auth's for a resumed trial,
- * one transaction for a new one.
+ * subscription cached when warm), and for a device without a claim, beside it,
+ * the claim and the address's start times strongly consistent; then one write:
+ * /auth's for a resumed trial, one transaction for a new one.
  */
 export async function startTrial(deps: Deps, input: TrialInput, probes: BlacklistProbe[], sourceIp: string): Promise<{ message: TrialMessage; data: TrialData }> {
   const now = deps.clock.now();
@@ -44,13 +55,18 @@ export async function startTrial(deps: Deps, input: TrialInput, probes: Blacklis
   checkApplication(entry.app);
   const app = entry.app;
   const claim = entry.trialClaim;
-  const context = await auth.read(deps, {
-    team: app.team_id,
-    subscription: app.trial?.subscription_id,
-    ...(claim && app.trial ? { license: { key: claim.license_key, appId, teamId: app.team_id } } : {}),
-  });
-  checkTeam(context.team, now);
   const trial = app.trial;
+  const address = addressHash(appId, sourceIp);
+  const [context, state] = await Promise.all([
+    auth.read(deps, {
+      team: app.team_id,
+      subscription: trial?.subscription_id,
+      ...(claim && trial ? { license: { key: claim.license_key, appId, teamId: app.team_id } } : {}),
+    }),
+    // What a start decides on, read beside round trip 2 when this request may start one.
+    trial && !claim ? trials.startState(deps.table, appId, hwid, address) : undefined,
+  ]);
+  checkTeam(context.team, now);
   if (!trial) throw clientFailure('TRIALS_DISABLED');
   if (claim) return resume(deps, { app, claim, license: context.license, subscription: context.subscription, hwid, now });
 
@@ -60,25 +76,30 @@ export async function startTrial(deps: Deps, input: TrialInput, probes: Blacklis
     license,
     claim: { app_id: appId, hwid, license_key: license.key, created_at: license.created_at, expires_at: license.expires_at! },
     claimDevice: context.subscription.single_key_per_hwid,
-    address: addressCount(appId, sourceIp, trial, now),
   };
-  let outcome = await trials.start(deps.table, start);
-  for (let attempt = 1; outcome === 'conflict'; attempt++) {
-    // Many devices of one address starting at once all write its day count: pause a random moment and try again.
-    if (attempt >= maxStartAttempts) throw new Error(`a trial's transaction lost to others ${attempt} times`);
-    await sleep(Math.random() * 50 * attempt);
-    outcome = await trials.start(deps.table, start);
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  let current = state;
+  for (let round = 1; ; round++) {
+    current ??= await trials.startState(deps.table, appId, hwid, address);
+    // Claims are never deleted: a device whose claim another request made meanwhile resumes that trial, uncounted.
+    if (current.claim) {
+      const won = current.claim;
+      const license = await auth.currentLicense(deps.table, { key: won.license_key, team_id: app.team_id });
+      return resume(deps, { app, claim: won, license, subscription: context.subscription, hwid, now });
+    }
+    const recent = (current.starts ?? []).filter((startedAt) => startedAt >= nowSeconds - addressWindowSeconds);
+    if (recent.length >= trial.per_ip_per_day) throw clientFailure('TRIAL_LIMIT_REACHED');
+    const outcome = await trials.start(deps.table, {
+      ...start,
+      address: { hash: address, read: current.starts, starts: [...recent, nowSeconds], expiresAt: nowSeconds + addressWindowSeconds },
+    });
+    if (outcome === 'started') return { message: 'TRIAL_STARTED', data: { ...authView(license, context.subscription, now, hwid), license: license.key } };
+    if (outcome === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+    if (round >= maxStartRounds) throw new Error(`a trial's start was decided again ${round} times`);
+    // Many devices of one address starting at once all write its item: after a conflict, pause a random moment.
+    if (outcome === 'conflict') await sleep(Math.random() * Math.min(maxConflictPauseMs, 50 * round));
+    current = undefined;
   }
-  if (outcome === 'limit_reached') throw clientFailure('TRIAL_LIMIT_REACHED');
-  if (outcome === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
-  if (outcome === 'claimed') {
-    // Another request for this device won the claim: its trial is this device's.
-    const won = await trials.currentClaim(deps.table, appId, hwid);
-    if (!won) throw new Error('a trial claim that failed its condition is gone');
-    const current = await auth.currentLicense(deps.table, { key: won.license_key, team_id: app.team_id });
-    return resume(deps, { app, claim: won, license: current, subscription: context.subscription, hwid, now });
-  }
-  return { message: 'TRIAL_STARTED', data: { ...authView(license, context.subscription, now, hwid), license: license.key } };
 }
 
 /** A trial's subscription must be one of this application's, and active, as check 8 of /auth says. */
@@ -136,12 +157,10 @@ async function resume(deps: Deps, { app, claim, license, subscription, hwid, now
 /**
  * Where a trial counts against `per_ip_per_day`: the source address (an IPv6
  * address by its /64, which one subscriber usually holds whole), hashed with
- * the application, and the UTC day; the item goes a day after the day ends.
+ * the application.
  */
-function addressCount(appId: string, sourceIp: string, trial: TrialSettings, now: Date) {
-  const day = iso(now).slice(0, 10);
-  const dayEnd = Date.parse(`${day}T00:00:00.000Z`) / 1000 + 86400;
-  return { hash: sha256Hex(`${appId}\n${trialAddress(sourceIp)}`).slice(0, 32), day, limit: trial.per_ip_per_day, expiresAt: dayEnd + 86400 };
+function addressHash(appId: string, sourceIp: string): string {
+  return sha256Hex(`${appId}\n${trialAddress(sourceIp)}`).slice(0, 32);
 }
 
 /** The address a trial counts under: an IPv6 address's first 64 bits; an address the gateway did not give, as one. */

@@ -190,11 +190,11 @@ export const keys = {
    */
   trialClaim: (appId: string, hwid: string): ItemKey => ({ pk: `APP#${appId}`, sk: `TRIAL#${hwid}` }),
   /**
-   * How many trials of an application one source address started on one UTC
-   * day (`YYYY-MM-DD`): the address only as a hash, the item gone a day after
-   * (`ttl`).
+   * When one source address started trials of an application in the last 24
+   * hours: the address only as a hash, the item gone 24 hours after its newest
+   * start (`ttl`).
    */
-  trialAddressDay: (appId: string, day: string, addressHash: string): ItemKey => ({ pk: `APP#${appId}`, sk: `TRIALIP#${day}#${addressHash}` }),
+  trialAddress: (appId: string, addressHash: string): ItemKey => ({ pk: `APP#${appId}`, sk: `TRIALIP#${addressHash}` }),
 
   /**
    * A webhook endpoint, in a partition of its own that also holds its

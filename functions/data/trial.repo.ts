@@ -1,37 +1,39 @@
-import { conditional, getItem, transactWrite, type Table, type TransactItem } from './db';
-import { condition, conditions } from './expressions';
+import { batchGetItems, itemId } from './batch-get';
+import { conditional, transactWrite, type Table, type TransactItem } from './db';
+import { condition, conditions, part } from './expressions';
 import { hwidIndexItem, licenseItem } from './items';
 import { keys } from './keys';
-import { trialClaimSchema, type TrialClaim, type TrialStart, type TrialStartOutcome } from './model/trial';
+import { trialAddressSchema, trialClaimSchema, type TrialStart, type TrialStartOutcome, type TrialStartState } from './model/trial';
 
-/** The device's claim as it stands now (strongly consistent): for deciding again after losing the claim to another request. */
-export async function currentClaim(table: Table, appId: string, hwid: string): Promise<TrialClaim | undefined> {
-  const item = await getItem(table, keys.trialClaim(appId, hwid), { consistentRead: true });
-  return item ? trialClaimSchema.parse(item) : undefined;
+/**
+ * What a start decides on, as it stands now (strongly consistent, one
+ * BatchGetItem): the device's claim and the source address's start times.
+ */
+export async function startState(table: Table, appId: string, hwid: string, addressHash: string): Promise<TrialStartState> {
+  const claimKey = keys.trialClaim(appId, hwid);
+  const addressKey = keys.trialAddress(appId, addressHash);
+  const found = await batchGetItems(table, [claimKey, addressKey], { consistentRead: true });
+  const claim = found.get(itemId(claimKey));
+  const address = found.get(itemId(addressKey));
+  return { claim: claim && trialClaimSchema.parse(claim), starts: address && trialAddressSchema.parse(address).starts };
 }
 
 /**
  * A trial started, in one transaction: the license, the device's claim (new:
  * the first request for this device wins, every other one finds its claim),
  * the device's HWID index item where the subscription keeps one, and the
- * address's count of the day, under its limit. Its token makes the SDK's
- * resend of an applied attempt succeed instead of finding its own claim.
+ * address's start times, replaced only while they are as the start read them
+ * (so of concurrent starts from one address each decides on the list the one
+ * before it wrote). Its token makes the SDK's resend of an applied attempt
+ * succeed instead of finding its own claim and list.
  */
 export async function start(table: Table, trial: TrialStart): Promise<TrialStartOutcome> {
   const { license, claim, address } = trial;
   const hwid = claim.hwid;
+  const addressAsRead = condition(address.read === undefined ? conditions.isNew : part('#starts = :read', { ':read': address.read }, { '#starts': 'starts' }));
   const items: TransactItem[] = [
     { Put: { TableName: table.name, Item: { ...keys.trialClaim(claim.app_id, hwid), ...claim }, ...condition(conditions.isNew) } },
-    {
-      Update: {
-        TableName: table.name,
-        Key: keys.trialAddressDay(claim.app_id, address.day, address.hash),
-        UpdateExpression: 'SET #ttl = :ttl ADD #started :one',
-        ConditionExpression: 'attribute_not_exists(#started) OR #started < :limit',
-        ExpressionAttributeNames: { '#ttl': 'ttl', '#started': 'started' },
-        ExpressionAttributeValues: { ':ttl': address.expiresAt, ':one': 1, ':limit': address.limit },
-      },
-    },
+    { Put: { TableName: table.name, Item: { ...keys.trialAddress(claim.app_id, address.hash), starts: address.starts, ttl: address.expiresAt }, ...addressAsRead } },
     { Put: { TableName: table.name, Item: licenseItem(license), ...condition(conditions.isNew) } },
   ];
   if (trial.claimDevice) {
@@ -42,7 +44,7 @@ export async function start(table: Table, trial: TrialStart): Promise<TrialStart
   const [ofClaim, ofAddress, ofLicense, ofDevice] = written.reasons;
   // The claim first: a device whose trial exists resumes it, and that is never counted against the address.
   if (ofClaim === 'ConditionalCheckFailed') return 'claimed';
-  if (ofAddress === 'ConditionalCheckFailed') return 'limit_reached';
+  if (ofAddress === 'ConditionalCheckFailed') return 'address_changed';
   if (ofDevice === 'ConditionalCheckFailed') return 'device_taken';
   if (written.reasons.includes('TransactionConflict')) return 'conflict';
   // A generated key of 125 random bits is never taken; a failure there is a fault.

@@ -351,7 +351,7 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Client',
     summary: "Start or resume this device's trial",
     description:
-      'One trial per device and application, however often it asks (see the Client API page, POST /trial). The first request of a device makes a license tagged `trial`, in use from now and locked to the device (`TRIAL_STARTED`); later requests answer the same license while it is still a trial and has not ended (`TRIAL_RESUMED`, an /auth of it). `data.license` is the key the program keeps and checks with from then on. A trial that ended or was deleted is `TRIAL_EXPIRED`, a bought one `TRIAL_CONVERTED`; `TRIAL_LIMIT_REACHED` when the source address started `per_ip_per_day` trials of the application that UTC day. Answers are signed as /auth\'s are.',
+      'One trial per device and application, however often it asks (see the Client API page, POST /trial). The first request of a device makes a license tagged `trial`, in use from now and locked to the device (`TRIAL_STARTED`); later requests answer the same license while it is still a trial and has not ended (`TRIAL_RESUMED`, an /auth of it). `data.license` is the key the program keeps and checks with from then on. A trial that ended or was deleted is `TRIAL_EXPIRED`, a bought one `TRIAL_CONVERTED`; `TRIAL_LIMIT_REACHED` when the source address started `per_ip_per_day` trials of the application in the last 24 hours. Answers are signed as /auth\'s are.',
     request: trialBody,
     requestExample: { app_id: example.appId, hwid: 'desktop-7f3a' },
     successMessages: ['TRIAL_STARTED', 'TRIAL_RESUMED'],

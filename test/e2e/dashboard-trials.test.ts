@@ -47,7 +47,7 @@ async function trialOf(hwid: string): Promise<string> {
 }
 
 describe('trials on the dashboard', () => {
-  it('turns trials on with a tier, a length and a daily limit, which /app/settings then answers, and off again', async () => {
+  it('turns trials on with a tier, a length and a limit per address over 24 hours, which /app/settings then answers, and off again', async () => {
     await api(session.service, '/subscription/create', { app_id: session.service.appId, name: 'Listed first', level: 2 });
     const tier = (await api<{ subscription_id: string }>(session.service, '/subscription/create', { app_id: session.service.appId, name: 'Trial tier', level: 1 })).body.data;
 
@@ -56,10 +56,10 @@ describe('trials on the dashboard', () => {
     await form.getByText('Off: a program asking for a trial is refused.', { exact: false }).waitFor();
     await form.getByLabel('Subscription of trial licenses').selectOption({ label: 'Trial tier' });
     await form.getByLabel('Trial length (seconds, 3600 to 7776000)').fill('604800');
-    await form.getByLabel('Trials one address may start per day').fill('3');
+    await form.getByLabel('Trials one address may start in 24 hours').fill('3');
     await form.getByLabel('Features of trial licenses (comma-separated, optional)').fill('export, sync');
     await form.getByRole('button', { name: 'Turn trials on' }).click();
-    await page.getByText('Trials on: 1 week on Trial tier, at most 3 a day from one address.').waitFor();
+    await page.getByText('Trials on: 1 week on Trial tier, at most 3 from one address in any 24 hours.').waitFor();
     expect((await settings()).trial).toEqual({ subscription_id: tier.subscription_id, duration_seconds: 604800, max_devices: 1, per_ip_per_day: 3, features: ['export', 'sync'] });
     await expectAccessible(page, 'turns trials on with a tier, a length and a daily limit');
     // Shown again, the card holds what is stored, its tier among the others.
@@ -68,7 +68,7 @@ describe('trials on the dashboard', () => {
     await form.getByText('On: a device without a key gets one trial of 1 week', { exact: false }).waitFor();
     await form.getByRole('option', { name: 'Listed first' }).waitFor({ state: 'attached' });
     expect(await form.getByLabel('Subscription of trial licenses').inputValue()).toBe(tier.subscription_id);
-    expect(await form.getByLabel('Trials one address may start per day').inputValue()).toBe('3');
+    expect(await form.getByLabel('Trials one address may start in 24 hours').inputValue()).toBe('3');
 
     await form.getByRole('button', { name: 'Turn trials off' }).click();
     await page.getByText('Trials off: POST /trial answers TRIALS_DISABLED.').waitFor();

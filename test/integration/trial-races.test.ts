@@ -30,7 +30,7 @@ const itemsOf = async (appId: string) => {
     all: items,
     licenses: items.filter((item) => item.sk === 'LIC' && item.app_id === appId),
     claims: items.filter((item) => item.pk === `APP#${appId}` && String(item.sk).startsWith('TRIAL#')),
-    counts: items.filter((item) => item.pk === `APP#${appId}` && String(item.sk).startsWith('TRIALIP#')),
+    addresses: items.filter((item) => item.pk === `APP#${appId}` && String(item.sk).startsWith('TRIALIP#')),
   };
 };
 
@@ -51,7 +51,7 @@ describe('trial races', () => {
     expect(stored.licenses).toHaveLength(1);
     expect(new Set(answers.map((answer) => answer.body.data.license))).toEqual(new Set([stored.licenses[0]!.key]));
     expect(stored.claims).toHaveLength(1);
-    expect(stored.counts.map((count) => count.started)).toEqual([1]);
+    expect(stored.addresses.map((address) => (address.starts as number[]).length)).toEqual([1]);
     expect(checkInvariants(stored.all)).toEqual([]);
   }, 60_000);
 
@@ -69,7 +69,20 @@ describe('trial races', () => {
     const stored = await itemsOf(owner.app_id);
     expect(stored.licenses.map((license) => license.hwid).sort()).toEqual([...started].sort());
     expect(stored.claims.map((claim) => claim.hwid).sort()).toEqual([...started].sort());
-    expect(stored.counts.map((count) => count.started)).toEqual([5]);
+    expect(stored.addresses.map((address) => (address.starts as number[]).length)).toEqual([5]);
+  }, 60_000);
+
+  it('20 concurrent /trial from 20 HWIDs at one address under its limit: all 20 started, each deciding again after every start that wrote first', async () => {
+    const owner = await trialApp({ per_ip_per_day: 1000 });
+    const hwids = Array.from({ length: 20 }, (_, index) => `pc-${index}`);
+
+    const answers = await Promise.all(hwids.map((hwid) => env.post('/trial', { app_id: owner.app_id, hwid })));
+
+    expect(answers.map((answer) => [answer.status, answer.body.message])).toEqual(Array(20).fill([200, 'TRIAL_STARTED']));
+    const stored = await itemsOf(owner.app_id);
+    expect(stored.licenses).toHaveLength(20);
+    expect(stored.addresses.map((address) => (address.starts as number[]).length)).toEqual([20]);
+    expect(checkInvariants(stored.all)).toEqual([]);
   }, 60_000);
 
   it('a start whose answer was lost after the store applied it answers TRIAL_STARTED, and a retried request the same license', async () => {
@@ -89,7 +102,7 @@ describe('trial races', () => {
     const stored = await itemsOf(owner.app_id);
     expect(stored.licenses.map((license) => license.key)).toEqual([first.body.data.license]);
     expect(stored.claims).toHaveLength(1);
-    expect(stored.counts.map((count) => count.started)).toEqual([1]);
+    expect(stored.addresses.map((address) => (address.starts as number[]).length)).toEqual([1]);
     expect(checkInvariants(stored.all)).toEqual([]);
   });
 });

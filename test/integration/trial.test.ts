@@ -138,7 +138,7 @@ describe('POST /trial', () => {
     expect(resumed.status).toBe(200);
     expect(resumed.body.message).toBe('TRIAL_RESUMED');
     expect(resumed.body.data).toEqual({ ...started.body.data, last_login: clock.now().toISOString() });
-    // The one start of the address's day was this device's: a resume is no start, and another device is refused.
+    // The address's one start of the last 24 hours was this device's: a resume is no start, and another device is refused.
     expect((await trial({ hwid: 'pc-resume' }, app)).body.message).toBe('TRIAL_RESUMED');
     expect((await trial({ hwid: 'pc-other' }, app)).body).toEqual({ success: false, message: 'TRIAL_LIMIT_REACHED' });
     expect(await trialLicenses(app.app_id)).toHaveLength(1);
@@ -170,20 +170,47 @@ describe('POST /trial', () => {
     expect([bought.status, bought.body]).toEqual([403, { success: false, message: 'TRIAL_CONVERTED' }]);
   });
 
-  it('counts starts per address and UTC day: per_ip_per_day starts, then TRIAL_LIMIT_REACHED, and the next day again', async () => {
+  it('counts an address’s starts over the last 24 hours: per_ip_per_day starts, then TRIAL_LIMIT_REACHED until the first is 24 hours old', async () => {
     const { owner: app } = await trialApp({ per_ip_per_day: 2 });
-    expect((await trial({ hwid: 'day-1' }, app)).body.message).toBe('TRIAL_STARTED');
-    expect((await trial({ hwid: 'day-2' }, app)).body.message).toBe('TRIAL_STARTED');
-    const refused = await trial({ hwid: 'day-3' }, app);
+    expect((await trial({ hwid: 'window-1' }, app)).body.message).toBe('TRIAL_STARTED');
+    clock.advance(3600);
+    expect((await trial({ hwid: 'window-2' }, app)).body.message).toBe('TRIAL_STARTED');
+    const refused = await trial({ hwid: 'window-3' }, app);
     expect([refused.status, refused.body]).toEqual([403, { success: false, message: 'TRIAL_LIMIT_REACHED' }]);
-    clock.advance(day);
-    expect((await trial({ hwid: 'day-3' }, app)).body.message).toBe('TRIAL_STARTED');
-    clock.advance(-day);
-    const counters = (await itemsOf(app.app_id)).filter((item) => String(item.sk).startsWith('TRIALIP#'));
-    expect(counters.map((item) => item.started).sort()).toEqual([1, 2]);
-    // The address is stored only as a hash, and the item goes a day after its day.
-    expect(JSON.stringify(counters)).not.toContain('127.0.0.1');
-    expect(counters.map((item) => item.ttl).sort()).toEqual([Date.parse('2026-05-06T00:00:00Z') / 1000, Date.parse('2026-05-07T00:00:00Z') / 1000]);
+    clock.advance(day - 3600);
+    expect((await trial({ hwid: 'window-3' }, app)).body.message).toBe('TRIAL_LIMIT_REACHED');
+    clock.advance(1);
+    expect((await trial({ hwid: 'window-3' }, app)).body.message).toBe('TRIAL_STARTED');
+    const startedAt = clock.now().getTime() / 1000;
+    clock.advance(-day - 1);
+    // One item for the address: its starts of the last 24 hours (the first dropped), stored only as a hash, gone 24 hours after its newest.
+    const recorded = (await itemsOf(app.app_id)).filter((item) => String(item.sk).startsWith('TRIALIP#'));
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ starts: [startedAt - day + 3600 - 1, startedAt], ttl: startedAt + day });
+    expect(JSON.stringify(recorded)).not.toContain('127.0.0.1');
+  });
+
+  it('refuses a start 23 h 59 min after the first of per_ip_per_day starts and allows one 24 h 1 s after it, across a UTC midnight', async () => {
+    const { owner: app } = await trialApp({ per_ip_per_day: 5 });
+    const before = clock.now();
+    clock.set(new Date('2026-05-04T22:30:00.000Z'));
+    try {
+      expect((await trial({ hwid: 'midnight-1' }, app)).body.message).toBe('TRIAL_STARTED');
+      // Four more, three of them after midnight: a count per UTC day would let the next day start five again.
+      for (const [index, at] of ['2026-05-04T23:00:00.000Z', '2026-05-05T00:30:00.000Z', '2026-05-05T01:00:00.000Z', '2026-05-05T02:00:00.000Z'].entries()) {
+        clock.set(new Date(at));
+        expect((await trial({ hwid: `midnight-${index + 2}` }, app)).body.message).toBe('TRIAL_STARTED');
+      }
+      clock.set(new Date('2026-05-05T22:29:00.000Z'));
+      const refused = await trial({ hwid: 'midnight-6' }, app);
+      expect([refused.status, refused.body]).toEqual([403, { success: false, message: 'TRIAL_LIMIT_REACHED' }]);
+      clock.set(new Date('2026-05-05T22:30:01.000Z'));
+      expect((await trial({ hwid: 'midnight-6' }, app)).body.message).toBe('TRIAL_STARTED');
+      expect((await trial({ hwid: 'midnight-7' }, app)).body.message).toBe('TRIAL_LIMIT_REACHED');
+      expect(await trialLicenses(app.app_id)).toHaveLength(6);
+    } finally {
+      clock.set(before);
+    }
   });
 
   it('checks in order: the application, the blacklists, the application active, the team, trials configured, then the tier', async () => {

@@ -45,15 +45,32 @@ export const trialClaimSchema = z.lazy(() =>
 );
 export type TrialClaim = z.infer<typeof trialClaimSchema>;
 
+/** The start times (epoch seconds) one source address's item holds: those of the last 24 hours when it was written. */
+export const trialAddressSchema = z.lazy(() => z.object({ starts: z.array(z.int()) }));
+
+/** What a start decides on, read strongly consistent: the device's claim, and the address's start times as stored (undefined: no item). */
+export interface TrialStartState {
+  claim: TrialClaim | undefined;
+  starts: number[] | undefined;
+}
+
 /** What one `TRIAL_STARTED` writes in one transaction. */
 export interface TrialStart {
   license: License;
   claim: TrialClaim;
   /** Under a `single_key_per_hwid` subscription: the device's HWID index item, claimed with the license. */
   claimDevice: boolean;
-  /** The source address's count of started trials for the day, kept at most `limit`. */
-  address: { hash: string; day: string; limit: number; expiresAt: number };
+  /**
+   * The source address's start times: `read` as the start read them (undefined:
+   * no item), `starts` what replaces them (the last 24 hours' and this one),
+   * written only while the item still holds `read`.
+   */
+  address: { hash: string; read: number[] | undefined; starts: number[]; expiresAt: number };
 }
 
-/** `conflict`: other transactions on the same items kept winning through every retry; decide again. */
-export type TrialStartOutcome = 'started' | 'claimed' | 'limit_reached' | 'device_taken' | 'conflict';
+/**
+ * `address_changed`: another start from the address wrote its item since it was read;
+ * `conflict`: other transactions on the same items kept winning through every retry.
+ * Both: read again and decide again.
+ */
+export type TrialStartOutcome = 'started' | 'claimed' | 'address_changed' | 'device_taken' | 'conflict';
