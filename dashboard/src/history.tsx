@@ -59,6 +59,7 @@ const secondsFields = new Set([
   'lease_seconds',
   'offline_token_ttl',
   'max_borrow_seconds',
+  'max_license_file_seconds',
   'default_hwid_reset_interval',
   'grace_seconds',
 ]);

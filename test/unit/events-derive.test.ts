@@ -130,6 +130,7 @@ describe('events of an application item', () => {
     default_hwid_reset_allowed: null,
     default_hwid_reset_interval: null,
     max_borrow_seconds: null,
+    max_license_file_seconds: null,
     signing_key_id: 'kid-1',
   };
   const events = (kind: StreamChange['kind'], before?: Record<string, unknown>, after?: Record<string, unknown>) => effectsOf(change(kind, before, after)).events;
@@ -151,8 +152,8 @@ describe('events of an application item', () => {
     const [changed] = events('MODIFY', app, { ...app, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400 });
     expect(changed).toMatchObject({
       type: 'app.settings_changed',
-      before: { offline_token_ttl: null, default_hwid_reset_allowed: null, default_hwid_reset_interval: null, max_borrow_seconds: null },
-      after: { offline_token_ttl: null, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400, max_borrow_seconds: null },
+      before: { offline_token_ttl: null, default_hwid_reset_allowed: null, default_hwid_reset_interval: null, max_borrow_seconds: null, max_license_file_seconds: null },
+      after: { offline_token_ttl: null, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400, max_borrow_seconds: null, max_license_file_seconds: null },
     });
   });
 
