@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { decodeJwt } from 'jose';
 import { expectAccessible } from '../support/axe';
-import { api, newLicense, openDashboard, serviceAndBrowser } from '../support/browser';
+import { api, newLicense, openDashboard, serviceAndBrowser, tab } from '../support/browser';
 
 /**
  * The license screen's license files (docs/licensing-models.md, "License files and air-gapped
@@ -40,6 +40,7 @@ describe('the license screen\'s license files', () => {
 
     const files = await openLicense(key);
     const rows = files.getByRole('table', { name: 'Live license files' }).locator('tbody tr');
+    await rows.first().waitFor();
     expect(await rows.count()).toBe(1);
     expect(await rows.nth(0).locator('td').first().textContent()).toBe('OFFICE-PC');
     expect(await rows.nth(0).locator('td').last().textContent()).toBe('no');
@@ -79,4 +80,14 @@ describe('the license screen\'s license files', () => {
     await files.getByRole('button', { name: 'Make license file' }).click();
     await files.getByText('The service refused the request: HWID_MISMATCH').waitFor();
   }, 90_000);
+
+  it('sets the longest license file on the settings screen, which /app/settings then answers', async () => {
+    await tab(page, 'Signing key & settings').click();
+    const form = page.getByRole('form', { name: 'License files' });
+    await form.getByLabel('Longest license file (seconds)').fill('604800');
+    await form.getByRole('button', { name: 'Save longest file' }).click();
+    await page.getByText('Longest license file set to 1 week.').waitFor();
+    expect((await api(session.service, '/app/settings', { app_id: session.service.appId })).body.data.max_license_file_seconds).toBe(604800);
+    await expectAccessible(page, 'sets the longest license file on the settings screen');
+  }, 60_000);
 });
