@@ -159,7 +159,7 @@ describe('POST /license-file 400s: the documented body, nothing written', () => 
     expect([answer.status, answer.body.message]).toEqual([400, 'Invalid license file request']);
   });
 
-  it('checks the spec\'s 400s and the nonce first', async () => {
+  it('checks /auth\'s own 400s and the nonce first', async () => {
     expect((await env.post('/license-file', { license: 'K', hwid: 'pc' })).body.message).toBe('App ID is required');
     expect((await licenseFile({ hwid: 'pc', lifetime_seconds: 0 })).body.message).toBe('No valid authentication method provided (missing license key or username/password)');
     expect((await licenseFile({ license: 'K', hwid: 'pc', nonce: 'bad nonce!', lifetime_seconds: 0 })).body.message).toBe('Invalid nonce');
