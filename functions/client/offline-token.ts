@@ -44,7 +44,7 @@ function licenseClaims(input: Pick<OfflineTokenInput, 'license' | 'subscription'
 }
 
 /** The registered claims and header of everything signed for a license: a compact JWS made with jose. */
-export interface Signed {
+interface Signed {
   typ: 'JWT' | 'license+jwt';
   iat: number;
   exp: number;

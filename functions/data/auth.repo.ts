@@ -17,7 +17,7 @@ import { keys, type ItemKey } from './keys';
 import type { BlacklistProbe, BlacklistType } from './model/blacklist';
 import { parseLicense, type License } from './model/license';
 import type { SeatWrite } from './model/lease';
-import { storedFile, type FileWrite, type LicenseFileEntry } from './model/license-file';
+import { fileMap, storedFile, type FileWrite, type LicenseFileEntry } from './model/license-file';
 import { droppedClaims, renewal, takeAppending, takeDroppingEnded, takeFirst, type SeatExpression } from './seat-writes';
 import { subscriptionSchema, type Subscription } from './model/subscription';
 import { teamSchema, type Team } from './model/team';
@@ -260,7 +260,7 @@ function seatExpression(license: License, seat: SeatWrite, bindHwid: string | un
 /** The license's files after a new one: those as read, less the ones the write drops, and the new one (a null-prototype map, keyed by `jti`). */
 function filesAfter(license: License, file: FileWrite): Record<string, LicenseFileEntry> {
   const kept = Object.entries(license.files ?? {}).filter(([jti]) => !file.dropped.includes(jti));
-  return Object.assign(Object.create(null) as Record<string, LicenseFileEntry>, Object.fromEntries(kept), { [file.jti]: file.file });
+  return fileMap([...kept, [file.jti, file.file]]);
 }
 
 /**

@@ -313,6 +313,16 @@ describe('POST /license-file/return', () => {
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
   });
 
+  it('on a license without HWID lock drops the file, a reset like the others', async () => {
+    const { key } = await year(plain, { hwid_lock: false });
+    const jti = await issued(key, 'any-pc');
+
+    const answer = await returnFile({ request: returnCode(key, 'any-pc', jti) });
+
+    expect([answer.status, answer.body.message]).toEqual([200, 'LICENSE_FILE_RETURNED']);
+    expect(await stored(key)).toMatchObject({ files: {}, hwids: [], last_hwid_reset_at: at(0) });
+  });
+
   it.each([
     ['a malformed code', () => ({ request: 'lfx1.!!' })],
     ['an activation request', () => ({ request: activation({ license: 'K', hwid: 'pc' }) })],

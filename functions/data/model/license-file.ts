@@ -29,8 +29,12 @@ export function fileOf(stored: StoredFile): LicenseFileEntry {
 }
 
 /** Maps keyed by `jti` are null-prototype objects: a `jti` comes back in a return code a client wrote. */
+export function fileMap(entries: Iterable<[string, LicenseFileEntry]>): Record<string, LicenseFileEntry> {
+  return Object.assign(Object.create(null) as Record<string, LicenseFileEntry>, Object.fromEntries(entries));
+}
+
 export function filesOf(stored: Record<string, StoredFile>): Record<string, LicenseFileEntry> {
-  return Object.assign(Object.create(null) as Record<string, LicenseFileEntry>, Object.fromEntries(Object.entries(stored).map(([jti, file]) => [jti, fileOf(file)])));
+  return fileMap(Object.entries(stored).map(([jti, file]) => [jti, fileOf(file)]));
 }
 
 /**
@@ -51,7 +55,7 @@ export function fileOfJti(license: FileHolder, jti: string): LicenseFileEntry | 
 
 /** The license's files less one (a null-prototype map, keyed by `jti`). */
 export function filesWithout(license: FileHolder, jti: string): Record<string, LicenseFileEntry> {
-  return Object.assign(Object.create(null) as Record<string, LicenseFileEntry>, Object.fromEntries(Object.entries(license.files ?? {}).filter(([kept]) => kept !== jti)));
+  return fileMap(Object.entries(license.files ?? {}).filter(([kept]) => kept !== jti));
 }
 
 export interface LiveFile extends LicenseFileEntry {
