@@ -28,12 +28,28 @@ export interface TokenVector {
   expect: { ok: true } | { code: string };
 }
 
+/** A license file as a device gets it (clients/testdata/README.md), with what the library expects of it. */
+export interface FileVector {
+  name: string;
+  about: string;
+  /** A compact JWS, or a compact JWE holding one. */
+  file: string;
+  app_id: string;
+  license: string;
+  hwid: string;
+  /** The activation request's nonce; null for a file read back from storage. */
+  nonce: string | null;
+  now: number;
+  expect: { ok: true } | { code: string };
+}
+
 export interface AnswerVectors {
   app_id: string;
   public_key_pem: string;
   public_jwk: { kty: 'OKP'; crv: 'Ed25519'; x: string };
   answers: AnswerVector[];
   tokens: TokenVector[];
+  files: FileVector[];
 }
 
 export const answerVectorsFile = join(import.meta.dirname, '..', '..', 'clients', 'testdata', 'answers.json');
