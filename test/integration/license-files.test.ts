@@ -352,7 +352,7 @@ describe('POST /license-file/return', () => {
     expect((await stored(key)).hwids).toEqual(['pc-a', 'pc-b']);
   });
 
-  it('obeys the reset rules: HWID_RESET_NOT_ALLOWED, and HWID_RESET_COOLDOWN for a return while the interval runs', async () => {
+  it('obeys the reset rules: HWID_RESET_NOT_ALLOWED, and HWID_RESET_COOLDOWN for a return while the interval runs, so a next device waits for its file until then', async () => {
     const locked = await year(plain, { hwid_reset_allowed: false });
     const lockedJti = await issued(locked.key, 'pc');
     const timed = await year(plain, { hwid_reset_interval: day });
@@ -362,12 +362,16 @@ describe('POST /license-file/return', () => {
 
     const refused = await returnFile({ request: returnCode(locked.key, 'pc', lockedJti) });
     const cooling = await returnFile({ request: returnCode(timed.key, 'pc-2', second) });
+    const thirdWhileCooling = await licenseFile({ license: timed.key, hwid: 'pc-3' });
     clock.advance(day);
     const later = await returnFile({ request: returnCode(timed.key, 'pc-2', second) });
+    const thirdAfter = await licenseFile({ license: timed.key, hwid: 'pc-3' });
 
     expect([refused.status, refused.body.message]).toEqual([403, 'HWID_RESET_NOT_ALLOWED']);
     expect([cooling.status, cooling.body.message, Object.keys(cooling.body.data).sort()]).toEqual([403, 'HWID_RESET_COOLDOWN', ['hwid_reset_cooldown', 'last_hwid_reset_at', 'next_reset_at']]);
+    expect([thirdWhileCooling.status, thirdWhileCooling.body.message]).toEqual([403, 'HWID_MISMATCH']);
     expect([later.status, later.body.message]).toEqual([200, 'LICENSE_FILE_RETURNED']);
+    expect([thirdAfter.status, thirdAfter.body.message]).toEqual([200, 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY']);
   });
 
   it('a device the owner removed meanwhile: HWID_NOT_BOUND', async () => {
