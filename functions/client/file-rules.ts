@@ -16,7 +16,7 @@ export interface FileAsk {
  * carries when a license without `hwid_lock` hands files to any number of devices. A file
  * dropped for room stays valid until its `exp` but can no longer be returned.
  */
-export const maxFilesPerLicense = 50;
+const maxFilesPerLicense = 50;
 
 const maxFileSeconds = (app: App) => app.max_license_file_seconds ?? licenseFileSecondsLimits.defaultMax;
 const maxBorrowSeconds = (app: App) => app.max_borrow_seconds ?? borrowSecondsLimits.defaultMax;

@@ -6,7 +6,7 @@ import { isPlainObject } from '#shared/plain-object';
  * base64url of a JSON object. Who sends one may leave `app_id` and `nonce` out of the body:
  * the code's own name the application whose key signs the answer, and the request's nonce.
  */
-export const codePrefixes = { activation: 'lfr1.', return: 'lfx1.' } as const;
+const codePrefixes = { activation: 'lfr1.', return: 'lfx1.' } as const;
 
 /** Paths whose `request` field holds a code of this kind. */
 const codePaths: ReadonlyMap<string, keyof typeof codePrefixes> = new Map([
