@@ -383,7 +383,7 @@ export const contracts: Record<RoutePath, Contract> = {
     description:
       'Takes the return code (`lfx1.…`) a program made when it deleted its license file, and frees the file\'s device: its binding, or on a floating license its seat, borrowed or not. A return is a reset: it follows the license\'s reset rules and answers `/reset-hwid`\'s codes. The returned file itself stays valid until its `exp` (see the Client API page, POST /license-file/return).',
     request: returnBody,
-    requestExample: { request: 'lfx1.eyJhcHBfaWQiOiIzZjFjMmI5ZS04ZDdhLTRjNTEtOWUyZi02YjBhMWQyYzNlNGYiLCJsaWNlbnNlIjoiN0sy…' },
+    requestExample: { request: `lfx1.${Buffer.from(JSON.stringify({ app_id: example.appId, license: example.key, hwid: 'desktop-7f3a', jti: '5b0f3a1e-2c4d-4e6f-8a9b-0c1d2e3f4a5b' })).toString('base64url')}` },
     successMessages: [licenseFileReturnedMessage],
     answer: answers.authData,
     answerExample: {

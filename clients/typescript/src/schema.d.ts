@@ -3477,7 +3477,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "request": "lfx1.eyJhcHBfaWQiOiIzZjFjMmI5ZS04ZDdhLTRjNTEtOWUyZi02YjBhMWQyYzNlNGYiLCJsaWNlbnNlIjoiN0sy…"
+                 *       "request": "lfx1.eyJhcHBfaWQiOiIzZjFjMmI5ZS04ZDdhLTRjNTEtOWUyZi02YjBhMWQyYzNlNGYiLCJsaWNlbnNlIjoiN0syUVgtTTRUWlAtOVczUkQtSFY4TkItQzZZSkUiLCJod2lkIjoiZGVza3RvcC03ZjNhIiwianRpIjoiNWIwZjNhMWUtMmM0ZC00ZTZmLThhOWItMGMxZDJlM2Y0YTViIn0"
                  *     }
                  */
                 "application/json": components["schemas"]["LicenseFileReturnRequest"];
