@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { ClientApi } from '../lib/settings';
 import { hostedServices, prices, type ListPrice, type Prices } from './prices';
 
 /** What one request of an operation did, as the benchmark measured it, and the function that served it as deployed. */
 export interface CostInputs {
+  /** The API Gateway API the request went through: the REST API, or the HTTP API of clientApi=http. */
+  front_door: ClientApi;
+  /** Bytes of the request's body and of its answer's: an HTTP API bills each 512 KB as a request. */
+  payload_bytes: number;
   read_units: number;
   write_units: number;
   /** Median wall time of the request in the local server (loopback, this machine's CPU): what Lambda would bill, as near as this run can tell. */
@@ -31,7 +36,7 @@ export interface CostPerMillion {
     logs_usd: number;
     xray_usd: number;
   };
-  inputs: CostInputs & { billed_ms: number; log_bytes: number };
+  inputs: CostInputs & { billed_ms: number; log_bytes: number; api_requests_billed: number };
 }
 
 const million = 1e6;
@@ -44,8 +49,11 @@ export function costPerMillion(inputs: CostInputs, list: Prices = prices): CostP
   // Lambda bills duration in 1 ms steps, rounded up.
   const billedMs = Math.max(1, Math.ceil(inputs.duration_ms));
   const logBytes = inputs.handler_log_bytes + inputs.access_log_bytes + inputs.platform_log_bytes;
+  // Whether an HTTP API meters the answer too is not said: counting it can only overstate the price.
+  const apiRequests = inputs.front_door === 'rest' ? 1 : Math.max(1, Math.ceil(inputs.payload_bytes / list.api_gateway_http_request_bytes));
+  const apiPrice = inputs.front_door === 'rest' ? list.api_gateway_rest_request : list.api_gateway_http_request;
   const parts = {
-    api_gateway_usd: million * list.api_gateway_rest_request.usd,
+    api_gateway_usd: million * apiRequests * apiPrice.usd,
     lambda_requests_usd: million * list.lambda_request.usd,
     lambda_duration_usd: million * (billedMs / 1000) * (inputs.memory_mb / 1024) * list.lambda_arm64_gb_second.usd,
     dynamodb_reads_usd: million * inputs.read_units * list.dynamodb_read_request_unit.usd,
@@ -57,14 +65,15 @@ export function costPerMillion(inputs: CostInputs, list: Prices = prices): CostP
   return {
     total_usd: rounded(total),
     parts: Object.fromEntries(Object.entries(parts).map(([name, usd]) => [name, rounded(usd)])) as CostPerMillion['parts'],
-    inputs: { ...inputs, billed_ms: billedMs, log_bytes: logBytes },
+    inputs: { ...inputs, billed_ms: billedMs, log_bytes: logBytes, api_requests_billed: apiRequests },
   };
 }
 
 /**
- * The stage's access-log line for one request: the deployed format (read from
- * the synthesized stack) with each `$context` variable given a value of the
- * size it has on AWS; unknown variables keep their name's length.
+ * A stage's access-log line for one request: the deployed format (read from
+ * the synthesized stack, the REST API's or the HTTP API's) with each `$context`
+ * variable given a value of the size it has on AWS (`-` for an error there is
+ * none of); unknown variables keep their name's length.
  */
 export function accessLogBytes(format: string | undefined, request: { path: string; status: number; responseBytes: number }): number {
   if (format === undefined) return 0;
@@ -77,6 +86,8 @@ export function accessLogBytes(format: string | undefined, request: { path: stri
     '$context.requestTime': '24/Nov/2026:01:03:52 +0000',
     '$context.httpMethod': 'POST',
     '$context.resourcePath': request.path,
+    '$context.routeKey': `POST ${request.path}`,
+    '$context.integrationErrorMessage': '-',
     '$context.status': String(request.status),
     '$context.protocol': 'HTTP/1.1',
     '$context.responseLength': String(request.responseBytes),
@@ -152,4 +163,29 @@ export function renderCost(costs: Record<string, CostPerMillion>, operationLabel
     ...hostedServices.map((service) => `| ${service.name} | ${service.model} | ${service.figure} | ${service.source} | ${service.as_known_on} |`),
   ];
   return lines;
+}
+
+/**
+ * The client routes' cost through each front door (clientApi): the same measured operation priced
+ * through the REST API and through the HTTP API, and the latter with CloudFront and a web ACL in
+ * front of it (their request prices only), for docs/deployment.md#two-front-doors-for-client-routes.
+ */
+export function renderFrontDoors(
+  rest: Record<string, CostPerMillion>,
+  http: Record<string, CostPerMillion>,
+  operationLabels: Record<string, string>,
+  list: Prices = prices,
+): string[] {
+  const usd = (value: number) => value.toFixed(2);
+  const inFront = million * (list.cloudfront_https_request.usd + list.waf_request.usd);
+  return [
+    `Client routes through each front door (\`clientApi\`), per million warm requests: the same units, durations and logs of the service as above, each door with its own API price, access-log line and tracing (with \`http\` the client function is not traced); CloudFront and a web ACL in front of the HTTP API add their request prices ($${usd(inFront)} per million), not their monthly fees or data transfer:`,
+    '',
+    '| Operation | REST API (`rest`) $ | HTTP API (`http`) $ | API Gateway $, REST / HTTP | access-log bytes, REST / HTTP | X-Ray $, REST / HTTP | HTTP API behind CloudFront and WAF $ |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...Object.entries(http).map(([name, door]) => {
+      const base = rest[name]!;
+      return `| ${operationLabels[name] ?? name} | **${usd(base.total_usd)}** | **${usd(door.total_usd)}** | ${usd(base.parts.api_gateway_usd)} / ${usd(door.parts.api_gateway_usd)} | ${base.inputs.access_log_bytes} / ${door.inputs.access_log_bytes} | ${usd(base.parts.xray_usd)} / ${usd(door.parts.xray_usd)} | ${usd(door.total_usd + inFront)} |`;
+    }),
+  ];
 }

@@ -24,26 +24,29 @@ export interface DeployedStack {
   functions: Record<FunctionName, DeployedFunction>;
   /** The stage's access-log line, `$context` variables unresolved: one is written per request. */
   accessLogFormat: string | undefined;
+  /** The same of the HTTP API's stage, when the stack has one (clientApi=http). */
+  httpAccessLogFormat: string | undefined;
   /** The fixed rate of the stack's X-Ray sampling rule for the stage, when it makes one. */
   traceSampleRate: number | undefined;
 }
 
 /**
- * Synthesizes this repository's stack at its default settings (bin/app.ts with
- * no context; esbuild skipped, only the template is read) and returns each
- * function's configuration, the stage's access-log format and its X-Ray sampling rate from the template,
- * so the benchmark measures and prices what is deployed rather than a copy of
- * it kept here.
+ * Synthesizes this repository's stack as bin/app.ts does with this CDK context
+ * (none: the default settings; esbuild skipped, only the template is read) and
+ * returns each function's configuration, the stages' access-log formats and the
+ * REST stage's X-Ray sampling rate from the template, so the benchmark measures
+ * and prices what is deployed rather than a copy of it kept here.
  */
-export function deployedStack(): DeployedStack {
+export function deployedStack(context: Record<string, string> = {}): DeployedStack {
   const outdir = mkdtempSync(join(tmpdir(), 'licensing-bench-synth-'));
   try {
-    const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ outdir, context: { ...context, 'aws:cdk:bundling-stacks': [] } });
     const settings = readSettings((key) => app.node.tryGetContext(key));
     const stack = new LicensingStack(app, `Licensing-${settings.stage}`, { settings });
     const template = Template.fromStack(stack);
     const resources = template.findResources('AWS::Lambda::Function');
     const [stage] = Object.values(template.findResources('AWS::ApiGateway::Stage')) as { Properties: { AccessLogSetting?: { Format?: string } } }[];
+    const [httpStage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage')) as { Properties: { AccessLogSettings?: { Format?: string } } }[];
     const functions = Object.fromEntries(
       Object.entries(stack.service.functions).map(([name, fn]) => {
         const properties = resources[stack.getLogicalId(fn.node.defaultChild as CfnElement)]!.Properties as {
@@ -69,7 +72,12 @@ export function deployedStack(): DeployedStack {
     ) as Record<FunctionName, DeployedFunction>;
     const rules = Object.values(template.findResources('AWS::XRay::SamplingRule')) as { Properties: { SamplingRule: { ServiceType: string; FixedRate: number } } }[];
     const stageRule = rules.find((rule) => rule.Properties.SamplingRule.ServiceType === 'AWS::ApiGateway::Stage');
-    return { functions, accessLogFormat: stage?.Properties.AccessLogSetting?.Format, traceSampleRate: stageRule?.Properties.SamplingRule.FixedRate };
+    return {
+      functions,
+      accessLogFormat: stage?.Properties.AccessLogSetting?.Format,
+      httpAccessLogFormat: httpStage?.Properties.AccessLogSettings?.Format,
+      traceSampleRate: stageRule?.Properties.SamplingRule.FixedRate,
+    };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

@@ -25,6 +25,29 @@ export const prices = {
     as_known_on: knownOn,
     note: 'REST API, first 333 million requests a month; data transfer out not included',
   },
+  api_gateway_http_request: {
+    usd: 1 / 1e6,
+    per: 'request, each 512 KB of it',
+    source: 'https://aws.amazon.com/api-gateway/pricing/',
+    as_known_on: knownOn,
+    note: 'HTTP API (clientApi=http), first 300 million requests a month, metered in 512 KB increments; data transfer out not included',
+  },
+  /** The HTTP API's metering step, taken as 512 × 1024 bytes. */
+  api_gateway_http_request_bytes: 512 * 1024,
+  cloudfront_https_request: {
+    usd: 0.01 / 1e4,
+    per: 'HTTPS request',
+    source: 'https://aws.amazon.com/cloudfront/pricing/',
+    as_known_on: knownOn,
+    note: '$0.0100 per 10,000, edge locations in the United States, Mexico and Canada (dearer elsewhere); in front of the HTTP API for a web ACL; data transfer not included',
+  },
+  waf_request: {
+    usd: 0.6 / 1e6,
+    per: 'request inspected',
+    source: 'https://aws.amazon.com/waf/pricing/',
+    as_known_on: knownOn,
+    note: 'plus $5.00 a month per web ACL and $1.00 a month per rule',
+  },
   lambda_arm64_gb_second: {
     usd: 0.0000133334,
     per: 'GB-second',

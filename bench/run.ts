@@ -342,16 +342,17 @@ try {
     let next = 0;
     const send = async () => {
       const startedAt = performance.now();
+      const text = bodies[next++ % bodies.length]!;
       const { value: answer, bytes } = await logs.during(async () => {
         const response = await fetch(`${urlOf(scenario)}${scenario.path}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...scenario.headers },
-          body: bodies[next++ % bodies.length],
+          body: text,
         });
         return { status: response.status, text: await response.text() };
       });
       if (answer.status !== 200) throw new Error(`${name} answered ${answer.status}: ${answer.text}`);
-      return { ms: performance.now() - startedAt, log_bytes: bytes, status: answer.status, response_bytes: Buffer.byteLength(answer.text) };
+      return { ms: performance.now() - startedAt, log_bytes: bytes, status: answer.status, request_bytes: Buffer.byteLength(text), response_bytes: Buffer.byteLength(answer.text) };
     };
     const measure = async (cold: boolean): Promise<Meter> => {
       let total = { roundTrips: 0, writes: 0, read: 0, write: 0 };
@@ -402,8 +403,9 @@ try {
 
   await server.close();
   await unsignedServer.close();
-  progress('the stack synthesized at its default settings (no bundling), for what each function is deployed with');
+  progress('the stack synthesized at its default settings and with clientApi=http (no bundling), for what each function is deployed with');
   const deployed = deployedStack();
+  const deployedHttp = deployedStack({ clientApi: 'http' });
   progress('bundles and the reference handlers: build, then fresh-process import and one request against the store, interleaved');
   const measured = await measureBundles(root, { endpoint: store.endpoint, tableName: config.tableName }, plan.bundleRuns, progress, deployed.functions);
 
@@ -453,7 +455,7 @@ try {
     webhook_deliveries: webhookDeliveries,
     baseline_store: baselineOf(load.baseline_store!),
     baseline_store_transaction: baselineOf(load.baseline_store_transaction!),
-    ...costSection({ served, metered, scenarios, deployed }),
+    ...costSection({ served, metered, scenarios, deployed, deployedHttp }),
     app_stats: appStats,
     ...(scale ? { scale } : {}),
     bundles: measured.bundles,
@@ -495,6 +497,7 @@ type Results = {
   bundles: Record<string, BundleResult>;
   bundles_reference: BundleMeasurement['reference'];
   cost_per_million: Record<string, CostPerMillion>;
+  cost_per_million_http: Record<string, CostPerMillion>;
   app_stats: AppStatsUnits;
   scale?: ScaleResult;
 } & Record<string, any>;

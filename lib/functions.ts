@@ -73,6 +73,16 @@ function sizing(name: FunctionName, settings: Settings): { timeout: Duration; re
   }
 }
 
+/**
+ * Whether a function is traced. With the HTTP API the client function is not: an HTTP API makes no
+ * sampling decision, and Lambda samples an undecided request by a rule no one can set (the first
+ * each second and 5 % of the rest), which would cost $0.25 per million client requests, a quarter
+ * of what that API charges (docs/deployment.md, "Two front doors for client routes").
+ */
+export function traced(name: FunctionName, settings: Pick<Settings, 'tracing' | 'clientApi'>): boolean {
+  return settings.tracing && !(name === 'client' && settings.clientApi === 'http');
+}
+
 /** The function names in the order the stack has always made them. */
 export const functionNames: readonly FunctionName[] = [...groups, 'authorizer', 'events', 'openapi', 'delivery'];
 
@@ -112,6 +122,7 @@ export class ServiceFunctions extends Construct {
     const role = new iam.Role(this, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(role);
     const keyActions = signingKeyUse[name];
+    const tracing = traced(name, settings);
     const fn = serviceFunction(this, `${id}Function`, name, {
       role,
       runtime: lambda.Runtime.NODEJS_22_X,
@@ -122,7 +133,7 @@ export class ServiceFunctions extends Construct {
       reservedConcurrentExecutions: reservedConcurrency > 0 ? reservedConcurrency : undefined,
       logGroup,
       // Active tracing also grants the role xray:PutTraceSegments and xray:PutTelemetryRecords.
-      tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      tracing: tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       // Platform lines become JSON with the request ID, like the service's own lines.
       loggingFormat: lambda.LoggingFormat.JSON,
       // With JSON logs Lambda filters application lines by their level itself (INFO unless told): it must pass what LOG_LEVEL keeps.
@@ -135,7 +146,7 @@ export class ServiceFunctions extends Construct {
         BCRYPT_COST: String(settings.bcryptCost),
         CACHE_TTL_SECONDS: String(settings.cacheTtlSeconds),
         DEBUG: String(settings.debug),
-        TRACING: String(settings.tracing),
+        TRACING: String(tracing),
         ...(keyActions ? { SIGNING_KMS_KEY_ID: data.signingKey.keyArn } : {}),
         ...nodeOptions(settings),
       },

@@ -22,6 +22,9 @@ export class LicensingStack extends Stack {
     const service = new LicensingService(this, 'Default', props.settings);
     this.service = service;
     new CfnOutput(this, 'ApiUrl', { value: service.api.url, description: 'Base URL of the API: every route is a path under it' });
+    if (service.clientHttpApi) {
+      new CfnOutput(this, 'ClientApiUrl', { value: service.clientHttpApi.url, description: 'Base URL of the client routes on the HTTP API (clientApi=http); ApiUrl serves them too' });
+    }
     new CfnOutput(this, 'TableName', { value: service.table.tableName, description: 'DynamoDB table; pass it to the admin CLI' });
     new CfnOutput(this, 'UsagePlanId', { value: service.usagePlan.usagePlanId, description: 'Usage plan every owner API key joins' });
     new CfnOutput(this, 'RestApiId', { value: service.api.restApiId });

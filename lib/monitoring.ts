@@ -1,5 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -17,6 +18,8 @@ export interface MonitoringProps {
   alarmEmail: string | undefined;
   /** The API stage whose 5xx rate is watched. */
   apiStage: apigateway.Stage;
+  /** The HTTP API's stage, when it serves the client routes too: its 5xx rate is watched alike. */
+  clientApiStage?: apigatewayv2.HttpStage;
   functions: Record<string, lambda.IFunction>;
   table: dynamodb.ITable;
   deadLetterQueue: sqs.IQueue;
@@ -59,11 +62,16 @@ export class Monitoring extends Construct {
     this.alarm('Api5xxRateAlarm', {
       alarmDescription: 'More than 1% of API requests answered 5xx in two of three 5-minute periods',
       metric: props.apiStage.metricServerError({ statistic: cloudwatch.Stats.AVERAGE, period }),
-      threshold: 0.01,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
+      ...overOnePercentTwiceInThree,
     });
+    if (props.clientApiStage) {
+      // The Average of 5xx is its share of the stage's requests, as for the REST stage's 5XXError.
+      this.alarm('ClientApi5xxRateAlarm', {
+        alarmDescription: 'More than 1% of the client HTTP API\'s requests answered 5xx in two of three 5-minute periods',
+        metric: props.clientApiStage.metricServerError({ statistic: cloudwatch.Stats.AVERAGE, period }),
+        ...overOnePercentTwiceInThree,
+      });
+    }
     for (const [name, fn] of Object.entries(props.functions)) {
       const id = pascalCase(name);
       this.alarm(`${id}ErrorsAlarm`, {
@@ -95,6 +103,13 @@ export class Monitoring extends Construct {
     this.alarms.push(alarm);
   }
 }
+
+const overOnePercentTwiceInThree = {
+  threshold: 0.01,
+  comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+  evaluationPeriods: 3,
+  datapointsToAlarm: 2,
+};
 
 const atLeastOnce = { threshold: 1, comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, evaluationPeriods: 1 };
 

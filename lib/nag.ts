@@ -28,7 +28,7 @@ export function acknowledgeNagFindings(
   acknowledge(
     service,
     'AwsSolutions-APIG4',
-    '/auth, /register and /reset-hwid are public by design (the caller is identified by app_id and license); every management route uses the API-key Lambda authorizer.',
+    'The client routes (/auth, /register, ...: on the REST API, and with clientApi=http on the HTTP API too) are public by design (the caller is identified by app_id and license); every management route uses the API-key Lambda authorizer.',
   );
   acknowledge(
     service,

@@ -98,6 +98,8 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       { actions: ['dynamodb:GetItem'], partitions: ['app', 'subscription'] },
       { actions: ['dynamodb:PutItem'], partitions: ['app', 'license', 'request'] },
       { actions: ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'], partitions: ['license'] },
+      // create-bulk under a request_id records each chunk written in its plan, in the chunk's transaction.
+      { actions: ['dynamodb:UpdateItem'], partitions: ['request'] },
       { actions: ['dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'], partitions: ['app', 'license'] },
       // /license/find reads the licenses bound to a device from its entries (`APP#<id>#DEV#<hwid>`); the listing
       // sorted by expiry reads the app's expiry order (`APP#<id>#BYEXPIRY`).

@@ -10,6 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FunctionName } from '../functions/routes';
 import { ServiceApi } from './api';
+import { ClientHttpApi } from './client-api';
 import { DashboardSite } from './dashboard';
 import { ServiceData } from './data';
 import { EventsPipeline } from './events';
@@ -36,6 +37,8 @@ export class LicensingService extends Construct {
   /** The functions by name: one per route group, `authorizer`, `events`, `openapi` and the webhooks' `delivery`. */
   readonly functions: Record<FunctionName, lambda.Function>;
   readonly api: apigateway.RestApi;
+  /** The HTTP API that also serves the client routes: absent unless `clientApi` is `http`. */
+  readonly clientHttpApi: ClientHttpApi | undefined;
   readonly authorizer: apigateway.RequestAuthorizer;
   /** Every owner API key joins it. */
   readonly usagePlan: apigateway.UsagePlan;
@@ -87,11 +90,13 @@ export class LicensingService extends Construct {
     this.api = api.api;
     this.authorizer = api.authorizer;
     this.usagePlan = api.usagePlan;
+    this.clientHttpApi = settings.clientApi === 'http' ? new ClientHttpApi(this, 'ClientApi', { settings, client: this.functions.client }) : undefined;
     this.firewall = Firewall.wanted(settings) ? new Firewall(this, 'Firewall', { settings, stage: this.api.deploymentStage }) : undefined;
     const monitoring = new Monitoring(this, 'Monitoring', {
       stage: settings.stage,
       alarmEmail: settings.alarmEmail,
       apiStage: this.api.deploymentStage,
+      clientApiStage: this.clientHttpApi?.stage,
       functions: this.functions,
       table: this.table,
       deadLetterQueue: this.eventsDeadLetterQueue,

@@ -2,6 +2,9 @@ import type { LogLevel, ViewerHeader } from '../functions/core/config';
 
 export type EndpointType = 'edge' | 'regional';
 
+/** What serves the client routes besides the REST API: nothing more (`rest`), or an HTTP API too (`http`). */
+export type ClientApi = 'rest' | 'http';
+
 /**
  * What an owner sets on a deployment: the props of `LicensingService`, and the CDK context keys of
  * this repository's own stack (`-c key=value`, or the `context` block of cdk.json), under the same
@@ -16,6 +19,14 @@ export interface LicensingServiceProps {
   readonly stage?: string;
   /** @default 'edge' */
   readonly endpointType?: EndpointType;
+  /**
+   * `http` adds an API Gateway HTTP API serving every client route, at less than a third of the REST
+   * API's price per request, beside the REST API, which keeps serving them too. An HTTP API takes no
+   * web ACL, so with it the client function trusts no CloudFront viewer header, and it is not traced
+   * (docs/deployment.md, "Two front doors for client routes").
+   * @default 'rest'
+   */
+  readonly clientApi?: ClientApi;
   /**
    * Set with a regional endpoint behind the owner's own CloudFront, which adds it as the
    * `x-origin-verify` header: a web ACL then refuses every request without it, and the
@@ -197,6 +208,7 @@ function resolveSettings(source: Source): Settings {
     throw new SettingsError(`${name('stage')} must be 1 to 64 letters, digits or "-" (it names the stage, the API, the event bus and this repository's stack Licensing-<stage>), got "${stage}"`);
   }
   const endpointType = oneOf<EndpointType>(source, 'endpointType', ['edge', 'regional'], 'edge');
+  const clientApi = oneOf<ClientApi>(source, 'clientApi', ['rest', 'http'], 'rest');
   const cloudFrontOriginSecret = text(source, 'cloudFrontOriginSecret');
   if (cloudFrontOriginSecret !== undefined) {
     if (!/^[A-Za-z0-9_-]{32,256}$/.test(cloudFrontOriginSecret)) {
@@ -204,6 +216,11 @@ function resolveSettings(source: Source): Settings {
     }
     if (endpointType !== 'regional') {
       throw new SettingsError(`${name('cloudFrontOriginSecret')} needs endpointType=regional: an edge endpoint has API Gateway's own distribution in front`);
+    }
+    if (clientApi === 'http') {
+      throw new SettingsError(
+        `${name('cloudFrontOriginSecret')} cannot be combined with clientApi=http: an HTTP API takes no web ACL, so requests sent straight to it would pass without the secret and with any country or ASN`,
+      );
     }
   }
   const managementCorsOrigin = text(source, 'managementCorsOrigin');
@@ -217,6 +234,7 @@ function resolveSettings(source: Source): Settings {
   return {
     stage,
     endpointType,
+    clientApi,
     cloudFrontOriginSecret,
     clientRateLimit: integer(source, 'clientRateLimit', 100, 1, 10000),
     clientBurstLimit: integer(source, 'clientBurstLimit', 200, 1, 5000),
@@ -252,9 +270,12 @@ function resolveSettings(source: Source): Settings {
  * The viewer headers only a CloudFront in front of every request can vouch for: API
  * Gateway's own edge distribution adds the country (not the ASN) and cannot be
  * bypassed; an owner's distribution adds both once the origin secret shuts the
- * direct way in. A regional endpoint without it trusts neither.
+ * direct way in. A regional endpoint without it trusts neither, and neither does a
+ * stack with the HTTP API: anyone may call it directly with any header, and one
+ * client function serves both APIs, so a blacklisted country would just use that door.
  */
-export function trustedViewerHeaders(settings: Pick<Settings, 'endpointType' | 'cloudFrontOriginSecret'>): ViewerHeader[] {
+export function trustedViewerHeaders(settings: Pick<Settings, 'endpointType' | 'cloudFrontOriginSecret' | 'clientApi'>): ViewerHeader[] {
+  if (settings.clientApi === 'http') return [];
   if (settings.endpointType === 'edge') return ['country'];
   return settings.cloudFrontOriginSecret === undefined ? [] : ['country', 'asn'];
 }

@@ -4,22 +4,25 @@ import {
   DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
+  type _Record,
   type Shard,
   type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
-import { consumeBatch, type ConsumerDeps } from '../functions/events/consumer';
-import { toStreamChange } from '../functions/events/stream-record';
+import { consumeRecords, type ConsumerDeps } from '../functions/events/consumer';
 import { credentialsOrPlaceholders } from '../functions/data/db';
 import { tableDefinition } from '../functions/data/table';
 import { serveAs } from './serving';
 
 /**
  * The events consumer over DynamoDB Local's stream, as the event source
- * mapping runs it over DynamoDB's on AWS: the same `consumeBatch`, records in
- * shard order, a failed batch read again from its first unfinished record.
+ * mapping runs it over DynamoDB's on AWS: the same `consumeRecords`, records in
+ * shard order, a failed record read again (with what follows it) until it is
+ * done or has failed `attemptsPerRecord` times, then logged as given up and
+ * passed over, so one record that can never be done stops nothing else
+ * (on AWS it goes to the on-failure destination after the mapping's retries).
  */
 export interface LocalEventStream {
-  /** Resolves once every record written before the call has been consumed; throws when a batch keeps failing. */
+  /** Resolves once every record written before the call has been consumed or given up, without the pauses the background loop makes between attempts. */
   drain(): Promise<void>;
   /** Stream records read so far (also those that announce nothing). */
   readonly recordsRead: number;
@@ -37,16 +40,21 @@ export interface LocalEventStreamOptions {
   pollMs?: number;
 }
 
-/** A batch that failed this many times in a row stops a drain with an error rather than looping forever. */
-const maxAttemptsPerBatch = 5;
+/**
+ * Attempts at a record before it is given up. The background loop pauses
+ * between them, doubling from `pollMs`: with 500 ms a record is given up
+ * about 8 s after its first failure, time enough for a busy store to recover.
+ */
+export const attemptsPerRecord = 5;
 
 interface ShardState {
   shard: Shard;
   iterator: string | undefined;
-  /** The last record consumed; a new iterator starts after it. */
+  /** The last record consumed or given up; a new iterator starts after it. */
   lastSequenceNumber: string | undefined;
   closed: boolean;
-  failures: number;
+  /** The record that failed last, how often in a row, and when the background loop tries it again. */
+  failing: { sequenceNumber: string; attempts: number; retryAt: number } | undefined;
 }
 
 async function streamArnOf(client: DynamoDBClient, tableName: string): Promise<string> {
@@ -79,14 +87,39 @@ export async function startLocalEventStream(options: LocalEventStreamOptions): P
     do {
       const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start }));
       for (const shard of StreamDescription?.Shards ?? []) {
-        if (!shards.has(shard.ShardId!)) shards.set(shard.ShardId!, { shard, iterator: undefined, lastSequenceNumber: undefined, closed: false, failures: 0 });
+        if (!shards.has(shard.ShardId!)) shards.set(shard.ShardId!, { shard, iterator: undefined, lastSequenceNumber: undefined, closed: false, failing: undefined });
       }
       start = StreamDescription?.LastEvaluatedShardId;
     } while (start);
   };
 
+  /**
+   * A record failed again: the records before it are done; it is read again
+   * later, or, at its last attempt, logged and passed over as AWS's
+   * on-failure destination would take it. Answers whether the shard goes on now.
+   */
+  const recordFailed = async (state: ShardState, records: readonly _Record[], sequenceNumber: string): Promise<boolean> => {
+    const index = Math.max(0, records.findIndex((record) => record.dynamodb?.SequenceNumber === sequenceNumber));
+    recordsRead += index;
+    if (index > 0) state.lastSequenceNumber = records[index - 1]!.dynamodb!.SequenceNumber;
+    const attempts = state.failing?.sequenceNumber === sequenceNumber ? state.failing.attempts + 1 : 1;
+    if (attempts < attemptsPerRecord) {
+      state.failing = { sequenceNumber, attempts, retryAt: Date.now() + (options.pollMs ?? 0) * 2 ** (attempts - 1) };
+      state.iterator = await iteratorOf(state, 'AT_SEQUENCE_NUMBER', sequenceNumber);
+      return false;
+    }
+    const record = records[index];
+    options.deps.logger.error('stream record given up', { sequence_number: sequenceNumber, event_id: record?.eventID, event_name: record?.eventName, attempts });
+    state.failing = undefined;
+    state.lastSequenceNumber = sequenceNumber;
+    recordsRead += 1;
+    state.iterator = await iteratorOf(state, 'AFTER_SEQUENCE_NUMBER', sequenceNumber);
+    return true;
+  };
+
   /** Reads one shard until it has nothing more now; the number of records read. */
-  const readShard = async (state: ShardState): Promise<number> => {
+  const readShard = async (state: ShardState, retryEarly: boolean): Promise<number> => {
+    if (!retryEarly && state.failing && Date.now() < state.failing.retryAt) return 0;
     state.iterator ??= state.lastSequenceNumber
       ? await iteratorOf(state, 'AFTER_SEQUENCE_NUMBER', state.lastSequenceNumber)
       : await iteratorOf(state, 'TRIM_HORIZON');
@@ -104,14 +137,15 @@ export async function startLocalEventStream(options: LocalEventStreamOptions): P
       }
       const records = answer.Records ?? [];
       if (records.length > 0) {
-        const outcome = await serveAs('events', () => consumeBatch(options.deps, records.map(toStreamChange)));
+        const outcome = await serveAs('events', () => consumeRecords(options.deps, records));
         if (outcome.failedSequenceNumber !== undefined) {
-          state.failures += 1;
-          if (state.failures >= maxAttemptsPerBatch) throw new Error(`stream batch from ${outcome.failedSequenceNumber} failed ${state.failures} times`);
-          state.iterator = await iteratorOf(state, 'AT_SEQUENCE_NUMBER', outcome.failedSequenceNumber);
+          const before = recordsRead;
+          const goesOn = await recordFailed(state, records, outcome.failedSequenceNumber);
+          read += recordsRead - before;
+          if (goesOn) continue;
           return read;
         }
-        state.failures = 0;
+        state.failing = undefined;
         state.lastSequenceNumber = records.at(-1)!.dynamodb!.SequenceNumber;
         recordsRead += records.length;
         read += records.length;
@@ -128,14 +162,14 @@ export async function startLocalEventStream(options: LocalEventStreamOptions): P
   };
 
   /** One pass over every shard, parents before their children; the number of records read. */
-  const pass = async (): Promise<number> => {
+  const pass = async (retryEarly = false): Promise<number> => {
     await discoverShards();
     let read = 0;
     for (const state of shards.values()) {
       if (state.closed) continue;
       const parent = state.shard.ParentShardId && shards.get(state.shard.ParentShardId);
       if (parent && !parent.closed) continue;
-      read += await readShard(state);
+      read += await readShard(state, retryEarly);
     }
     return read;
   };
@@ -165,8 +199,8 @@ export async function startLocalEventStream(options: LocalEventStreamOptions): P
     // DynamoDB Local puts a write's record on the stream before it answers the write: a pass that reads nothing has seen every earlier write.
     drain: () =>
       exclusive(async () => {
-        while ((await pass()) > 0 || [...shards.values()].some((state) => !state.closed && state.failures > 0)) {
-          // Keep reading: more records came, or a failed batch waits to be read again.
+        while ((await pass(true)) > 0 || [...shards.values()].some((state) => !state.closed && state.failing !== undefined)) {
+          // Keep reading: more records came, or a failed record waits to be read again.
         }
       }),
     get recordsRead() {

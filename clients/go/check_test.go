@@ -119,7 +119,7 @@ func TestEveryCallSendsAFreshNonce(t *testing.T) {
 	}
 }
 
-func TestNewClientRefusesWhatIsNoEd25519PublicKeyOrAppID(t *testing.T) {
+func TestNewClientRefusesWhatIsNoEd25519PublicKeyAppIDOrHTTPURL(t *testing.T) {
 	s := theService(t)
 	var jwk map[string]interface{}
 	if err := json.Unmarshal([]byte(s.jwk), &jwk); err != nil {
@@ -132,12 +132,18 @@ func TestNewClientRefusesWhatIsNoEd25519PublicKeyOrAppID(t *testing.T) {
 		"an RSA JWK":                            {URL: s.url, AppID: s.appID, PublicKey: `{"kty":"RSA","n":"x","e":"AQAB"}`},
 		"no key":                                {URL: s.url, AppID: s.appID, PublicKey: "not a key"},
 		"an app id that is no UUID":             {URL: s.url, AppID: "my-app", PublicKey: s.jwk},
-		"no URL":                                {AppID: s.appID, PublicKey: s.jwk},
+		"a URL that is not http(s)":             {URL: "ftp://example.com", AppID: s.appID, PublicKey: s.jwk},
 	} {
 		if _, err := licensing.NewClient(options); err == nil {
 			t.Errorf("%s was taken", name)
 		}
 	}
+	// No URL: a client that never goes online (an air-gapped program); its calls fail at once with NETWORK_ERROR.
+	offline, err := licensing.NewClient(licensing.Options{AppID: s.appID, PublicKey: s.jwk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused(t, licensing.CodeNetworkError)(offline.Check(ctx, licensing.Credentials{License: "KEY"}))
 }
 
 func TestUsageIsRecordedAndRefusedPastTheLimit(t *testing.T) {

@@ -14,15 +14,18 @@ import (
 
 // Options configure a Client.
 type Options struct {
-	// URL is the service's base URL, e.g. the stack's ApiUrl output.
+	// URL is the service's base URL, e.g. the stack's ApiUrl output; empty: a
+	// client that never goes online (an air-gapped program), whose Check
+	// answers from the stored license file or token.
 	URL string
 	// AppID is the application's id.
 	AppID string
 	// PublicKey is the application's public key, pinned in the program: the
 	// public_key_pem or the jwk (as JSON text) that POST /app/signing-key answers.
 	PublicKey string
-	// StateDir is where the library keeps the last offline token (one directory
-	// per application); empty: no offline use.
+	// StateDir is where the library keeps the last offline token, the license
+	// file, activation requests waiting for their file and the latest time seen
+	// (one directory per application); empty: no offline use.
 	StateDir string
 	// Timeout is the longest a call may take, retries included; 10 seconds when 0.
 	Timeout time.Duration
@@ -106,6 +109,8 @@ type Client struct {
 
 	machineOnce sync.Once
 	machineID   string
+	// stateMu makes one client's reads and writes of its state files take turns.
+	stateMu sync.Mutex
 }
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -113,7 +118,7 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 // NewClient makes a client; it fails on a URL that is not http(s), an app id
 // that is no UUID and a public key that is no Ed25519 key.
 func NewClient(options Options) (*Client, error) {
-	if !strings.HasPrefix(options.URL, "https://") && !strings.HasPrefix(options.URL, "http://") {
+	if options.URL != "" && !strings.HasPrefix(options.URL, "https://") && !strings.HasPrefix(options.URL, "http://") {
 		return nil, errors.New("licensing: URL is no http(s) URL")
 	}
 	if !uuidPattern.MatchString(options.AppID) {
@@ -161,6 +166,9 @@ func (c *Client) fields(credentials Credentials) map[string]interface{} {
 }
 
 func (c *Client) call(ctx context.Context, path string, fields map[string]interface{}) (*answer, *request, error) {
+	if c.url == "" {
+		return nil, nil, &Error{Code: CodeNetworkError, detail: "no service URL is set: this client works offline only"}
+	}
 	req, err := newRequest(path, fields)
 	if err != nil {
 		return nil, nil, err
@@ -171,13 +179,15 @@ func (c *Client) call(ctx context.Context, path string, fields map[string]interf
 
 // Check authenticates (and on first use activates) the license. It succeeds
 // with the service's verified answer or, when the service cannot be reached
-// (NETWORK_ERROR) and a StateDir is set, from the stored offline token while
-// it verifies, is within its nbf (with a minute's leeway) and exp by the
-// client's clock, and names this license (or was got with this username) and
-// this device. With a StateDir, every success asks for a new token and keeps
-// it; a refusal of the license by the service (HTTP 403: paused, expired,
-// another device, ...) deletes the stored token of that license, which must
-// not outlive the refusal.
+// (NETWORK_ERROR) and a StateDir is set, from the stored license file
+// (LICENSE_FILE_VALID, Data its claims) or else the stored offline token
+// (OFFLINE_TOKEN_VALID) while it verifies, is within its nbf (with a minute's
+// leeway) and exp by the client's clock, and names this license (or username)
+// and this device; CLOCK_MOVED_BACK when the clock is more than a day behind
+// the latest time seen. With a StateDir, every success asks for a new token
+// and keeps it; a refusal of the license by the service (HTTP 403: paused,
+// expired, another device, ...) deletes the stored token and license file of
+// that license, which must not outlive the refusal.
 func (c *Client) Check(ctx context.Context, credentials Credentials) (*Result, error) {
 	fields := c.fields(credentials)
 	if c.stateDir != "" {
@@ -190,11 +200,32 @@ func (c *Client) Check(ctx context.Context, credentials Credentials) (*Result, e
 	}
 	switch {
 	case failure.Code == CodeNetworkError:
-		return c.offline(credentials, failure)
+		return c.fromStored(credentials, failure)
 	case failure.Status == http.StatusForbidden && failure.Code != CodeInvalidSignature:
 		c.forgetToken(credentials)
+		c.forgetLicenseFile(credentials)
 	}
 	return nil, err
+}
+
+// fromStored answers a Check the service could not answer: the license file
+// first (it carries the license data), then the offline token. Nothing stored
+// for this license and device leaves the network's failure; when something is
+// but cannot be used (expired, altered, the clock set back), the first such
+// reason is the error.
+func (c *Client) fromStored(credentials Credentials, unreachable *Error) (*Result, error) {
+	result, fileErr := c.fromLicenseFile(credentials)
+	if result != nil {
+		return result, nil
+	}
+	result, tokenErr := c.offline(credentials, unreachable)
+	if result != nil {
+		return result, nil
+	}
+	if fileErr != nil {
+		return nil, fileErr
+	}
+	return nil, tokenErr
 }
 
 // Borrow holds this device's floating seat for the duration given (whole
@@ -307,7 +338,8 @@ func (c *Client) acceptToken(got *answer, req *request, credentials Credentials)
 			return invalidSignature("the answer's key is no string")
 		}
 	}
-	if _, err := verifyToken(token, c.key, expected); err != nil {
+	claims, err := verifyToken(token, c.key, expected)
+	if err != nil {
 		return err
 	}
 	if c.stateDir == "" {
@@ -315,9 +347,14 @@ func (c *Client) acceptToken(got *answer, req *request, credentials Credentials)
 	}
 	// The service said yes: a token that cannot be kept is a setup mistake
 	// (the StateDir is not writable), reported as the file system's error.
-	if err := storeToken(c.stateDir, storedToken{Token: token, Username: credentials.Username}); err != nil {
+	c.stateMu.Lock()
+	err = storeToken(c.stateDir, storedToken{Token: token, Username: credentials.Username})
+	c.stateMu.Unlock()
+	if err != nil {
 		return fmt.Errorf("licensing: cannot keep the offline token in %s: %w", c.stateDir, err)
 	}
+	iat, _ := numberMember(claims, "iat")
+	c.sawServiceTime(iat)
 	return nil
 }
 
@@ -337,6 +374,10 @@ func (c *Client) offline(credentials Credentials, unreachable *Error) (*Result, 
 		return nil, unreachable
 	}
 	now := c.now()
+	// A clock set back is refused before the token is judged by it.
+	if err := c.judgeClock(now); err != nil {
+		return nil, err
+	}
 	// A token not valid yet by this clock, past the leeway, is no answer either.
 	if nbf, ok := numberMember(peeked, "nbf"); ok && nbf > float64(now.Add(storedTokenLeeway).Unix()) {
 		return nil, unreachable

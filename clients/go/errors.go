@@ -30,7 +30,8 @@ const (
 // library's own codes above. Use errors.As to reach it.
 type Error struct {
 	// Code is the service's message (a 400's is its sentence, e.g. "Invalid nonce"),
-	// or INVALID_SIGNATURE, NETWORK_ERROR, OFFLINE_TOKEN_EXPIRED.
+	// or INVALID_SIGNATURE, NETWORK_ERROR, OFFLINE_TOKEN_EXPIRED, LICENSE_FILE_MISMATCH,
+	// LICENSE_FILE_EXPIRED, CLOCK_MOVED_BACK.
 	Code string
 	// Data is what the service sent with a refusal, e.g. {max_devices, next_seat_at}
 	// with SEATS_EXHAUSTED; nil when it sent none.

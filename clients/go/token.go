@@ -242,35 +242,13 @@ type storedToken struct {
 
 const tokenFileName = "offline-token.json"
 
-// storeToken replaces the file whole (a temporary file renamed over it, mode
-// 0600): a crash or a concurrent reader sees the old token or the new one,
-// never part of one.
+// storeToken replaces the token file whole (replaceFile).
 func storeToken(dir string, stored storedToken) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
 	text, err := json.Marshal(stored)
 	if err != nil {
 		return err
 	}
-	temporary, err := os.CreateTemp(dir, "."+tokenFileName+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = temporary.Write(text)
-	if err == nil {
-		err = temporary.Sync()
-	}
-	if closeErr := temporary.Close(); err == nil {
-		err = closeErr
-	}
-	if err == nil {
-		err = os.Rename(temporary.Name(), filepath.Join(dir, tokenFileName))
-	}
-	if err != nil {
-		os.Remove(temporary.Name())
-	}
-	return err
+	return replaceFile(dir, tokenFileName, text)
 }
 
 // loadToken is the stored token; nil when there is none or the file holds something else.

@@ -3,6 +3,7 @@
  * by scripts/pack-construct.ts with its Lambda code and dashboard already bundled.
  */
 export { LicensingService } from '../../lib/service';
-export type { EndpointType, LicensingServiceProps, Settings } from '../../lib/settings';
+export type { ClientHttpApi } from '../../lib/client-api';
+export type { ClientApi, EndpointType, LicensingServiceProps, Settings } from '../../lib/settings';
 export { SettingsError } from '../../lib/settings';
 export type { FunctionName, Group } from '../../functions/routes';

@@ -2,6 +2,7 @@ import { iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { makeApiKey } from '#core/domain/api-keys';
 import { accessDenied, ownedApp } from '#core/domain/ownership';
+import { keyInScope } from '#core/http/app-scope';
 import type { CallingKey, OwnerInput } from '#core/http/handler';
 import type { ApiKeyRecord } from '#data/model/api-key';
 import type { apiKeyIdSchema, createApiKeySchema, listAppsSchema } from './schemas';
@@ -41,9 +42,15 @@ export async function createApiKeyRoute(deps: Deps, input: OwnerInput<typeof cre
   return { ...apiKeyView({ ...record, key_id: record.key_id! }), api_key: apiKey };
 }
 
-/** `/apikey/list`: the team's keys, oldest first. Keys made before keys had ids are not listed. */
+/**
+ * `/apikey/list`: the team's keys, oldest first; to a key limited to applications, only
+ * the keys limited to some of its own. Keys made before keys had ids are not listed.
+ */
 export async function listApiKeys(deps: Deps, input: OwnerInput<typeof listAppsSchema>) {
-  return (await apiKeys.listByTeam(deps.table, input.teamId)).filter(listed).map(apiKeyView);
+  return (await apiKeys.listByTeam(deps.table, input.teamId))
+    .filter(listed)
+    .filter((record) => keyInScope(deps, record.apps))
+    .map(apiKeyView);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Deps } from '#core/deps';
-import { inScope } from '#core/domain/ownership';
+import { inScope } from '#core/http/app-scope';
 import type { OwnerInput } from '#core/http/handler';
 import { appSummary } from './manage';
 import type { listAppsSchema } from './schemas';

@@ -19,6 +19,8 @@ export interface Config {
   bcryptCost: number;
   /** How long app, team and subscription items are cached in a warm Lambda (licenses and blacklists never are). 0 turns caching off. */
   cacheTtlSeconds: number;
+  /** Seconds a bulk route may go on starting work after its request arrived (docs/management-api.md#time-budget-of-bulk-routes). */
+  bulkWorkSeconds: number;
   /** X-Ray subsegments for DynamoDB calls; the stack sets it on Lambdas with active tracing. Off locally and in tests. */
   tracing: boolean;
   /**
@@ -143,6 +145,7 @@ export function readConfig(env: Env = process.env): Config {
     logLevel,
     bcryptCost: integer(env, 'BCRYPT_COST', 10, 4, 15),
     cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 5, 0, 300),
+    bulkWorkSeconds: integer(env, 'BULK_WORK_SECONDS', 15, 1, 20),
     tracing: flag(env, 'TRACING', false),
     trustedViewerHeaders: viewerHeaderList(env, 'TRUSTED_VIEWER_HEADERS'),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 90, 1, 3650),

@@ -28,6 +28,8 @@ export interface Deps {
   webhooks: WebhookSetup | undefined;
   /** The applications the request's API key is limited to (docs/api-keys.md); undefined: all of its team's. */
   appScope?: ReadonlySet<string>;
+  /** When (epoch milliseconds) the request's bulk work must stop starting writes; undefined: no limit (core/domain/bulk.ts). */
+  workUntil?: number;
 }
 
 export interface WebhookSetup {
@@ -76,12 +78,12 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
  * through a cache that also keeps what this request read (requestItemCache),
  * and a logger that puts the request's id on every line.
  */
-export function forRequest(deps: Deps, requestId: string | undefined, actor?: string, appScope?: ReadonlySet<string>): Deps {
-  if (!requestId && actor === undefined && appScope === undefined) return deps;
+export function forRequest(deps: Deps, requestId: string | undefined, actor?: string, appScope?: ReadonlySet<string>, workUntil?: number): Deps {
+  if (!requestId && actor === undefined && appScope === undefined && workUntil === undefined) return deps;
   const table = { ...deps.table, ...(requestId ? { requestId } : {}), ...(actor === undefined ? {} : { actor }) };
   const cache = requestItemCache(deps.cache);
   const logger = requestId ? withFields(deps.logger, { request_id: requestId }) : deps.logger;
-  return { ...deps, table, cache, logger, ...(appScope ? { appScope } : {}) };
+  return { ...deps, table, cache, logger, ...(appScope ? { appScope } : {}), ...(workUntil === undefined ? {} : { workUntil }) };
 }
 
 let lambdaDeps: Promise<Deps> | undefined;

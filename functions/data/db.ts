@@ -340,11 +340,23 @@ export type ConditionParts = Pick<UpdateCommandInput, 'ConditionExpression' | 'E
 
 /**
  * One PutItem, carrying the writer's actor unless `unstamped`, under
- * `condition` when there is one. A put that must not overwrite and may be
- * resent is `putNew`.
+ * `condition` when there is one; `oldOnFailure` has a failed condition return
+ * the item in the way (`conditional` reads it). A put that must not overwrite
+ * and may be resent is `putNew`.
  */
-export async function putItem(table: Table, item: Record<string, unknown>, options: { condition?: ConditionParts; unstamped?: boolean } = {}): Promise<void> {
-  await table.doc.send(new PutCommand({ TableName: table.name, Item: options.unstamped ? item : stampItem(table, item), ...options.condition }));
+export async function putItem(
+  table: Table,
+  item: Record<string, unknown>,
+  options: { condition?: ConditionParts; unstamped?: boolean; oldOnFailure?: boolean } = {},
+): Promise<void> {
+  await table.doc.send(
+    new PutCommand({
+      TableName: table.name,
+      Item: options.unstamped ? item : stampItem(table, item),
+      ...options.condition,
+      ...(options.oldOnFailure ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
+    }),
+  );
 }
 
 /** One DeleteItem under `condition`. A delete of an item that must exist is `deleteExisting`. */

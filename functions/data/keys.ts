@@ -142,6 +142,9 @@ export const keys = {
     return { pk: `REQ#${teamId}#${route}#${requestId}#${licenseKey}`, sk: 'REQ' };
   },
 
+  /** Idempotency record of a whole bulk request under the owner's `request_id`: what it set out to do, for the same request sent again. */
+  bulkRequest: (teamId: string, route: string, requestId: string): ItemKey => ({ pk: `REQ#${teamId}#${route}#${requestId}`, sk: 'REQ' }),
+
   /** An audit item: under its app, in `auditPosition` order; the index entry lists one license's audit items the same way. */
   audit: (appId: string, position: string): ItemKey => ({ pk: `APP#${appId}#AUDIT`, sk: position }),
   auditOfApp: (appId: string): string => `APP#${appId}#AUDIT`,

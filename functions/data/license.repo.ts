@@ -61,10 +61,11 @@ export function create(table: Table, license: License): Promise<boolean> {
 
 /**
  * Up to 100 new licenses in one transaction: all written, or none when any
- * key exists already (BatchWriteItem cannot carry that condition).
+ * key exists already (BatchWriteItem cannot carry that condition). `alongside`
+ * are written in the same transaction (a bulk request's record of its progress).
  */
-export async function createAll(table: Table, licenses: License[]): Promise<'created' | 'key_taken'> {
-  return (await transact(table, licenses.map((license) => newLicense(table, license)))) ? 'key_taken' : 'created';
+export async function createAll(table: Table, licenses: License[], alongside: TransactItem[] = []): Promise<'created' | 'key_taken'> {
+  return (await transact(table, [...licenses.map((license) => newLicense(table, license)), ...alongside])) ? 'key_taken' : 'created';
 }
 
 /** A license with its username index item, together or not at all. */

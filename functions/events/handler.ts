@@ -2,11 +2,8 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { lambdaDepsFromEnv } from '#core/deps';
-import { consumeBatch, type ConsumerDeps } from './consumer';
+import { consumeRecords, type ConsumerDeps } from './consumer';
 import { eventBridgeSink } from './sinks';
-import { toStreamChange } from './stream-record';
-
-let consumerDeps: Promise<ConsumerDeps> | undefined;
 
 async function createConsumerDeps(): Promise<ConsumerDeps> {
   const deps = await lambdaDepsFromEnv();
@@ -25,11 +22,20 @@ async function createConsumerDeps(): Promise<ConsumerDeps> {
 
 /**
  * The table's stream (no route): each batch's records become events, audit
- * items and daily counters. A failure reports the first record not done
- * (ReportBatchItemFailures), so the stream delivers it and what follows again.
+ * items and daily counters. A record that cannot be read or done is reported
+ * alone (ReportBatchItemFailures), the records before it done: the event
+ * source mapping bisects the batch at it and retries from it, and once its
+ * retries are spent sends the record's place in the stream to the on-failure
+ * destination (the events dead-letter queue) and goes on with the next one
+ * (lib/events.ts).
  */
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
-  consumerDeps ??= createConsumerDeps();
-  const outcome = await consumeBatch(await consumerDeps, event.Records.map(toStreamChange));
-  return { batchItemFailures: outcome.failedSequenceNumber === undefined ? [] : [{ itemIdentifier: outcome.failedSequenceNumber }] };
+export function createEventsHandler(deps: () => Promise<ConsumerDeps>) {
+  let consumerDeps: Promise<ConsumerDeps> | undefined;
+  return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+    consumerDeps ??= deps();
+    const outcome = await consumeRecords(await consumerDeps, event.Records);
+    return { batchItemFailures: outcome.failedSequenceNumber === undefined ? [] : [{ itemIdentifier: outcome.failedSequenceNumber }] };
+  };
 }
+
+export const handler = createEventsHandler(createConsumerDeps);

@@ -18,6 +18,6 @@ export function toggleLockBulk(deps: Deps, input: OwnerInput<typeof toggleLockBu
     async (licenseKey) => {
       if (!(await licenses.updateFields(deps.table, licenseKey, input.teamId, { hwid_lock: input.hwid_lock }, {}, deps.appScope))) throw notFound.license();
     },
-    { logger: deps.logger },
+    { logger: deps.logger, workUntil: deps.workUntil },
   );
 }

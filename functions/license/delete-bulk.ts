@@ -5,5 +5,5 @@ import { deleteOwned } from './delete';
 import type { licenseKeysSchema } from './schemas';
 
 export function deleteInBulk(deps: Deps, input: OwnerInput<typeof licenseKeysSchema>) {
-  return runBulk(input.license_keys, (licenseKey) => deleteOwned(deps, input.teamId, licenseKey), { logger: deps.logger });
+  return runBulk(input.license_keys, (licenseKey) => deleteOwned(deps, input.teamId, licenseKey), { logger: deps.logger, workUntil: deps.workUntil });
 }

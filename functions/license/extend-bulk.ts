@@ -1,7 +1,8 @@
-import { mapConcurrently, runBulk } from '#core/domain/bulk';
+import { mapConcurrently, mayStartWork, notStarted, runBulk, storeUnavailable } from '#core/domain/bulk';
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http/handler';
-import { isOwnedLicense } from '#core/domain/ownership';
+import { describeError } from '#core/logger';
+import { isOwnedLicense, notFound } from '#core/domain/ownership';
 import { maxTransactItems } from '#data/db';
 import { keys } from '#data/keys';
 import type { ExpiryChange, License } from '#data/model/license';
@@ -30,6 +31,12 @@ const unknownOutcomeSends = 3;
  * the same token (an applied one answers success), half the items per key,
  * and its keys are reported failed if its outcome stays unknown rather than
  * risk a second extension.
+ *
+ * No group or key is started after the request's time for work
+ * (`deps.workUntil`), but for the first: those keys answer SERVICE_UNAVAILABLE,
+ * not extended, and the same request sent again for them (with the same
+ * `request_id`) goes on with them. A store that cannot even give the licenses to extend answers 503
+ * SERVICE_UNAVAILABLE for the whole request: nothing was changed.
  */
 export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBulkSchema>) {
   const ttl = Math.floor(deps.clock.now().getTime() / 1000) + markerLifetimeSeconds;
@@ -41,7 +48,14 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
   const groupSize = input.request_id === undefined ? maxTransactItems : maxTransactItems / 2;
 
   const distinct = [...new Set(input.license_keys)];
-  const read = await licenses.getMany(deps.table, distinct, input.teamId);
+  let read: Map<string, License>;
+  try {
+    read = await licenses.getMany(deps.table, distinct, input.teamId);
+  } catch (error) {
+    if (!storeUnavailable(error)) throw error;
+    deps.logger.warn('extend-bulk: the licenses could not be read', describeError(error, distinct));
+    throw notStarted();
+  }
   // A key that cannot be extended goes key by key, where it gets its own INVALID_INPUT.
   const owned = distinct
     .map((key) => read.get(key))
@@ -50,7 +64,11 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
 
   const extended = new Set<string>();
   const unknown = new Set<string>();
+  let started = 0;
+  const mayStart = () => (started++ === 0 || mayStartWork(deps));
   await mapConcurrently(groups, parallelGroups, async (group) => {
+    // A group not started goes key by key, where its keys are answered as not started too.
+    if (!mayStart()) return;
     const changes = group.map((license) => ({ before: license, after: extendedBy(license, input.extend_seconds), marker: markerOf(license.key) }));
     let outcome = await licenses.replaceExpiries(deps.table, changes);
     for (let sent = 1; outcome === 'unknown' && input.request_id === undefined && sent < unknownOutcomeSends; sent++) outcome = await licenses.replaceExpiries(deps.table, changes);
@@ -62,7 +80,11 @@ export async function extendInBulk(deps: Deps, input: OwnerInput<typeof extendBu
     distinct,
     async (licenseKey) => {
       if (unknown.has(licenseKey)) throw new Error('the extension of this key could not be confirmed');
-      if (!extended.has(licenseKey)) await extendOwned(deps, input.teamId, licenseKey, input.extend_seconds, markerOf(licenseKey));
+      if (extended.has(licenseKey)) return;
+      // A key the read did not find is answered without more work, in time or not.
+      if (!isOwnedLicense(deps, read.get(licenseKey), input.teamId)) throw notFound.license();
+      if (!mayStart()) throw notStarted();
+      await extendOwned(deps, input.teamId, licenseKey, input.extend_seconds, markerOf(licenseKey));
     },
     { logger: deps.logger },
   );

@@ -109,10 +109,14 @@ export const createSchema = z.lazy(() =>
     ),
 );
 
+/** An owner's id of a bulk request: the same request sent again under it does its work once (docs/management-api.md). */
+const requestIdField = z.lazy(() => z.string().check(z.minLength(1), z.maxLength(128)));
+
 export const createBulkSchema = z.lazy(() =>
   z
     .object({
       key_amount: z.int().check(z.minimum(1), z.maximum(limits.bulkKeys)),
+      request_id: z.optional(requestIdField),
       app_id: appIdField,
       subscription_id: subscriptionIdField,
       ...duration,
@@ -132,7 +136,7 @@ export const extendBulkSchema = z.lazy(() =>
   z.object({
     license_keys: licenseKeys,
     extend_seconds: extendSeconds,
-    request_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+    request_id: z.optional(requestIdField),
   }),
 );
 

@@ -7,5 +7,6 @@ import { setStatusOwned } from './update-status';
 export function updateStatusInBulk(deps: Deps, input: OwnerInput<typeof updateStatusBulkSchema>) {
   return runBulk(input.license_keys, (licenseKey) => setStatusOwned(deps, input.teamId, licenseKey, input.status), {
     logger: deps.logger,
+    workUntil: deps.workUntil,
   });
 }

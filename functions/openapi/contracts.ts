@@ -411,12 +411,12 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Licenses',
     summary: 'Create up to 1000 licenses at once',
     description:
-      'All or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`. Without `hwid_reset_allowed` or `hwid_reset_interval` the licenses get the application\'s defaults (`/app/settings`).',
+      'Without a `request_id`, all or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`, or 503 `SERVICE_UNAVAILABLE` when the store was too slow to write them all within the time budget (docs/management-api.md#time-budget-of-bulk-routes). With a `request_id` the licenses written are kept, and the same body sent again under it writes the rest of exactly those licenses and answers all of them. Without `hwid_reset_allowed` or `hwid_reset_interval` the licenses get the application\'s defaults (`/app/settings`).',
     request: licenseSchemas.createBulkSchema,
     requestExample: { key_amount: 2, app_id: example.appId, subscription_id: example.subscriptionId, duration_unit: 'days', duration_value: 30 },
     answer: z.array(answers.licenseRecord),
     answerExample: [licenseExample, { ...licenseExample, key: example.otherKey }],
-    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND'],
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },
   '/license/extend': {
     tag: 'Licenses',
@@ -431,12 +431,13 @@ export const contracts: Record<RoutePath, Contract> = {
   '/license/extend-bulk': {
     tag: 'Licenses',
     summary: 'Extend up to 1000 licenses, each exactly once',
-    description: 'A `request_id` makes a retried request extend no key twice, for seven days.',
+    description:
+      'A `request_id` makes a retried request extend no key twice, for seven days. A key not started within the time budget answers `SERVICE_UNAVAILABLE`; 503 `SERVICE_UNAVAILABLE` when the licenses could not be read, nothing changed (docs/management-api.md#time-budget-of-bulk-routes).',
     request: licenseSchemas.extendBulkSchema,
     requestExample: { license_keys: [example.key, example.otherKey], extend_seconds: 604800, request_id: 'renewals-2026-03' },
     answer: answers.bulkResult,
     answerExample: bulkExample,
-    errors: [],
+    errors: ['SERVICE_UNAVAILABLE'],
   },
   '/license/delete': {
     tag: 'Licenses',

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { routes, sideOf } from '../../functions/routes';
 import { functionNames } from '../../lib/functions';
 
 /**
@@ -15,7 +16,7 @@ const packageName = '@licensing-service/cdk';
 const stage = 'owner-test';
 
 const consumerApp = `
-import { App, Stack } from 'aws-cdk-lib';
+import { App, CfnOutput, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -29,7 +30,9 @@ const licensing = new LicensingService(stack, 'Licensing', {
   logLevel: 'warn',
   managementRateLimit: 7,
   enableWaf: true,
+  clientApi: 'http',
 });
+new CfnOutput(stack, 'LicensingClientApiUrl', { value: licensing.clientHttpApi!.url });
 const ping = new lambda.Function(stack, 'Ping', {
   runtime: lambda.Runtime.NODEJS_22_X,
   handler: 'index.handler',
@@ -128,6 +131,19 @@ describe('the construct package in an owner\'s CDK app', () => {
     const method = ofType('AWS::ApiGateway::Method').find(([, m]) => m.Properties.ResourceId.Ref === pingResourceId)![1];
     expect(method.Properties.HttpMethod).toBe('GET');
     expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(pingFunctionId);
+  });
+
+  it('serves every client route from an HTTP API too, the client function invocable by it for those routes on its stage only', () => {
+    const clientPaths = routes.filter((route) => sideOf(route.group) === 'client').map((route) => route.path);
+    const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey as string);
+    expect(routeKeys.sort()).toEqual(clientPaths.flatMap((path) => [`POST ${path}`, `OPTIONS ${path}`]).sort());
+    expect(ofType('AWS::ApiGatewayV2::Stage').map(([, httpStage]) => httpStage.Properties.StageName)).toEqual([stage]);
+    const [apiId] = ofType('AWS::ApiGatewayV2::Api').map(([id]) => id);
+    const fromHttpApi = ofType('AWS::Lambda::Permission').filter(([, permission]) => JSON.stringify(permission.Properties.SourceArn).includes(`{"Ref":"${apiId}"}`));
+    const tails = fromHttpApi.map(([, permission]) => (permission.Properties.SourceArn['Fn::Join'][1] as unknown[]).at(-1));
+    expect(tails.sort()).toEqual(clientPaths.flatMap((path) => [`/${stage}/POST${path}`, `/${stage}/OPTIONS${path}`]).sort());
+    const outputs = JSON.parse(readFileSync(join(outDir, 'OwnerStack.template.json'), 'utf8')).Outputs;
+    expect(JSON.stringify(outputs.LicensingClientApiUrl.Value)).toContain(`{"Ref":"${apiId}"}`);
   });
 
   it('deploys the Lambda code and the dashboard bundled in the tarball, built by nobody at synth', () => {

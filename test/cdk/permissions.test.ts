@@ -36,6 +36,7 @@ describe('table access per function', () => {
       keys.username('a', 'u').pk,
       keys.blacklist('a', 'ip', '1.2.3.4').pk,
       keys.bulkMarker('t', '/r', { gatewayRequestId: 'id' }, 'l').pk,
+      keys.bulkRequest('t', '/r', 'id').pk,
       keys.audit('a', 'p').pk,
       keys.auditByLicense('a', 'l', 'p').gsi1pk,
       keys.dailyStats('a', '2026-01-01').pk,
@@ -58,7 +59,7 @@ describe('table access per function', () => {
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
       [
-        'apiKey', 'apiKeyByTeam', 'apiKeysOfTeam', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'hwid', 'boundDevice', 'devicesOf', 'licenseByExpiry', 'expiryOrderOf', 'expiryPosition', 'migration',
+        'apiKey', 'apiKeyByTeam', 'apiKeysOfTeam', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'bulkRequest', 'hwid', 'boundDevice', 'devicesOf', 'licenseByExpiry', 'expiryOrderOf', 'expiryPosition', 'migration',
         'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp',
         'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'statsTotals', 'expiryCount', 'expirySortKey', 'streamRecord', 'entityOf',

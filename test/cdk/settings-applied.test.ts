@@ -17,6 +17,7 @@ beforeAll(() => {
     {
       stage: 'staging',
       endpointType: 'regional',
+      clientApi: 'http',
       clientRateLimit: '7',
       clientBurstLimit: '9',
       stripeWebhookRateLimit: '6',
@@ -52,6 +53,7 @@ describe('a stack synthesized with every context key set', () => {
     expect(synth.stack.stackName).toBe('Licensing-staging');
     synth.template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'staging' });
     synth.template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: 'staging' });
   });
 
   it('applies the client and owner rates', () => {
@@ -62,6 +64,7 @@ describe('a stack synthesized with every context key set', () => {
         Match.objectLike({ ResourcePath: '/~1stripe~1webhook~1{app_id}', ThrottlingRateLimit: 6, ThrottlingBurstLimit: 8 }),
       ]),
     });
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 } });
     synth.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
       Throttle: { RateLimit: 3, BurstLimit: 4 },
       Quota: { Limit: 5000, Period: 'DAY' },

@@ -7,6 +7,7 @@ describe('readSettings', () => {
     expect(from({})).toEqual({
       stage: 'prod',
       endpointType: 'edge',
+      clientApi: 'rest',
       cloudFrontOriginSecret: undefined,
       clientRateLimit: 100,
       clientBurstLimit: 200,
@@ -50,6 +51,8 @@ describe('readSettings', () => {
     [{ stage: 'my_stage' }, /context stage must be 1 to 64 letters, digits or "-"/],
     [{ cloudFrontOriginSecret: 'short' }, /cloudFrontOriginSecret must be 32 to 256/],
     [{ cloudFrontOriginSecret: 'a'.repeat(32) }, /cloudFrontOriginSecret needs endpointType=regional/],
+    [{ clientApi: 'websocket' }, /context clientApi must be one of rest, http, got "websocket"/],
+    [{ endpointType: 'regional', cloudFrontOriginSecret: 'a'.repeat(32), clientApi: 'http' }, /cloudFrontOriginSecret cannot be combined with clientApi=http: an HTTP API takes no web ACL/],
     [{ clientReservedConcurrency: '-1' }, /clientReservedConcurrency must be an integer from 0/],
     [{ clientRateLimit: '0' }, /clientRateLimit must be an integer from 1/],
     [{ bcryptCost: '3' }, /bcryptCost must be an integer from 4 to 15/],
@@ -86,5 +89,10 @@ describe('readSettings', () => {
     expect(trustedViewerHeaders(from({}))).toEqual(['country']);
     expect(trustedViewerHeaders(from({ endpointType: 'regional' }))).toEqual([]);
     expect(trustedViewerHeaders(from({ endpointType: 'regional', cloudFrontOriginSecret: 's'.repeat(40) }))).toEqual(['country', 'asn']);
+  });
+
+  it('trusts no viewer header with the HTTP API, which anyone may call directly with any header', () => {
+    expect(trustedViewerHeaders(from({ clientApi: 'http' }))).toEqual([]);
+    expect(trustedViewerHeaders(from({ clientApi: 'http', endpointType: 'regional' }))).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint, CompactEncrypt, SignJWT } from 'jose';
+import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
 
 /**
@@ -96,13 +97,14 @@ describe('the Python client library (clients/app-python)', () => {
           no_proxy: '127.0.0.1,localhost',
           ...service!.variables,
           LICENSING_JOSE_FILES: JSON.stringify(await joseLicenseFiles()),
+          LICENSING_EXPECTED_MACHINE_ID: await machineFingerprint(service!.variables.LICENSING_APP_ID!),
         },
       }).catch((failure: { stdout?: string; stderr?: string; message: string }) => {
         throw new Error(`python unittest failed:\n${failure.stderr ?? ''}\n${failure.stdout ?? failure.message}`);
       });
       const ran = Number(/^Ran (\d+) tests? in /m.exec(result.stderr)?.[1] ?? 0);
       expect(result.stderr).toMatch(/^OK$/m);
-      expect(ran).toBeGreaterThanOrEqual(89);
+      expect(ran).toBeGreaterThanOrEqual(104);
       expect(result.stderr).not.toMatch(/skipped/);
     },
     360_000,

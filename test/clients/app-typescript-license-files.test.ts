@@ -7,8 +7,7 @@ import { failure } from '../support/app-client';
 import {
   day,
   decodeCode as decode,
-  encryptFile,
-  fileKey,
+  fileRefusals,
   licenseData as dataOf,
   mintLicenseFile,
   mintOfflineToken,
@@ -149,56 +148,7 @@ describe('loadLicenseFile', () => {
     expect(await app.loadLicenseFile(await mint({ license, hwid }))).toMatchObject({ sub: license, air_gapped: false });
   });
 
-  /** Each a file the device must refuse, and the code it refuses it with. */
-  const refusals: [name: string, code: string, make: (request: { license: string; hwid: string; nonce: string }) => Promise<string>][] = [
-    ['signed by another key, naming ours', 'INVALID_SIGNATURE', (request) => mint({ ...request, signer: otherKey.privateKey })],
-    ['signed by another key, naming it', 'INVALID_SIGNATURE', (request) => mintLicenseFile(otherKey, { appId, now, ...request })],
-    [
-      'with its claims altered',
-      'INVALID_SIGNATURE',
-      async (request) => {
-        const [header, payload, signature] = (await mint(request)).split('.');
-        const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { exp: number };
-        return `${header}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 365 * day })).toString('base64url')}.${signature}`;
-      },
-    ],
-    [
-      'signed with another algorithm',
-      'INVALID_SIGNATURE',
-      async (request) => `${Buffer.from(JSON.stringify({ alg: 'none', kid: appKey.keyId, typ: 'license+jwt' })).toString('base64url')}.${(await mint(request)).split('.')[1]}.`,
-    ],
-    ['for another license', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, license: 'ANOTHER-KEY' })],
-    ['for another device', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, hwid: 'another-device' })],
-    ['for another application', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { iss: randomUUID() } })],
-    ['made from another request (nonce)', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, nonce: 'another-request-nonce' })],
-    ['air-gapped without a nonce', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, nonce: undefined, claims: { air_gapped: true } })],
-    ['expired', 'LICENSE_FILE_EXPIRED', (request) => mint({ ...request, claims: { iat: now - 31 * day, nbf: now - 31 * day, exp: now - 1 } })],
-    ['not valid yet', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { iat: now + 3600, nbf: now + 3600 } })],
-    ['of another typ (an offline token)', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, header: { typ: 'JWT' } })],
-    ['whose data is another license’s', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { data: licenseData('ANOTHER-KEY', request.hwid) } })],
-    ['without a jti', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { jti: undefined } })],
-    ['encrypted for another device', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, encrypt: { license: request.license, hwid: 'another-device' } })],
-    ['encrypted for another license', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, encrypt: { license: 'ANOTHER-KEY', hwid: request.hwid } })],
-    [
-      'encrypted, then altered',
-      'LICENSE_FILE_MISMATCH',
-      async (request) => {
-        const parts = (await mint({ ...request, encrypt: true })).split('.');
-        const ciphertext = Buffer.from(parts[3]!, 'base64url');
-        ciphertext[0] = ciphertext[0]! ^ 1;
-        parts[3] = ciphertext.toString('base64url');
-        return parts.join('.');
-      },
-    ],
-    [
-      'encrypted with another content type',
-      'LICENSE_FILE_MISMATCH',
-      async (request) => encryptFile(await mint(request), fileKey(request.license, request.hwid), 'JWT'),
-    ],
-    ['no file at all', 'LICENSE_FILE_MISMATCH', async () => 'not a license file'],
-  ];
-
-  it.each(refusals)('refuses a file %s with %s, keeping nothing and the request still waiting', async (_name, code, make) => {
+  it.each(fileRefusals(() => appKey, () => otherKey, appId, () => now))('refuses a file %s with %s, keeping nothing and the request still waiting', async (_name, code, make) => {
     const { dir, app, license, hwid, nonce } = await waiting();
     expect((await failure(app.loadLicenseFile(await make({ license, hwid, nonce })))).code).toBe(code);
     expect(existsSync(join(dir, 'license.lic'))).toBe(false);
@@ -273,6 +223,17 @@ describe('the clock', () => {
     const again = client({ stateDir: dir });
     const { nonce: next } = decode((await again.activationRequest({ license, hwid })).request, 'lfr1.');
     expect((await failure(again.loadLicenseFile(await mint({ license, hwid, nonce: next as string })))).code).toBe('CLOCK_MOVED_BACK');
+  });
+
+  it('gives a stored token a minute of leeway before its nbf; further ahead it is no answer (NETWORK_ERROR), as in the other libraries', async () => {
+    const dir = stateDir();
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'offline-token.json'), JSON.stringify({ token: await mintToken('KEY-AHEAD', 'pc', { iat: now + 50, nbf: now + 50 }) }));
+    expect((await client({ stateDir: dir }).check({ license: 'KEY-AHEAD', hwid: 'pc' })).message).toBe('OFFLINE_TOKEN_VALID');
+    writeFileSync(join(dir, 'offline-token.json'), JSON.stringify({ token: await mintToken('KEY-AHEAD', 'pc', { iat: now + 70, nbf: now + 70 }) }));
+    expect((await failure(client({ stateDir: dir }).check({ license: 'KEY-AHEAD', hwid: 'pc' }))).code).toBe('NETWORK_ERROR');
+    writeFileSync(join(dir, 'offline-token.json'), JSON.stringify({ token: await mintToken('KEY-AHEAD', 'pc', { iat: now - day, nbf: now - day, exp: now - 30 }) }));
+    expect((await failure(client({ stateDir: dir }).check({ license: 'KEY-AHEAD', hwid: 'pc' }))).code).toBe('OFFLINE_TOKEN_EXPIRED');
   });
 
   it('refuses a stored offline token the same way, keeping the latest time beside the token file', async () => {

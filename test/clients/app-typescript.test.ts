@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import type { Subscription } from '#data/model/subscription';
-import { LicenseClient, type LicenseClientOptions, type LicenseError, type PublicJwk } from '../../clients/app-typescript/src/index';
+import { LicenseClient, type LicenseClientOptions, type LicenseError, type PublicJwk, type WithDevice } from '../../clients/app-typescript/src/index';
+import { keys } from '#data/keys';
+import { setTeamPlan } from '../../functions/admin/owners';
 import { startLocalServer } from '../../local/server';
 import { failure } from '../support/app-client';
 import { startTestServer, type TestServer } from '../support/env';
@@ -28,7 +31,8 @@ let proxy: InterceptingProxy;
 const workDir = mkdtempSync(join(tmpdir(), 'app-client-'));
 
 beforeAll(async () => {
-  env = await startTestServer({ config: { cacheTtlSeconds: 0 } });
+  // Country and ASN are trusted as CloudFront would send them, so the proxy can play a viewer of a blacklisted country.
+  env = await startTestServer({ config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } });
   owner = await createOwner(env.deps);
   subscription = await seedSubscription(env.deps, owner);
   metered = await seedSubscription(env.deps, owner, { usage_limits: { exports: { limit: 5, period: 'none', overage: 0 } } });
@@ -132,6 +136,8 @@ describe('check', () => {
 /** Each change a local proxy could make to a genuine answer. */
 const tampers: [name: string, change: (answer: Intercepted) => Intercepted][] = [
   ['a refusal turned into a 200', (answer) => ({ ...answer, status: 200 })],
+  // Retrying it would end in NETWORK_ERROR and open the offline path: a signed 5xx is retried only once it verifies.
+  ['a signed answer turned into a 503', (answer) => ({ ...answer, status: 503 })],
   ['the body altered', (answer) => ({ ...answer, body: Buffer.from(answer.body.toString().replace('HWID_MISMATCH', 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY')) })],
   [
     'the body altered with a matching Content-Digest',
@@ -151,6 +157,207 @@ const tampers: [name: string, change: (answer: Intercepted) => Intercepted][] = 
     },
   ],
 ];
+
+/**
+ * A license checked once from a device, then that device's HWID, IP, country or ASN blacklisted; `viewer`
+ * are the CloudFront headers the proxy then puts on the check, as CloudFront would for such a viewer.
+ */
+function blacklisted(
+  code: string,
+  type: 'hwid' | 'ip' | 'country' | 'asn',
+  value: string,
+  device: { hwid?: string } = {},
+  viewer: Record<string, string> = {},
+): [string, (app: LicenseClient) => Promise<WithDevice>, () => Promise<unknown>] {
+  // The application is known once the tests run, not when the cases are listed.
+  const entry = () => ({ app_id: owner.app_id, type, value });
+  return [
+    code,
+    async (app) => {
+      const { key } = await license();
+      await app.check({ license: key, ...device });
+      await manage('/blacklist/add', entry());
+      proxy.rewrite = (request) => ({ ...request, headers: { ...request.headers, ...viewer } });
+      return { license: key, ...device };
+    },
+    () => manage('/blacklist/delete', entry()),
+  ];
+}
+
+/**
+ * Each way the service refuses a license that had a token (docs/client-api.md#check-order):
+ * the license is checked once, keeping its token, then changed so that /auth refuses it.
+ * `arrange` answers the check that is refused next; `undo` puts back what it changed
+ * beyond its own license.
+ */
+const refusals: [code: string, arrange: (app: LicenseClient) => Promise<WithDevice>, undo?: () => Promise<unknown>][] = [
+  [
+    'LICENSE_NOT_FOUND',
+    async (app) => {
+      const { key } = await license();
+      await app.check({ license: key });
+      await manage('/license/delete', { license_key: key });
+      return { license: key };
+    },
+  ],
+  [
+    'INVALID_USERNAME_OR_PASSWORD',
+    async (app) => {
+      const { key } = await license();
+      const username = `refused-${key.slice(0, 5)}`;
+      await app.register({ license: key, username, password: 'correct horse' });
+      await app.check({ username, password: 'correct horse' });
+      await manage('/license/update-user-credentials', { license_key: key, username, password: 'another horse' });
+      return { username, password: 'correct horse' };
+    },
+  ],
+  [
+    'LICENSE_NOT_ACTIVE',
+    async (app) => {
+      const { key } = await license();
+      await app.check({ license: key });
+      await manage('/license/update-status', { license_key: key, status: 'paused' });
+      return { license: key };
+    },
+  ],
+  [
+    'LICENSE_EXPIRED',
+    async (app) => {
+      const { key } = await license();
+      await app.check({ license: key });
+      await env.deps.table.doc.send(
+        new UpdateCommand({ TableName: env.deps.table.name, Key: keys.license(key), UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': '2020-01-01T00:00:00.000Z' } }),
+      );
+      return { license: key };
+    },
+  ],
+  [
+    'APPLICATION_NOT_ACTIVE',
+    async (app) => {
+      const { key } = await license();
+      await app.check({ license: key });
+      await manage('/app/update', { app_id: owner.app_id, status: 'inactive' });
+      return { license: key };
+    },
+    () => manage('/app/update', { app_id: owner.app_id, status: 'active' }),
+  ],
+  [
+    'TEAM_ERROR',
+    async (app) => {
+      const { key } = await license();
+      await app.check({ license: key });
+      await setTeamPlan(env.deps, { teamId: owner.team_id, planExpiresAt: '2020-01-01T00:00:00.000Z' });
+      return { license: key };
+    },
+    () => setTeamPlan(env.deps, { teamId: owner.team_id, planExpiresAt: null }),
+  ],
+  [
+    'SUBSCRIPTION_ERROR',
+    async (app) => {
+      const tier = await seedSubscription(env.deps, owner, { name: 'Deleted' });
+      const { key } = await license({}, tier);
+      await app.check({ license: key });
+      await manage('/subscription/delete', { subscription_id: tier.subscription_id });
+      return { license: key };
+    },
+  ],
+  [
+    'SUBSCRIPTION_NOT_ACTIVE',
+    async (app) => {
+      const tier = await seedSubscription(env.deps, owner, { name: 'Stopped' });
+      const { key } = await license({}, tier);
+      await app.check({ license: key });
+      await manage('/subscription/edit', { subscription_id: tier.subscription_id, status: 'inactive' });
+      return { license: key };
+    },
+  ],
+  [
+    'HWID_NOT_PROVIDED',
+    async (app) => {
+      const { key } = await license({ hwid_lock: true });
+      await app.check({ license: key, hwid: 'desk' });
+      return { license: key };
+    },
+  ],
+  [
+    'HWID_MISMATCH',
+    async (app) => {
+      const { key } = await license({ hwid_lock: true });
+      await app.check({ license: key, hwid: 'old-desk' });
+      await manage('/hwid/edit', { license_key: key, hwid: 'new-desk' });
+      return { license: key, hwid: 'old-desk' };
+    },
+  ],
+  [
+    'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE',
+    async (app) => {
+      const tier = await seedSubscription(env.deps, owner, { name: 'One license a device', single_key_per_hwid: true });
+      const [holder, moved] = await Promise.all([license({ hwid_lock: true }, tier), license({ hwid_lock: true }, tier)]);
+      await client().check({ license: holder.key, hwid: 'shared-desk' });
+      await app.check({ license: moved.key, hwid: 'own-desk' });
+      await manage('/hwid/edit', { license_key: moved.key, hwid: null });
+      return { license: moved.key, hwid: 'shared-desk' };
+    },
+  ],
+  [
+    'SEATS_EXHAUSTED',
+    async (app) => {
+      const { key } = await floating();
+      await app.borrow({ license: key, hwid: 'laptop', seconds: 3600 });
+      await manage('/hwid/remove', { license_key: key, hwid: 'laptop' });
+      await client().check({ license: key, hwid: 'desktop' });
+      return { license: key, hwid: 'laptop' };
+    },
+  ],
+  blacklisted('HWID_BLACKLISTED', 'hwid', 'stolen-pc', { hwid: 'stolen-pc' }),
+  blacklisted('IP_BLACKLISTED', 'ip', '127.0.0.1'),
+  blacklisted('COUNTRY_BLACKLISTED', 'country', 'AQ', {}, { 'cloudfront-viewer-country': 'AQ' }),
+  blacklisted('ASN_BLACKLISTED', 'asn', '64500', {}, { 'cloudfront-viewer-asn': '64500' }),
+];
+
+describe('a refusal of the license by the service', () => {
+  const cases = refusals.map(([code, arrange, undo]) => ({ code, arrange, undo }));
+  it.each(cases)('$code deletes the stored token of that license, so no check is answered from it once the network is gone', async ({ code, arrange, undo }) => {
+    const file = tokenFile();
+    const app = client({ tokenFile: file });
+    let refusedCheck: WithDevice;
+    try {
+      refusedCheck = await arrange(app);
+      expect(existsSync(file)).toBe(true);
+
+      expect((await failure(app.check(refusedCheck))).code).toBe(code);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      proxy.rewrite = undefined;
+      await undo?.();
+    }
+    proxy.refuse = () => true;
+    expect((await failure(client({ tokenFile: file, timeoutMs: 300 }).check(refusedCheck))).code).toBe('NETWORK_ERROR');
+  });
+
+  it('is covered for every code by which /auth refuses a license of a known application', () => {
+    const checkOrder = readFileSync(new URL('../../docs/client-api.md', import.meta.url), 'utf8').split('### Check order')[1]!.split('\n\n')[2]!;
+    const documented = new Set([...checkOrder.matchAll(/`([A-Z_]{6,})`/g)].map((match) => match[1]!));
+    // An application the service does not have (INVALID_APP_ID, APPLICATION_NOT_FOUND) has no license with a token; LICENSE_NOT_FLOATING answers a borrow only.
+    for (const notAfterAToken of ['INVALID_APP_ID', 'APPLICATION_NOT_FOUND', 'LICENSE_NOT_FLOATING']) documented.delete(notAfterAToken);
+    expect(refusals.map(([code]) => code).sort()).toEqual([...documented].sort());
+  });
+
+  it('keeps the token of another license, and the token when the refusal does not verify', async () => {
+    const { key } = await license();
+    const file = tokenFile();
+    const app = client({ tokenFile: file });
+    await app.check({ license: key });
+    const stored = readFileSync(file, 'utf8');
+
+    expect((await failure(app.check({ license: 'ANOTHER-LICENSE' }))).code).toBe('LICENSE_NOT_FOUND');
+    await manage('/license/update-status', { license_key: key, status: 'paused' });
+    proxy.tamper = (answer) => ({ ...answer, headers: { ...answer.headers, signature: 'sig1=:AAAA:' } });
+    expect((await failure(app.check({ license: key }))).code).toBe('INVALID_SIGNATURE');
+
+    expect(readFileSync(file, 'utf8')).toBe(stored);
+  });
+});
 
 describe('answers altered on the way', () => {
   it.each(tampers)('rejects %s as INVALID_SIGNATURE, without falling back to the stored token', async (_name, change) => {

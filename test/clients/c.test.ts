@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Subscription } from '#data/model/subscription';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { loadAnswerVectors } from '../support/answer-vectors';
+import { describeNativeExamples, describeNativeLicenseFiles } from '../support/native-license-files';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { runProgram as run, type Ran } from '../support/run-program';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
@@ -14,7 +15,9 @@ import { startSteeredService, type SteeredService } from '../support/steered-ser
  * -Werror and under AddressSanitizer and UndefinedBehaviorSanitizer; then its own
  * test programs (C, and C++ over licensing.hpp) against the local server on
  * loopback and the steered proxy (tampered, replayed, relayed, unsigned and dark
- * answers), and the README's examples as a developer builds them.
+ * answers), the license-file and trial cases every native library shares
+ * (test/support/native-license-files.ts) through its driver, and the README's
+ * examples as a developer builds them.
  */
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
@@ -59,7 +62,7 @@ describe('the C library (clients/c)', () => {
     expect(configured.stderr).toBe('');
     expect(built).toMatchObject({ code: 0, stderr: '' });
     expect(built.stdout).not.toMatch(/warning/i);
-    for (const program of ['licensing_tests', 'licensing_cpp_tests', 'check_license', 'floating_seat']) expect(existsSync(join(build, 'tests', program))).toBe(true);
+    for (const program of ['licensing_tests', 'licensing_cpp_tests', 'check_license', 'floating_seat', 'license_files_driver', 'air_gapped', 'trial']) expect(existsSync(join(build, 'tests', program))).toBe(true);
   });
 
   it('passes its own C suite against the local server and the steered proxy, with no sanitizer finding', async () => {
@@ -137,3 +140,19 @@ describe('the examples of clients/c/README.md', () => {
     expect(full.stderr).toMatch(/^Every seat is in use \(\{"max_devices":1,"next_seat_at":".+"\}\)\n$/);
   }, 150_000);
 });
+
+const sanitized = (program: string) => (args: string[], env: Record<string, string>) =>
+  run(join(build, 'tests', program), args, { env: { ...sanitizerOptions, ...env }, timeout: 60_000 });
+
+describeNativeLicenseFiles('C', () => ({
+  run: sanitized('license_files_driver'),
+  // Anything on stderr, a sanitizer's finding above all, fails the case.
+  check: (ran) => expect(ran.stderr).toBe(''),
+}));
+
+describeNativeExamples('C', () => ({
+  airGapped: sanitized('air_gapped'),
+  trial: (env) => sanitized('trial')([], env),
+  readme: join(project, 'README.md'),
+  sources: [join(project, 'examples', 'air_gapped.cpp'), join(project, 'examples', 'trial.c')],
+}));

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Subscription } from '#data/model/subscription';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { loadAnswerVectors } from '../support/answer-vectors';
+import { describeNativeExamples, describeNativeLicenseFiles } from '../support/native-license-files';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { runProgram as run, type Ran } from '../support/run-program';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
@@ -14,14 +15,16 @@ import { startSteeredService, type SteeredService } from '../support/steered-ser
  * shared liblicensing it loads (and installed as the CMake package that another
  * project finds, as clients/c/README.md says), the library compiled alone with
  * Mono's mcs (warnings as errors), its own suite against the local server and the
- * steered proxy, and the README's examples compiled against the library and run.
+ * steered proxy, the license-file and trial cases every native library shares
+ * (test/support/native-license-files.ts) through its driver, and the README's
+ * examples compiled against the library and run.
  */
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const project = join(root, 'clients', 'csharp');
 const work = mkdtempSync(join(tmpdir(), 'licensing-csharp-'));
 const native = join(work, 'native');
-const sources = ['Heartbeat.cs', 'LicenseClient.cs', 'LicenseException.cs', 'LicenseResult.cs', 'Native.cs'].map((file) => join(project, 'src', file));
+const sources = ['ActivationRequestResult.cs', 'Heartbeat.cs', 'LicenseClient.cs', 'LicenseException.cs', 'LicenseResult.cs', 'Native.cs'].map((file) => join(project, 'src', file));
 
 /**
  * The recorded answers as blocks of `name<TAB>base64 of the value` lines, which
@@ -92,7 +95,8 @@ beforeAll(async () => {
       (await build('consumer', 'cmake', ['--build', join(consumer, 'build')], 120_000));
     await build('library', 'mcs', ['-target:library', '-warnaserror+', `-out:${join(work, 'Licensing.dll')}`, ...sources], 120_000);
     await build('tests', 'mcs', ['-warnaserror+', `-out:${join(work, 'LicenseClientTests.exe')}`, ...sources, join(project, 'tests', 'LicenseClientTests.cs')], 120_000);
-    for (const example of ['CheckLicense', 'FloatingSeat']) {
+    await build('driver', 'mcs', ['-warnaserror+', `-r:${join(work, 'Licensing.dll')}`, `-out:${join(work, 'LicenseFilesDriver.exe')}`, join(project, 'tests', 'LicenseFilesDriver.cs')], 120_000);
+    for (const example of ['CheckLicense', 'FloatingSeat', 'AirGapped', 'Trial']) {
       await build(example, 'mcs', ['-warnaserror+', `-r:${join(work, 'Licensing.dll')}`, `-out:${join(work, `${example}.exe`)}`, join(project, 'examples', `${example}.cs`)], 120_000);
     }
   }
@@ -119,7 +123,7 @@ const exampleEnv = (home: string) => ({
 describe('the C# library (clients/csharp)', () => {
   it('builds: liblicensing shared with -Werror and installed as a CMake package another project finds, the library alone and its suite with mcs, warnings as errors', () => {
     for (const [name, step] of Object.entries(steps)) expect([name, step.code, step.stderr]).toEqual([name, 0, '']);
-    expect(Object.keys(steps)).toEqual(['configure', 'native', 'install', 'find_package', 'consumer', 'library', 'tests', 'CheckLicense', 'FloatingSeat']);
+    expect(Object.keys(steps)).toEqual(['configure', 'native', 'install', 'find_package', 'consumer', 'library', 'tests', 'driver', 'CheckLicense', 'FloatingSeat', 'AirGapped', 'Trial']);
     expect(existsSync(join(native, 'liblicensing.so'))).toBe(true);
   });
 
@@ -182,3 +186,15 @@ describe('the examples of clients/csharp/README.md', () => {
     expect(full.stderr).toMatch(/^Every seat is in use \(\{"max_devices":1,"next_seat_at":".+"\}\)\n$/);
   }, 150_000);
 });
+
+describeNativeLicenseFiles('C#', () => ({
+  run: (args, env) => mono('LicenseFilesDriver.exe', args, env, 60_000),
+  check: (ran) => expect(ran.stderr).toBe(''),
+}));
+
+describeNativeExamples('C#', () => ({
+  airGapped: (args, env) => mono('AirGapped.exe', args, env, 60_000),
+  trial: (env) => mono('Trial.exe', [], env, 60_000),
+  readme: join(project, 'README.md'),
+  sources: [join(project, 'examples', 'AirGapped.cs'), join(project, 'examples', 'Trial.cs')],
+}));

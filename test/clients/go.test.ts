@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
+import { describeNativeExamples, describeNativeLicenseFiles } from '../support/native-license-files';
+import { runProgram } from '../support/run-program';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
 
 /**
@@ -13,8 +15,11 @@ import { startSteeredService, type SteeredService } from '../support/steered-ser
  * test/support/steered-service.ts, which the Go tests steer: it alters status, body,
  * signature or nonce, replays an old answer, relays another license, answers as a
  * gateway, loses answers, and stops and restarts the server. The Go tests also build
- * and run the README's example programs. Nothing reaches the network: no module
- * proxy, no toolchain download (the module needs only the standard library).
+ * and run the README's example programs. Then the license-file and trial cases
+ * every native library shares (test/support/native-license-files.ts) through the
+ * module's driver, and the README's air-gapped and trial examples. Nothing reaches
+ * the network: no module proxy, no toolchain download (the module needs only the
+ * standard library).
  */
 
 const run = promisify(execFile);
@@ -87,3 +92,26 @@ describe('the Go client library (clients/go)', () => {
     480_000,
   );
 });
+
+const binaries = join(work, 'bin');
+let builtPrograms: { stdout: string; stderr: string } | undefined;
+beforeAll(async () => {
+  if (missing) return;
+  builtPrograms = await run(go, ['build', '-o', `${binaries}/`, './internal/filesdriver', './examples/airgapped', './examples/trial'], { cwd: project, timeout: 300_000, env: goEnvironment() }).catch(
+    failed('go build'),
+  );
+}, 320_000);
+const program = (name: string) => (args: string[], env: Record<string, string>) => runProgram(join(binaries, name), args, { env, timeout: 60_000 });
+
+if (!missing) {
+  describe('the Go driver and examples', () => {
+    it('build', () => expect(builtPrograms).toEqual({ stdout: '', stderr: '' }));
+  });
+  describeNativeLicenseFiles('Go', () => ({ run: program('filesdriver'), check: (ran) => expect(ran.stderr).toBe('') }));
+  describeNativeExamples('Go', () => ({
+    airGapped: program('airgapped'),
+    trial: (env) => program('trial')([], env),
+    readme: join(project, 'README.md'),
+    sources: [join(project, 'examples', 'airgapped', 'main.go'), join(project, 'examples', 'trial', 'main.go')],
+  }));
+}

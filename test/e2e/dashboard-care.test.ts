@@ -2,6 +2,7 @@
 import type { Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser, tab } from '../support/browser';
+import { timeFor } from '../support/time';
 
 /**
  * Care in every screen: axe-core finds no serious or critical violation on any of
@@ -65,7 +66,8 @@ describe('dashboard care', () => {
     await page.getByLabel('API key').waitFor();
     await expectAccessible(page, 'sign in');
     await context.close();
-  }, 90_000);
+  // Twelve screens, each opened and checked by axe-core (seconds of work each on a busy machine).
+  }, timeFor(12, 15_000));
 
   it('creates a license and pauses it with the keyboard alone', async () => {
     await seeding();

@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import * as apps from '#data/app.repo';
 import * as teams from '#data/team.repo';
+import { timeFor } from '../support/time';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -36,6 +37,8 @@ async function admin(...args: string[]): Promise<Record<string, string>> {
 }
 
 const uuid = /^[0-9a-f-]{36}$/;
+/** One run of the CLI: a Node process that compiles the CLI with tsx, seconds on an idle machine and tens on a busy one. */
+const processRunMs = 20_000;
 
 describe('the admin CLI', () => {
   it('bootstraps an owner whose API key the server accepts, and revokes it', async () => {
@@ -51,7 +54,7 @@ describe('the admin CLI', () => {
     await admin('apikey', 'revoke', '--key', owner.api_key!);
     const revoked = await env.post('/license/get', {}, { 'x-api-key': owner.api_key! });
     expect(revoked.body).toMatchObject({ error_code: 'INVALID_API_KEY' });
-  });
+  }, timeFor(2, processRunMs));
 
   it('creates teams, apps and keys step by step, storing only the key’s hash', async () => {
     const { team_id } = await admin('team', 'create', '--name', 'Acme', '--plan-expires-at', '2030-01-01T00:00:00Z');
@@ -64,7 +67,7 @@ describe('the admin CLI', () => {
 
     const scan = JSON.stringify(await env.deps.table.doc.send(new ScanCommand({ TableName: env.config.tableName })));
     expect(scan).not.toContain(api_key);
-  });
+  }, timeFor(3, processRunMs));
 
   it('changes a team’s plan and an app’s status and name', async () => {
     const { team_id } = await admin('team', 'create');
@@ -76,7 +79,7 @@ describe('the admin CLI', () => {
     expect(await apps.get(env.deps.table, app_id!)).toMatchObject({ status: 'inactive', name: 'Renamed' });
     await admin('team', 'set-plan', '--team', team_id!, '--plan-expires-at', 'never');
     expect((await teams.get(env.deps.table, team_id!))?.plan_expires_at).toBeNull();
-  });
+  }, timeFor(6, processRunMs));
 
   it('recounts an app’s licenses and repairs the totals /app/stats answers with', async () => {
     const owner = await admin('bootstrap');
@@ -97,7 +100,7 @@ describe('the admin CLI', () => {
     const stats = await env.post('/app/stats', { app_id: owner.app_id, days: 1 }, { 'x-api-key': owner.api_key! });
     expect(stats.body.data.totals).toEqual(expected);
     await expect(admin('stats', 'recount', '--app', '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 2 });
-  }, 90_000);
+  }, timeFor(3, processRunMs));
 
   it('exits non-zero with a message on a bad command or an unknown team', async () => {
     await expect(admin('app', 'create')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--team is required') });
@@ -105,14 +108,14 @@ describe('the admin CLI', () => {
       code: 2,
       stderr: expect.stringContaining('No team'),
     });
-  });
+  }, timeFor(2, processRunMs));
 
   it('refuses to create an API key on a deployed stack without the usage plan, before calling AWS', async () => {
     await expect(admin('bootstrap', '--table', 'licensing', '--region', 'eu-west-1')).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('--usage-plan is required'),
     });
-  });
+  }, timeFor(1, processRunMs));
 
   it('prints exactly one JSON object on stdout when run through npm, as owners type it (docs/admin-cli.md#machine-readable-output)', async () => {
     const port = new URL(env.config.dynamodbEndpoint!).port;
@@ -121,7 +124,7 @@ describe('the admin CLI', () => {
       env: { ...ownerShell, DYNAMODB_PORT: port, TABLE_NAME: env.config.tableName },
     });
     expect(Object.keys(JSON.parse(stdout))).toEqual(['team_id']);
-  });
+  }, timeFor(1, processRunMs));
 
   it('leaves npm’s own output as npm makes it: no project setting turns on JSON or silences npm, so `npm ci` prints its summary', async () => {
     // Empty user and global configs: only the repository's settings and npm's defaults count, whatever this machine's ~/.npmrc says.
@@ -133,5 +136,5 @@ describe('the admin CLI', () => {
     });
     rmSync(empty, { recursive: true });
     expect(stdout.trim().split('\n')).toEqual(['json=false', 'loglevel=notice']);
-  });
+  }, timeFor(1, processRunMs));
 });

@@ -1,8 +1,6 @@
-import { createApp } from '../../functions/admin/owners';
 import { roleMayCall } from '../../functions/access';
 import { roles } from '#shared/roles';
 import { routes } from '../../functions/routes';
-import type { Subscription } from '#data/model/subscription';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { scanTable } from '../support/licenses';
@@ -87,77 +85,12 @@ describe('a read_only key', () => {
   });
 });
 
-/** The routes that name one license by its key, and those that name many: every one of the license and HWID groups but creation, listing and finding (those name the application). */
-const licenseRoutes = routes.filter((route) => (route.group === 'license' || route.group === 'hwid') && !route.path.startsWith('/license/create') && route.path !== '/license/get-bulk' && route.path !== '/license/find');
-const bulkRoutes = licenseRoutes.filter((route) => route.path.endsWith('-bulk')).map((route) => route.path);
-const singleLicenseRoutes = licenseRoutes.filter((route) => !route.path.endsWith('-bulk')).map((route) => route.path);
-/** What each single-license route needs beside the key to pass its schema. */
-const licenseExtras: Record<string, Record<string, unknown>> = {
-  '/license/extend': { extend_seconds: 60 },
-  '/license/update-status': { status: 'paused' },
-  '/license/update-subscription': { subscription_id: '00000000-0000-4000-8000-000000000000' },
-  '/license/update-user-credentials': { username: 'someone' },
-  '/license/update-metadata': { metadata: {} },
-  '/license/update-features': { features: [] },
-  '/license/update-usage-limits': { usage_limits: {} },
-  '/hwid/edit': { hwid: 'x' },
-  '/hwid/update-reset-interval': { hwid_reset_interval: 60 },
-  '/hwid/set-max-devices': { max_devices: 2 },
-  '/hwid/remove': { hwid: 'x' },
-  '/hwid/set-lease': { lease_seconds: 60 },
-};
-
+/** A key limited to applications on every route: test/integration/isolation-app-scope.test.ts. */
 describe('a key limited to one application of its team', () => {
-  let second: { app_id: string };
-  let secondTier: Subscription;
   let limited: Record<string, string>;
 
   beforeAll(async () => {
-    second = await createApp(env.deps, { teamId: owner.team_id, name: 'Second' });
-    secondTier = await seedSubscription(env.deps, { ...owner, app_id: second.app_id });
     limited = (await keyOf(env.deps, owner, 'admin', [owner.app_id])).auth;
-  });
-
-  it('lists only its application', async () => {
-    const all = await env.post('/app/list', {}, owner.auth);
-    const mine = await env.post('/app/list', {}, limited);
-    expect(all.body.data.map((app: { app_id: string }) => app.app_id).sort()).toEqual([owner.app_id, second.app_id].sort());
-    expect(mine.body.data.map((app: { app_id: string }) => app.app_id)).toEqual([owner.app_id]);
-  });
-
-  it('meets the other application, its tiers, licenses and webhooks as another team’s, and changes nothing there', async () => {
-    const foreign = await seedLicense(env.deps, secondTier);
-    const webhook = await seedWebhook(env, { ...owner, app_id: second.app_id });
-    const before = await scanTable(env.deps);
-    const denied = { status: 403, code: 'ACCESS_DENIED' };
-    const notFound = { status: 404, code: 'LICENSE_NOT_FOUND' };
-    const attempts: [string, Record<string, unknown>, { status: number; code: string }][] = [
-      ['/license/get-bulk', { app_id: second.app_id }, denied],
-      ['/license/find', { app_id: second.app_id, query: foreign.key }, denied],
-      // A new application would be outside the key's applications from the start.
-      ['/app/create', { name: 'Beyond its reach' }, denied],
-      ['/app/update', { app_id: second.app_id, name: 'Renamed' }, denied],
-      ['/app/rotate-signing-key', { app_id: second.app_id }, denied],
-      ['/license/create', { app_id: second.app_id, subscription_id: secondTier.subscription_id, duration_unit: 'days', duration_value: 1 }, denied],
-      ['/license/create', { app_id: owner.app_id, subscription_id: secondTier.subscription_id, duration_unit: 'days', duration_value: 1 }, denied],
-      ...singleLicenseRoutes.map((path): [string, Record<string, unknown>, typeof notFound] => [path, { license_key: foreign.key, ...(licenseExtras[path] ?? {}) }, notFound]),
-      ['/subscription/edit', { subscription_id: secondTier.subscription_id, level: 9 }, denied],
-      ['/blacklist/add', { app_id: second.app_id, type: 'asn', value: '1' }, denied],
-      ['/webhook/update', { webhook_id: webhook.webhook_id, enabled: false }, denied],
-      ['/app/settings', { app_id: second.app_id, offline_token_ttl: 3600 }, denied],
-      ['/audit/get-bulk', { app_id: second.app_id }, denied],
-      ['/apikey/create', { role: 'read_only', apps: [second.app_id] }, denied],
-    ];
-    for (const [path, body, expected] of attempts) {
-      const response = await env.post(path, body, limited);
-      expect({ path, status: response.status, code: response.body.error_code }).toEqual({ path, ...expected });
-    }
-    expect(bulkRoutes.length).toBeGreaterThan(0);
-    for (const path of bulkRoutes) {
-      const response = await env.post(path, { license_keys: [foreign.key], status: 'paused', extend_seconds: 60, hwid_lock: true }, limited);
-      expect({ path, data: response.body.data }).toEqual({ path, data: { succeeded: [], failed: [{ license_key: foreign.key, error_code: 'LICENSE_NOT_FOUND' }] } });
-    }
-    expect(await scanTable(env.deps)).toEqual(before);
   });
 
   it('still works on its own application', async () => {

@@ -5,6 +5,7 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
 import * as licenses from '#data/license.repo';
+import { timeFor } from '../support/time';
 
 // A license with 100 seats under single_key_per_hwid has 100 HWID index items:
 // with the license itself (and its username) that is more than one
@@ -26,6 +27,8 @@ afterAll(() => env.close());
 
 const auth = (body: Record<string, unknown>) => env.post('/auth', { app_id: owner.app_id, ...body });
 const devices = (prefix: string) => Array.from({ length: 100 }, (_, index) => `${prefix}-${index}`);
+/** The requests and reads of `fullLicense`: a license made and 100 activations, one after another. */
+const oneFullLicense = 101;
 
 async function fullLicense(subscription: Subscription, prefix: string): Promise<string> {
   const { key } = await seedLicense(env.deps, subscription, { hwid_lock: true, max_devices: 100 });
@@ -49,7 +52,7 @@ describe('a license with 100 devices', () => {
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
     const other = await seedLicense(env.deps, singleKey, { hwid_lock: true });
     expect((await auth({ license: other.key, hwid: 'reset-99' })).body.message).toBe('LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
-  });
+  }, timeFor(oneFullLicense + 5));
 
   it('is deleted with every index item it holds', async () => {
     const key = await fullLicense(singleKey, 'deleted');
@@ -59,7 +62,7 @@ describe('a license with 100 devices', () => {
     expect(deleted.status).toBe(200);
     expect(await indexItemsOf(key)).toEqual([]);
     expect(checkInvariants(await scanAll(env.deps.table))).toEqual([]);
-  });
+  }, timeFor(oneFullLicense + 3));
 
   it('cannot move onto a single_key_per_hwid subscription in one change: a 400 naming subscription_id, nothing changed', async () => {
     const key = await fullLicense(plain, 'moved');
@@ -70,7 +73,7 @@ describe('a license with 100 devices', () => {
     expect(moved.body.error_code).toBe('INVALID_INPUT');
     expect(moved.body.error).toMatch(/^subscription_id/);
     expect((await licenses.get(env.deps.table, key, owner.team_id))?.subscription_id).toBe(plain.subscription_id);
-  });
+  }, timeFor(oneFullLicense + 2));
 
   it('leaves no device blocked when the deletes after a reset fail: the next claim, by /auth or /hwid/edit, removes what is left', async () => {
     const strand = async (prefix: string) => {
@@ -98,5 +101,5 @@ describe('a license with 100 devices', () => {
     const third = await seedLicense(env.deps, singleKey, { hwid_lock: true });
     expect((await auth({ license: third.key, hwid: forEdit })).body.message).toBe('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
     expect((await env.post('/hwid/edit', { license_key: third.key, hwid: forAuth }, owner.auth)).body.error_code).toBe('HWID_IN_USE');
-  });
+  }, timeFor(2 * oneFullLicense + 15));
 });

@@ -7,6 +7,7 @@ import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { bootstrap } from '../../functions/admin/owners';
 import { ensureTable, startLocalStore } from '../../local/store';
 import * as apps from '#data/app.repo';
+import { timeFor } from '../support/time';
 
 describe('the local store on disk', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'licensing-store-'));
@@ -29,5 +30,6 @@ describe('the local store on disk', () => {
     } finally {
       await second.stop();
     }
-  }, 60_000);
+  // Two starts of DynamoDB Local, a Java process: seconds on an idle machine, up to a minute on a busy one.
+  }, timeFor(2, 60_000));
 });

@@ -140,7 +140,8 @@ export function tab(page: Page, name: string): Locator {
 export async function openDashboard(session: { readonly service: StartedService; readonly browser: Browser }): Promise<{ context: BrowserContext; page: Page }> {
   const context = await session.browser.newContext();
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  // A wait is for one screen or answer after one action: about a second on an idle machine, tens of seconds on a busy one.
+  page.setDefaultTimeout(30_000);
   await signIn(page, `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`, session.service.apiKey);
   await page.getByRole('heading', { name: 'Licenses' }).waitFor();
   return { context, page };

@@ -53,3 +53,24 @@ export function loseAnswers(client: DynamoDBClient, commandName: string, lose: (
 
 /** Only the first attempt's answer is lost: the SDK's own retry then meets a write already applied. */
 export const firstOnly = (attempt: number) => attempt === 1;
+
+/**
+ * A slow store: each attempt of the command is applied by the store as usual,
+ * and its answer comes `delayMs` later, as when DynamoDB (or DynamoDB Local on
+ * a busy machine) takes that long. `remove()` makes the store fast again.
+ */
+export function slowAnswers(client: DynamoDBClient, commandName: string, delayMs: number) {
+  let attempts = 0;
+  const name = `slowAnswers:${commandName}`;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== commandName) return next(args);
+      attempts++;
+      const result = await next(args);
+      await new Promise((done) => setTimeout(done, delayMs));
+      return result;
+    },
+    { step: 'deserialize', name, priority: 'high' },
+  );
+  return { attempts: () => attempts, remove: () => void client.middlewareStack.remove(name) };
+}

@@ -248,3 +248,76 @@ export function unusedGrants(iam: StackIam, calls: readonly AwsCall[]): string[]
     .filter((grant) => !used(grant))
     .map((grant) => `${grant.function} is granted ${grant.action} on ${shortArn(grant.resource)}${grant.pattern ? ` for ${grant.pattern}` : ''} but no call used it`);
 }
+
+type Properties = Record<string, any>;
+
+/** The logical ID of the function a template value names (`Fn::GetAtt [id, 'Arn']`, alone or inside an `Fn::Join`). */
+function functionNamed(value: unknown, resources: Resources): string | undefined {
+  const found = JSON.stringify(value).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/g) ?? [];
+  return found.map((match) => /"Fn::GetAtt":\["([^"]+)"/.exec(match)![1]!).find((id) => resources[id]?.Type === 'AWS::Lambda::Function');
+}
+
+/** `execute-api` ARN of a method of a stage, path parameters as `*` as API Gateway matches them. */
+const executeApiArn = (api: string, stage: string, method: string, path: string) =>
+  `arn:aws:execute-api:${region}:${account}:${api}/${stage}/${method}${path.replace(/\{[^}]+\}/g, '*')}`;
+
+/**
+ * What each function must let API Gateway invoke it for: every REST method and HTTP API route that
+ * integrates it (its API, stage, method and path), and each REST authorizer that runs it.
+ */
+function invocationsNeeded(resources: Resources): Set<string> {
+  const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type) as [string, { Properties: Properties }][];
+  const needed = new Set<string>();
+  const restPaths = new Map<string, string>();
+  const restPath = (id: string): string => {
+    const known = restPaths.get(id);
+    if (known !== undefined) return known;
+    const parent = resources[id]!.Properties!.ParentId as { Ref?: string };
+    const path = `${parent.Ref && resources[parent.Ref] ? restPath(parent.Ref) : ''}/${resources[id]!.Properties!.PathPart as string}`;
+    restPaths.set(id, path);
+    return path;
+  };
+  const stagesOf = (type: string, apiKey: string, api: string, name: (id: string, stage: Properties) => string) =>
+    ofType(type).filter(([, stage]) => stage.Properties[apiKey]?.Ref === api).map(([id, stage]) => name(id, stage.Properties));
+  for (const [, method] of ofType('AWS::ApiGateway::Method')) {
+    const fn = method.Properties.Integration?.Type === 'AWS_PROXY' ? functionNamed(method.Properties.Integration.Uri, resources) : undefined;
+    if (!fn) continue;
+    const api = method.Properties.RestApiId.Ref as string;
+    const resource = method.Properties.ResourceId.Ref as string | undefined;
+    const path = resource && resources[resource] ? restPath(resource) : '/';
+    // CloudFormation names a REST stage by its resource's Ref, which the template's ARNs use.
+    for (const stage of stagesOf('AWS::ApiGateway::Stage', 'RestApiId', api, (id) => id)) needed.add(`${fn} ${executeApiArn(api, stage, method.Properties.HttpMethod, path)}`);
+  }
+  for (const [id, authorizer] of ofType('AWS::ApiGateway::Authorizer')) {
+    const fn = functionNamed(authorizer.Properties.AuthorizerUri, resources);
+    if (fn) needed.add(`${fn} arn:aws:execute-api:${region}:${account}:${authorizer.Properties.RestApiId.Ref}/authorizers/${id}`);
+  }
+  for (const [, route] of ofType('AWS::ApiGatewayV2::Route')) {
+    const integration = JSON.stringify(route.Properties.Target ?? '').match(/"Ref":"([^"]+)"/)?.[1];
+    const fn = integration ? functionNamed(resources[integration]!.Properties!.IntegrationUri, resources) : undefined;
+    if (!fn) continue;
+    const api = route.Properties.ApiId.Ref as string;
+    const [method, path] = (route.Properties.RouteKey as string).split(' ') as [string, string];
+    for (const stage of stagesOf('AWS::ApiGatewayV2::Stage', 'ApiId', api, (_, properties) => properties.StageName as string)) needed.add(`${fn} ${executeApiArn(api, stage, method, path)}`);
+  }
+  return needed;
+}
+
+/**
+ * API Gateway's invoke permissions (`AWS::Lambda::Permission`) against what the template's APIs need:
+ * each must name exactly one route of one stage (or an authorizer) integrated with its function, no
+ * wider, and each such route must have one. Findings, one line each; none when the two agree.
+ */
+export function invokePermissionFindings(template: Template): string[] {
+  const resources = template.toJSON().Resources as Resources;
+  const granted = new Set(
+    Object.values(resources)
+      .filter((resource) => resource.Type === 'AWS::Lambda::Permission' && resource.Properties!.Principal === 'apigateway.amazonaws.com')
+      .map((permission) => `${functionNamed(permission.Properties!.FunctionName, resources)} ${resolve(permission.Properties!.SourceArn, resources) as string}`),
+  );
+  const needed = invocationsNeeded(resources);
+  return [
+    ...[...granted].filter((grant) => !needed.has(grant)).map((grant) => `granted but no route needs it: ${grant}`),
+    ...[...needed].filter((need) => !granted.has(need)).map((need) => `needed but not granted: ${need}`),
+  ];
+}

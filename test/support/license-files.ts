@@ -171,3 +171,56 @@ export async function startSignedStandIn(key: TestSigningKey): Promise<SignedSta
     close: () => new Promise<void>((closed) => server.close(() => closed())),
   };
 }
+
+/**
+ * Each a file a device must refuse, with the code it refuses it with, made for
+ * a waiting request by `key()` (signing as the application) or `other()` (another
+ * key) at the test's clock `now()`: the cases every client library is held to.
+ */
+export function fileRefusals(key: () => TestSigningKey, other: () => TestSigningKey, appId: string, now: () => number) {
+  const mint = (file: Omit<FileToMint, 'appId' | 'now'>) => mintLicenseFile(key(), { appId, now: now(), ...file });
+  const table: [name: string, code: string, make: (request: { license: string; hwid: string; nonce: string }) => Promise<string>][] = [
+    ['signed by another key, naming ours', 'INVALID_SIGNATURE', (request) => mint({ ...request, signer: other().privateKey })],
+    ['signed by another key, naming it', 'INVALID_SIGNATURE', (request) => mintLicenseFile(other(), { appId, now: now(), ...request })],
+    [
+      'with its claims altered',
+      'INVALID_SIGNATURE',
+      async (request) => {
+        const [header, payload, signature] = (await mint(request)).split('.');
+        const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { exp: number };
+        return `${header}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 365 * day })).toString('base64url')}.${signature}`;
+      },
+    ],
+    [
+      'signed with another algorithm',
+      'INVALID_SIGNATURE',
+      async (request) => `${Buffer.from(JSON.stringify({ alg: 'none', kid: key().keyId, typ: 'license+jwt' })).toString('base64url')}.${(await mint(request)).split('.')[1]}.`,
+    ],
+    ['for another license', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, license: 'ANOTHER-KEY' })],
+    ['for another device', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, hwid: 'another-device' })],
+    ['for another application', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { iss: randomUUID() } })],
+    ['made from another request (nonce)', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, nonce: 'another-request-nonce' })],
+    ['air-gapped without a nonce', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, nonce: undefined, claims: { air_gapped: true } })],
+    ['expired', 'LICENSE_FILE_EXPIRED', (request) => mint({ ...request, claims: { iat: now() - 31 * day, nbf: now() - 31 * day, exp: now() - 1 } })],
+    ['not valid yet', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { iat: now() + 3600, nbf: now() + 3600 } })],
+    ['of another typ (an offline token)', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, header: { typ: 'JWT' } })],
+    ['whose data is another license’s', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { data: licenseData('ANOTHER-KEY', request.hwid, now()) } })],
+    ['without a jti', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, claims: { jti: undefined } })],
+    ['encrypted for another device', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, encrypt: { license: request.license, hwid: 'another-device' } })],
+    ['encrypted for another license', 'LICENSE_FILE_MISMATCH', (request) => mint({ ...request, encrypt: { license: 'ANOTHER-KEY', hwid: request.hwid } })],
+    [
+      'encrypted, then altered',
+      'LICENSE_FILE_MISMATCH',
+      async (request) => {
+        const parts = (await mint({ ...request, encrypt: true })).split('.');
+        const ciphertext = Buffer.from(parts[3]!, 'base64url');
+        ciphertext[0] = ciphertext[0]! ^ 1;
+        parts[3] = ciphertext.toString('base64url');
+        return parts.join('.');
+      },
+    ],
+    ['encrypted with another content type', 'LICENSE_FILE_MISMATCH', async (request) => encryptFile(await mint(request), fileKey(request.license, request.hwid), 'JWT')],
+    ['no file at all', 'LICENSE_FILE_MISMATCH', async () => 'not a license file'],
+  ];
+  return table;
+}

@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '#core/deps';
 import type { LicenseRecord } from '#core/domain/license-view';
 import type { Subscription } from '#data/model/subscription';
-import type { TestServer } from './env';
+import type { HttpResult, TestServer } from './env';
 import type { Owner } from './owners';
 
 /** A 30-day license created over HTTP, as an owner would; fails the test on anything but 200. */
@@ -14,6 +14,45 @@ export async function createLicenseOverHttp(env: TestServer, owner: Owner, subsc
   );
   if (response.status !== 200) throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body.data as LicenseRecord;
+}
+
+/**
+ * `/license/create-bulk` under `request_id`, sent again while it answers 503 as
+ * docs/management-api.md#time-budget-of-bulk-routes says: on a store too slow for
+ * the time budget (a busy machine) each send writes at least one more chunk, so
+ * the sends are bounded by the chunks, not by a time. The last answer.
+ */
+export async function createInBulk(env: TestServer, owner: Owner, body: Record<string, unknown> & { key_amount: number; request_id: string }): Promise<HttpResult> {
+  for (let sent = 0; sent <= Math.ceil(body.key_amount / 99); sent++) {
+    const response = await env.post('/license/create-bulk', body, owner.auth);
+    if (response.status !== 503) return response;
+  }
+  throw new Error(`create-bulk still answered 503 after a send for each of its chunks`);
+}
+
+/**
+ * A bulk route whose answer is per key (`extend-bulk` under its `request_id`,
+ * `delete-bulk`, `update-status-bulk`, `/hwid/toggle-lock-bulk`), the keys it
+ * answered SERVICE_UNAVAILABLE (not started in the time budget, as on a busy
+ * machine) sent again until none is left: each send starts at least one of
+ * them. The keys' answers, gathered in the order of `license_keys`.
+ */
+export async function bulkUntilStarted(env: TestServer, owner: Owner, path: string, body: Record<string, unknown> & { license_keys: string[] }) {
+  const answers = new Map<string, string | null>();
+  let left = body.license_keys;
+  while (left.length > 0) {
+    const response = await env.post(path, { ...body, license_keys: left }, owner.auth);
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
+    const answer = response.body.data as { succeeded: string[]; failed: { license_key: string; error_code: string }[] };
+    for (const key of answer.succeeded) answers.set(key, null);
+    for (const failure of answer.failed) if (failure.error_code !== 'SERVICE_UNAVAILABLE') answers.set(failure.license_key, failure.error_code);
+    left = answer.failed.filter((failure) => failure.error_code === 'SERVICE_UNAVAILABLE').map((failure) => failure.license_key);
+  }
+  const keys = [...new Set(body.license_keys)];
+  return {
+    succeeded: keys.filter((key) => answers.get(key) === null),
+    failed: keys.flatMap((key) => (answers.get(key) ? [{ license_key: key, error_code: answers.get(key)! }] : [])),
+  };
 }
 
 /** Every license of an app, page after page through `next_cursor`, with the pages' sizes. */

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#data/keys';
+import { setTeamPlan } from '../../functions/admin/owners';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { startTestServer, type TestServer } from './env';
 import { startInterceptingProxy, type Intercepted, type InterceptingProxy, type SeenRequest } from './intercepting-proxy';
@@ -77,16 +80,28 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
 });
 
+/** What a client library's tests may change in the service beside the proxy: state an owner's API key cannot set. */
+interface Steering {
+  /** Stops or starts the server. */
+  server(body: { running?: unknown }): Promise<void>;
+  /** Sets the team's plan expiry ({plan_expires_at}: an ISO time, or null), as the admin CLI does. */
+  team(body: { plan_expires_at?: unknown }): Promise<void>;
+  /** Makes a license ({license}) expired an hour ago, as time would. */
+  expire(body: { license?: unknown }): Promise<void>;
+}
+
 /**
  * The intercepting proxy in front of the service, steered by a client library's tests through
- * `POST /__control/*`: `mode` ({mode, times?, license?}: the next `times` requests, or all until the next
- * mode), `log` (the request bodies forwarded since the last mode) and `server` ({running}).
+ * `POST /__control/*`: `mode` ({mode, times?, license?, viewer?}: the next `times` requests, or all until the next
+ * mode, `viewer` the CloudFront viewer headers, e.g. `{"country": "AQ"}`, put on the requests forwarded),
+ * `log` (the request bodies forwarded since the last mode), and those of `Steering`: `server`, `team`, `expire`.
  */
-async function startSteeredProxy(upstream: string, setRunning: (running: boolean) => Promise<void>): Promise<InterceptingProxy> {
+async function startSteeredProxy(upstream: string, steering: Steering): Promise<InterceptingProxy> {
   const proxy = await startInterceptingProxy(upstream);
   let mode: Mode = 'pass';
   let times = Infinity;
   let relayLicense = '';
+  let viewer: Record<string, string> = {};
   let log: unknown[] = [];
   const last = new Map<string, Answer>();
   // Each request is handled in the mode that was current when it arrived, through every hook it passes.
@@ -97,9 +112,10 @@ async function startSteeredProxy(upstream: string, setRunning: (running: boolean
       mode = body.mode as Mode;
       times = typeof body.times === 'number' ? body.times : Infinity;
       relayLicense = String(body.license ?? '');
+      viewer = Object.fromEntries(Object.entries((body.viewer ?? {}) as Record<string, string>).map(([name, value]) => [`cloudfront-viewer-${name}`, value]));
       log = [];
-    } else if (path === '/__control/server') {
-      await setRunning(body.running === true);
+    } else if (path === '/__control/server' || path === '/__control/team' || path === '/__control/expire') {
+      await steering[path.slice('/__control/'.length) as keyof Steering](body);
     } else if (path !== '/__control/log') {
       return json(404, {});
     }
@@ -123,9 +139,10 @@ async function startSteeredProxy(upstream: string, setRunning: (running: boolean
     }
     return undefined;
   };
-  proxy.rewrite = (request) => {
-    const current = modeOf.get(request);
-    log.push(JSON.parse(request.body));
+  proxy.rewrite = (seen) => {
+    const current = modeOf.get(seen);
+    log.push(JSON.parse(seen.body));
+    const request = { ...seen, headers: { ...seen.headers, ...viewer } };
     if (current !== 'nonce-request' && current !== 'relay') return request;
     const parsed = JSON.parse(request.body) as Record<string, unknown>;
     if (current === 'nonce-request') parsed.nonce = `proxy-${String(parsed.nonce)}`;
@@ -157,7 +174,8 @@ export interface SteeredService {
 
 /** Starts the service and the steered proxy; the server is stoppable and restartable on the same port (a suite's "service unreachable"). */
 export async function startSteeredService(): Promise<SteeredService> {
-  const env = await startTestServer();
+  // No cache, so an application, team or tier a suite changes is seen at once; CloudFront's country and ASN trusted, as the proxy plays them.
+  const env = await startTestServer({ config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } });
   const owner = await createOwner(env.deps);
   const key = (await env.post('/app/signing-key', { app_id: owner.app_id }, owner.auth)).body.data as SteeredService['key'];
   await env.server.close();
@@ -170,7 +188,16 @@ export async function startSteeredService(): Promise<SteeredService> {
       server = await startLocalServer({ deps: env.deps, port: env.server.port });
     }
   };
-  const proxy = await startSteeredProxy(env.server.url, setRunning);
+  const proxy = await startSteeredProxy(env.server.url, {
+    server: (body) => setRunning(body.running === true),
+    team: async (body) => void (await setTeamPlan(env.deps, { teamId: owner.team_id, planExpiresAt: typeof body.plan_expires_at === 'string' ? body.plan_expires_at : null })),
+    expire: async (body) => {
+      const past = new Date(Date.now() - 3600_000).toISOString();
+      await env.deps.table.doc.send(
+        new UpdateCommand({ TableName: env.deps.table.name, Key: keys.license(String(body.license)), UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': past } }),
+      );
+    },
+  });
   return {
     env,
     owner,

@@ -1,8 +1,10 @@
-import { accessLogBytes, costPerMillion, platformLogBytes } from '../../bench/cost';
+import { accessLogBytes, costPerMillion, platformLogBytes, renderFrontDoors } from '../../bench/cost';
 import { prices } from '../../bench/prices';
 
 describe('the benchmark\'s cost per million requests', () => {
   const warmAuth = {
+    front_door: 'rest' as const,
+    payload_bytes: 900,
     read_units: 0.5,
     write_units: 1,
     duration_ms: 9.2,
@@ -36,11 +38,32 @@ describe('the benchmark\'s cost per million requests', () => {
     expect(() => costPerMillion({ ...warmAuth, architecture: 'x86_64' })).toThrow('x86_64');
   });
 
+  it('prices the HTTP API at its own price, a request for each 512 KB it carries, and the REST API per request whatever its size', () => {
+    expect(costPerMillion({ ...warmAuth, front_door: 'http' }).parts.api_gateway_usd).toBe(1);
+    expect(costPerMillion({ ...warmAuth, front_door: 'http', payload_bytes: 512 * 1024 }).inputs.api_requests_billed).toBe(1);
+    expect(costPerMillion({ ...warmAuth, front_door: 'http', payload_bytes: 512 * 1024 + 1 }).parts.api_gateway_usd).toBe(2);
+    expect(costPerMillion({ ...warmAuth, payload_bytes: 3 * 1024 * 1024 }).parts.api_gateway_usd).toBe(3.5);
+    const { api_gateway_usd: rest, ...others } = costPerMillion(warmAuth).parts;
+    const { api_gateway_usd: http, ...same } = costPerMillion({ ...warmAuth, front_door: 'http' }).parts;
+    expect(rest - http).toBe(2.5);
+    expect(same).toEqual(others);
+  });
+
+  it('sets the front doors side by side for each client-route operation, CloudFront and WAF request prices added to the HTTP API\'s', () => {
+    const rest = { auth: costPerMillion(warmAuth) };
+    const http = { auth: costPerMillion({ ...warmAuth, front_door: 'http', tracing: false }) };
+    const lines = renderFrontDoors(rest, http, { auth: '`/auth`' });
+    expect(lines[0]).toContain('($1.60 per million)');
+    expect(lines.at(-1)).toBe(`| \`/auth\` | **5.17** | **2.42** | 3.50 / 1.00 | 300 / 300 | 0.25 / 0.00 | 4.02 |`);
+  });
+
   it('sizes an access-log line from the deployed format with the request\'s values', () => {
     const format = '{"requestId":"$context.requestId","status":"$context.status","responseLength":"$context.responseLength","path":"$context.resourcePath"}';
     const line = `{"requestId":"${'0'.repeat(36)}","status":"200","responseLength":"123","path":"/auth"}\n`;
     expect(accessLogBytes(format, { path: '/auth', status: 200, responseBytes: 123 })).toBe(Buffer.byteLength(line));
     expect(accessLogBytes(undefined, { path: '/auth', status: 200, responseBytes: 123 })).toBe(0);
+    const httpFormat = '{"routeKey":"$context.routeKey","integrationError":"$context.integrationErrorMessage"}';
+    expect(accessLogBytes(httpFormat, { path: '/usage', status: 200, responseBytes: 1 })).toBe(Buffer.byteLength('{"routeKey":"POST /usage","integrationError":"-"}\n'));
   });
 
   it("counts Lambda's start and report lines only at a system log level that sends them", () => {

@@ -35,6 +35,33 @@ describe('the bulk runner', () => {
     expect(lines.join('\n')).not.toContain('boom');
   });
 
+  it('starts no key after workUntil but the first, answering the others SERVICE_UNAVAILABLE, so sending them again always gets on', async () => {
+    const started: string[] = [];
+    const result = await runBulk(['a', 'b', 'c'], async (key) => void started.push(key), { logger: quietLogger(), concurrency: 1, workUntil: Date.now() - 1 });
+
+    expect(started).toEqual(['a']);
+    expect(result).toEqual({
+      succeeded: ['a'],
+      failed: [
+        { license_key: 'b', error_code: 'SERVICE_UNAVAILABLE' },
+        { license_key: 'c', error_code: 'SERVICE_UNAVAILABLE' },
+      ],
+    });
+  });
+
+  it('waits for the work in flight when workUntil passes', async () => {
+    const workUntil = Date.now() + 50;
+    const result = await runBulk(
+      ['slow', 'late'],
+      async (key) => {
+        if (key === 'slow') await new Promise((done) => setTimeout(done, 100));
+      },
+      { logger: quietLogger(), concurrency: 1, workUntil },
+    );
+
+    expect(result).toEqual({ succeeded: ['slow'], failed: [{ license_key: 'late', error_code: 'SERVICE_UNAVAILABLE' }] });
+  });
+
   it('never has more than the given number of calls in flight', async () => {
     let inFlight = 0;
     let peak = 0;

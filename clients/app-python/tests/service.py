@@ -81,6 +81,18 @@ def set_server(running):
     assert status == 200
 
 
+def set_team_plan(expires_at):
+    """The team's plan expiry (an ISO time, or None for none), as the admin CLI sets it."""
+    status, _ = _post(PROXY_URL + "/__control/team", {"plan_expires_at": expires_at})
+    assert status == 200
+
+
+def expire(license):
+    """Makes the license expired an hour ago, as time would."""
+    status, _ = _post(PROXY_URL + "/__control/expire", {"license": license})
+    assert status == 200
+
+
 def client(url=URL, public_key=None, **options):
     return LicenseClient(url, APP_ID, PUBLIC_JWK if public_key is None else public_key, **options)
 

@@ -7,7 +7,7 @@ import warnings
 import jwt
 
 from licensing_client import LicenseError
-from service import FakeClock, ServiceTestCase, client, manage, new_license
+from service import FakeClock, ServiceTestCase, client, new_license
 
 
 class OfflineTest(ServiceTestCase):
@@ -86,15 +86,6 @@ class OfflineTest(ServiceTestCase):
         with self.assertRaises(LicenseError) as failed:
             self.offline_client().check(license="ANY-KEY")
         self.assertEqual(failed.exception.code, "NETWORK_ERROR")
-
-    def test_a_refusal_by_the_service_forgets_the_token(self):
-        key = new_license()
-        self.offline_client().check(license=key)
-        manage("/license/update-status", {"license_key": key, "status": "paused"})
-        with self.assertRaises(LicenseError) as paused:
-            self.offline_client().check(license=key)
-        self.assertEqual(paused.exception.code, "LICENSE_NOT_ACTIVE")
-        self.assertFalse(os.path.exists(self.token_path()))
 
     def test_an_unwritable_token_file_warns_and_the_check_still_succeeds(self):
         key = new_license()

@@ -3,7 +3,7 @@ import { invalidSignature, LicenseError } from './errors.js';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.js';
 import { checkClaims, encodeCode, mismatch, openLicenseFile, peekLicense, type FileDevice, type LicenseFileClaims } from './license-file.js';
 import { machineFingerprint } from './machine-id.js';
-import { loadToken, namesLicenseAndDevice, peekClaims, storeToken, verifyOfflineToken, type OfflineTokenClaims } from './offline-token.js';
+import { forgetToken, loadToken, namesLicenseAndDevice, peekClaims, storeToken, verifyOfflineToken, type OfflineTokenClaims } from './offline-token.js';
 import { pinKey, type PinnedKey, type PublicJwk } from './signature.js';
 import { ClientState } from './state.js';
 import { post, type TransportOptions } from './transport.js';
@@ -69,6 +69,9 @@ export interface LicenseFileOptions {
 const credentialsOf = (options: Credentials): Record<string, string> =>
   options.license !== undefined ? { license: options.license } : { username: options.username, password: options.password };
 
+/** A token is issued at the service's time (nbf = iat): a computer whose clock is a little behind must not refuse a stored token it has just been given. */
+const storedTokenLeewaySeconds = 60;
+
 const sameUser = (a: string, b: string) => a.trim().normalize('NFC').toLowerCase() === b.trim().normalize('NFC').toLowerCase();
 
 export class LicenseClient {
@@ -97,14 +100,19 @@ export class LicenseClient {
    * Authenticates (and on first use activates) the license: a verified answer of
    * the service, or, when the service cannot be reached, the stored license file
    * or offline token while it verifies, is unexpired and names this license and
-   * device. A refusal of the license deletes its stored license file.
+   * device. A refusal of the license by the service (a verified 403: paused,
+   * expired, deleted, another device, blacklisted, …) deletes its stored license
+   * file and offline token, so neither outlives the refusal once the network is gone.
    */
   async check(options: WithDevice): Promise<CheckResult> {
     try {
       return await this.authenticate(options, this.state.tokenFile === undefined ? {} : { offline_token: true });
     } catch (error) {
       if (error instanceof LicenseError && error.code === 'NETWORK_ERROR') return this.offline(options, error);
-      if (error instanceof LicenseError && error.status === 403) await this.dropLicenseFile(options);
+      if (error instanceof LicenseError && error.status === 403) {
+        await this.dropLicenseFile(options);
+        await this.dropToken(options);
+      }
       throw error;
     }
   }
@@ -311,6 +319,19 @@ export class LicenseClient {
     return { message, data: license, offline: false };
   }
 
+  /** Deletes the stored token when it is this license's (by key, or by the username it was got with), or unreadable. */
+  private async dropToken(options: WithDevice): Promise<void> {
+    const stored = this.state.tokenFile === undefined ? undefined : await loadToken(this.state.tokenFile);
+    if (stored === undefined) return;
+    const claims = await peekClaims(stored.token);
+    const ours =
+      claims === undefined ||
+      (options.license !== undefined
+        ? claims.sub === options.license
+        : options.username !== undefined && stored.username !== undefined && sameUser(stored.username, options.username));
+    if (ours) await forgetToken(this.state.tokenFile!);
+  }
+
   /**
    * The check answered from what is stored, the license file first (it carries
    * the license data), then the offline token. Nothing stored for this license
@@ -341,7 +362,15 @@ export class LicenseClient {
       return undefined;
     }
     await this.state.judgeClock(this.now() / 1000);
-    const verified = await verifyOfflineToken(stored.token, this.pinned, { appId: this.appId, license: options.license, hwid: options.hwid, now: this.now() });
+    // A token not valid yet by this clock, past the leeway, is no answer either (as in the other libraries).
+    if (typeof claims.nbf === 'number' && claims.nbf > this.now() / 1000 + storedTokenLeewaySeconds) return undefined;
+    const verified = await verifyOfflineToken(stored.token, this.pinned, {
+      appId: this.appId,
+      license: options.license,
+      hwid: options.hwid,
+      now: this.now(),
+      notBeforeLeewaySeconds: storedTokenLeewaySeconds,
+    });
     return { message: 'OFFLINE_TOKEN_VALID', data: verified, offline: true };
   }
 

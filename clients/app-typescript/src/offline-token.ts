@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { invalidSignature, LicenseError } from './errors.js';
 import type { PinnedKey } from './signature.js';
 import { replaceFile } from './state.js';
@@ -39,6 +39,8 @@ export interface TokenExpectations {
    * computer's clock being wrong must not refuse it.
    */
   now?: number;
+  /** How many seconds `nbf` may be ahead of `now`: a stored token's clock leeway (`exp` gets none). */
+  notBeforeLeewaySeconds?: number;
 }
 
 // jose is an ES module; importing it when a token is first checked keeps the CommonJS build loadable by require() on every Node 20.
@@ -61,11 +63,14 @@ export async function verifyOfflineToken(token: string, pinned: PinnedKey, expec
       issuer: expected.appId,
       requiredClaims: ['sub', 'exp', 'nbf', 'iat'],
       currentDate: new Date(at),
+      // jose's tolerance widens exp too: exp is judged again below, without it.
+      clockTolerance: expected.notBeforeLeewaySeconds ?? 0,
     }));
   } catch (error) {
     if (error instanceof errors.JWTExpired) throw new LicenseError('OFFLINE_TOKEN_EXPIRED', 'the offline token has expired', { cause: error });
     throw invalidSignature('the offline token does not verify', error);
   }
+  if (payload.exp <= Math.floor((expected.now ?? payload.iat * 1000) / 1000)) throw new LicenseError('OFFLINE_TOKEN_EXPIRED', 'the offline token has expired');
   if (expected.nonce !== undefined && payload.nonce !== expected.nonce) throw invalidSignature('the offline token is for another request');
   if (!namesLicenseAndDevice(payload, expected)) throw invalidSignature('the offline token is for another license or device');
   return payload;
@@ -100,6 +105,11 @@ export interface StoredToken {
 
 /** Replaces the token file whole (see replaceFile). */
 export const storeToken = (file: string, stored: StoredToken): Promise<void> => replaceFile(file, JSON.stringify(stored));
+
+/** Deletes the stored token; a file already gone is no error. */
+export async function forgetToken(file: string): Promise<void> {
+  await rm(file, { force: true });
+}
 
 /** The stored token; undefined when there is none or the file holds something else. */
 export async function loadToken(file: string): Promise<StoredToken | undefined> {

@@ -20,6 +20,7 @@ export interface Answer {
 const backoffMs = [250, 1000, 4000];
 
 const retryable = (status: number) => status === 429 || status >= 500;
+const signatureFields = ['content-digest', 'signature-input', 'signature'];
 
 /**
  * POSTs one client-route request and returns its verified success, else throws a
@@ -27,8 +28,10 @@ const retryable = (status: number) => status === 429 || status >= 500;
  * `Content-Digest`, so only an answer made by the service for this very request
  * verifies. 429, 5xx and network errors are retried with backoff until
  * `timeoutMs` has passed since the call began, re-sending the same bytes (every
- * client route is safe to repeat); then `NETWORK_ERROR`. A 429 or 5xx is not
- * verified: the gateway's own are unsigned, and it is retried whoever made it.
+ * client route is safe to repeat); then `NETWORK_ERROR`. An unsigned 429 or 5xx
+ * (the gateway's) is retried; a signed one is the service's own and is retried
+ * once it verifies, and one that does not verify was altered on the way (a
+ * success turned into a 503 to open the offline path): `INVALID_SIGNATURE`.
  */
 export async function post(options: TransportOptions, path: string, fields: Record<string, unknown>): Promise<Answer> {
   const nonce = randomBytes(18).toString('base64url');
@@ -57,6 +60,7 @@ export async function post(options: TransportOptions, path: string, fields: Reco
       continue;
     }
     if (retryable(status)) {
+      if (signatureFields.some((field) => headers.has(field))) verifyAnswer({ status, headers, body: bytes }, { pinned: options.pinned, nonce, requestDigest });
       lastFailure = new Error(`HTTP ${status}`);
       if (!(await backOff(attempt, deadline, retryAfterMs(headers)))) break;
       continue;

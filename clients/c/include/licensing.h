@@ -58,21 +58,29 @@ enum {
   /* INVALID_ARGUMENT: a NULL or malformed argument, or a call the handle does not allow now. */
   LC_ERR_INVALID_ARGUMENT = 5,
   /* INTERNAL_ERROR: out of memory, or the crypto or HTTP library failed. */
-  LC_ERR_INTERNAL = 6
+  LC_ERR_INTERNAL = 6,
+  /* LICENSE_FILE_EXPIRED: the license file is past its exp (the data says when: expired_at). */
+  LC_ERR_LICENSE_FILE_EXPIRED = 7,
+  /* LICENSE_FILE_MISMATCH: the text is no license file of this application, license, device or request, or is not valid yet. */
+  LC_ERR_LICENSE_FILE_MISMATCH = 8,
+  /* CLOCK_MOVED_BACK: the computer clock is more than a day behind a time this program has seen (data: latest_seen_at). */
+  LC_ERR_CLOCK_MOVED_BACK = 9
 };
 
 /* The clock offline tokens and heartbeats go by: milliseconds since the epoch. */
 typedef int64_t (*lc_clock_fn)(void *clock_data);
 
 typedef struct lc_options {
-  /* The service's base URL (http:// or https://), e.g. the stack's ApiUrl. */
+  /* The service's base URL (http:// or https://), e.g. the stack's ApiUrl; NULL: never online (an air-gapped program),
+   * lc_check answers from the stored license file or token. */
   const char *url;
   /* The application's id (a UUID). */
   const char *app_id;
   /* The application's public key, pinned in the program: the PEM (SPKI) or the
    * JWK JSON that POST /app/signing-key answers as public_key_pem or jwk. */
   const char *public_key;
-  /* A folder for the offline token (created when missing, mode 0700); NULL: no offline use. */
+  /* A folder for the offline token, the license file, activation requests and the latest time seen (created when
+   * missing, mode 0700; files mode 0600); NULL: no offline use. */
   const char *state_dir;
   /* The longest one call may take, retries included; 0: 10000. */
   long timeout_ms;
@@ -105,6 +113,7 @@ LC_API void lc_client_free(lc_client *client);
 /*
  * The calling thread's last failure on this client: its code (the service's
  * message, or INVALID_SIGNATURE, NETWORK_ERROR, OFFLINE_TOKEN_EXPIRED,
+ * LICENSE_FILE_EXPIRED, LICENSE_FILE_MISMATCH, CLOCK_MOVED_BACK,
  * INVALID_ARGUMENT, INTERNAL_ERROR), the JSON of the data the service sent
  * with a refusal (NULL when none), and a sentence for logs (never for trust).
  * NULL after a call that succeeded. Owned by the client; valid until this
@@ -117,11 +126,15 @@ LC_API const char *lc_last_error_detail(lc_client *client);
 /*
  * Authenticates (and on first use activates) the license: POST /auth. With a
  * state_dir, the answer's offline token is checked and kept there; when the
- * service cannot be reached, the kept token answers while it verifies, has not
- * expired and names this license (or username) and device: then
- * lc_result_offline() is true, the message is OFFLINE_TOKEN_VALID and the data
- * is the token's claims plus `key` and `offline_until`. A refusal of the
- * license by the service (403) deletes the kept token of that license.
+ * service cannot be reached (or no url is set), the kept license file answers,
+ * else the kept token, while it verifies, has not expired and names this
+ * license (or username) and device: then lc_result_offline() is true and the
+ * message is LICENSE_FILE_VALID (the data: the file's claims, its `data` the
+ * license data) or OFFLINE_TOKEN_VALID (the token's claims plus `key` and
+ * `offline_until`). A stored token or file is refused with CLOCK_MOVED_BACK
+ * when the clock is more than a day behind the latest time seen (kept in
+ * state_dir as clock.json). A refusal of the license by the service (403)
+ * deletes the kept token and license file of that license.
  * Returns LC_OK and sets *result (free it with lc_result_free), else non-zero
  * with *result set to NULL.
  */
@@ -152,6 +165,58 @@ LC_API int lc_register(lc_client *client, const char *license, const char *usern
  */
 LC_API int lc_record_usage(lc_client *client, const lc_credentials *credentials, const char *counter, int64_t amount, const char *usage_id,
                            lc_result **result);
+
+/*
+ * License files and air-gapped activation. A license file is a compact JWS by
+ * the application's key (typ license+jwt) carrying the offline token's claims,
+ * the license data (`data`) and `air_gapped`; or, asked for encrypted, a compact
+ * JWE (dir, A256GCM) holding one, whose key is HKDF-SHA256 of the license key
+ * and the HWID, so only that key on that device reads it. A file is accepted
+ * only when it verifies with the pinned key and names this application, the
+ * license, the device and (a file made from an activation request) the
+ * request's nonce, within nbf and exp: else LICENSE_FILE_MISMATCH or
+ * LICENSE_FILE_EXPIRED. It is kept in state_dir as license.lic (the compact
+ * string and a newline), where lc_check finds it when the service cannot be
+ * reached. The state folder's files are those of the TypeScript and Python
+ * libraries: any of them reads a folder another wrote.
+ */
+typedef struct lc_file_options {
+  int64_t lifetime_seconds; /* 0: the application's longest; else 3600 to 315360000 */
+  bool encrypt;             /* encrypted for this license key and device */
+} lc_file_options;
+
+/* POST /license-file: a license file for credentials->hwid (required), with all of a check's effects (first use, binding,
+ * on a floating license the seat borrowed for the file's lifetime), verified with this request's nonce and kept in
+ * state_dir when set. The result is the service's answer; its data holds the license data and `license_file`. options may be NULL. */
+LC_API int lc_license_file(lc_client *client, const lc_credentials *credentials, const lc_file_options *options, lc_result **result);
+
+/* An activation request for a device that cannot reach the service: `lfr1.` and the base64url of {app_id, license, hwid,
+ * nonce, lifetime_seconds?, encrypt?}, with a fresh nonce kept in state_dir (required) until the file made from it is
+ * loaded. The result (message ACTIVATION_REQUEST) has the data {"request": ..., "link": "<portal_url>/activate/#<request>"}
+ * (link only with a portal_url).
+ * The owner's dashboard or the customer portal turns the request into a file. options and portal_url may be NULL. */
+LC_API int lc_activation_request(lc_client *client, const char *license, const char *hwid, const lc_file_options *options, const char *portal_url,
+                                 lc_result **result);
+
+/* Accepts a license file made for one of this program's waiting activation requests (white space around it ignored) and
+ * keeps it in state_dir: LC_OK with message LICENSE_FILE_VALID and the file's claims as data (its `data` member is the
+ * license data); else LICENSE_FILE_MISMATCH, LICENSE_FILE_EXPIRED, INVALID_SIGNATURE or CLOCK_MOVED_BACK. */
+LC_API int lc_load_license_file(lc_client *client, const char *text, lc_result **result);
+
+/* Deletes the stored license file of this license and device and gives its return code (message RETURN_CODE, data {"return_code": "lfx1..."}:
+ * the base64url of {app_id, license, hwid, jti}), which the dashboard or the customer portal takes to free the device under
+ * the license's reset rules. The file itself stays valid until its exp. LICENSE_FILE_MISMATCH when no such file is stored. */
+LC_API int lc_return_code(lc_client *client, const char *license, const char *hwid, lc_result **result);
+
+/* Returns the stored license file online (POST /license-file/return, message LICENSE_FILE_RETURNED, data the license data
+ * after it) and deletes it once the service took it back; a refusal (e.g. HWID_RESET_COOLDOWN) keeps it. */
+LC_API int lc_return_license_file(lc_client *client, const char *license, const char *hwid, lc_result **result);
+
+/* Asks for this device's trial: POST /trial. TRIAL_STARTED or, for a device whose trial runs, TRIAL_RESUMED, with the trial
+ * license's data and its key in data.license (lc_result_string(result, "license")), which the program keeps and checks
+ * with from then on. A trial that ended, was bought or cannot start is a refusal: TRIAL_EXPIRED, TRIAL_CONVERTED,
+ * TRIAL_LIMIT_REACHED, TRIALS_DISABLED. */
+LC_API int lc_start_trial(lc_client *client, const char *hwid, lc_result **result);
 
 /* This machine's id for this application, for programs with no HWID of their
  * own: SHA-256 in hex of the system's machine id, the user's name and the app id

@@ -14,7 +14,8 @@
 
 namespace licensing {
 
-// The client's settings, as lc_options: state_dir empty means no offline token; timeout_ms 0 means 10,000.
+// The client's settings, as lc_options: url empty means never online (an air-gapped program); state_dir empty means
+// no offline token or license file; timeout_ms 0 means 10,000.
 struct Options {
   std::string url;
   std::string app_id;
@@ -38,8 +39,15 @@ struct Result {
   bool offline = false;
 };
 
+// An activation request: the text to hand over, and the portal's link holding it ("" without a portal URL).
+struct ActivationRequest {
+  std::string request;
+  std::string link;
+};
+
 // Every failure: code() is the service's message, or INVALID_SIGNATURE, NETWORK_ERROR,
-// OFFLINE_TOKEN_EXPIRED, INVALID_ARGUMENT, INTERNAL_ERROR; data_json() what the service sent with it.
+// OFFLINE_TOKEN_EXPIRED, LICENSE_FILE_EXPIRED, LICENSE_FILE_MISMATCH, CLOCK_MOVED_BACK,
+// INVALID_ARGUMENT, INTERNAL_ERROR; data_json() what the service sent with it.
 class Error : public std::runtime_error {
  public:
   Error(std::string code, std::string data_json, const std::string &detail)
@@ -132,7 +140,7 @@ class Client {
  public:
   explicit Client(const Options &options) {
     lc_options native{};
-    native.url = options.url.c_str();
+    native.url = detail::or_null(options.url);
     native.app_id = options.app_id.c_str();
     native.public_key = options.public_key.c_str();
     native.state_dir = detail::or_null(options.state_dir);
@@ -198,6 +206,51 @@ class Client {
     lc_heartbeat *handle = nullptr;
     if (lc_heartbeat_start(handle_, &native, &options, &handle) != LC_OK) detail::raise(handle_);
     return Heartbeat(handle, handle_, std::move(lost));
+  }
+  // POST /license-file: a license file for credentials.hwid, verified and kept in state_dir (lc_license_file);
+  // data_json holds the license data and license_file. lifetime_seconds 0: the application's longest.
+  Result license_file(const Credentials &credentials, int64_t lifetime_seconds = 0, bool encrypt = false) {
+    lc_credentials native = detail::view(credentials);
+    lc_file_options options{lifetime_seconds, encrypt};
+    lc_result *result = nullptr;
+    const int status = lc_license_file(handle_, &native, &options, &result);
+    return detail::take(handle_, status, result);
+  }
+  // An activation request for a device that cannot reach the service, its nonce kept in state_dir until its file is loaded;
+  // `link` is "<portal_url>/activate/#<request>" when a portal_url is given.
+  ActivationRequest activation_request(const std::string &license, const std::string &hwid, int64_t lifetime_seconds = 0, bool encrypt = false,
+                                       const std::string &portal_url = "") {
+    lc_file_options options{lifetime_seconds, encrypt};
+    lc_result *result = nullptr;
+    if (lc_activation_request(handle_, license.c_str(), hwid.c_str(), &options, detail::or_null(portal_url), &result) != LC_OK) detail::raise(handle_);
+    std::unique_ptr<lc_result, decltype(&lc_result_free)> owned(result, &lc_result_free);
+    return ActivationRequest{detail::or_empty(lc_result_string(result, "request")), detail::or_empty(lc_result_string(result, "link"))};
+  }
+  // Accepts a license file made for one of this program's activation requests and keeps it (lc_load_license_file);
+  // data_json is the file's claims.
+  Result load_license_file(const std::string &text) {
+    lc_result *result = nullptr;
+    const int status = lc_load_license_file(handle_, text.c_str(), &result);
+    return detail::take(handle_, status, result);
+  }
+  // Deletes the stored license file of this license and device and gives its return code (lfx1.).
+  std::string return_code(const std::string &license, const std::string &hwid) {
+    lc_result *result = nullptr;
+    if (lc_return_code(handle_, license.c_str(), hwid.c_str(), &result) != LC_OK) detail::raise(handle_);
+    std::unique_ptr<lc_result, decltype(&lc_result_free)> owned(result, &lc_result_free);
+    return detail::or_empty(lc_result_string(result, "return_code"));
+  }
+  // POST /license-file/return; the stored file is deleted once the service took it back.
+  Result return_license_file(const std::string &license, const std::string &hwid) {
+    lc_result *result = nullptr;
+    const int status = lc_return_license_file(handle_, license.c_str(), hwid.c_str(), &result);
+    return detail::take(handle_, status, result);
+  }
+  // POST /trial: TRIAL_STARTED or TRIAL_RESUMED; the trial's key is the data's "license" member.
+  Result start_trial(const std::string &hwid) {
+    lc_result *result = nullptr;
+    const int status = lc_start_trial(handle_, hwid.c_str(), &result);
+    return detail::take(handle_, status, result);
   }
   std::string machine_id() {
     const char *id = lc_machine_id(handle_);

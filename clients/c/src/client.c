@@ -82,7 +82,7 @@ static int is_uuid(const char *text) {
 static int is_service_url(const char *url) { return url != NULL && (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0) && strlen(url) > 8; }
 
 lc_client *lc_client_new(const lc_options *options) {
-  if (options == NULL || !is_service_url(options->url) || !is_uuid(options->app_id) || options->public_key == NULL) return NULL;
+  if (options == NULL || (options->url != NULL && !is_service_url(options->url)) || !is_uuid(options->app_id) || options->public_key == NULL) return NULL;
   if (options->state_dir != NULL && options->state_dir[0] == '\0') return NULL;
   lc_client *client = calloc(1, sizeof *client);
   if (client == NULL) return NULL;
@@ -105,13 +105,13 @@ lc_client *lc_client_new(const lc_options *options) {
     client->state_dir = lc__strdup(options->state_dir);
     client->token_path = lc__format("%s/offline-token.json", options->state_dir);
   }
-  int ok = client->url != NULL && client->app_id != NULL && (options->state_dir == NULL || (client->state_dir != NULL && client->token_path != NULL)) &&
+  int ok = (options->url == NULL || client->url != NULL) && client->app_id != NULL && (options->state_dir == NULL || (client->state_dir != NULL && client->token_path != NULL)) &&
            lc__pin_key(&client->pinned, options->public_key);
   if (!ok) {
     lc_client_free(client);
     return NULL;
   }
-  size_t end = strlen(client->url);
+  size_t end = client->url == NULL ? 0 : strlen(client->url);
   while (end > 0 && client->url[end - 1] == '/') client->url[--end] = '\0';
   return client;
 }
@@ -253,13 +253,19 @@ static int merge(cJSON *fields, cJSON *extra) {
   return 1;
 }
 
-static int call(lc_client *client, const char *path, cJSON *fields, const char *license, lc_result **result, lc_error *error) {
+int lc__call(lc_client *client, const char *path, cJSON *fields, const char *license, char *nonce, lc_answer *answer, lc_error *error) {
+  memset(answer, 0, sizeof *answer);
   cJSON *request = request_of(client, fields);
   if (request == NULL) return lc__out_of_memory(error);
+  int status = lc__post(client, path, request, license, nonce, answer, error);
+  cJSON_Delete(request);
+  return status;
+}
+
+static int call(lc_client *client, const char *path, cJSON *fields, const char *license, lc_result **result, lc_error *error) {
   char nonce[32];
   lc_answer answer;
-  int status = lc__post(client, path, request, license, nonce, &answer, error);
-  cJSON_Delete(request);
+  int status = lc__call(client, path, fields, license, nonce, &answer, error);
   if (status != LC_OK) return status;
   *result = lc__result_new(answer.message, answer.data, 0);
   lc__answer_free(&answer);
@@ -305,13 +311,24 @@ int lc_check(lc_client *client, const lc_credentials *credentials, lc_result **r
   }
   int status = lc__authenticate(client, credentials, extra, result, &error);
   if (status == LC_ERR_NETWORK && client->state_dir != NULL) {
-    lc_error network = error;
+    lc_error network = error, from_file = {0};
     memset(&error, 0, sizeof error);
-    lc__offline(client, credentials, &network, result, &error);
+    /* The license file first (it carries the license data), then the token; when something stored is for this check but
+     * cannot be used (expired, altered, the clock set back), the first such reason is the failure. */
+    int file_status = lc__from_license_file(client, credentials, result, &from_file);
+    if (file_status == LC_OK) {
+      error = from_file;
+    } else if (lc__offline(client, credentials, &network, result, &error) != LC_OK && file_status > LC_OK) {
+      lc__error_clear(&error);
+      error = from_file;
+    } else {
+      lc__error_clear(&from_file);
+    }
     lc__error_clear(&network);
   } else if (status == LC_ERR_REFUSED && error.http_status == 403) {
-    /* The service refused this license (paused, expired, another device): its old token must not outlive that. */
+    /* The service refused this license (paused, expired, another device): its old token and file must not outlive that. */
     lc__forget_token(client, credentials);
+    lc__forget_license_file(client, credentials);
   }
   return lc__finish(client, &error);
 }

@@ -80,6 +80,12 @@ typedef struct lc_token_expect {
 
 /* The token's claims once verified (owned by the caller): LC_OK, LC_ERR_OFFLINE_TOKEN_EXPIRED or LC_ERR_INVALID_SIGNATURE. */
 int lc__verify_token(const lc_pinned *pinned, const char *token, const lc_token_expect *expect, cJSON **claims, lc_error *error);
+/* A compact JWS's parts: the offsets of its two dots (0 unless there are exactly two); a part decoded as a JSON object (NULL
+ * when it is none); whether its header (set, owned by the caller) names EdDSA and no critical extension and its signature
+ * verifies with the pinned key. */
+int lc__split_jws(const char *token, size_t *first, size_t *second);
+cJSON *lc__decode_part(const char *text, size_t length);
+int lc__jws_verifies(const lc_pinned *pinned, const char *token, size_t first, size_t second, cJSON **header);
 /* The claims without any check (NULL when the token cannot be read): to tell a token of another license from a bad one. */
 cJSON *lc__peek_claims(const char *token);
 /* Whether claims name this license (when given) and device (when given; a token naming no device names every one). */
@@ -117,6 +123,8 @@ char *lc__base64(const unsigned char *bytes, size_t length);
 unsigned char *lc__base64url_decode(const char *text, size_t text_length, size_t *length);
 unsigned char *lc__base64_decode(const char *text, size_t text_length, size_t *length);
 char *lc__strdup(const char *text);
+/* A copy of the text without the white space around it (space, tab, CR, LF). */
+char *lc__trim(const char *text);
 char *lc__format(const char *format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
@@ -138,10 +146,48 @@ int lc__nonce(char *out);
  */
 int lc__post(lc_client *client, const char *path, cJSON *request, const char *license, char *nonce_out, lc_answer *answer, lc_error *error);
 
+/* lc__post of the fields (consumed) after app_id. */
+int lc__call(lc_client *client, const char *path, cJSON *fields, const char *license, char *nonce_out, lc_answer *answer, lc_error *error);
+
 /* Offline tokens kept in the state folder (token.c). */
 int lc__keep_token(lc_client *client, const cJSON *data, const char *nonce, const char *username, const char *hwid, lc_error *error);
 int lc__offline(lc_client *client, const lc_credentials *credentials, lc_error *network_error, lc_result **result, lc_error *error);
 void lc__forget_token(lc_client *client, const lc_credentials *credentials);
+
+/* The state folder's files (state.c), each read and replaced under the client's lock. */
+/* Replaces the file whole, mode 0600, creating the folder: a crash or a concurrent reader sees the old content or the new, never part of one. */
+int lc__replace_file(const char *folder, const char *path, const char *text);
+/* The file's text (NULL when it cannot be read whole within `limit` bytes). */
+char *lc__read_text(const char *path, size_t limit);
+/* The stored license file, trimmed (NULL when none or no state folder); store writes it and one newline; drop deletes it only if it is still `compact`. */
+char *lc__stored_license_file(lc_client *client);
+int lc__store_license_file(lc_client *client, const char *compact);
+void lc__drop_license_file(lc_client *client, const char *compact);
+/* The activation requests waiting for their file, oldest first: an array of {license, hwid, nonce} (NULL when memory ran out). */
+cJSON *lc__pending_requests(lc_client *client);
+int lc__keep_request(lc_client *client, const char *license, const char *hwid, const char *nonce);
+/* A file arrived for this license and device: every request waiting for one is answered. */
+int lc__forget_requests(lc_client *client, const char *license, const char *hwid);
+/* Before a stored token or file is trusted: CLOCK_MOVED_BACK when `now` (seconds) is more than a day behind the latest time
+ * seen, else records it when later. Without a state folder nothing is stored to trust and nothing is judged. */
+int lc__judge_clock(lc_client *client, double now, lc_error *error);
+/* The service's time (iat) of a token or file that came with this request's nonce: the latest time seen from now on. */
+void lc__saw_service_time(lc_client *client, double seconds);
+
+/* License files (license_file.c): opened (decrypted when a JWE, signature checked) with this license and device, then their claims judged. */
+typedef struct lc_file_expect {
+  const char *license;
+  const char *hwid;
+  const char *nonce; /* NULL: any */
+  double now;        /* < 0: not judged by a clock */
+} lc_file_expect;
+int lc__open_license_file(const lc_client *client, const char *text, const char *license, const char *hwid, cJSON **claims, lc_error *error);
+int lc__check_file_claims(const lc_client *client, const cJSON *claims, const lc_file_expect *expect, lc_error *error);
+/* The check answered from the stored license file: LC_OK with *result, a failure, or LC_ERR_NETWORK when no file is for these credentials. */
+int lc__from_license_file(lc_client *client, const lc_credentials *credentials, lc_result **result, lc_error *error);
+void lc__forget_license_file(lc_client *client, const lc_credentials *credentials);
+/* Usernames as the service compares them (token.c). */
+int lc__same_username(const char *a, const char *b);
 
 /* The request fields of credentials: license, or username and password, and hwid. */
 cJSON *lc__credentials_request(const lc_credentials *credentials);

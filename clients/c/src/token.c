@@ -7,19 +7,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <unistd.h>
 
 #if defined(_WIN32)
-#include <direct.h>
 #include <io.h>
-#include <windows.h>
 #endif
 
 #include "internal.h"
@@ -33,7 +27,7 @@ static int invalid(lc_error *error, const char *reason) {
   return LC_ERR_INVALID_SIGNATURE;
 }
 
-static cJSON *decode_part(const char *text, size_t length) {
+cJSON *lc__decode_part(const char *text, size_t length) {
   size_t size = 0;
   unsigned char *bytes = lc__base64url_decode(text, length, &size);
   if (bytes == NULL) return NULL;
@@ -47,7 +41,7 @@ static cJSON *decode_part(const char *text, size_t length) {
 }
 
 /* The three parts of a compact JWS: offsets of the two dots; 0 unless there are exactly two. */
-static int split(const char *token, size_t *first, size_t *second) {
+int lc__split_jws(const char *token, size_t *first, size_t *second) {
   const char *a = strchr(token, '.');
   const char *b = a == NULL ? NULL : strchr(a + 1, '.');
   if (b == NULL || strchr(b + 1, '.') != NULL) return 0;
@@ -58,8 +52,8 @@ static int split(const char *token, size_t *first, size_t *second) {
 
 cJSON *lc__peek_claims(const char *token) {
   size_t first, second;
-  if (token == NULL || !split(token, &first, &second)) return NULL;
-  return decode_part(token + first + 1, second - first - 1);
+  if (token == NULL || !lc__split_jws(token, &first, &second)) return NULL;
+  return lc__decode_part(token + first + 1, second - first - 1);
 }
 
 int lc__names_license_and_device(const cJSON *claims, const char *license, const char *hwid) {
@@ -93,8 +87,8 @@ static int is_jwt_typ(const cJSON *typ) {
   return strcmp(lower, "jwt") == 0 || strcmp(lower, "application/jwt") == 0;
 }
 
-static int check_header_and_signature(const lc_pinned *pinned, const char *token, size_t first, size_t second, cJSON **header) {
-  *header = decode_part(token, first);
+int lc__jws_verifies(const lc_pinned *pinned, const char *token, size_t first, size_t second, cJSON **header) {
+  *header = lc__decode_part(token, first);
   if (*header == NULL) return 0;
   /* No critical extension is understood here, so a header that names one is refused. */
   if (cJSON_GetObjectItemCaseSensitive(*header, "crit") != NULL) return 0;
@@ -112,10 +106,10 @@ static int check_header_and_signature(const lc_pinned *pinned, const char *token
 int lc__verify_token(const lc_pinned *pinned, const char *token, const lc_token_expect *expect, cJSON **claims_out, lc_error *error) {
   *claims_out = NULL;
   size_t first, second;
-  if (token == NULL || !split(token, &first, &second)) return invalid(error, "the offline token is no compact JWS");
+  if (token == NULL || !lc__split_jws(token, &first, &second)) return invalid(error, "the offline token is no compact JWS");
   cJSON *header = NULL;
-  int signed_ok = check_header_and_signature(pinned, token, first, second, &header);
-  cJSON *claims = signed_ok ? decode_part(token + first + 1, second - first - 1) : NULL;
+  int signed_ok = lc__jws_verifies(pinned, token, first, second, &header);
+  cJSON *claims = signed_ok ? lc__decode_part(token + first + 1, second - first - 1) : NULL;
   int typ_ok = signed_ok && is_jwt_typ(cJSON_GetObjectItemCaseSensitive(header, "typ"));
   cJSON_Delete(header);
   if (claims == NULL || !typ_ok) {
@@ -170,38 +164,7 @@ int lc__verify_token(const lc_pinned *pinned, const char *token, const lc_token_
 
 /* ---- the token file ---------------------------------------------------------------------- */
 
-/* The file system's calls where Windows names them otherwise, or replaces a file otherwise (rename does not replace there). */
-#if defined(_WIN32)
-#define make_folder(path) _mkdir(path)
-#define sync_file(descriptor) _commit(descriptor)
-#define replace_file(from, to) (MoveFileExA((from), (to), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : -1)
-#define is_separator(c) ((c) == '/' || (c) == '\\')
-#else
-#define make_folder(path) mkdir((path), 0700)
-#define sync_file(descriptor) fsync(descriptor)
-#define replace_file(from, to) rename((from), (to))
-#define is_separator(c) ((c) == '/')
-#endif
-
-static int make_folders(const char *path) {
-  char *copy = lc__strdup(path);
-  if (copy == NULL) return 0;
-  for (char *separator = copy + 1; *separator; separator++) {
-    if (!is_separator(*separator)) continue;
-    char kept = *separator;
-    *separator = '\0';
-    if (make_folder(copy) != 0 && errno != EEXIST) {
-      free(copy);
-      return 0;
-    }
-    *separator = kept;
-  }
-  int ok = make_folder(copy) == 0 || errno == EEXIST;
-  free(copy);
-  return ok;
-}
-
-/* Replaces the file whole: a crash or a concurrent reader sees the old token or the new one, never part of one. */
+/* Replaces the token file whole (lc__replace_file). */
 static int store(lc_client *client, const char *token, const char *username) {
   cJSON *record = cJSON_CreateObject();
   if (record == NULL || cJSON_AddStringToObject(record, "token", token) == NULL ||
@@ -211,25 +174,7 @@ static int store(lc_client *client, const char *token, const char *username) {
   }
   char *text = cJSON_PrintUnformatted(record);
   cJSON_Delete(record);
-  char *temporary = lc__format("%s/.offline-token-XXXXXX", client->state_dir);
-  int ok = text != NULL && temporary != NULL && make_folders(client->state_dir);
-  int descriptor = ok ? mkstemp(temporary) : -1; /* mode 0600 */
-  if (descriptor >= 0) {
-    size_t length = strlen(text), written = 0;
-    while (written < length) {
-      ssize_t wrote = write(descriptor, text + written, length - written);
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote <= 0) break;
-      written += (size_t)wrote;
-    }
-    ok = written == length && sync_file(descriptor) == 0;
-    ok = close(descriptor) == 0 && ok;
-    ok = ok && replace_file(temporary, client->token_path) == 0;
-    if (!ok) unlink(temporary);
-  } else {
-    ok = 0;
-  }
-  free(temporary);
+  int ok = text != NULL && lc__replace_file(client->state_dir, client->token_path, text);
   free(text);
   return ok;
 }
@@ -267,7 +212,7 @@ static void trimmed(const char *name, const char **start, size_t *length) {
  * only ASCII letters are folded, so a name that differs from the stored one in a
  * non-ASCII letter's case gets no offline answer (NETWORK_ERROR), never a wrong one.
  */
-static int same_username(const char *a, const char *b) {
+int lc__same_username(const char *a, const char *b) {
   const char *x, *y;
   size_t x_length, y_length;
   trimmed(a, &x, &x_length);
@@ -286,13 +231,15 @@ int lc__keep_token(lc_client *client, const cJSON *data, const char *nonce, cons
   lc_token_expect expect = {client->app_id, cJSON_IsString(key) ? key->valuestring : NULL, hwid, nonce, -1, 0};
   cJSON *claims = NULL;
   int verified = lc__verify_token(&client->pinned, token->valuestring, &expect, &claims, error);
+  double issued = verified == LC_OK ? cJSON_GetObjectItemCaseSensitive(claims, "iat")->valuedouble : 0;
   cJSON_Delete(claims);
   if (verified != LC_OK) return verified;
   if (client->state_dir != NULL) {
     pthread_mutex_lock(&client->lock);
     /* The service said yes: a folder that cannot be written costs the offline fallback, not this check. */
-    (void)store(client, token->valuestring, username);
+    int stored = store(client, token->valuestring, username);
     pthread_mutex_unlock(&client->lock);
+    if (stored) lc__saw_service_time(client, issued);
   }
   return LC_OK;
 }
@@ -306,7 +253,7 @@ void lc__forget_token(lc_client *client, const lc_credentials *credentials) {
     cJSON *claims = lc__peek_claims(cJSON_GetObjectItemCaseSensitive(record, "token")->valuestring);
     int for_this = claims == NULL ||
                    (credentials->license != NULL ? lc__names_license_and_device(claims, credentials->license, NULL)
-                                                 : credentials->username != NULL && username != NULL && same_username(username->valuestring, credentials->username));
+                                                 : credentials->username != NULL && username != NULL && lc__same_username(username->valuestring, credentials->username));
     if (for_this) unlink(client->token_path);
     cJSON_Delete(claims);
     cJSON_Delete(record);
@@ -323,13 +270,19 @@ int lc__offline(lc_client *client, const lc_credentials *credentials, lc_error *
   cJSON *peeked = lc__peek_claims(token);
   int64_t now = lc__now_ms(client) / 1000;
   const cJSON *nbf = cJSON_GetObjectItemCaseSensitive(peeked, "nbf");
-  /* A token of another license, user or device, or one not valid yet by this clock (past the leeway), is no
-   * answer to this check: the failure stays the network's. */
+  /* A token of another license, user or device is no answer to this check: the failure stays the network's. */
   int asked_for = peeked != NULL && lc__names_license_and_device(peeked, credentials->license, credentials->hwid) &&
                   (credentials->license != NULL || credentials->username == NULL ||
-                   (username != NULL && same_username(username->valuestring, credentials->username))) &&
-                  !(cJSON_IsNumber(nbf) && nbf->valuedouble > (double)(now + KEPT_TOKEN_NBF_LEEWAY));
+                   (username != NULL && lc__same_username(username->valuestring, credentials->username)));
+  /* A clock set back is refused before the token is judged by it; a token not valid yet by a clock that has not gone
+   * back (past the leeway) is no answer either. */
+  int judged = asked_for ? lc__judge_clock(client, (double)lc__now_ms(client) / 1000.0, error) : LC_OK;
+  asked_for = asked_for && judged == LC_OK && !(cJSON_IsNumber(nbf) && nbf->valuedouble > (double)(now + KEPT_TOKEN_NBF_LEEWAY));
   cJSON_Delete(peeked);
+  if (judged != LC_OK) {
+    cJSON_Delete(record);
+    return judged;
+  }
   if (!asked_for) {
     cJSON_Delete(record);
     *error = *network_error;

@@ -142,6 +142,10 @@ static const long backoff_ms[] = {250, 1000, 4000};
 
 int lc__post(lc_client *client, const char *path, cJSON *request, const char *license, char *nonce_out, lc_answer *result, lc_error *error) {
   memset(result, 0, sizeof *result);
+  if (client->url == NULL) {
+    lc__fail(error, LC_ERR_NETWORK, "NETWORK_ERROR", "no service URL is set: this client works offline only");
+    return LC_ERR_NETWORK;
+  }
   if (!lc__nonce(nonce_out) || cJSON_AddStringToObject(request, "nonce", nonce_out) == NULL) return lc__out_of_memory(error);
   char *body = cJSON_PrintUnformatted(request);
   char *url = lc__format("%s%s", client->url, path);

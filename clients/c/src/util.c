@@ -41,6 +41,17 @@ char *lc__strdup(const char *text) {
   return copy;
 }
 
+char *lc__trim(const char *text) {
+  while (*text == ' ' || *text == '\t' || *text == '\r' || *text == '\n') text++;
+  size_t length = strlen(text);
+  while (length > 0 && (text[length - 1] == ' ' || text[length - 1] == '\t' || text[length - 1] == '\r' || text[length - 1] == '\n')) length--;
+  char *copy = malloc(length + 1);
+  if (copy == NULL) return NULL;
+  memcpy(copy, text, length);
+  copy[length] = '\0';
+  return copy;
+}
+
 char *lc__format(const char *format, ...) {
   va_list arguments;
   va_start(arguments, format);

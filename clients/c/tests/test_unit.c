@@ -187,9 +187,14 @@ static void a_pem_and_its_jwk_pin_the_same_rfc_7638_key_id(void) {
   lc__pinned_free(&from_jwk);
 }
 
-static void a_client_needs_a_url_a_uuid_and_an_ed25519_key(void) {
+static void a_client_needs_a_uuid_an_ed25519_key_and_an_http_url_if_any(void) {
   lc_options options = {SERVICE_URL, APP_ID, PUBLIC_KEY_PEM, NULL, 0, NULL, NULL};
   lc_client *client = lc_client_new(&options);
+  CHECK(client != NULL);
+  lc_client_free(client);
+  /* No URL: a client that never goes online (an air-gapped program). */
+  options.url = NULL;
+  client = lc_client_new(&options);
   CHECK(client != NULL);
   lc_client_free(client);
   options.app_id = "not-a-uuid";
@@ -344,7 +349,7 @@ const test_case unit_tests[] = {
      a_signature_without_the_request_digest_or_with_more_parameters_is_refused},
     {"unit: a signed refusal is its code with its data", a_signed_refusal_is_its_code_with_its_data},
     {"unit: a PEM and its JWK pin the same RFC 7638 key id", a_pem_and_its_jwk_pin_the_same_rfc_7638_key_id},
-    {"unit: a client needs a URL, a UUID and an Ed25519 key", a_client_needs_a_url_a_uuid_and_an_ed25519_key},
+    {"unit: a client needs a UUID, an Ed25519 key and an http(s) URL if it has one", a_client_needs_a_uuid_an_ed25519_key_and_an_http_url_if_any},
     {"unit: a token is checked as jose checks it, then for this request, license and device",
      a_token_is_checked_as_jose_checks_it_then_for_this_request_license_and_device},
     {"unit: an altered or foreign token is INVALID_SIGNATURE", an_altered_or_foreign_token_is_invalid_signature},

@@ -16,7 +16,7 @@ namespace Licensing
         private readonly ClientHandle handle;
 
         /// <summary>
-        /// url: the service's base URL; appId: the application's id; publicKey: its
+        /// url: the service's base URL (null: never online, an air-gapped program); appId: the application's id; publicKey: its
         /// public key as PEM or JWK JSON (pinned in the program); stateDir: where the
         /// offline token is kept (null: no offline use).
         /// </summary>
@@ -52,7 +52,7 @@ namespace Licensing
             handle.Clock = clockHandle;
         }
 
-        /// <summary>Authenticates (and on first use activates) the license; when the service cannot be reached, the kept offline token answers while it is valid.</summary>
+        /// <summary>Authenticates (and on first use activates) the license; when the service cannot be reached (or no url is set), the kept license file, else the kept offline token, answers while it is valid.</summary>
         public LicenseResult Check(string license = null, string username = null, string password = null, string hwid = null)
         {
             using (var strings = new NativeStrings())
@@ -139,6 +139,102 @@ namespace Licensing
             return Heartbeat.Start(handle, license, username, password, hwid, onLost, intervalMs);
         }
 
+        /// <summary>
+        /// Checks out a license file for this device (POST /license-file, with a check's
+        /// effects), verifies it with this request's nonce and keeps it in stateDir as
+        /// license.lic; DataJson holds the license data and license_file.
+        /// lifetimeSeconds 0: the application's longest; encrypt: for this license key and device only.
+        /// </summary>
+        public LicenseResult LicenseFile(string hwid, string license = null, string username = null, string password = null, long lifetimeSeconds = 0, bool encrypt = false)
+        {
+            Require(hwid, "hwid");
+            using (var strings = new NativeStrings())
+            {
+                Native.Credentials credentials = strings.Credentials(license, username, password, hwid);
+                Native.FileOptions options = FileOptions(lifetimeSeconds, encrypt);
+                ResultHandle result;
+                return Take(Native.lc_license_file(handle, ref credentials, ref options, out result), result);
+            }
+        }
+
+        /// <summary>
+        /// An activation request for a device that cannot reach the service (lfr1.…), its
+        /// nonce kept in stateDir until the file made from it is loaded; with the customer
+        /// portal's URL, also the link to show as text or a QR code.
+        /// </summary>
+        public ActivationRequestResult ActivationRequest(string license, string hwid, long lifetimeSeconds = 0, bool encrypt = false, string portalUrl = null)
+        {
+            Require(license, "license");
+            Require(hwid, "hwid");
+            using (var strings = new NativeStrings())
+            {
+                Native.FileOptions options = FileOptions(lifetimeSeconds, encrypt);
+                ResultHandle result;
+                using (LicenseResult made = Take(Native.lc_activation_request(handle, strings.Add(license), strings.Add(hwid), ref options, strings.Add(portalUrl), out result), result))
+                {
+                    return new ActivationRequestResult(made.GetString("request"), made.GetString("link"));
+                }
+            }
+        }
+
+        /// <summary>
+        /// Accepts a license file made for one of this program's waiting activation requests
+        /// and keeps it in stateDir, where Check finds it (LICENSE_FILE_VALID; DataJson: the
+        /// file's claims). Throws LICENSE_FILE_MISMATCH, LICENSE_FILE_EXPIRED,
+        /// INVALID_SIGNATURE or CLOCK_MOVED_BACK.
+        /// </summary>
+        public LicenseResult LoadLicenseFile(string text)
+        {
+            Require(text, "text");
+            using (var strings = new NativeStrings())
+            {
+                ResultHandle result;
+                return Take(Native.lc_load_license_file(handle, strings.Add(text), out result), result);
+            }
+        }
+
+        /// <summary>Deletes the stored license file of this license and device and gives its return code (lfx1.…) for the dashboard or the customer portal.</summary>
+        public string ReturnCode(string license, string hwid)
+        {
+            Require(license, "license");
+            Require(hwid, "hwid");
+            using (var strings = new NativeStrings())
+            {
+                ResultHandle result;
+                using (LicenseResult made = Take(Native.lc_return_code(handle, strings.Add(license), strings.Add(hwid), out result), result))
+                {
+                    return made.GetString("return_code");
+                }
+            }
+        }
+
+        /// <summary>Returns the stored license file online (LICENSE_FILE_RETURNED) and deletes it once the service took it back; a refusal keeps it.</summary>
+        public LicenseResult ReturnLicenseFile(string license, string hwid)
+        {
+            Require(license, "license");
+            Require(hwid, "hwid");
+            using (var strings = new NativeStrings())
+            {
+                ResultHandle result;
+                return Take(Native.lc_return_license_file(handle, strings.Add(license), strings.Add(hwid), out result), result);
+            }
+        }
+
+        /// <summary>
+        /// This device's trial (POST /trial): TRIAL_STARTED, or TRIAL_RESUMED for a device whose
+        /// trial runs; GetString("license") is the trial's key to check with. Throws
+        /// TRIAL_EXPIRED, TRIAL_CONVERTED, TRIAL_LIMIT_REACHED or TRIALS_DISABLED.
+        /// </summary>
+        public LicenseResult StartTrial(string hwid)
+        {
+            Require(hwid, "hwid");
+            using (var strings = new NativeStrings())
+            {
+                ResultHandle result;
+                return Take(Native.lc_start_trial(handle, strings.Add(hwid), out result), result);
+            }
+        }
+
         /// <summary>This machine's id for this application (SHA-256 in hex of the system's machine id, the user's name and the app id).</summary>
         public string MachineId()
         {
@@ -160,6 +256,11 @@ namespace Licensing
             if (status == Native.Ok) return new LicenseResult(result);
             result.Dispose();
             throw Native.LastError(handle);
+        }
+
+        private static Native.FileOptions FileOptions(long lifetimeSeconds, bool encrypt)
+        {
+            return new Native.FileOptions { LifetimeSeconds = lifetimeSeconds, Encrypt = encrypt ? (byte)1 : (byte)0 };
         }
 
         private static void Require(string value, string name)

@@ -37,6 +37,13 @@ namespace Licensing
         }
 
         [StructLayout(LayoutKind.Sequential)]
+        internal struct FileOptions
+        {
+            internal long LifetimeSeconds;
+            internal byte Encrypt; // a C bool
+        }
+
+        [StructLayout(LayoutKind.Sequential)]
         internal struct Exchange
         {
             internal IntPtr Nonce;
@@ -82,6 +89,24 @@ namespace Licensing
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int lc_record_usage(ClientHandle client, ref Credentials credentials, IntPtr counter, long amount, IntPtr usageId, out ResultHandle result);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int lc_license_file(ClientHandle client, ref Credentials credentials, ref FileOptions options, out ResultHandle result);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int lc_activation_request(ClientHandle client, IntPtr license, IntPtr hwid, ref FileOptions options, IntPtr portalUrl, out ResultHandle result);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int lc_load_license_file(ClientHandle client, IntPtr text, out ResultHandle result);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int lc_return_code(ClientHandle client, IntPtr license, IntPtr hwid, out ResultHandle result);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int lc_return_license_file(ClientHandle client, IntPtr license, IntPtr hwid, out ResultHandle result);
+
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int lc_start_trial(ClientHandle client, IntPtr hwid, out ResultHandle result);
 
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl)]
         internal static extern IntPtr lc_machine_id(ClientHandle client);

@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 1000 licenses at once
-         * @description All or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`. Without `hwid_reset_allowed` or `hwid_reset_interval` the licenses get the application's defaults (`/app/settings`).
+         * @description Without a `request_id`, all or none: on a failure no license is left behind and the answer is 500 `SERVER_ERROR`, or 503 `SERVICE_UNAVAILABLE` when the store was too slow to write them all within the time budget (docs/management-api.md#time-budget-of-bulk-routes). With a `request_id` the licenses written are kept, and the same body sent again under it writes the rest of exactly those licenses and answers all of them. Without `hwid_reset_allowed` or `hwid_reset_interval` the licenses get the application's defaults (`/app/settings`).
          */
         post: operations["licenseCreateBulk"];
         delete?: never;
@@ -215,7 +215,7 @@ export interface paths {
         put?: never;
         /**
          * Extend up to 1000 licenses, each exactly once
-         * @description A `request_id` makes a retried request extend no key twice, for seven days.
+         * @description A `request_id` makes a retried request extend no key twice, for seven days. A key not started within the time budget answers `SERVICE_UNAVAILABLE`; 503 `SERVICE_UNAVAILABLE` when the licenses could not be read, nothing changed (docs/management-api.md#time-budget-of-bulk-routes).
          */
         post: operations["licenseExtendBulk"];
         delete?: never;
@@ -1320,6 +1320,7 @@ export interface components {
         };
         LicenseCreateBulkRequest: {
             key_amount: number;
+            request_id?: string;
             /** Format: uuid */
             app_id: string;
             /** Format: uuid */
@@ -3963,6 +3964,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     licenseExtend: {
@@ -4246,6 +4259,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };

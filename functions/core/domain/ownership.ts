@@ -3,6 +3,7 @@ import type { License } from '#data/model/license';
 import type { Subscription } from '#data/model/subscription';
 import type { Deps } from '../deps';
 import { ManagementError } from '../http/errors';
+import { inScope } from '../http/app-scope';
 import * as apps from '#data/app.repo';
 import * as licenses from '#data/license.repo';
 import * as subscriptions from '#data/subscription.repo';
@@ -11,18 +12,12 @@ import * as subscriptions from '#data/subscription.repo';
  * Ownership rules of docs/management-api.md (its introduction), checked after the API key and the body.
  * An app or subscription of another owner is ACCESS_DENIED; a license of another
  * owner is LICENSE_NOT_FOUND, exactly like a missing one, so an API key cannot
- * probe which license keys exist elsewhere.
+ * probe which license keys exist elsewhere. A key limited to applications meets
+ * the others of its team as another team's: `guardAppScope` refuses what a body
+ * names of them before any route's own code runs, and a license of them answers
+ * as a missing one (`isOwnedLicense`, and the license writes' conditions).
  */
 type OwnershipDeps = Pick<Deps, 'table' | 'appScope'>;
-
-/**
- * Whether the request's API key may reach the application: a key limited to
- * some of the team's applications meets the others as another team's
- * (docs/api-keys.md#keys-limited-to-applications).
- */
-export function inScope(deps: Pick<Deps, 'appScope'>, appId: string): boolean {
-  return deps.appScope === undefined || deps.appScope.has(appId);
-}
 
 export const notFound = {
   app: () => new ManagementError('APP_NOT_FOUND'),
@@ -32,17 +27,17 @@ export const notFound = {
 
 export const accessDenied = () => new ManagementError('ACCESS_DENIED');
 
-export async function ownedApp(deps: OwnershipDeps, teamId: string, appId: string): Promise<App> {
+export async function ownedApp(deps: Pick<Deps, 'table'>, teamId: string, appId: string): Promise<App> {
   const app = await apps.get(deps.table, appId);
   if (!app) throw notFound.app();
-  if (app.team_id !== teamId || !inScope(deps, app.app_id)) throw accessDenied();
+  if (app.team_id !== teamId) throw accessDenied();
   return app;
 }
 
-export async function ownedSubscription(deps: OwnershipDeps, teamId: string, subscriptionId: string): Promise<Subscription> {
+export async function ownedSubscription(deps: Pick<Deps, 'table'>, teamId: string, subscriptionId: string): Promise<Subscription> {
   const subscription = await subscriptions.get(deps.table, subscriptionId);
   if (!subscription) throw notFound.subscription();
-  if (subscription.team_id !== teamId || !inScope(deps, subscription.app_id)) throw accessDenied();
+  if (subscription.team_id !== teamId) throw accessDenied();
   return subscription;
 }
 

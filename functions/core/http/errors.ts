@@ -60,6 +60,7 @@ export const managementErrors = {
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
   SERVER_ERROR: { status: 500, message: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The store did not answer in time and nothing was changed; send the request again' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ManagementErrorCode = keyof typeof managementErrors;

@@ -4,6 +4,7 @@ import type * as z from 'zod/mini';
 import { keyMayCallPath } from '../../access';
 import { defaultRole, roles, type Role } from '#shared/roles';
 import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
+import { guardAppScope } from './app-scope';
 import { missingApiKey } from './api-key-auth';
 import { ManagementError } from './errors';
 import { forRequest, type Deps } from '../deps';
@@ -109,7 +110,7 @@ export function managementEndpoint<S extends z.ZodMiniType, O>(
   action: (deps: Deps, input: OwnerInput<S>) => Promise<O>,
 ): Endpoint {
   return async (deps, body, request) => {
-    const data = await action(deps, ownerInput(schema, body, request));
+    const data = await action(deps, await ownerInput(deps, schema, body, request));
     return { body: { success: true, data } };
   };
 }
@@ -131,16 +132,23 @@ export function callingKeyEndpoint<S extends z.ZodMiniType, O>(
   action: (deps: Deps, input: OwnerInput<S>, key: CallingKey) => Promise<O>,
 ): Endpoint {
   return async (deps, body, request) => {
-    const input = ownerInput(schema, body, request);
+    const input = await ownerInput(deps, schema, body, request);
     if (!request.role) throw new ManagementError('ACCESS_DENIED');
     const key: CallingKey = { role: request.role, apps: request.apps ? [...request.apps] : undefined, usageIdentifierKey: request.usageIdentifierKey };
     return { body: { success: true, data: await action(deps, input, key) } };
   };
 }
 
-function ownerInput<S extends z.ZodMiniType>(schema: S, body: unknown, request: RequestInfo): OwnerInput<S> {
+/**
+ * The body as its schema reads it, with the owner: every management route's
+ * input comes from here, so this is where a key limited to applications meets
+ * what the body names of the others (`guardAppScope`), after the role guard
+ * let the route through and before the route's own code runs.
+ */
+async function ownerInput<S extends z.ZodMiniType>(deps: Deps, schema: S, body: unknown, request: RequestInfo): Promise<OwnerInput<S>> {
   const input = validate('management', schema, body);
   if (!request.teamId) throw missingApiKey();
+  await guardAppScope(deps, request.teamId, input as Record<string, unknown>);
   return { ...(input as object), teamId: request.teamId, requestId: request.requestId } as OwnerInput<S>;
 }
 
@@ -155,12 +163,27 @@ export function managementListEndpoint<S extends z.ZodMiniType, T>(
   action: (deps: Deps, input: OwnerInput<S>) => Promise<Page<T>>,
 ): Endpoint {
   return async (deps, body, request) => {
-    const page = await action(deps, ownerInput(schema, body, request));
+    const page = await action(deps, await ownerInput(deps, schema, body, request));
     return { body: { success: true, data: page.items, next_cursor: page.nextCursor } };
   };
 }
 
 export type DepsSource = () => Deps | Promise<Deps>;
+
+/** What a request's bulk work keeps for the writes in flight when it stops starting new ones, and for its answer. */
+const answerReserveMs = 10_000;
+
+/**
+ * Until when a management request may start bulk work: `bulkWorkSeconds` after
+ * API Gateway received it, and never so late that the writes then in flight and
+ * the answer could not fit in the Lambda's remaining time.
+ */
+function workUntil(event: HttpEvent, context: Context, bulkWorkSeconds: number): number {
+  const now = Date.now();
+  const received = event.requestContext?.requestTimeEpoch || now;
+  const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Infinity;
+  return Math.min(received + bulkWorkSeconds * 1000, now + remaining - answerReserveMs);
+}
 
 /** Who an inbound route's writes are recorded as: the service that called it, not an owner's key. */
 const inboundActors = new Map<string, string>(inboundRoutes.map((route) => [route.path, route.actor]));
@@ -209,7 +232,9 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
       const parsedBody: unknown = event.body;
       const request = requestInfo(event);
       const actor = inboundActors.get(event.resource) ?? (side === 'client' ? 'client' : request.actor);
-      context.requestDeps = forRequest(await deps(), request.requestId, actor, request.apps);
+      const groupDeps = await deps();
+      const until = side === 'management' ? workUntil(event, context, groupDeps.config.bulkWorkSeconds) : undefined;
+      context.requestDeps = forRequest(groupDeps, request.requestId, actor, request.apps, until);
       const reply = await endpoint(context.requestDeps, parsedBody, request);
       return jsonResponse(reply.status ?? 200, reply.body);
     });

@@ -5,25 +5,25 @@ Sources, the first one found:
 - macOS: IOPlatformUUID, read with `ioreg -rd1 -c IOPlatformExpertDevice`;
 - Windows: MachineGuid under HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\Cryptography;
 - FreeBSD and others: /etc/hostid, then `kenv -q smbios.system.uuid`;
-- anywhere else: the host name and the MAC address Python reports (uuid.getnode).
-The user is the login name (getpass.getuser) and, on POSIX, the numeric user id.
+- anywhere else: "host:" and the host name.
+The user is the effective user's name (the password database's entry on POSIX, as Node's os.userInfo() reads it).
+The value is the one the TypeScript, Go, C and C# libraries compute on the same machine for the same user and app.
 """
 
 import getpass
 import hashlib
-import hmac
 import os
 import platform
 import re
 import subprocess
 import sys
-import uuid
 
 
 def _read(path):
+    """The file's first line, trimmed."""
     try:
         with open(path, "r", encoding="utf-8") as handle:
-            value = handle.read().strip()
+            value = handle.read().strip().split("\n")[0].strip()
     except OSError:
         return None
     return value or None
@@ -60,18 +60,25 @@ def machine_source():
         found = _windows_guid()
     else:
         found = _read("/etc/hostid") or _command(["kenv", "-q", "smbios.system.uuid"])
-    return found or "%s/%012x" % (platform.node(), uuid.getnode())
+    return found or "host:%s" % platform.node()
 
 
 def _user():
+    if hasattr(os, "geteuid"):
+        try:
+            import pwd  # POSIX only
+
+            return pwd.getpwuid(os.geteuid()).pw_name
+        except (ImportError, KeyError):
+            # A user id without an entry has no name, as Node's os.userInfo() would fail to give one.
+            return ""
     try:
-        name = getpass.getuser()
+        return getpass.getuser()
     except (KeyError, OSError, ImportError):
-        name = ""
-    return "%s/%s" % (name, os.getuid()) if hasattr(os, "getuid") else name
+        return ""
 
 
 def machine_id(app_id):
-    """HMAC-SHA-256 of machine and user keyed with the app id: 64 hex digits, different for every application."""
-    message = ("%s\n%s" % (machine_source(), _user())).encode("utf-8")
-    return hmac.new(app_id.lower().encode("utf-8"), message, hashlib.sha256).hexdigest()
+    """SHA-256 (hex) of "licensing-machine-id-v1", the app id, the machine's id and the user, joined by NUL bytes:
+    64 hex digits, different for every application, revealing neither id."""
+    return hashlib.sha256("\0".join(("licensing-machine-id-v1", app_id, machine_source(), _user())).encode("utf-8")).hexdigest()
