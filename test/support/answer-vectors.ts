@@ -28,19 +28,10 @@ export interface TokenVector {
   expect: { ok: true } | { code: string };
 }
 
-/** A license file as a device gets it (clients/testdata/README.md), with what the library expects of it. */
-export interface FileVector {
-  name: string;
-  about: string;
+/** A license file as a device gets it (clients/testdata/README.md), judged as a token is: `nonce` the activation request's, null for a file read back from storage. */
+export interface FileVector extends Omit<TokenVector, 'token'> {
   /** A compact JWS, or a compact JWE holding one. */
   file: string;
-  app_id: string;
-  license: string;
-  hwid: string;
-  /** The activation request's nonce; null for a file read back from storage. */
-  nonce: string | null;
-  now: number;
-  expect: { ok: true } | { code: string };
 }
 
 export interface AnswerVectors {
