@@ -107,6 +107,9 @@ export const clientMessages = {
   invalidBorrowSeconds: 'Invalid borrow_seconds',
   invalidContentDigest: 'Invalid Content-Digest',
   invalidUsage: 'Invalid usage request',
+  invalidLicenseFileRequest: 'Invalid license file request',
+  invalidActivationRequest: 'Invalid activation request',
+  invalidReturnCode: 'Invalid return code',
 } as const;
 
 /** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them), /reset-hwid's, /release's and /usage's. */
