@@ -66,6 +66,7 @@ const concurrencies = [1, 32] as const;
  */
 /** A heartbeat on a floating license against /auth by key in the same run (docs/licensing-models.md, "What it costs"). */
 const floatingBudgetRatio = 0.8;
+const licenseFileBudgetRatio = 0.8;
 const slow = new Set(['auth_credentials', 'register', 'create_bulk', 'get_bulk', 'extend_bulk']);
 const bulkWrites = new Set(['create_bulk', 'extend_bulk']);
 const concurrenciesOf = (name: string) => (quick && bulkWrites.has(name) ? [1, 4] : concurrencies);
@@ -165,6 +166,9 @@ try {
   );
   const seatDevices = [0, 1, 2].map((seat) => (license: string) => `seat-${seat}-${license}`);
   const meteredKeys = ((await management('/license/create-bulk', createBulk(meteredTier, false))) as { key: string }[]).map((license) => license.key);
+  // HWID-locked licenses whose device is bound before measuring: a license file is checked out for a device already bound.
+  const fileKeys = ((await management('/license/create-bulk', createBulk(subscriptions[1]!, true))) as { key: string }[]).map((license) => license.key);
+  const fileDevice = (index: number) => `file-device-${index}`;
   // Four sets of 1000 for extend-bulk, one per connection of its run at 4: an owner's concurrent bulk extensions name different licenses
   // (the same 1000 from every connection would measure only their conditions failing on one another, then key-by-key work).
   const extendSets: string[][] = [];
@@ -214,6 +218,19 @@ try {
       amount: plan.amount,
       unsigned: true,
     },
+    // A license file (a day long) for a bound device, plain and encrypted, beside /auth by key: answers with signing off, as auth_license.
+    license_file: {
+      path: '/license-file',
+      bodies: () => fileKeys.map((license, i) => body({ app_id: owner.app_id, license, hwid: fileDevice(i), lifetime_seconds: 86400 })),
+      amount: plan.amount,
+      unsigned: true,
+    },
+    license_file_encrypted: {
+      path: '/license-file',
+      bodies: () => fileKeys.map((license, i) => body({ app_id: owner.app_id, license, hwid: fileDevice(i), lifetime_seconds: 86400, encrypt: true })),
+      amount: plan.amount,
+      unsigned: true,
+    },
     // /usage beside /auth by key, both with signing off: without a usage_id, and with a fresh one per request.
     usage: { path: '/usage', bodies: () => meteredKeys.map((license) => body({ app_id: owner.app_id, license, counter: 'bench' })), amount: plan.amount, unsigned: true },
     usage_id: {
@@ -257,6 +274,7 @@ try {
     unsignedServer.url,
     seatDevices.flatMap((device) => floatingKeys.map((license) => ({ path: '/auth', body: body({ app_id: owner.app_id, license, hwid: device(license) }) }))),
   );
+  await warmUp(unsignedServer.url, scenarios.license_file!.bodies().map((text) => ({ path: '/license-file', body: text })));
   await warmUp(unsignedServer.url, trialDevices.map((hwid) => ({ path: '/trial', body: body({ app_id: owner.app_id, hwid }) })));
   // /usage counts only on a license in use: a first /auth starts each one.
   await warmUp(unsignedServer.url, meteredKeys.map((license) => ({ path: '/auth', body: body({ app_id: owner.app_id, license }) })));
@@ -448,6 +466,8 @@ try {
     auth_license_signed: operation('auth_license_signed'),
     auth_license_hwid: operation('auth_license_hwid'),
     auth_floating: operation('auth_floating'),
+    license_file: operation('license_file'),
+    license_file_encrypted: operation('license_file_encrypted'),
     usage: operation('usage'),
     usage_id: operation('usage_id'),
     auth_credentials: operation('auth_credentials'),
@@ -540,6 +560,21 @@ function checkBudgets(results: Results) {
       value: ratio(results.auth_floating.rps, auth.rps),
       pass: results.auth_floating.rps >= floatingBudgetRatio * auth.rps,
     },
+    ...(['license_file', 'license_file_encrypted'] as const).flatMap((name) => [
+      {
+        budget: `${name}: the DynamoDB round trips, write requests and write units of /auth by key, warm`,
+        value: `${results[name].ddb_round_trips_warm} / ${results[name].warm.write_requests} / ${results[name].warm.write_units}`,
+        pass:
+          results[name].ddb_round_trips_warm === auth.ddb_round_trips_warm &&
+          results[name].warm.write_requests === auth.warm.write_requests &&
+          results[name].warm.write_units === auth.warm.write_units,
+      },
+      {
+        budget: `${name}: at least ${licenseFileBudgetRatio} × the requests/s of /auth by key (concurrency 32, answers unsigned)`,
+        value: ratio(results[name].rps, auth.rps),
+        pass: results[name].rps >= licenseFileBudgetRatio * auth.rps,
+      },
+    ]),
     {
       budget: 'events consumer keeps up with /auth at concurrency 32: seconds behind at the end of the load, at most 5',
       value: results.events_consumer.lag_s,
@@ -627,6 +662,8 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     auth_license_signed: '`/auth` by key, unlocked, signed',
     auth_license_hwid: '`/auth` by key, HWID-locked',
     auth_floating: '`/auth` heartbeat, floating license (3 of 5 seats leased), signing off',
+    license_file: '`/license-file` for a bound device, signing off',
+    license_file_encrypted: '`/license-file` for a bound device, encrypted, signing off',
     usage: '`/usage`, signing off',
     usage_id: '`/usage` with a new `usage_id`, signing off',
     auth_credentials: '`/auth` by username/password',

@@ -26,6 +26,8 @@ export const routes = [
   { path: '/reset-hwid', group: 'client', access: 'client' },
   { path: '/release', group: 'client', access: 'client' },
   { path: '/usage', group: 'client', access: 'client' },
+  { path: '/license-file', group: 'client', access: 'client' },
+  { path: '/license-file/return', group: 'client', access: 'client' },
   { path: '/trial', group: 'client', access: 'client' },
 
   { path: '/license/create', group: 'license', access: 'manage' },

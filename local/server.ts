@@ -8,6 +8,7 @@ import type { Deps } from '#core/deps';
 import { canonicalUuid } from '#core/ids';
 import { ClientError, edgeErrors, ManagementError, rateLimited, type ServiceError } from '#core/http/errors';
 import { corsHeaders, jsonResponse, type HttpEvent } from '#core/http/middleware';
+import { signedFields } from '#core/http/file-codes';
 import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findInboundRoute, findRoute, sideOf, type Group, type Side } from '../functions/routes';
 import { serveApiReference } from './api-reference';
@@ -168,14 +169,15 @@ async function runGateway(deps: Deps, event: HttpEvent, limiter: RateLimiter | u
 }
 
 /**
- * The client routes' per-application throttle. The app is named only in the body; a
- * body without a usable app_id is left to the handler, which answers its 400 or 403.
+ * The client routes' per-application throttle. The app is named only in the body (or in the
+ * code a license-file route takes there); a body without a usable app_id is left to the
+ * handler, which answers its 400 or 403.
  */
-function throttleApp(body: string, limiter: RateLimiter | undefined): APIGatewayProxyResult | undefined {
+function throttleApp(path: string, body: string, limiter: RateLimiter | undefined): APIGatewayProxyResult | undefined {
   if (!limiter) return undefined;
   let appId: unknown;
   try {
-    appId = (JSON.parse(body) as { app_id?: unknown } | null)?.app_id;
+    appId = signedFields(path, JSON.parse(body)).appId;
   } catch {
     return undefined;
   }
@@ -300,7 +302,7 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
       }
     }
     if (side === 'client' && request.method === 'POST') {
-      const throttled = throttleApp(body, appLimiter);
+      const throttled = throttleApp(route.path, body, appLimiter);
       if (throttled) {
         send(response, throttled);
         return;

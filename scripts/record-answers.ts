@@ -10,7 +10,8 @@ import { api, startService, type StartedService } from '../test/support/browser'
  * made as a client library makes it: a fresh nonce in the body, the body's
  * `Content-Digest` sent), and from them the hostile ones a cracked machine's
  * proxy would hand a program: tampered, replayed, relayed, signed by another
- * application, unsigned. Each case says what a library must make of it, as the
+ * application, unsigned; and license files made from activation requests with
+ * their hostile variants. Each case says what a library must make of it, as the
  * TypeScript library does (test/clients/answer-vectors.test.ts holds it to that).
  */
 
@@ -152,7 +153,53 @@ async function record(service: StartedService) {
     tokenCase('token-wrong-typ', 'typ changed to license+jwt, the signature kept', `${b64url(JSON.stringify({ ...decodePart(header), typ: 'license+jwt' }))}.${payload}.${tokenSignature}`, {}, { code: 'INVALID_SIGNATURE' }),
   ];
 
-  return { app_id, public_key_pem: signingKey.public_key_pem, public_jwk: { kty: 'OKP', crv: 'Ed25519', x: signingKey.jwk.x }, answers, tokens };
+  // License files made from activation requests, as a device that is never online gets them, plain and encrypted.
+  const fileLicense = await newLicense(app_id, subscription_id);
+  const fileDevice = 'recorded-file-device';
+  const madeFile = async (fields: Record<string, unknown>) => {
+    const nonce = randomBytes(18).toString('base64url');
+    const request = `lfr1.${b64url(JSON.stringify({ ...fields, nonce, lifetime_seconds: 86_400 }))}`;
+    const answer = await fetch(`${service.url}/license-file`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ request }) });
+    const body = (await answer.json()) as { data?: { license_file: string } };
+    if (answer.status !== 200 || !body.data) throw new Error(`/license-file answered ${answer.status}: ${JSON.stringify(body)}`);
+    return { file: body.data.license_file, nonce };
+  };
+  const plain = await madeFile({ app_id, license: fileLicense, hwid: fileDevice });
+  const encrypted = await madeFile({ app_id, license: fileLicense, hwid: fileDevice, encrypt: true });
+  const foreignFile = await madeFile({ app_id: secondApp, license: secondLicense, hwid });
+  const [fileHeader, filePayload, fileSignature] = plain.file.split('.') as [string, string, string];
+  const fileClaims = decodePart(filePayload) as { iat: number; nbf: number; exp: number };
+  const fileExpected: { app_id: string; license: string; hwid: string; nonce: string | null } = { app_id, license: fileLicense, hwid: fileDevice, nonce: plain.nonce };
+  const fileCase = (name: string, about: string, value: string, overrides: Partial<typeof fileExpected> & { now?: number }, expect: { ok: true } | { code: string }) => ({
+    name,
+    about,
+    file: value,
+    ...fileExpected,
+    now: fileClaims.iat + 60,
+    ...overrides,
+    expect,
+  });
+  const jweParts = encrypted.file.split('.');
+  const flipped = (part: string) => `${part.slice(0, 10)}${part[10] === 'A' ? 'B' : 'A'}${part.slice(11)}`;
+  const mismatch = { code: 'LICENSE_FILE_MISMATCH' };
+  const files = [
+    fileCase('file-ok', 'a file made from an activation request, with that request\'s nonce, judged a minute after it was made', plain.file, {}, { ok: true }),
+    fileCase('file-stored', 'the same file read back from storage: no nonce to match, judged an hour later', plain.file, { nonce: null, now: fileClaims.iat + 3600 }, { ok: true }),
+    fileCase('file-encrypted-ok', 'an encrypted file, opened with its license key and device', encrypted.file, { nonce: encrypted.nonce }, { ok: true }),
+    fileCase('file-expired', 'judged a second past its exp', plain.file, { nonce: null, now: fileClaims.exp + 1 }, { code: 'LICENSE_FILE_EXPIRED' }),
+    fileCase('file-not-yet-valid', 'judged an hour before its nbf', plain.file, { nonce: null, now: fileClaims.nbf - 3600 }, mismatch),
+    fileCase('file-other-application', 'expected from another application (iss differs)', plain.file, { app_id: secondApp }, mismatch),
+    fileCase('file-other-license', 'expected for another license (sub differs)', plain.file, { license: other }, mismatch),
+    fileCase('file-other-device', 'expected on another device (hwid differs)', plain.file, { hwid: 'recorded-device-2' }, mismatch),
+    fileCase('file-other-nonce', "expected with another request's nonce", plain.file, { nonce: encrypted.nonce }, mismatch),
+    fileCase('file-other-key', "another application's file, signed by its key, expected as its own", foreignFile.file, { app_id: secondApp, license: secondLicense, hwid, nonce: foreignFile.nonce }, { code: 'INVALID_SIGNATURE' }),
+    fileCase('file-tampered-payload', 'exp moved a year on, the signature kept', `${fileHeader}.${b64url(JSON.stringify({ ...decodePart(filePayload), exp: fileClaims.exp + 31_536_000 }))}.${fileSignature}`, {}, { code: 'INVALID_SIGNATURE' }),
+    fileCase('file-offline-token', 'the offline token of auth-ok given as a license file (typ JWT)', token, { license, hwid, nonce: null }, mismatch),
+    fileCase('file-encrypted-other-device', 'the encrypted file opened for another device', encrypted.file, { hwid: 'recorded-device-2', nonce: encrypted.nonce }, mismatch),
+    fileCase('file-encrypted-tampered', 'one character of the encrypted file\'s ciphertext changed', [...jweParts.slice(0, 3), flipped(jweParts[3]!), jweParts[4]].join('.'), { nonce: encrypted.nonce }, mismatch),
+  ];
+
+  return { app_id, public_key_pem: signingKey.public_key_pem, public_jwk: { kty: 'OKP', crv: 'Ed25519', x: signingKey.jwk.x }, answers, tokens, files };
 }
 
 const service = await startService();
@@ -161,7 +208,7 @@ try {
   const folder = join(import.meta.dirname, '..', 'clients', 'testdata');
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, 'answers.json'), `${JSON.stringify(recorded, null, 2)}\n`);
-  process.stdout.write(`wrote ${join(folder, 'answers.json')}: ${recorded.answers.length} answers, ${recorded.tokens.length} tokens\n`);
+  process.stdout.write(`wrote ${join(folder, 'answers.json')}: ${recorded.answers.length} answers, ${recorded.tokens.length} tokens, ${recorded.files.length} license files\n`);
 } finally {
   await service.stop();
 }

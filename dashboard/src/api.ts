@@ -170,6 +170,29 @@ export class ApiError extends Error {
 }
 
 /** The routes that take the owner's API key; the client routes are for the owners' programs. */
+/** A client route's refusal (docs/client-api.md): its status and `message`, e.g. `HWID_MISMATCH`. */
+export class ClientRouteError extends Error {
+  constructor(
+    readonly status: number,
+    readonly refusal: string,
+  ) {
+    super(`The service refused the request: ${refusal}`);
+  }
+}
+
+/**
+ * `POST /license-file` with an activation request, as the owner's hand on a customer's
+ * behalf: a client route, so no API key goes with it. Resolves to the license data and
+ * the file; a refusal is a ClientRouteError with the route's message.
+ */
+export async function activateFromRequest(request: string): Promise<{ license_file: string; key: string }> {
+  if (!client) throw new Error('configuration not loaded');
+  const { data, error, response } = await client.POST('/license-file', { body: { request } });
+  if (data) return (data as { data: { license_file: string; key: string } }).data;
+  const refusal = error as { message?: unknown } | undefined;
+  throw new ClientRouteError(response.status, typeof refusal?.message === 'string' ? refusal.message : `HTTP ${response.status}`);
+}
+
 export type ManagementPath = Exclude<keyof paths, '/auth' | '/register' | '/reset-hwid'>;
 
 type Operation<P extends ManagementPath> = paths[P]['post'];

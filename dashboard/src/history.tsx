@@ -25,6 +25,8 @@ export const eventLabels: Record<AuditType, string> = {
   'license.seat_released': 'Floating seat released',
   'license.usage_limit_reached': 'Usage limit reached',
   'license.usage_reset': 'Usage reset',
+  'license.file_issued': 'License file made',
+  'license.file_returned': 'License file returned',
   'license.trial_started': 'Trial started',
   'license.trial_converted': 'Trial bought (converted)',
   'subscription.created': 'Subscription created',
@@ -61,13 +63,14 @@ const secondsFields = new Set([
   'lease_seconds',
   'offline_token_ttl',
   'max_borrow_seconds',
+  'max_license_file_seconds',
   'default_hwid_reset_interval',
   'grace_seconds',
 ]);
 const isTimeField = (field: string) => field.endsWith('_at') || field === 'last_login';
 
 /** Bookkeeping every change moves along: no owner's change in itself. */
-const unannounced = new Set(['last_login', 'leases']);
+const unannounced = new Set(['last_login', 'leases', 'files']);
 
 function valueWords(field: string, value: unknown): string {
   if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return 'none';

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, type Body, type ManagementPath, type License, type Subscription } from './api';
 import { LicenseEntitlements } from './entitlements';
 import { FloatingSeats } from './floating-seats';
+import { LicenseFiles } from './license-files';
 import { LicenseTimeline } from './history';
 import { ConfirmDialog, DurationFields, ErrorNote, Field, duration, readDuration, Tags, Time, usePlacedNotice, wholeNumber, type ConfirmRequest } from './ui';
 
@@ -229,6 +230,25 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
           onSetLease={(leaseSeconds) => void act('Floating seats', '/hwid/set-lease', { lease_seconds: leaseSeconds }, leaseSeconds === null ? 'Leasing off.' : `Leases of ${duration(leaseSeconds)}.`)}
           onRemove={(hwid) => void act('Floating seats', '/hwid/remove', { hwid }, `Seat of ${hwid} released.`)}
           note={note('Floating seats')}
+        />
+
+        <LicenseFiles
+          license={license}
+          busy={busy}
+          act={(action) =>
+            void placed.act(
+              'License files',
+              async () => {
+                const done = await action();
+                setLicense((await call('/license/get', { license_key: licenseKey })).data);
+                setChanges((count) => count + 1);
+                return done;
+              },
+              (done) => done,
+            )
+          }
+          say={(problem) => say('License files', problem)}
+          note={note('License files')}
         />
 
         <Can path="/hwid/update-reset-interval"><form

@@ -12,6 +12,8 @@ type AppSettings = Answer<'/app/settings'>['data'];
 const ttlLimits = { min: 60, max: 365 * 86400 };
 /** The limits `/app/settings` accepts for max_borrow_seconds (functions/data/model/lease.ts). */
 const borrowLimits = { min: 60, max: 365 * 86400 };
+/** The limits `/app/settings` accepts for max_license_file_seconds (functions/data/model/license-file.ts). */
+const licenseFileLimits = { min: 3600, max: 315_360_000 };
 /** The longest reset interval `/app/settings` accepts, as /hwid/update-reset-interval (functions/core/domain/fields.ts). */
 const maxResetInterval = 10 * 365 * 86400;
 
@@ -142,6 +144,20 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
         />
       )}
       {settings && <TrialSetting app={app} trial={settings.trial} busy={busy} note={note('Trials')} onSave={(trial, done) => saveSettings('Trials', { trial }, done)} />}
+      {settings && (
+        <SecondsSetting
+          title="License files"
+          text={`A license file a device obtains is valid for up to ${duration(settings.max_license_file_seconds)}, never past its license's end; a returned file stays valid until then.`}
+          label="Longest license file (seconds)"
+          name="max_license_file_seconds"
+          limits={licenseFileLimits}
+          value={settings.max_license_file_seconds}
+          submit="Save longest file"
+          busy={busy}
+          onSave={(seconds) => saveSettings('License files', { max_license_file_seconds: seconds }, (saved) => `Longest license file set to ${duration(saved.max_license_file_seconds)}.`)}
+          note={note('License files')}
+        />
+      )}
       {settings && (
         <Can path="/app/settings"><form
           class="card stack"

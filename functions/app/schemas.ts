@@ -6,6 +6,7 @@ import { trialLimits } from '#data/model/trial';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 import { borrowSecondsLimits } from '#data/model/lease';
+import { licenseFileSecondsLimits } from '#data/model/license-file';
 
 /** Strict: a field sent here was meant for another route, and silently ignoring it would hide the mistake. */
 export const listAppsSchema = z.lazy(() => z.strictObject({}));
@@ -48,6 +49,7 @@ export const settingsSchema = z.lazy(() =>
     default_hwid_reset_allowed: z.optional(z.boolean()),
     default_hwid_reset_interval: z.optional(hwidResetIntervalField),
     max_borrow_seconds: z.optional(z.int().check(z.gte(borrowSecondsLimits.min), z.lte(borrowSecondsLimits.max))),
+    max_license_file_seconds: z.optional(z.int().check(z.gte(licenseFileSecondsLimits.min), z.lte(licenseFileSecondsLimits.max))),
     trial: z.optional(z.nullable(trialField)),
   }),
 );

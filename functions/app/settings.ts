@@ -7,6 +7,7 @@ import { appSettingsFields, type AppSettingsChange } from '#data/model/app';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';
 import { borrowSecondsLimits } from '#data/model/lease';
+import { licenseFileSecondsLimits } from '#data/model/license-file';
 import type { settingsSchema } from './schemas';
 import * as apps from '#data/app.repo';
 
@@ -16,6 +17,7 @@ export interface AppSettings {
   default_hwid_reset_allowed: boolean;
   default_hwid_reset_interval: number;
   max_borrow_seconds: number;
+  max_license_file_seconds: number;
   trial: TrialSettings | null;
 }
 
@@ -32,6 +34,7 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
     default_hwid_reset_allowed: settings.default_hwid_reset_allowed ?? hwidResetDefaults.hwid_reset_allowed,
     default_hwid_reset_interval: settings.default_hwid_reset_interval ?? hwidResetDefaults.hwid_reset_interval,
     max_borrow_seconds: settings.max_borrow_seconds ?? borrowSecondsLimits.defaultMax,
+    max_license_file_seconds: settings.max_license_file_seconds ?? licenseFileSecondsLimits.defaultMax,
     trial: settings.trial ?? null,
   };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { addSeconds, iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { clientFailure } from '#core/http/errors';
@@ -11,6 +12,9 @@ import type { Subscription } from '#data/model/subscription';
 import { sleep } from '#data/backoff';
 import type { UsernameIndex } from '#data/model/username';
 import { isFloating, type Lease } from '#data/model/lease';
+import type { LiveFile } from '#data/model/license-file';
+import { checkFileLifetime, fileFor, fileLifetime, type FileAsk } from './file-rules';
+import { offlineEnd } from './offline-token';
 import { seatFor } from './seats';
 import { checkBorrowAllowed } from './schemas';
 import {
@@ -38,6 +42,8 @@ export interface AuthSuccess {
   subscription: Subscription;
   /** On a floating license: this device's lease after this /auth. */
   lease?: Lease;
+  /** The license file this check recorded (/license-file). */
+  file?: LiveFile;
 }
 
 /** Lost races re-read the license and decide again; this many in a row means something else is wrong. */
@@ -50,30 +56,39 @@ const maxActivationAttempts = 5;
  * in by username costs one more read, as the license is known only after the
  * password check.
  */
-export async function authenticate(deps: Deps, input: AuthInput, probes: BlacklistProbe[], borrowSeconds?: number): Promise<AuthSuccess> {
-  const checked = await checkedLicense(deps, input, probes, (app) => checkBorrowAllowed(borrowSeconds, app.max_borrow_seconds));
-  return activateChecked(deps, checked, input, borrowSeconds);
+export async function authenticate(deps: Deps, input: AuthInput, probes: BlacklistProbe[], borrowSeconds?: number, file?: FileAsk): Promise<AuthSuccess> {
+  const checked = await checkedLicense(deps, input, probes, (app) => {
+    checkBorrowAllowed(borrowSeconds, app.max_borrow_seconds);
+    if (file) checkFileLifetime(file, app);
+  });
+  return activateChecked(deps, checked, input, borrowSeconds, file);
 }
 
 /**
  * Check 9 of docs/client-api.md#check-order and the one write, for a license whose
- * checks 2 to 8 passed: what /auth and a resumed trial (POST /trial) both do.
+ * checks 2 to 8 passed: what /auth, /license-file and a resumed trial (POST /trial) do.
  */
 export async function activateChecked(
   deps: Deps,
   checked: { app: App; license: License; subscription: Subscription; now: Date },
   input: Pick<AuthInput, 'appId' | 'hwid'>,
   borrowSeconds?: number,
+  file?: FileAsk,
 ): Promise<AuthSuccess> {
   const { now, subscription } = checked;
   let license = checked.license;
+  const jti = file && randomUUID();
 
   for (let attempt = 1; ; attempt++) {
     const floating = isFloating(license);
     if (borrowSeconds !== undefined && !floating) throw clientFailure('LICENSE_NOT_FLOATING');
     const firstUse = license.first_used_at === null;
-    const seat = floating ? seatFor(license, input.hwid, now, license.expires_at ?? addSeconds(iso(now), license.initial_duration), borrowSeconds) : undefined;
+    const expiresAt = license.expires_at ?? addSeconds(iso(now), license.initial_duration);
+    const fileSeconds = file && fileLifetime(file, checked.app, floating);
+    // A file on a floating license borrows the seat for its lifetime, as `borrow_seconds` does.
+    const seat = floating ? seatFor(license, input.hwid, now, expiresAt, borrowSeconds ?? fileSeconds) : undefined;
     const bindHwid = seat ? (seat.held ? undefined : seat.hwid) : hwidToBind(license, input.hwid, now);
+    const fileWrite = fileSeconds === undefined ? undefined : fileFor(license, { jti: jti!, hwid: input.hwid!, now, seconds: fileSeconds, airGapped: file!.airGapped, end: offlineEnd({ expires_at: expiresAt }, subscription, now.getTime()) });
     const outcome = await auth.activate(deps.table, {
       license,
       now: iso(now),
@@ -82,6 +97,7 @@ export async function activateChecked(
       sentHwid: input.hwid,
       claimDevice: bindHwid !== undefined && subscription.single_key_per_hwid,
       seat,
+      ...(fileWrite ? { file: fileWrite } : {}),
     });
     if (outcome.kind === 'activated') {
       return {
@@ -91,6 +107,7 @@ export async function activateChecked(
         license: outcome.license,
         subscription,
         ...(seat ? { lease: seat.lease } : {}),
+        ...(fileWrite ? { file: { jti: fileWrite.jti, ...fileWrite.file } } : {}),
       };
     }
     if (outcome.kind === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');

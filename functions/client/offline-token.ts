@@ -19,37 +19,82 @@ export interface OfflineTokenInput {
   borrow?: Lease;
 }
 
-/** A compact JWS signed with the application's key: what a program may trust while offline, until `exp`. */
-export async function offlineToken(deps: Deps, input: OfflineTokenInput): Promise<string> {
-  const { app, license, subscription } = input;
-  // jose is loaded on the container's first offline token: an /auth without one never needs it.
-  const [signer, { SignJWT }] = await Promise.all([signerOf(deps, app), import('jose')]);
-  const nowMs = deps.clock.now().getTime();
-  const iat = Math.floor(nowMs / 1000);
-  const ttl = app.offline_token_ttl ?? offlineTokenTtl.defaultSeconds;
-  // Issued in grace, a token lasts until the grace ends (docs/licensing-models.md, "Grace periods").
+/**
+ * The last instant a license lets a program work offline, in milliseconds: its expiry, or the end of
+ * the grace it is in (docs/licensing-models.md, "Grace periods"); Infinity for a license that never ends.
+ */
+export function offlineEnd(license: Pick<License, 'expires_at'>, subscription: Pick<Subscription, 'grace_seconds'>, nowMs: number): number {
   const until = graceUntil(license.expires_at, subscription.grace_seconds);
-  const end = until !== null && nowMs >= Date.parse(license.expires_at!) ? until : license.expires_at;
-  const licenseExpiry = end === null ? Infinity : Math.floor(Date.parse(end) / 1000);
-  const claims = {
-    hwid: license.hwid,
+  const end = until !== null && license.expires_at !== null && nowMs >= Date.parse(license.expires_at) ? until : license.expires_at;
+  return end === null ? Infinity : Date.parse(end);
+}
+
+/** What a token or file signed for a license says of it, beside the registered claims. */
+function licenseClaims(input: Pick<OfflineTokenInput, 'license' | 'subscription' | 'nonce'>, hwid: string | null) {
+  const { license, subscription } = input;
+  return {
+    hwid,
     hwids: license.hwids,
     subscription_name: subscription.name,
     subscription_level: subscription.level,
     expires_at: license.expires_at,
     features: effectiveFeatures(subscription, license),
     ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
-    ...(input.borrow ? { borrowed: true } : {}),
   };
-  // A borrowed seat's token lasts exactly as long as the borrow (docs/licensing-models.md, "Floating seats").
-  const exp = input.borrow ? Math.floor(Date.parse(input.borrow.expires_at) / 1000) : Math.min(licenseExpiry, iat + ttl);
+}
+
+/** The registered claims and header of everything signed for a license: a compact JWS made with jose. */
+interface Signed {
+  typ: 'JWT' | 'license+jwt';
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+async function signForLicense(deps: Deps, app: App, license: License, claims: Record<string, unknown>, signed: Signed): Promise<string> {
+  // jose is loaded on the container's first token or file: an /auth without one never needs it.
+  const [signer, { SignJWT }] = await Promise.all([signerOf(deps, app), import('jose')]);
   return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'EdDSA', kid: signer.keyId, typ: 'JWT' })
+    .setProtectedHeader({ alg: 'EdDSA', kid: signer.keyId, typ: signed.typ })
     .setIssuer(app.app_id)
     .setSubject(license.key)
-    .setIssuedAt(iat)
-    .setNotBefore(iat)
-    .setExpirationTime(exp)
-    .setJti(randomUUID())
+    .setIssuedAt(signed.iat)
+    .setNotBefore(signed.iat)
+    .setExpirationTime(signed.exp)
+    .setJti(signed.jti)
     .sign(signer.privateKey);
+}
+
+/** A compact JWS signed with the application's key: what a program may trust while offline, until `exp`. */
+export async function offlineToken(deps: Deps, input: OfflineTokenInput): Promise<string> {
+  const { app, license, subscription } = input;
+  const nowMs = deps.clock.now().getTime();
+  const iat = Math.floor(nowMs / 1000);
+  const ttl = app.offline_token_ttl ?? offlineTokenTtl.defaultSeconds;
+  const licenseExpiry = Math.floor(offlineEnd(license, subscription, nowMs) / 1000);
+  const claims = { ...licenseClaims(input, license.hwid), ...(input.borrow ? { borrowed: true } : {}) };
+  // A borrowed seat's token lasts exactly as long as the borrow (docs/licensing-models.md, "Floating seats").
+  const exp = input.borrow ? Math.floor(Date.parse(input.borrow.expires_at) / 1000) : Math.min(licenseExpiry, iat + ttl);
+  return signForLicense(deps, app, license, claims, { typ: 'JWT', iat, exp, jti: randomUUID() });
+}
+
+export interface LicenseFileInput extends Omit<OfflineTokenInput, 'borrow'> {
+  /** The device the file is for: its `hwid` claim. */
+  hwid: string;
+  /** The license data the check answered, carried whole as `data`. */
+  data: Record<string, unknown>;
+  airGapped: boolean;
+  /** Its `jti`, `iat` and `exp` as the license item records them. */
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+/**
+ * A license file (docs/client-api.md, "POST /license-file"): the offline token's claims for this
+ * device, plus the license data and `air_gapped`, as a compact JWS of type `license+jwt`.
+ */
+export function signedLicenseFile(deps: Deps, input: LicenseFileInput): Promise<string> {
+  const claims = { ...licenseClaims(input, input.hwid), data: input.data, air_gapped: input.airGapped };
+  return signForLicense(deps, input.app, input.license, claims, { typ: 'license+jwt', iat: input.iat, exp: input.exp, jti: input.jti });
 }

@@ -1,15 +1,17 @@
 import { addSeconds, iso } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { clientFailure } from '#core/http/errors';
+import { badClientRequest, clientFailure, clientMessages } from '#core/http/errors';
 import { authView, hwidResetCooldown } from '#core/domain/license-view';
 import type { BlacklistProbe } from '#data/model/blacklist';
 import type { License } from '#data/model/license';
 import { isFloating, liveLeases, nextSeatAt } from '#data/model/lease';
+import { fileOfJti, filesWithout } from '#data/model/license-file';
 import { afterLostRace, checkedLicense } from './auth';
 import type { ResetHwidInput } from './schemas';
 import * as hwids from '#data/hwid.repo';
 
 export const hwidResetMessage = 'HWID_RESET';
+export const licenseFileReturnedMessage = 'LICENSE_FILE_RETURNED';
 
 /**
  * What /reset-hwid releases: the one device named, or every device. On a
@@ -33,6 +35,25 @@ function toRelease(license: License, hwid: string | undefined, now: Date): strin
   return [hwid];
 }
 
+/**
+ * What a returned license file releases (docs/client-api.md, "POST /license-file/return"): its
+ * device, which must be bound (on a floating license, hold a live lease, borrowed or not: a
+ * file borrows its seat, and returning the file is how that borrow ends early). On a license
+ * without `hwid_lock` nothing is bound: the return drops the file only.
+ */
+function toReturn(license: License, hwid: string, now: Date): string[] {
+  if (!license.hwid_lock) return license.hwids.includes(hwid) ? [hwid] : [];
+  const bound = isFloating(license) ? liveLeases(license, now).map((lease) => lease.hwid) : license.hwids;
+  if (!bound.includes(hwid)) throw clientFailure('HWID_NOT_BOUND');
+  return [hwid];
+}
+
+/** The returned file, when it is a live file of the device the code names: else 400 `Invalid return code`. */
+function checkReturnedFile(license: License, jti: string, hwid: string | undefined, now: Date): void {
+  const file = fileOfJti(license, jti);
+  if (file === undefined || file.hwid !== hwid || Date.parse(file.expires_at) <= now.getTime()) throw badClientRequest(clientMessages.invalidReturnCode);
+}
+
 /** Step after NOT_ALLOWED and NOT_BOUND: the interval since the last reset must have passed. */
 function checkCooldown(license: License, now: Date): void {
   const cooldown = hwidResetCooldown(license, now);
@@ -52,14 +73,17 @@ function checkCooldown(license: License, now: Date): void {
  * conditional on the license as checked (bound HWIDs, last reset, the reset
  * flag and interval, status), so of concurrent resets in one cooldown exactly
  * one gets through; the others read the license again and meet the cooldown.
+ * With `returned` it is `/license-file/return`: the returned file's device is released, and the
+ * same transaction drops the file, on condition that the license still lists it.
  */
-export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: BlacklistProbe[]) {
+export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: BlacklistProbe[], returned?: { jti: string }) {
   const checked = await checkedLicense(deps, input, probes);
   const { now, subscription } = checked;
   let license = checked.license;
   for (let attempt = 1; ; attempt++) {
+    if (returned) checkReturnedFile(license, returned.jti, input.hwid, now);
     if (!license.hwid_reset_allowed) throw clientFailure('HWID_RESET_NOT_ALLOWED');
-    const released = toRelease(license, input.hwid, now);
+    const released = returned ? toReturn(license, input.hwid!, now) : toRelease(license, input.hwid, now);
     checkCooldown(license, now);
     const resetAt = iso(now);
     const outcome = await hwids.replaceHwids(deps.table, {
@@ -68,12 +92,13 @@ export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: Black
       resetAt,
       now: resetAt,
       claim: false,
+      ...(returned ? { returnedFile: returned.jti } : {}),
       expect: { status: 'active', hwid_reset_allowed: true, hwid_reset_interval: license.hwid_reset_interval, last_hwid_reset_at: license.last_hwid_reset_at },
     });
     if (outcome === 'changed') {
       const hwids = license.hwids.filter((hwid) => !released.includes(hwid));
-      const after: License = { ...license, hwids, hwid: hwids[0] ?? null, last_hwid_reset_at: resetAt };
-      return { message: hwidResetMessage, data: authView(after, subscription, now, input.hwid) };
+      const after: License = { ...license, hwids, hwid: hwids[0] ?? null, last_hwid_reset_at: resetAt, ...(returned ? { files: filesWithout(license, returned.jti) } : {}) };
+      return { message: returned ? licenseFileReturnedMessage : hwidResetMessage, data: authView(after, subscription, now, input.hwid) };
     }
     license = await afterLostRace(deps, license, input.appId, now, attempt, subscription.grace_seconds);
   }

@@ -3,7 +3,9 @@ import { badClientRequest, clientMessages } from '#core/http/errors';
 import { borrowSecondsLimits, refusedHwid } from '#data/model/lease';
 import { canonicalUuid, isUuid } from '#core/ids';
 import { maxPasswordBytes } from '#core/domain/passwords';
-import { noncePattern } from '#core/signing/signatures';
+import { isValidNonce, noncePattern } from '#core/signing/signatures';
+import { decodeCode } from '#core/http/file-codes';
+import { licenseFileSecondsLimits } from '#data/model/license-file';
 import { entitlementName } from '#shared/entitlements';
 import { isPlainObject } from '#shared/plain-object';
 
@@ -184,6 +186,81 @@ export function usageRequest(body: unknown): UsageRequest {
   const parsed = usageFields.safeParse(isPlainObject(body) ? body : {});
   if (!parsed.success) throw badClientRequest(clientMessages.invalidUsage);
   return { counter: parsed.data.counter, amount: parsed.data.amount ?? 1, usageId: parsed.data.usage_id ?? undefined };
+}
+
+/** What /license-file adds to /auth's body (docs/client-api.md, "POST /license-file"). */
+export interface LicenseFileFields {
+  /** Absent: the application's longest (on a floating license, no longer than its longest borrow). */
+  lifetimeSeconds: number | undefined;
+  encrypt: boolean;
+}
+
+/**
+ * `hwid`, `lifetime_seconds` and `encrypt` of /license-file, checked right after the nonce:
+ * one 400, `Invalid license file request`, for a missing HWID or either field malformed.
+ * The application's own `max_license_file_seconds` is checked once it is read.
+ */
+export function licenseFileFields(body: unknown): LicenseFileFields {
+  const fields = fileFieldsOf(isPlainObject(body) ? body : {});
+  if (fields === undefined) throw badClientRequest(clientMessages.invalidLicenseFileRequest);
+  return fields;
+}
+
+function fileFieldsOf(fields: Record<string, unknown>): LicenseFileFields | undefined {
+  const { lifetime_seconds: lifetime, encrypt } = fields;
+  const lifetimeOk = absent(lifetime) || (typeof lifetime === 'number' && Number.isInteger(lifetime) && lifetime >= licenseFileSecondsLimits.min && lifetime <= licenseFileSecondsLimits.max);
+  if (!present(fields.hwid) || !lifetimeOk || !(encrypt === undefined || encrypt === null || typeof encrypt === 'boolean')) return undefined;
+  return { lifetimeSeconds: absent(lifetime) ? undefined : (lifetime as number), encrypt: encrypt === true };
+}
+
+/** A device as a code names it: an HWID /auth would take. */
+const codeHwid = (hwid: unknown): hwid is string => present(hwid) && hwid.length <= maxHwidLength && hwid !== refusedHwid;
+
+/** A code's `app_id` when it is one, and the body's, when sent, the same application. */
+function codeApp(code: Record<string, unknown>, body: Record<string, unknown>): string | undefined {
+  if (typeof code.app_id !== 'string' || !isUuid(code.app_id)) return undefined;
+  const appId = canonicalUuid(code.app_id);
+  if (absent(body.app_id)) return appId;
+  return typeof body.app_id === 'string' && isUuid(body.app_id) && canonicalUuid(body.app_id) === appId ? appId : undefined;
+}
+
+/**
+ * The body /license-file works with: the one sent, or, for `{"request": "lfr1.…"}`, the activation
+ * request's fields as if sent, its nonce the answer's unless the body sends one. A request that does
+ * not decode, or whose fields /license-file would refuse: 400 `Invalid activation request`.
+ */
+export function licenseFileBody(body: unknown): { body: unknown; activation?: { nonce: string } } {
+  if (!isPlainObject(body) || absent(body.request)) return { body };
+  const code = decodeCode(body.request, 'activation');
+  const appId = code && codeApp(code, body);
+  const valid =
+    code !== undefined &&
+    appId !== undefined &&
+    present(code.license) &&
+    codeHwid(code.hwid) &&
+    isValidNonce(code.nonce) &&
+    fileFieldsOf(code) !== undefined;
+  if (!valid) throw badClientRequest(clientMessages.invalidActivationRequest);
+  const { license, hwid, nonce, lifetime_seconds, encrypt } = code;
+  return { body: { app_id: appId, license, hwid, nonce: body.nonce ?? nonce, lifetime_seconds, encrypt }, activation: { nonce: nonce as string } };
+}
+
+export interface ReturnCode {
+  appId: string;
+  license: string;
+  hwid: string;
+  jti: string;
+}
+
+/** `/license-file/return`'s body: `{request}` holding a return code (`lfx1.`), and `app_id` only when it is the code's. Else 400 `Invalid return code`. */
+export function returnCodeOf(body: unknown): ReturnCode {
+  const fields = isPlainObject(body) ? body : {};
+  const code = decodeCode(fields.request, 'return');
+  const appId = code && codeApp(code, fields);
+  if (code === undefined || appId === undefined || !present(code.license) || !codeHwid(code.hwid) || !present(code.jti) || code.jti.length > 128) {
+    throw badClientRequest(clientMessages.invalidReturnCode);
+  }
+  return { appId, license: code.license, hwid: code.hwid, jti: code.jti };
 }
 
 export interface TrialInput {

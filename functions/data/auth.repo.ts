@@ -10,13 +10,14 @@ import { hasOwnEntry } from '#shared/own-keys';
 import { appSchema, type App } from './model/app';
 import { batchGetItems, itemId } from './batch-get';
 import { conditional, getItem, transactWrite, updateItem, type Table, type TransactItem } from './db';
-import { condition, conditions, part, Update } from './expressions';
+import { condition, conditions, part, Update, type ExpressionPart } from './expressions';
 import { hwidIndexItem } from './items';
 import { releaseStaleIndexItem } from './hwid-overflow';
 import { keys, type ItemKey } from './keys';
 import type { BlacklistProbe, BlacklistType } from './model/blacklist';
 import { parseLicense, type License } from './model/license';
 import type { SeatWrite } from './model/lease';
+import { fileMap, storedFile, type FileWrite, type LicenseFileEntry } from './model/license-file';
 import { droppedClaims, renewal, takeAppending, takeDroppingEnded, takeFirst, type SeatExpression } from './seat-writes';
 import { subscriptionSchema, type Subscription } from './model/subscription';
 import { teamSchema, type Team } from './model/team';
@@ -60,6 +61,8 @@ export interface Activation {
   claimDevice: boolean;
   /** On a floating license: the lease this /auth writes (a renewal, or a seat taken when `bindHwid` is set). */
   seat?: SeatWrite;
+  /** A license file made by this check (/license-file): recorded by the same write. */
+  file?: FileWrite;
 }
 
 export type ActivationOutcome =
@@ -177,7 +180,7 @@ export async function currentLicense(table: Table, license: Pick<License, 'key' 
 }
 
 export async function activate(table: Table, activation: Activation): Promise<ActivationOutcome> {
-  const { license, now, firstUse, bindHwid, claimDevice, sentHwid, seat } = activation;
+  const { license, now, firstUse, bindHwid, claimDevice, sentHwid, seat, file } = activation;
   const seatWrite = seat && seatExpression(license, seat, bindHwid);
   const hwids = seatWrite?.hwids ?? (bindHwid === undefined ? license.hwids : [...license.hwids, bindHwid]);
   const leases = seat ? { ...Object.fromEntries(hwids.flatMap((hwid) => (hasOwnEntry(license.leases, hwid) ? [[hwid, license.leases[hwid]!]] : []))), [seat.hwid]: seat.lease } : license.leases;
@@ -187,6 +190,7 @@ export async function activate(table: Table, activation: Activation): Promise<Ac
     ...(firstUse ? { first_used_at: now, expires_at: addSeconds(now, license.initial_duration) } : {}),
     ...(bindHwid !== undefined ? { hwids, hwid: hwids[0]! } : {}),
     leases,
+    ...(file ? { files: filesAfter(license, file) } : {}),
   };
   const write = new Update().set(part('last_login = :now', { ':now': now })).when(conditions.exists, licenseIs.active, licenseIs.lockedAsRead(license));
   // expires_at is computed from the duration as read: an extension that
@@ -206,6 +210,10 @@ export async function activate(table: Table, activation: Activation): Promise<Ac
     write.when(licenseIs.listing(sentHwid));
   }
   if (seatWrite) write.set(...seatWrite.sets).remove(...seatWrite.removes).when(...seatWrite.conditions);
+  if (file) {
+    const { sets, removes, conditions: held } = fileExpression(license, file);
+    write.set(...sets).remove(...removes).when(...held);
+  }
   const key = keys.licenseOf(license);
 
   // A later use only sets last_login under conditions it leaves true, so
@@ -253,4 +261,33 @@ function seatExpression(license: License, seat: SeatWrite, bindHwid: string | un
     return { ...expression, conditions: [...expression.conditions, conditions.boundAsRead(license)], hwids, replacesList: true };
   }
   return license.hwids.length === 0 ? takeFirst(seat) : takeAppending(seat);
+}
+
+/** The license's files after a new one: those as read, less the ones the write drops, and the new one (a null-prototype map, keyed by `jti`). */
+function filesAfter(license: License, file: FileWrite): Record<string, LicenseFileEntry> {
+  const kept = Object.entries(license.files ?? {}).filter(([jti]) => !file.dropped.includes(jti));
+  return fileMap([...kept, [file.jti, file.file]]);
+}
+
+/**
+ * The parts of the /auth write that record a license file (model/license-file.ts). On an item
+ * that has its `files` map the entry is set in place and the dropped ones
+ * removed; a resent attempt sets and removes the same again. An item without
+ * one gets the map whole, on condition that it still has none or holds only
+ * this file (a resent attempt), so two first files never overwrite each other.
+ */
+function fileExpression(license: License, file: FileWrite): { sets: ExpressionPart[]; removes: ExpressionPart[]; conditions: ExpressionPart[] } {
+  const jti = { '#fileJti': file.jti };
+  if (license.files === undefined) {
+    return {
+      sets: [part('files = :files', { ':files': { [file.jti]: storedFile(file.file) } })],
+      removes: [],
+      conditions: [part('(attribute_not_exists(files) OR (attribute_exists(files.#fileJti) AND size(files) = :oneFile))', { ':oneFile': 1 }, jti)],
+    };
+  }
+  return {
+    sets: [part('files.#fileJti = :file', { ':file': storedFile(file.file) }, jti)],
+    removes: file.dropped.map((dropped, index) => part(`files.#droppedFile${index}`, {}, { [`#droppedFile${index}`]: dropped })),
+    conditions: [part('attribute_exists(files)')],
+  };
 }

@@ -57,6 +57,10 @@ export async function replaceHwids(table: Table, change: HwidChange): Promise<Hw
         write.set(part(`leases.#new${index} = :newLease${index}`, { [`:newLease${index}`]: lease }, { [`#new${index}`]: hwid }));
       });
   }
+  if (change.returnedFile !== undefined) {
+    const file = { '#returnedFile': change.returnedFile };
+    write.remove(part('files.#returnedFile', {}, file)).when(part('attribute_exists(files.#returnedFile)', {}, file));
+  }
   if (change.resetAt !== undefined) write.set(part('last_hwid_reset_at = :reset_at', { ':reset_at': change.resetAt }));
   if (change.expect) write.when(equalities(change.expect));
   if (change.subscriptionId !== undefined) {

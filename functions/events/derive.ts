@@ -9,6 +9,7 @@ import type { AuditEvent } from '#data/model/audit';
 import { keys } from '#data/keys';
 import { tableDefinition } from '#data/table';
 import { isCounterAttribute } from '#data/model/usage';
+import { valueFingerprint } from '#core/logger';
 import { convertedTag, trialTag } from '#data/model/trial';
 
 export const eventTypes = [
@@ -25,6 +26,8 @@ export const eventTypes = [
   'license.seat_released',
   'license.usage_limit_reached',
   'license.usage_reset',
+  'license.file_issued',
+  'license.file_returned',
   'license.trial_started',
   'license.trial_converted',
   'subscription.created',
@@ -149,6 +152,7 @@ const announcedLicenseFields = new Set([
   'username',
   'last_login',
   'leases',
+  'files',
 ]);
 
 function licenseEffects(change: StreamChange, event: EventOf): Effects {
@@ -204,9 +208,28 @@ function licenseEvents(change: StreamChange, event: EventOf): Effects {
   // The list of types is binding and names no other change: settings (subscription, tags, HWID rules, seats) go with metadata.
   if ([...changed].some((field) => !announcedLicenseFields.has(field) && !isCounterAttribute(field))) events.push(emit('license.metadata_changed'));
   events.push(...usageEvents(before, after, [...changed].filter(isCounterAttribute)).map(emit));
+  if (changed.has('files')) events.push(...fileEvents(before, after, change.at, (type, file) => event(type, appId, licenseKey, { after: file })));
   return { events, counts };
 }
 
+/** A license's files as the item stores them (data/model/license-file.ts): by `jti`, times in epoch seconds. */
+function storedFiles(license: Record<string, unknown>): Map<string, { hwid: string; exp: number; air_gapped: boolean }> {
+  const files = (license.files ?? {}) as Record<string, { hwid?: unknown; exp?: unknown; air_gapped?: unknown }>;
+  return new Map(Object.entries(files).map(([jti, file]) => [jti, { hwid: String(file.hwid), exp: Number(file.exp), air_gapped: file.air_gapped === true }]));
+}
+
+/**
+ * A file issued: a `jti` the license did not list. A file returned: a live one gone while
+ * no new file of its device came (a device's new file drops its earlier one, and the next
+ * file drops ended ones: neither is a return). Events show the device by its fingerprint.
+ */
+function fileEvents(before: Record<string, unknown>, after: Record<string, unknown>, at: number, emit: (type: EventType, file: Record<string, unknown>) => ServiceEvent): ServiceEvent[] {
+  const [had, has] = [storedFiles(before), storedFiles(after)];
+  const shown = (jti: string, file: { hwid: string; exp: number; air_gapped: boolean }) => ({ jti, hwid: valueFingerprint(file.hwid), air_gapped: file.air_gapped, exp: file.exp });
+  const issued = [...has].filter(([jti]) => !had.has(jti));
+  const returned = [...had].filter(([jti, file]) => !has.has(jti) && file.exp * 1000 > at && !issued.some(([, made]) => made.hwid === file.hwid));
+  return [...issued.map(([jti, file]) => emit('license.file_issued', shown(jti, file))), ...returned.map(([jti, file]) => emit('license.file_returned', shown(jti, file)))];
+}
 const tagsOf = (license: Record<string, unknown>): unknown[] => (Array.isArray(license.tags) ? license.tags : []);
 const isTrial = (license: Record<string, unknown>): boolean => tagsOf(license).includes(trialTag);
 

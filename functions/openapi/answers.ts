@@ -33,6 +33,9 @@ const leasing = {
   leases: z.optional(z.array(lease)),
 };
 
+/** A live license file (docs/client-api.md, "POST /license-file"): each device's latest, until its end or return. */
+const licenseFile = z.strictObject({ jti: z.string(), hwid: z.string(), issued_at: timestamp, expires_at: timestamp, air_gapped: z.boolean() });
+
 /** A usage counter as /usage and the license record show it (docs/client-api.md, POST /usage). */
 export const usageCounter = z.strictObject({
   counter: z.string(),
@@ -68,6 +71,8 @@ export const licenseRecord = z.strictObject({
   metadata: z.record(z.string(), z.unknown()),
   ...seats,
   ...leasing,
+  /** Present once the license has had a license file: its live ones, oldest first. */
+  files: z.optional(z.array(licenseFile)),
   /** The license's own features and usage limits, what applies with its subscription's, and its usage (docs/licensing-models.md). */
   features: z.array(z.string()),
   effective_features: z.array(z.string()),
@@ -136,6 +141,7 @@ export const appSettings = z.strictObject({
   default_hwid_reset_allowed: z.boolean(),
   default_hwid_reset_interval: z.int(),
   max_borrow_seconds: z.int(),
+  max_license_file_seconds: z.int(),
   /** null: no trials (docs/management-api.md#trials). */
   trial: z.nullable(
     z.strictObject({
@@ -238,6 +244,8 @@ export const authData = z.strictObject({
   offline_token: z.optional(z.string()),
 });
 
+/** `/license-file`: the license data of a successful check, and the file (docs/client-api.md, "POST /license-file"). */
+export const licenseFileData = z.strictObject({ ...authData.shape, license_file: z.string() });
 /** A trial's answer (docs/client-api.md#post-trial): the license's data as /auth gives it, and `license`, its key. */
 export const trialData = z.strictObject({ ...authData.shape, license: z.string() });
 

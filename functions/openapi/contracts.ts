@@ -7,6 +7,9 @@ import * as integrationSchemas from '../integration/schemas';
 import * as licenseSchemas from '../license/schemas';
 import { registeredMessage } from '../client/register';
 import { maxUsageAmount } from '../client/schemas';
+import { licenseFileReturnedMessage } from '../client/reset-hwid';
+import { maxCodeLength } from '#core/http/file-codes';
+import { licenseFileSecondsLimits } from '#data/model/license-file';
 import { noncePattern } from '#core/signing/signatures';
 import { borrowSecondsLimits } from '#data/model/lease';
 import { entitlementName } from '#shared/entitlements';
@@ -200,6 +203,16 @@ const usageBody = z.object({
   nonce,
 });
 
+const lifetimeSeconds = z.optional(z.nullable(z.int().check(z.minimum(licenseFileSecondsLimits.min), z.maximum(licenseFileSecondsLimits.max))));
+const activationRequest = z.string().check(z.regex(/^lfr1\.[A-Za-z0-9_-]+$/), z.maxLength(maxCodeLength));
+const licenseFileBody = z.union([
+  z.object({ ...clientBody, hwid: z.string().check(z.minLength(1), z.maxLength(256)), lifetime_seconds: lifetimeSeconds, encrypt: z.optional(z.nullable(z.boolean())), nonce }),
+  z.object({ request: activationRequest, app_id: z.optional(clientBody.app_id), nonce }),
+]);
+const returnBody = z.object({ request: z.string().check(z.regex(/^lfx1\.[A-Za-z0-9_-]+$/), z.maxLength(maxCodeLength)), app_id: z.optional(clientBody.app_id), nonce });
+/** A license file as the examples show one: a compact JWS, shortened. */
+const licenseFileExample = 'eyJhbGciOiJFZERTQSIsImtpZCI6Ik…In0.eyJpc3MiOiIzZjFjMmI5ZS…In0.q0mV1…';
+
 /** `/auth` and `/reset-hwid` authenticate alike (docs/client-api.md, "POST /reset-hwid"): their 400s and first 403s are the same. */
 const authBadRequest = [
   clientMessages.invalidJson,
@@ -347,6 +360,42 @@ export const contracts: Record<RoutePath, Contract> = {
     ],
   },
 
+  '/license-file': {
+    tag: 'Client',
+    summary: 'Check out a license file for a device, online or from an activation request',
+    description:
+      'Authenticates like `/auth`, with all of its checks and effects (first use, binding, seats), and answers the license data plus `license_file`: a compact JWS (`typ: license+jwt`) signed with the application key, holding the offline token\'s claims, `data` (this license data) and `air_gapped`, valid for `lifetime_seconds` (3600 to the application\'s `max_license_file_seconds`; default that maximum) and never past the license\'s end or grace end. With `"encrypt": true` the file is a compact JWE (`dir`, `A256GCM`) keyed by HKDF-SHA256 of the license key and HWID. On a floating license the file borrows the seat for its lifetime, bounded by `max_borrow_seconds`. `{"request": "lfr1…"}` alone takes an activation request made by an offline device: its fields are used as if sent, its nonce is signed into the answer and carried by the file, and the file is `air_gapped` (see the Client API page, POST /license-file).',
+    request: licenseFileBody,
+    requestExample: { app_id: example.appId, license: example.key, hwid: 'desktop-7f3a', lifetime_seconds: 2592000 },
+    successMessages: [
+      'LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY',
+      'LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY',
+      'LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY',
+      'LICENSE_VERIFIED_USED_AND_LOCKED_KEY',
+    ],
+    answer: answers.licenseFileData,
+    answerExample: { success: true, message: 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY', data: { ...authExample, license_file: licenseFileExample } },
+    badRequest: [clientMessages.invalidJson, clientMessages.invalidActivationRequest, ...authBadRequest.slice(1, -1), clientMessages.invalidLicenseFileRequest, clientMessages.invalidContentDigest],
+    failures: [...authenticationFailures, 'HWID_MISMATCH', 'SEATS_EXHAUSTED', 'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE'],
+  },
+  '/license-file/return': {
+    tag: 'Client',
+    summary: 'Return a license file by its return code: frees its device',
+    description:
+      'Takes the return code (`lfx1.…`) a program made when it deleted its license file, and frees the file\'s device: its binding, or on a floating license its seat, borrowed or not. A return is a reset: it follows the license\'s reset rules and answers `/reset-hwid`\'s codes. The returned file itself stays valid until its `exp` (see the Client API page, POST /license-file/return).',
+    request: returnBody,
+    requestExample: { request: `lfx1.${Buffer.from(JSON.stringify({ app_id: example.appId, license: example.key, hwid: 'desktop-7f3a', jti: '5b0f3a1e-2c4d-4e6f-8a9b-0c1d2e3f4a5b' })).toString('base64url')}` },
+    successMessages: [licenseFileReturnedMessage],
+    answer: answers.authData,
+    answerExample: {
+      success: true,
+      message: licenseFileReturnedMessage,
+      data: { ...authExample, last_hwid_reset_at: '2026-03-05T09:00:00.000Z', hwid_reset_cooldown: 604800, hwid_reset_allowed: false },
+    },
+    badRequest: [clientMessages.invalidJson, clientMessages.invalidReturnCode, clientMessages.invalidNonce, clientMessages.invalidContentDigest],
+    // A return code names its license by key: no username, so no INVALID_USERNAME_OR_PASSWORD.
+    failures: [...authenticationFailures.filter((code) => code !== 'INVALID_USERNAME_OR_PASSWORD'), 'HWID_RESET_NOT_ALLOWED', 'HWID_NOT_BOUND', 'HWID_RESET_COOLDOWN'],
+  },
   '/trial': {
     tag: 'Client',
     summary: "Start or resume this device's trial",
@@ -707,11 +756,11 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Applications',
     summary: "Read or change an application's settings",
     description:
-      'Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `trial` (null until set; null turns trials off) configures POST /trial: the tier (`subscription_id`, one of this application\'s), `duration_seconds` (3,600 to 7,776,000), `max_devices` (default 1), `features`, and `per_ip_per_day` (1 to 1,000, default 5) (docs/management-api.md#trials).',
+      'Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `max_license_file_seconds` (2592000 until set, 3600 to 315360000) is the longest license file `/license-file` makes. `trial` (null until set; null turns trials off) configures POST /trial: the tier (`subscription_id`, one of this application\'s), `duration_seconds` (3,600 to 7,776,000), `max_devices` (default 1), `features`, and `per_ip_per_day` (1 to 1,000, default 5) (docs/management-api.md#trials).',
     request: appSchemas.settingsSchema,
     requestExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_interval: 86400 },
     answer: answers.appSettings,
-    answerExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_allowed: true, default_hwid_reset_interval: 86400, max_borrow_seconds: 604800, trial: null },
+    answerExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_allowed: true, default_hwid_reset_interval: 86400, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null },
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND'],
   },
   '/app/signing-key': {

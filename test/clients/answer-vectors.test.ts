@@ -2,7 +2,8 @@ import { LicenseError } from '../../clients/app-typescript/src/errors';
 import { verifyOfflineToken } from '../../clients/app-typescript/src/offline-token';
 import { pinKey } from '../../clients/app-typescript/src/signature';
 import { acceptAnswer } from '../../clients/app-typescript/src/transport';
-import { loadAnswerVectors, type AnswerVector, type TokenVector } from '../support/answer-vectors';
+import { checkClaims, openLicenseFile } from '../../clients/app-typescript/src/license-file';
+import { loadAnswerVectors, type AnswerVector, type FileVector, type TokenVector } from '../support/answer-vectors';
 
 /**
  * The TypeScript library against the recorded answers every client library
@@ -34,6 +35,8 @@ describe('the recorded answers (clients/testdata/answers.json)', () => {
     expect(vectors.answers.filter((vector) => 'ok' in vector.expect).length).toBeGreaterThanOrEqual(2);
     expect(vectors.answers.filter((vector) => 'code' in vector.expect).length).toBeGreaterThanOrEqual(8);
     expect(vectors.tokens.filter((vector) => 'code' in vector.expect).length).toBeGreaterThanOrEqual(8);
+    expect(vectors.files.filter((vector) => 'ok' in vector.expect).length).toBeGreaterThanOrEqual(3);
+    expect(vectors.files.filter((vector) => 'code' in vector.expect).length).toBeGreaterThanOrEqual(10);
   });
 
   it.each(vectors.answers.map((vector) => [vector.name, vector] as const))('answer %s: the TypeScript library decides as the case expects', async (_name, vector) => {
@@ -49,6 +52,15 @@ describe('the recorded answers (clients/testdata/answers.json)', () => {
       verifyOfflineToken(vector.token, pinned, { appId: vector.app_id, license: vector.license, hwid: vector.hwid, ...(vector.nonce === null ? {} : { nonce: vector.nonce }), now: vector.now * 1000 }),
     );
     if ('ok' in vector.expect) expect(decided).toEqual({ ok: true, value: expect.objectContaining({ sub: vector.license }) });
+    else expect(decided).toEqual({ code: vector.expect.code });
+  });
+
+  it.each(vectors.files.map((vector) => [vector.name, vector] as const))('license file %s: the TypeScript library decides as the case expects', async (_name, vector: FileVector) => {
+    const device = { license: vector.license, hwid: vector.hwid };
+    const decided = await outcome(async () =>
+      checkClaims(await openLicenseFile(vector.file, pinned, device), { appId: vector.app_id, ...device, ...(vector.nonce === null ? {} : { nonce: vector.nonce }), now: vector.now }),
+    );
+    if ('ok' in vector.expect) expect(decided).toEqual({ ok: true, value: expect.objectContaining({ sub: vector.license, hwid: vector.hwid }) });
     else expect(decided).toEqual({ code: vector.expect.code });
   });
 });

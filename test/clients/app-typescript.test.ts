@@ -725,3 +725,56 @@ describe('machineId', () => {
     if (systemId) expect(id).not.toContain(systemId);
   });
 });
+
+describe('license files against the service', () => {
+  const stateDirOf = () => join(workDir, `files-${(files += 1)}`);
+
+  it('checks out an encrypted file online, then answers from it while the service is dark, and returns it online', async () => {
+    const { key } = await license({ hwid_lock: true, hwid_reset_interval: 0 });
+    const server = await startLocalServer({ deps: env.deps, port: 0 });
+    const dir = stateDirOf();
+    // A generous deadline online (a busy machine); a short one once the service is dark, where every try fails at once.
+    const options = { url: server.url, stateDir: dir, timeoutMs: 1000 };
+
+    const checkedOut = await client({ ...options, timeoutMs: 15_000 }).licenseFile({ license: key, hwid: 'lab-pc', lifetimeSeconds: 2 * 86400, encrypt: true });
+    expect(checkedOut).toMatchObject({ message: 'LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY', offline: false, claims: { iss: owner.app_id, sub: key, hwid: 'lab-pc', air_gapped: false } });
+    expect(checkedOut.data.license_file.split('.')).toHaveLength(5);
+    await server.close();
+
+    const offline = await client(options).check({ license: key, hwid: 'lab-pc' });
+    expect(offline).toMatchObject({ message: 'LICENSE_FILE_VALID', offline: true, data: { sub: key, hwid: 'lab-pc', data: { key } } });
+
+    const returned = await client({ stateDir: dir }).returnLicenseFile({ license: key, hwid: 'lab-pc' });
+    expect(returned).toMatchObject({ message: 'LICENSE_FILE_RETURNED', data: { key } });
+    expect((await manage('/license/get', { license_key: key })).body.data).toMatchObject({ hwid: null, files: [] });
+    expect(sentBodies('/license-file/return').at(-1)).toMatchObject({ request: expect.stringMatching(/^lfx1\./) });
+  });
+
+  it('activates an air-gapped device: its request through /license-file, the file loaded, checks with no network, and its return code taken back', async () => {
+    const { key } = await license({ hwid_lock: true });
+    const dir = stateDirOf();
+    const offline = new LicenseClient({ appId: owner.app_id, publicKey: jwk, stateDir: dir });
+
+    const { request } = await offline.activationRequest({ license: key, hwid: 'factory-pc', lifetimeSeconds: 86400 });
+    const answer = await env.post('/license-file', { request });
+    expect([answer.status, answer.body.message]).toEqual([200, 'LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY']);
+    const claims = await offline.loadLicenseFile(`${answer.body.data.license_file}\n`);
+    expect(claims).toMatchObject({ iss: owner.app_id, sub: key, hwid: 'factory-pc', air_gapped: true });
+
+    expect(await offline.check({ license: key, hwid: 'factory-pc' })).toMatchObject({ message: 'LICENSE_FILE_VALID', offline: true });
+    const code = await offline.returnCode({ license: key, hwid: 'factory-pc' });
+    const taken = await env.post('/license-file/return', { request: code });
+    expect([taken.status, taken.body.message]).toEqual([200, 'LICENSE_FILE_RETURNED']);
+    expect((await failure(offline.check({ license: key, hwid: 'factory-pc' }))).code).toBe('NETWORK_ERROR');
+    expect((await manage('/license/get', { license_key: key })).body.data.hwid).toBeNull();
+  });
+
+  it('refuses a file the service made for another device of the same license', async () => {
+    const { key } = await license({ hwid_lock: true, max_devices: 2 });
+    const device = new LicenseClient({ appId: owner.app_id, publicKey: jwk, stateDir: stateDirOf() });
+    await device.activationRequest({ license: key, hwid: 'pc-1' });
+    const other = await env.post('/license-file', { app_id: owner.app_id, license: key, hwid: 'pc-2' });
+
+    expect((await failure(device.loadLicenseFile(other.body.data.license_file))).code).toBe('LICENSE_FILE_MISMATCH');
+  });
+});

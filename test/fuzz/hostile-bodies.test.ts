@@ -22,6 +22,11 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/reset-hwid': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string' },
   '/release': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string' },
   '/usage': { app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', counter: 'string', amount: 'integer', usage_id: 'string', nonce: 'string' },
+  '/license-file': {
+    app_id: 'uuid', license: 'string', username: 'string', password: 'string', hwid: 'string', nonce: 'string', lifetime_seconds: 'integer',
+    encrypt: 'boolean', request: 'string',
+  },
+  '/license-file/return': { request: 'string', app_id: 'uuid', nonce: 'string' },
   '/trial': { app_id: 'uuid', hwid: 'string', nonce: 'string' },
   '/license/create': {
     app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer', hwid_lock: 'boolean',
@@ -69,7 +74,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/blacklist/delete': { app_id: 'uuid', type: 'string', value: 'string' },
   '/blacklist/get-bulk': { app_id: 'uuid', type: 'string', cursor: 'string' },
   '/app/list': {},
-  '/app/settings': { app_id: 'uuid', offline_token_ttl: 'integer', max_borrow_seconds: 'integer', trial: 'object' },
+  '/app/settings': { app_id: 'uuid', offline_token_ttl: 'integer', max_borrow_seconds: 'integer', max_license_file_seconds: 'integer', trial: 'object' },
   '/app/signing-key': { app_id: 'uuid' },
   '/app/stats': { app_id: 'uuid', days: 'integer' },
   '/app/create': { name: 'string', request_id: 'string' },

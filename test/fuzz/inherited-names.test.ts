@@ -111,6 +111,45 @@ describe('an HWID named like what every object inherits', () => {
     );
   }, 300_000);
 
+  it('on /license-file and /license-file/return: a file made, listed and returned like any other HWID\'s; __proto__ is 400 in a body and in a code', async () => {
+    const codeOf = (prefix: string, fields: Record<string, unknown>) => `${prefix}${Buffer.from(JSON.stringify(fields)).toString('base64url')}`;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...inherited), floatingOrLocked, async (hwid, kind) => {
+        const license = await licenseOf(kind);
+        if (hwid === '__proto__') {
+          const before = await snapshot();
+          expect((await client('/license-file', { license: license.key, hwid })).body).toEqual({ success: false, message: 'HWID must not be "__proto__"' });
+          const request = codeOf('lfr1.', { app_id: owner.app_id, license: license.key, hwid, nonce: 'inherited-nonce-1' });
+          expect((await env.post('/license-file', { request })).body).toEqual({ success: false, message: 'Invalid activation request' });
+          const returned = codeOf('lfx1.', { app_id: owner.app_id, license: license.key, hwid, jti: 'any-jti' });
+          expect((await env.post('/license-file/return', { request: returned })).body).toEqual({ success: false, message: 'Invalid return code' });
+          expect(await snapshot()).toEqual(before);
+          return;
+        }
+        const made = await client('/license-file', { license: license.key, hwid, lifetime_seconds: 3600 });
+        expectNoServerError(made);
+        expect(made.status).toBe(200);
+        const [file] = (await record(license.key)).files;
+        expect(file).toMatchObject({ hwid, air_gapped: false });
+        const returned = await env.post('/license-file/return', { request: codeOf('lfx1.', { app_id: owner.app_id, license: license.key, hwid, jti: file.jti }) });
+        expect([returned.status, returned.body.message]).toEqual([200, 'LICENSE_FILE_RETURNED']);
+        expect(await record(license.key)).toMatchObject({ hwids: [], files: [] });
+      }),
+      { numRuns: randomRuns, examples: inherited.flatMap((hwid) => [[hwid, 'floating'] as [string, string], [hwid, 'locked'] as [string, string]]) },
+    );
+  }, 300_000);
+
+  it('as the jti of a return code: Invalid return code, nothing written', async () => {
+    const license = await licenseOf('locked');
+    expect((await client('/license-file', { license: license.key, hwid: 'jti-pc' })).status).toBe(200);
+    const before = await snapshot();
+    for (const jti of inherited) {
+      const request = `lfx1.${Buffer.from(JSON.stringify({ app_id: owner.app_id, license: license.key, hwid: 'jti-pc', jti })).toString('base64url')}`;
+      expect((await env.post('/license-file/return', { request })).body).toEqual({ success: false, message: 'Invalid return code' });
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
   it('on /trial: starts and resumes a trial like any other HWID, its claim read back as sent; __proto__ is 400 Invalid hwid', async () => {
     const configured = await manage('/app/settings', { app_id: owner.app_id, trial: { subscription_id: tier.subscription_id, duration_seconds: 3600, max_devices: 2, per_ip_per_day: 1000 } });
     expect(configured.status).toBe(200);

@@ -33,9 +33,9 @@ describe('/app/settings reset defaults', () => {
     const ttlOnly = await settings(owner, { offline_token_ttl: 3600 });
     const again = await settings(owner, { default_hwid_reset_interval: 7 * 86400 });
 
-    expect(initial.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: true, default_hwid_reset_interval: 0, max_borrow_seconds: 604800, trial: null });
-    expect(set.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: false, default_hwid_reset_interval: 604800, max_borrow_seconds: 604800, trial: null });
-    expect(ttlOnly.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 3600, default_hwid_reset_allowed: false, default_hwid_reset_interval: 604800, max_borrow_seconds: 604800, trial: null });
+    expect(initial.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: true, default_hwid_reset_interval: 0, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null });
+    expect(set.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: false, default_hwid_reset_interval: 604800, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null });
+    expect(ttlOnly.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 3600, default_hwid_reset_allowed: false, default_hwid_reset_interval: 604800, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null });
     expect(again.body.data).toEqual(ttlOnly.body.data);
   });
 
@@ -46,6 +46,10 @@ describe('/app/settings reset defaults', () => {
     ['default_hwid_reset_interval', '3600'],
     ['default_hwid_reset_allowed', 'false'],
     ['default_hwid_reset_allowed', null],
+    ['max_license_file_seconds', 3599],
+    ['max_license_file_seconds', 315_360_001],
+    ['max_license_file_seconds', 86400.5],
+    ['max_license_file_seconds', '86400'],
   ])('refuses %s = %j with 400 INVALID_INPUT naming the field, changing nothing', async (field, value) => {
     const { owner } = await ownerWithSubscription();
 
@@ -61,6 +65,13 @@ describe('/app/settings reset defaults', () => {
     const { owner } = await ownerWithSubscription();
     for (const interval of [0, MAX_RESET_INTERVAL_SECONDS]) {
       expect((await settings(owner, { default_hwid_reset_interval: interval })).body.data.default_hwid_reset_interval).toBe(interval);
+    }
+  });
+
+  it('accepts the bounds of max_license_file_seconds and keeps the other settings', async () => {
+    const { owner } = await ownerWithSubscription();
+    for (const seconds of [3600, 315_360_000]) {
+      expect((await settings(owner, { max_license_file_seconds: seconds })).body.data).toMatchObject({ max_license_file_seconds: seconds, max_borrow_seconds: 604800 });
     }
   });
 

@@ -161,6 +161,26 @@ describe('events of license, subscription and blacklist changes', () => {
     expect(new Set(events.delivered.map((event) => event.id)).size).toBe(events.delivered.length);
   });
 
+  it('announces license files issued and returned, the device by its fingerprint, and keeps them in the audit log', async () => {
+    await events.drain();
+    const tier = await eventsOf(manageStep('/subscription/create', { app_id: owner.app_id, name: 'Files', level: 1 }));
+    const created = await eventsOf(manageStep('/license/create', { app_id: owner.app_id, subscription_id: tier[0]!.subject, duration_unit: 'days', duration_value: 30, hwid_lock: true }));
+    const key = created[0]!.subject;
+    const request = `lfr1.${Buffer.from(JSON.stringify({ app_id: owner.app_id, license: key, hwid: 'files-pc', nonce: 'events-nonce-01' })).toString('base64url')}`;
+
+    const issued = await eventsOf(() => env.post('/license-file', { request }));
+    const file = issued.find((event) => event.type === 'license.file_issued')!;
+    const returnCode = `lfx1.${Buffer.from(JSON.stringify({ app_id: owner.app_id, license: key, hwid: 'files-pc', jti: file.after!.jti })).toString('base64url')}`;
+    const returned = await eventsOf(() => env.post('/license-file/return', { request: returnCode }));
+
+    expect(types(issued)).toEqual(['license.activated', 'license.hwid_bound', 'license.file_issued']);
+    expect(file).toMatchObject({ actor: 'client', subject: key, after: { hwid: sha256Hex('files-pc').slice(0, 8), air_gapped: true, exp: expect.any(Number) } });
+    expect(types(returned)).toEqual(['license.hwid_reset', 'license.file_returned']);
+    expect(returned[1]).toMatchObject({ subject: key, after: { jti: file.after!.jti, air_gapped: true } });
+    const audit = await env.post('/audit/get-bulk', { app_id: owner.app_id, license_key: key }, owner.auth);
+    expect(audit.body.data.map((entry: { type: string }) => entry.type)).toEqual(expect.arrayContaining(['license.file_issued', 'license.file_returned']));
+  });
+
   it('announces metered usage only at the first refusal of a period and at a reset', async () => {
     await events.drain();
     const manage = (path: string, body: Record<string, unknown>) => () => env.post(path, body, owner.auth);

@@ -99,7 +99,7 @@ const stripeConnection = (prices: Record<string, unknown> = { price_contract: { 
 
 describe('every management route, against the document', () => {
   /** A valid body for each route, made against fresh data. */
-  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/release' | '/usage' | '/trial'>, () => Promise<Record<string, unknown>>> = {
+  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/release' | '/usage' | '/license-file' | '/license-file/return' | '/trial'>, () => Promise<Record<string, unknown>>> = {
     '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2, hwid_lock: true, lease_seconds: 3600 }),
     '/license/create-bulk': async () => ({ key_amount: 2, app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30 }),
     '/license/extend': async () => ({ license_key: (await license()).key, extend_seconds: 3600 }),
@@ -354,13 +354,21 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client('/register', { app_id: owner.app_id, license: (await license()).key, username: name, password: 'correct horse' }), '403:USERNAME_TAKEN');
   });
 
-  it.each(['/auth', '/reset-hwid', '/release', '/usage'] as const)('%s: the 403s it shares with the others', async (path) => {
+  it.each(['/auth', '/reset-hwid', '/release', '/usage', '/license-file', '/license-file/return'] as const)('%s: the 403s it shares with the others', async (path) => {
     // /usage reads a counter besides /auth's body: with one, its checks run as /auth's do.
     const counter = path === '/usage' ? { counter: 'exports' } : {};
-    const call = (body: Record<string, unknown>) => client(path, { app_id: owner.app_id, ...body, ...counter });
-    await expectOutcome(client(path, { app_id: newId(), license: 'K', ...counter }), '403:INVALID_APP_ID');
+    // /license-file needs an HWID; a return names the license and device in its code (any jti: the license's checks come first).
+    const shaped = (body: Record<string, unknown>) =>
+      path === '/license-file/return'
+        ? { request: `lfx1.${Buffer.from(JSON.stringify({ app_id: body.app_id, license: body.license, hwid: body.hwid ?? 'shared-pc', jti: 'contract-jti' })).toString('base64url')}` }
+        : path === '/license-file'
+          ? { hwid: 'shared-pc', ...body }
+          : body;
+    const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) => client(path, shaped({ ...body, ...counter }), headers);
+    const call = (body: Record<string, unknown>) => post({ app_id: owner.app_id, ...body });
+    await expectOutcome(post({ app_id: newId(), license: 'K' }), '403:INVALID_APP_ID');
     await expectOutcome(call({ license: 'NO-SUCH-KEY' }), '403:LICENSE_NOT_FOUND');
-    await expectOutcome(call({ username: 'nobody-at-all', password: 'wrong password' }), '403:INVALID_USERNAME_OR_PASSWORD');
+    if (path !== '/license-file/return') await expectOutcome(call({ username: 'nobody-at-all', password: 'wrong password' }), '403:INVALID_USERNAME_OR_PASSWORD');
     await expectOutcome(call({ license: (await license({ status: 'paused' })).key }), '403:LICENSE_NOT_ACTIVE');
     const lapsed = await license({ first_used_at: '2020-01-01T00:00:00.000Z', expires_at: '2020-01-31T00:00:00.000Z' });
     const expired = await expectOutcome(call({ license: lapsed.key }), '403:LICENSE_EXPIRED');
@@ -371,22 +379,22 @@ describe('the client routes, against the document', () => {
     const inactive = await createOwner(env.deps);
     const inactiveKey = (await seedLicense(env.deps, await seedSubscription(env.deps, inactive))).key;
     await apps.update(env.deps.table, inactive.app_id, { status: 'inactive' });
-    await expectOutcome(client(path, { app_id: inactive.app_id, license: inactiveKey, ...counter }), '403:APPLICATION_NOT_ACTIVE');
+    await expectOutcome(post({ app_id: inactive.app_id, license: inactiveKey }), '403:APPLICATION_NOT_ACTIVE');
     const lapsedTeam = await createOwner(env.deps);
     const lapsedKey = (await seedLicense(env.deps, await seedSubscription(env.deps, lapsedTeam))).key;
     await teams.setPlanExpiry(env.deps.table, lapsedTeam.team_id, '2020-01-01T00:00:00.000Z');
-    await expectOutcome(client(path, { app_id: lapsedTeam.app_id, license: lapsedKey, ...counter }), '403:TEAM_ERROR');
+    await expectOutcome(post({ app_id: lapsedTeam.app_id, license: lapsedKey }), '403:TEAM_ERROR');
 
     const listed = await createOwner(env.deps);
     const listedKey = (await seedLicense(env.deps, await seedSubscription(env.deps, listed), { hwid: 'banned-pc', hwid_lock: true })).key;
     await blacklist(env, listed.app_id, 'country', 'KP');
     await blacklist(env, listed.app_id, 'asn', '64500');
-    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, ...counter }, { 'CloudFront-Viewer-Country': 'KP' }), '403:COUNTRY_BLACKLISTED');
-    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, ...counter }, { 'CloudFront-Viewer-ASN': '64500' }), '403:ASN_BLACKLISTED');
+    await expectOutcome(post({ app_id: listed.app_id, license: listedKey }, { 'CloudFront-Viewer-Country': 'KP' }), '403:COUNTRY_BLACKLISTED');
+    await expectOutcome(post({ app_id: listed.app_id, license: listedKey }, { 'CloudFront-Viewer-ASN': '64500' }), '403:ASN_BLACKLISTED');
     await blacklist(env, listed.app_id, 'hwid', 'banned-pc');
-    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, hwid: 'banned-pc', ...counter }), '403:HWID_BLACKLISTED');
+    await expectOutcome(post({ app_id: listed.app_id, license: listedKey, hwid: 'banned-pc' }), '403:HWID_BLACKLISTED');
     await blacklist(env, listed.app_id, 'ip', '127.0.0.1');
-    await expectOutcome(client(path, { app_id: listed.app_id, license: listedKey, ...counter }), '403:IP_BLACKLISTED');
+    await expectOutcome(post({ app_id: listed.app_id, license: listedKey }), '403:IP_BLACKLISTED');
   });
 
   it('/auth: the device 403s', async () => {
@@ -466,6 +474,67 @@ describe('the client routes, against the document', () => {
     await expectOutcome(reset({ license: (await license({ hwid: 'pc', hwid_lock: true, hwid_reset_allowed: false })).key, hwid: 'pc' }), '403:HWID_RESET_NOT_ALLOWED');
   });
 
+  it('/license-file: the four success messages, a file from an activation request, every 400 message and its device 403s', async () => {
+    const file = (body: Record<string, unknown>, headers: Record<string, string> = {}) => client('/license-file', { app_id: owner.app_id, ...body }, headers);
+    const used = { first_used_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86400_000).toISOString() };
+    await expectOutcome(file({ license: (await license()).key, hwid: 'file-pc' }), '200:LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY');
+    const locked = await license({ hwid_lock: true });
+    const signed = await expectOutcome(file({ license: locked.key, hwid: 'file-pc', nonce: 'contract-nonce-3', encrypt: true }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    expect(signed.headers.get('signature-input')).toContain('nonce="contract-nonce-3"');
+    await expectOutcome(file({ license: locked.key, hwid: 'file-pc', lifetime_seconds: 3600 }), '200:LICENSE_VERIFIED_USED_AND_LOCKED_KEY');
+    await expectOutcome(file({ license: (await license(used)).key, hwid: 'file-pc' }), '200:LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY');
+    const request = `lfr1.${Buffer.from(JSON.stringify({ app_id: owner.app_id, license: (await license({ hwid_lock: true })).key, hwid: 'air-pc', nonce: 'contract-nonce-4' })).toString('base64url')}`;
+    const airGapped = await expectOutcome(client('/license-file', { request }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    expect(airGapped.headers.get('signature-input')).toContain('nonce="contract-nonce-4"');
+
+    await expectOutcome(client('/license-file', '{"app_id":'), '400:Invalid JSON in request body');
+    await expectOutcome(client('/license-file', { request: 'lfr1.!' }), '400:Invalid activation request');
+    await expectOutcome(client('/license-file', {}), '400:App ID is required');
+    await expectOutcome(client('/license-file', { app_id: 'nope' }), '400:Invalid App ID format (must be a valid UUID)');
+    await expectOutcome(file({ hwid: 'pc' }), '400:No valid authentication method provided (missing license key or username/password)');
+    await expectOutcome(file({ license: 'K', hwid: 7 }), '400:HWID must be a string of at most 256 characters');
+    await expectOutcome(file({ license: 'K', hwid: '__proto__' }), '400:HWID must not be "__proto__"');
+    await expectOutcome(file({ license: 'K', hwid: 'pc', nonce: 'bad nonce!' }), '400:Invalid nonce');
+    await expectOutcome(file({ license: 'K', hwid: 'pc', lifetime_seconds: 0 }), '400:Invalid license file request');
+    await expectOutcome(file({ license: 'K', hwid: 'pc' }, { 'content-digest': 'sha-256=:AAAA:' }), '400:Invalid Content-Digest');
+    await expectOutcome(file({ license: 'x'.repeat(70 * 1024), hwid: 'pc' }), '413:Request body too large');
+
+    const bound = await license({ ...used, hwid_lock: true, hwid: 'pc-a' });
+    await expectOutcome(file({ license: bound.key, hwid: 'pc-b' }), '403:HWID_MISMATCH');
+    const seat = await floating();
+    await expectOutcome(file({ license: seat.key, hwid: 'file-float-a' }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    await expectOutcome(file({ license: seat.key, hwid: 'file-float-b' }), '403:SEATS_EXHAUSTED');
+    await expectOutcome(file({ license: (await seedLicense(env.deps, exclusive, { hwid_lock: true })).key, hwid: 'file-claimed-pc' }), '200:LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY');
+    await expectOutcome(file({ license: (await seedLicense(env.deps, exclusive, { hwid_lock: true })).key, hwid: 'file-claimed-pc' }), '403:DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+  });
+
+  it('/license-file/return: success, every 400 message and the reset 403s', async () => {
+    const returning = (key: string, hwid: string, jti: string) => ({ request: `lfx1.${Buffer.from(JSON.stringify({ app_id: owner.app_id, license: key, hwid, jti })).toString('base64url')}` });
+    const issue = async (key: string, hwid: string) => {
+      const { body } = await client('/license-file', { app_id: owner.app_id, license: key, hwid });
+      return JSON.parse(Buffer.from(body.data.license_file.split('.')[1], 'base64url').toString()).jti as string;
+    };
+    const timed = await license({ hwid_lock: true, hwid_reset_interval: 604800 });
+    const first = await issue(timed.key, 'ret-a');
+    const returned = await expectOutcome(client('/license-file/return', { ...returning(timed.key, 'ret-a', first), nonce: 'contract-nonce-5' }), '200:LICENSE_FILE_RETURNED');
+    expect(returned.headers.get('signature-input')).toContain('nonce="contract-nonce-5"');
+    const second = await issue(timed.key, 'ret-b');
+    const cooldown = await expectOutcome(client('/license-file/return', returning(timed.key, 'ret-b', second)), '403:HWID_RESET_COOLDOWN');
+    expect(Object.keys(cooldown.body.data).sort()).toEqual(['hwid_reset_cooldown', 'last_hwid_reset_at', 'next_reset_at']);
+    const fixed = await license({ hwid_lock: true, hwid_reset_allowed: false });
+    await expectOutcome(client('/license-file/return', returning(fixed.key, 'ret-c', await issue(fixed.key, 'ret-c'))), '403:HWID_RESET_NOT_ALLOWED');
+    const removed = await license({ hwid_lock: true });
+    const removedJti = await issue(removed.key, 'ret-d');
+    await manage('/hwid/remove', { license_key: removed.key, hwid: 'ret-d' });
+    await expectOutcome(client('/license-file/return', returning(removed.key, 'ret-d', removedJti)), '403:HWID_NOT_BOUND');
+
+    await expectOutcome(client('/license-file/return', '{"request":'), '400:Invalid JSON in request body');
+    await expectOutcome(client('/license-file/return', returning(timed.key, 'ret-a', first)), '400:Invalid return code');
+    await expectOutcome(client('/license-file/return', { ...returning(timed.key, 'ret-b', second), nonce: 'bad nonce!' }), '400:Invalid nonce');
+    await expectOutcome(client('/license-file/return', returning(timed.key, 'ret-b', second), { 'content-digest': 'sha-256=:AAAA:' }), '400:Invalid Content-Digest');
+    await expectOutcome(client('/license-file/return', { request: 'x'.repeat(70 * 1024) }), '413:Request body too large');
+  });
+
   it('/trial: both successes, every 400 message and each 403 in its order', async () => {
     const trialOwner = await createOwner(env.deps);
     const tier = await seedSubscription(env.deps, trialOwner, { name: 'Trial', level: 1, single_key_per_hwid: true });
@@ -525,7 +594,7 @@ describe('the client routes, against the document', () => {
   it('answers 429 RATE_LIMITED with Retry-After on every client route once the application is over the limit', async () => {
     const throttledOwner = await createOwner(throttled.deps);
     await request(throttled.server.url, '/auth', 'POST', { app_id: throttledOwner.app_id, license: 'K' });
-    for (const path of ['/auth', '/register', '/reset-hwid', '/release', '/usage', '/trial'] as const) {
+    for (const path of ['/auth', '/register', '/reset-hwid', '/release', '/usage', '/license-file', '/license-file/return', '/trial'] as const) {
       await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse', counter: 'exports', hwid: 'pc' }), '429:RATE_LIMITED');
     }
   });
@@ -538,7 +607,7 @@ describe('the whole document', () => {
 
   it('gives examples with the fields of real answers', () => {
     // Present only on some answers: seats on multi-seat licenses, the token when asked for, an audit entry's changes.
-    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after', 'lease_seconds', 'floating', 'leases', 'lease_expires_at', 'features', 'grace_until']);
+    const conditional = new Set(['hwids', 'max_devices', 'offline_token', 'before', 'after', 'lease_seconds', 'floating', 'leases', 'lease_expires_at', 'features', 'grace_until', 'files']);
     const fields = (value: unknown): string[] => {
       const item = Array.isArray(value) ? value[0] : value;
       return item && typeof item === 'object' ? Object.keys(item).filter((key) => !conditional.has(key)).sort() : [];

@@ -55,6 +55,16 @@ describe('the local server’s per-application throttle of the client routes', (
     expect((await apps.post('/auth', { app_id: quiet.app_id, license: 'NO-SUCH-KEY' })).status).toBe(403);
   });
 
+  it('counts an activation request or return code sent alone against the application it names', async () => {
+    const named = await createOwner(apps.deps);
+    const code = (prefix: string, fields: Record<string, unknown>) => `${prefix}${Buffer.from(JSON.stringify({ app_id: named.app_id, license: 'NO-SUCH-KEY', hwid: 'pc', ...fields })).toString('base64url')}`;
+    const statuses = [];
+    statuses.push((await apps.post('/license-file', { request: code('lfr1.', { nonce: 'throttled-nonce-1' }) })).status);
+    statuses.push((await apps.post('/license-file/return', { request: code('lfx1.', { jti: 'some-jti' }) })).status);
+    statuses.push((await apps.post('/license-file', { request: code('lfr1.', { nonce: 'throttled-nonce-2' }) })).status);
+    expect(statuses).toEqual([403, 403, 429]);
+  });
+
   it('leaves a body without an app_id to the handler, whose 400 it is', async () => {
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await apps.post('/auth', { license: 'NO-SUCH-KEY' })).status);

@@ -28,12 +28,19 @@ export interface TokenVector {
   expect: { ok: true } | { code: string };
 }
 
+/** A license file as a device gets it (clients/testdata/README.md), judged as a token is: `nonce` the activation request's, null for a file read back from storage. */
+export interface FileVector extends Omit<TokenVector, 'token'> {
+  /** A compact JWS, or a compact JWE holding one. */
+  file: string;
+}
+
 export interface AnswerVectors {
   app_id: string;
   public_key_pem: string;
   public_jwk: { kty: 'OKP'; crv: 'Ed25519'; x: string };
   answers: AnswerVector[];
   tokens: TokenVector[];
+  files: FileVector[];
 }
 
 export const answerVectorsFile = join(import.meta.dirname, '..', '..', 'clients', 'testdata', 'answers.json');

@@ -98,6 +98,34 @@ describe('events of a stream record', () => {
     });
   });
 
+  describe('license files', () => {
+    const bound = { ...license, hwid: 'pc-a', hwids: ['pc-a'], first_used_at: '2026-03-02T00:00:00.000Z', last_login: '2026-03-02T00:00:00.000Z' };
+    const now = Date.parse('2026-03-04T10:00:00Z') / 1000;
+    const file = (hwid: string, exp: number, airGapped = false) => ({ hwid, iat: now - 60, exp, air_gapped: airGapped });
+    const withFile = { ...bound, files: { 'jti-1': file('pc-a', now + 86400, true) } };
+    const fileEvents = (before: Record<string, unknown>, after: Record<string, unknown>) =>
+      effectsOf(change('MODIFY', before, after)).events.filter((event) => event.type.startsWith('license.file'));
+
+    it('announces a new file with its jti, its device by fingerprint, air_gapped and exp', () => {
+      const [issued, ...rest] = fileEvents(bound, { ...withFile, last_login: '2026-03-04T10:00:00.000Z' });
+      expect(rest).toEqual([]);
+      expect(issued).toMatchObject({ type: 'license.file_issued', subject: 'KEY-1', after: { jti: 'jti-1', hwid: expect.stringMatching(/^[0-9a-f]{8}$/), air_gapped: true, exp: now + 86400 } });
+      expect(JSON.stringify(issued!.after)).not.toContain('pc-a');
+      expect(effectsOf(change('MODIFY', bound, withFile)).events.map((event) => event.type)).toEqual(['license.file_issued']);
+    });
+
+    it('announces a live file gone as returned, with the reset it is', () => {
+      const types = effectsOf(change('MODIFY', withFile, { ...bound, hwid: null, hwids: [], files: {}, last_hwid_reset_at: '2026-03-04T10:00:00.000Z' })).events.map((event) => event.type);
+      expect(types).toEqual(['license.hwid_reset', 'license.file_returned']);
+    });
+
+    it('sees a device\'s earlier file replaced by its next, or an ended file dropped, as no return', () => {
+      expect(fileEvents(withFile, { ...bound, files: { 'jti-2': file('pc-a', now + 172800) } }).map((event) => event.type)).toEqual(['license.file_issued']);
+      const ended = { ...bound, files: { 'jti-0': file('pc-b', now - 1) } };
+      expect(fileEvents(ended, { ...bound, files: { 'jti-3': file('pc-a', now + 3600) } }).map((event) => event.type)).toEqual(['license.file_issued']);
+    });
+  });
+
   it('sees a write that only stamped the actor as no change', () => {
     expect(effectsOf(change('MODIFY', license, { ...license, actor: 'api_key:ffffffff' }))).toEqual({ events: [], counts: [] });
   });
@@ -152,6 +180,7 @@ describe('events of an application item', () => {
     default_hwid_reset_allowed: null,
     default_hwid_reset_interval: null,
     max_borrow_seconds: null,
+    max_license_file_seconds: null,
     trial: null,
     signing_key_id: 'kid-1',
   };
@@ -174,8 +203,8 @@ describe('events of an application item', () => {
     const [changed] = events('MODIFY', app, { ...app, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400 });
     expect(changed).toMatchObject({
       type: 'app.settings_changed',
-      before: { offline_token_ttl: null, default_hwid_reset_allowed: null, default_hwid_reset_interval: null, max_borrow_seconds: null },
-      after: { offline_token_ttl: null, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400, max_borrow_seconds: null },
+      before: { offline_token_ttl: null, default_hwid_reset_allowed: null, default_hwid_reset_interval: null, max_borrow_seconds: null, max_license_file_seconds: null },
+      after: { offline_token_ttl: null, default_hwid_reset_allowed: false, default_hwid_reset_interval: 86400, max_borrow_seconds: null, max_license_file_seconds: null },
     });
   });
 

@@ -37,6 +37,11 @@ def manage(path, body):
     return answer["data"]
 
 
+def client_route(path, body):
+    """A client route called as the owner's dashboard or the customer portal calls it: its status and body."""
+    return _post(URL + path, body)
+
+
 _subscription = []
 
 

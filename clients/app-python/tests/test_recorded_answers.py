@@ -12,7 +12,8 @@ import tempfile
 import unittest
 
 from licensing_client import LicenseClient, LicenseError
-from licensing_client import _offline
+from licensing_client import _license_file, _offline
+from licensing_client._answers import PinnedKey
 
 VECTORS_FILE = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "answers.json")
 
@@ -68,6 +69,22 @@ class RecordedAnswersTest(unittest.TestCase):
                         decided = _outcome(lambda: client._offline(network_error, vector["license"], None, vector["hwid"]))
                 if "ok" in vector["expect"]:
                     self.assertTrue(decided.get("ok"), decided)
+                else:
+                    self.assertEqual(decided, {"code": vector["expect"]["code"]})
+
+    def test_every_recorded_license_file_is_decided_as_its_case_expects(self):
+        pinned = PinnedKey(VECTORS["public_key_pem"])
+        for vector in VECTORS["files"]:
+            with self.subTest(vector["name"]):
+                license, hwid = vector["license"], vector["hwid"]
+                decided = _outcome(
+                    lambda: _license_file.check_claims(
+                        _license_file.open_file(vector["file"], pinned, license, hwid), vector["app_id"], license, hwid, vector["nonce"], vector["now"]
+                    )
+                )
+                if "ok" in vector["expect"]:
+                    self.assertTrue(decided.get("ok"), decided)
+                    self.assertEqual((decided["value"]["sub"], decided["value"]["hwid"]), (license, hwid))
                 else:
                     self.assertEqual(decided, {"code": vector["expect"]["code"]})
 

@@ -104,6 +104,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/license-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check out a license file for a device, online or from an activation request
+         * @description Authenticates like `/auth`, with all of its checks and effects (first use, binding, seats), and answers the license data plus `license_file`: a compact JWS (`typ: license+jwt`) signed with the application key, holding the offline token's claims, `data` (this license data) and `air_gapped`, valid for `lifetime_seconds` (3600 to the application's `max_license_file_seconds`; default that maximum) and never past the license's end or grace end. With `"encrypt": true` the file is a compact JWE (`dir`, `A256GCM`) keyed by HKDF-SHA256 of the license key and HWID. On a floating license the file borrows the seat for its lifetime, bounded by `max_borrow_seconds`. `{"request": "lfr1…"}` alone takes an activation request made by an offline device: its fields are used as if sent, its nonce is signed into the answer and carried by the file, and the file is `air_gapped` (see the Client API page, POST /license-file).
+         */
+        post: operations["licenseFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/license-file/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return a license file by its return code: frees its device
+         * @description Takes the return code (`lfx1.…`) a program made when it deleted its license file, and frees the file's device: its binding, or on a floating license its seat, borrowed or not. A return is a reset: it follows the license's reset rules and answers `/reset-hwid`'s codes. The returned file itself stays valid until its `exp` (see the Client API page, POST /license-file/return).
+         */
+        post: operations["licenseFileReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trial": {
         parameters: {
             query?: never;
@@ -738,7 +778,7 @@ export interface paths {
         put?: never;
         /**
          * Read or change an application's settings
-         * @description Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `trial` (null until set; null turns trials off) configures POST /trial: the tier (`subscription_id`, one of this application's), `duration_seconds` (3,600 to 7,776,000), `max_devices` (default 1), `features`, and `per_ip_per_day` (1 to 1,000, default 5) (docs/management-api.md#trials).
+         * @description Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `max_license_file_seconds` (2592000 until set, 3600 to 315360000) is the longest license file `/license-file` makes. `trial` (null until set; null turns trials off) configures POST /trial: the tier (`subscription_id`, one of this application's), `duration_seconds` (3,600 to 7,776,000), `max_devices` (default 1), `features`, and `per_ip_per_day` (1 to 1,000, default 5) (docs/management-api.md#trials).
          */
         post: operations["appSettings"];
         delete?: never;
@@ -1243,6 +1283,28 @@ export interface components {
             usage_id?: string;
             nonce?: string;
         };
+        LicenseFileRequest: {
+            /** Format: uuid */
+            app_id: string;
+            license?: string | null;
+            username?: string | null;
+            password?: string | null;
+            hwid: string;
+            lifetime_seconds?: number | null;
+            encrypt?: boolean | null;
+            nonce?: string;
+        } | {
+            request: string;
+            /** Format: uuid */
+            app_id?: string;
+            nonce?: string;
+        };
+        LicenseFileReturnRequest: {
+            request: string;
+            /** Format: uuid */
+            app_id?: string;
+            nonce?: string;
+        };
         TrialRequest: {
             /** Format: uuid */
             app_id: string;
@@ -1518,6 +1580,7 @@ export interface components {
             default_hwid_reset_allowed?: boolean;
             default_hwid_reset_interval?: number;
             max_borrow_seconds?: number;
+            max_license_file_seconds?: number;
             trial?: {
                 /** Format: uuid */
                 subscription_id: string;
@@ -1559,7 +1622,7 @@ export interface components {
             app_id: string;
             license_key?: string;
             /** @enum {string} */
-            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
             actor?: string;
             from?: string;
             to?: string;
@@ -1582,7 +1645,7 @@ export interface components {
             /** Format: uuid */
             app_id: string;
             url: string;
-            events: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
+            events: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
             description?: string;
         };
         WebhookListRequest: {
@@ -1592,7 +1655,7 @@ export interface components {
         WebhookUpdateRequest: {
             webhook_id: string;
             url?: string;
-            events?: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
+            events?: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
             description?: string;
             enabled?: boolean;
         };
@@ -1679,6 +1742,15 @@ export interface components {
                 /** Format: date-time */
                 expires_at: string;
                 borrowed: boolean;
+            }[];
+            files?: {
+                jti: string;
+                hwid: string;
+                /** Format: date-time */
+                issued_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                air_gapped: boolean;
             }[];
             features: string[];
             effective_features: string[];
@@ -1822,6 +1894,43 @@ export interface components {
             /** @enum {string} */
             message: "USAGE_RECORDED";
             data: components["schemas"]["UsageCounter"];
+        };
+        LicenseFileAnswer: {
+            /** @constant */
+            success: true;
+            /** @enum {string} */
+            message: "LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY" | "LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY" | "LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY" | "LICENSE_VERIFIED_USED_AND_LOCKED_KEY";
+            data: {
+                key: string;
+                /** Format: date-time */
+                created_at: string;
+                expires_at: string | null;
+                initial_duration: string;
+                first_used_at: string | null;
+                hwid_lock: boolean;
+                last_hwid_reset_at: string | null;
+                hwid_reset_cooldown: number;
+                hwid_reset_allowed: boolean;
+                username: string | null;
+                last_login: string | null;
+                subscription_level: number;
+                subscription_name: string;
+                hwids?: string[];
+                max_devices?: number;
+                lease_expires_at?: string | null;
+                features?: string[];
+                /** Format: date-time */
+                grace_until?: string;
+                offline_token?: string;
+                license_file: string;
+            };
+        };
+        LicenseFileReturnAnswer: {
+            /** @constant */
+            success: true;
+            /** @enum {string} */
+            message: "LICENSE_FILE_RETURNED";
+            data: components["schemas"]["AuthData"];
         };
         TrialAnswer: {
             /** @constant */
@@ -2059,6 +2168,7 @@ export interface components {
                 default_hwid_reset_allowed: boolean;
                 default_hwid_reset_interval: number;
                 max_borrow_seconds: number;
+                max_license_file_seconds: number;
                 trial: {
                     /** Format: uuid */
                     subscription_id: string;
@@ -2193,7 +2303,7 @@ export interface components {
             data: {
                 id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
                 /** Format: uuid */
                 app_id: string;
                 subject: string;
@@ -2347,7 +2457,7 @@ export interface components {
                 delivery_id: string;
                 event_id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
                 /** @enum {string} */
                 state: "pending" | "delivered" | "failed";
                 attempts: number;
@@ -3205,6 +3315,330 @@ export interface operations {
                         success: false;
                         /** @enum {unknown} */
                         message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "INVALID_USERNAME_OR_PASSWORD" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "LICENSE_NOT_ACTIVATED" | "HWID_NOT_PROVIDED" | "USAGE_COUNTER_UNKNOWN";
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Request body too large";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: the application sent too many requests */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Internal server error";
+                    };
+                };
+            };
+        };
+    };
+    licenseFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9421 Accept-Signature with a `nonce` parameter: the answer's `Signature-Input` carries it (the body's `nonce` does the same).
+                 * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
+                 */
+                "Accept-Signature"?: components["parameters"]["Accept-Signature"];
+                /**
+                 * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+                 * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+                 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "license": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "hwid": "desktop-7f3a",
+                 *       "lifetime_seconds": 2592000
+                 *     }
+                 */
+                "application/json": components["schemas"]["LicenseFileRequest"];
+            };
+        };
+        responses: {
+            /** @description LICENSE_VERIFIED_UNUSED_AND_UNLOCKED_KEY, LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY, LICENSE_VERIFIED_USED_AND_UNLOCKED_KEY, LICENSE_VERIFIED_USED_AND_LOCKED_KEY */
+            200: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "LICENSE_VERIFIED_USED_AND_LOCKED_KEY",
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": "2592000",
+                     *         "first_used_at": "2026-03-02T08:30:00.000Z",
+                     *         "hwid_lock": true,
+                     *         "last_hwid_reset_at": null,
+                     *         "hwid_reset_cooldown": 0,
+                     *         "hwid_reset_allowed": true,
+                     *         "username": null,
+                     *         "last_login": "2026-03-02T08:30:00.000Z",
+                     *         "subscription_level": 2,
+                     *         "subscription_name": "Pro",
+                     *         "license_file": "eyJhbGciOiJFZERTQSIsImtpZCI6Ik…In0.eyJpc3MiOiIzZjFjMmI5ZS…In0.q0mV1…"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LicenseFileAnswer"];
+                };
+            };
+            /** @description Invalid JSON in request body; Invalid activation request; App ID is required; Invalid App ID format (must be a valid UUID); No valid authentication method provided (missing license key or username/password); HWID must be a string of at most 256 characters; HWID must not be "__proto__"; Invalid nonce; Invalid license file request; Invalid Content-Digest */
+            400: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Invalid JSON in request body" | "Invalid activation request" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "No valid authentication method provided (missing license key or username/password)" | "HWID must be a string of at most 256 characters" | "HWID must not be \"__proto__\"" | "Invalid nonce" | "Invalid license file request" | "Invalid Content-Digest";
+                    };
+                };
+            };
+            /** @description INVALID_APP_ID, APPLICATION_NOT_FOUND, APPLICATION_NOT_ACTIVE, TEAM_ERROR, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, LICENSE_NOT_FOUND, INVALID_USERNAME_OR_PASSWORD, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_MISMATCH, SEATS_EXHAUSTED, DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE */
+            403: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "INVALID_APP_ID"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "LICENSE_EXPIRED";
+                        data: components["schemas"]["LicenseExpiredData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "HWID_MISMATCH";
+                        data: components["schemas"]["HwidMismatchData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "SEATS_EXHAUSTED";
+                        data: components["schemas"]["SeatsExhaustedData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @enum {unknown} */
+                        message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "INVALID_USERNAME_OR_PASSWORD" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE";
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Request body too large";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: the application sent too many requests */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Internal server error";
+                    };
+                };
+            };
+        };
+    };
+    licenseFileReturn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9421 Accept-Signature with a `nonce` parameter: the answer's `Signature-Input` carries it (the body's `nonce` does the same).
+                 * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
+                 */
+                "Accept-Signature"?: components["parameters"]["Accept-Signature"];
+                /**
+                 * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+                 * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+                 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "request": "lfx1.eyJhcHBfaWQiOiIzZjFjMmI5ZS04ZDdhLTRjNTEtOWUyZi02YjBhMWQyYzNlNGYiLCJsaWNlbnNlIjoiN0syUVgtTTRUWlAtOVczUkQtSFY4TkItQzZZSkUiLCJod2lkIjoiZGVza3RvcC03ZjNhIiwianRpIjoiNWIwZjNhMWUtMmM0ZC00ZTZmLThhOWItMGMxZDJlM2Y0YTViIn0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LicenseFileReturnRequest"];
+            };
+        };
+        responses: {
+            /** @description LICENSE_FILE_RETURNED */
+            200: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "LICENSE_FILE_RETURNED",
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": "2592000",
+                     *         "first_used_at": "2026-03-02T08:30:00.000Z",
+                     *         "hwid_lock": true,
+                     *         "last_hwid_reset_at": "2026-03-05T09:00:00.000Z",
+                     *         "hwid_reset_cooldown": 604800,
+                     *         "hwid_reset_allowed": false,
+                     *         "username": null,
+                     *         "last_login": "2026-03-02T08:30:00.000Z",
+                     *         "subscription_level": 2,
+                     *         "subscription_name": "Pro"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LicenseFileReturnAnswer"];
+                };
+            };
+            /** @description Invalid JSON in request body; Invalid return code; Invalid nonce; Invalid Content-Digest */
+            400: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Invalid JSON in request body" | "Invalid return code" | "Invalid nonce" | "Invalid Content-Digest";
+                    };
+                };
+            };
+            /** @description INVALID_APP_ID, APPLICATION_NOT_FOUND, APPLICATION_NOT_ACTIVE, TEAM_ERROR, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, LICENSE_NOT_FOUND, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_RESET_NOT_ALLOWED, HWID_NOT_BOUND, HWID_RESET_COOLDOWN */
+            403: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "INVALID_APP_ID"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "LICENSE_EXPIRED";
+                        data: components["schemas"]["LicenseExpiredData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "HWID_RESET_COOLDOWN";
+                        data: components["schemas"]["HwidResetCooldownData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @enum {unknown} */
+                        message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "HWID_RESET_NOT_ALLOWED" | "HWID_NOT_BOUND";
                     };
                 };
             };
@@ -8332,6 +8766,7 @@ export interface operations {
                      *         "default_hwid_reset_allowed": true,
                      *         "default_hwid_reset_interval": 86400,
                      *         "max_borrow_seconds": 604800,
+                     *         "max_license_file_seconds": 2592000,
                      *         "trial": null
                      *       }
                      *     }

@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import type { Subscription } from '#data/model/subscription';
 import { effectiveFeatures, effectiveUsageLimits, graceUntil, usageView } from '#shared/entitlements';
 import { isFloating, isLive, leaseOfDevice, liveLeases } from '#data/model/lease';
+import { liveFiles } from '#data/model/license-file';
 import * as subscriptions from '#data/subscription.repo';
 
 /** Seconds until the next HWID reset is allowed: 0 when none happened or the interval has passed. */
@@ -73,6 +74,7 @@ export function managementView(stored: License, subscription: Subscription | und
     metadata: license.metadata,
     ...seats(license),
     ...leasing(license, now),
+    ...(stored.files === undefined ? {} : { files: liveFiles(stored, now) }),
     ...entitlements(license, subscription, now),
   };
 }

@@ -107,6 +107,9 @@ export const clientMessages = {
   invalidBorrowSeconds: 'Invalid borrow_seconds',
   invalidContentDigest: 'Invalid Content-Digest',
   invalidUsage: 'Invalid usage request',
+  invalidLicenseFileRequest: 'Invalid license file request',
+  invalidActivationRequest: 'Invalid activation request',
+  invalidReturnCode: 'Invalid return code',
   invalidHwid: 'Invalid hwid',
 } as const;
 

@@ -10,6 +10,7 @@ import { answerSignatureHeaders, requestContentDigest, requestNonce } from './si
 import type { Signer } from '../signer-cache';
 import { signerOf } from './signing-keys';
 import * as auth from '#data/auth.repo';
+import { signedFields } from '../http/file-codes';
 import { isPlainObject } from '#shared/plain-object';
 
 type Request = middy.Request<HttpEvent, APIGatewayProxyResult>;
@@ -17,7 +18,7 @@ type Middleware = middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult>;
 
 /** The nonce a client route answers with; 400 `Invalid nonce` when body and `Accept-Signature` disagree or one is malformed. */
 export function checkedNonce(body: unknown, header: (name: string) => string | undefined): string | undefined {
-  const verdict = requestNonce(bodyField(body, 'nonce'), header('accept-signature'));
+  const verdict = requestNonce(isPlainObject(body) ? body.nonce : undefined, header('accept-signature'));
   if (verdict.kind === 'invalid') throw badClientRequest(clientMessages.invalidNonce);
   return verdict.kind === 'valid' ? verdict.nonce : undefined;
 }
@@ -29,10 +30,6 @@ export function checkedNonce(body: unknown, header: (name: string) => string | u
  */
 export function checkContentDigest(rawBody: Uint8Array, header: (name: string) => string | undefined): void {
   if (requestContentDigest(header('content-digest'), rawBody).kind === 'invalid') throw badClientRequest(clientMessages.invalidContentDigest);
-}
-
-function bodyField(body: unknown, name: string): unknown {
-  return isPlainObject(body) ? body[name] : undefined;
 }
 
 /**
@@ -70,7 +67,8 @@ function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
   const sign = async (request: Request) => {
     const { event, response } = request;
     if (!response || typeof response.body !== 'string') return;
-    const sentAppId = bodyField(event.body, 'app_id');
+    const signed = signedFields(event.resource, event.body);
+    const sentAppId = signed.appId;
     if (typeof sentAppId !== 'string' || !isUuid(sentAppId)) return;
     const appId = canonicalUuid(sentAppId);
     const base = await deps();
@@ -78,7 +76,7 @@ function signAnswers(deps: () => Deps | Promise<Deps>): Middleware {
     try {
       const signer = await signerFor(base, request, appId);
       if (!signer) return;
-      const verdict = requestNonce(bodyField(event.body, 'nonce'), event.headers?.['accept-signature']);
+      const verdict = requestNonce(signed.nonce, event.headers?.['accept-signature']);
       const digest = requestContentDigest(event.headers?.['content-digest'], rawBodyOf(event));
       const headers = answerSignatureHeaders({
         status: response.statusCode,

@@ -26,6 +26,8 @@ export const appSchema = z.lazy(() =>
     offline_token_ttl: z.optional(z.number()),
     /** The longest `borrow_seconds` /auth accepts; absent: the default of lease.ts. */
     max_borrow_seconds: z.optional(z.int()),
+    /** The longest license file /license-file makes; absent: the default of license-file.ts. */
+    max_license_file_seconds: z.optional(z.int()),
     /** What a new license gets when its create request does not say; absent: the defaults of new-license.ts. */
     default_hwid_reset_allowed: z.optional(z.boolean()),
     default_hwid_reset_interval: z.optional(z.int().check(z.nonnegative())),
@@ -36,7 +38,7 @@ export const appSchema = z.lazy(() =>
 export type App = z.infer<typeof appSchema>;
 
 /** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
-export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval', 'max_borrow_seconds', 'trial'] as const satisfies readonly (keyof App)[];
+export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval', 'max_borrow_seconds', 'max_license_file_seconds', 'trial'] as const satisfies readonly (keyof App)[];
 
 /** What `/app/update` and the admin CLI's `app rename` and `app set-status` change: an `app.updated` event. */
 export type AppChange = Partial<Pick<App, 'name' | 'status'>>;

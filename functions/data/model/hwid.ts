@@ -32,6 +32,8 @@ export interface HwidChange {
   subscriptionId?: string;
   /** The time of the change: a floating license's new devices are leased from it, and claims on ended leases judged by it. */
   now?: string;
+  /** A returned license file's `jti`: its entry goes with the change, which holds only while the license still lists it. */
+  returnedFile?: string;
   /** Fields of the license a decision relied on, with the values they must still hold. */
   expect?: Partial<Pick<License, 'team_id' | 'app_id' | 'status' | 'hwid_reset_allowed' | 'hwid_reset_interval' | 'last_hwid_reset_at'>>;
 }

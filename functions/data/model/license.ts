@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { usageLimitField, type StoredCounter } from '#shared/entitlements';
 import { leasesOf, storedLeases, storedLeaseSchema, type Lease } from './lease';
+import { filesOf, storedFile, storedFileSchema, type LicenseFileEntry } from './license-file';
 import { countersOf } from './usage';
 
 /** Every field of a license as stored; management answers with all of them, /auth with its 13. */
@@ -42,13 +43,17 @@ export const licenseSchema = z.lazy(() =>
     features: z.optional(z.array(z.string())),
     /** The license's own usage limits, overriding its subscription's of the same name. */
     usage_limits: z.optional(z.record(z.string(), usageLimitField)),
+    /** License files (license-file.ts): each device's latest, by `jti`; absent until the license's first file. */
+    files: z.optional(z.record(z.string(), storedFileSchema)),
   }),
 );
-export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices' | 'lease_seconds' | 'leases'> & {
+export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices' | 'lease_seconds' | 'leases' | 'files'> & {
   hwids: string[];
   max_devices: number;
   lease_seconds: number | null;
   leases: Record<string, Lease>;
+  /** License files by `jti`, present once the item has a `files` map (a file's write adds to the map when it exists, else writes it whole). */
+  files?: Record<string, LicenseFileEntry>;
   /** Usage counted so far, by counter (model/usage.ts): read from the item, never written with it. */
   counters?: Record<string, StoredCounter>;
 };
@@ -59,15 +64,16 @@ export const maxDevicesLimit = 100;
 /** A license's attributes as its item stores them, its keys aside (items.ts puts them under keys.licenseOf and keys.licenseByApp). */
 export function storedLicense(license: License): Record<string, unknown> {
   // A license that never floated is stored as before leases existed; a floating one always has its `leases` map, which lease updates write into.
-  const { lease_seconds, leases, counters: _counters, ...rest } = license;
+  const { lease_seconds, leases, files, counters: _counters, ...rest } = license;
   return {
     ...rest,
+    ...(files === undefined ? {} : { files: Object.fromEntries(Object.entries(files).map(([jti, file]) => [jti, storedFile(file)])) }),
     ...(lease_seconds === null && Object.keys(leases).length === 0 ? {} : { lease_seconds, leases: storedLeases(leases) }),
   };
 }
 
 export function parseLicense(item: Record<string, unknown>): License {
-  const parsed = licenseSchema.parse(item);
+  const { files, ...parsed } = licenseSchema.parse(item);
   const counters = countersOf(item);
   return {
     ...parsed,
@@ -75,6 +81,7 @@ export function parseLicense(item: Record<string, unknown>): License {
     max_devices: parsed.max_devices ?? 1,
     lease_seconds: parsed.lease_seconds ?? null,
     leases: leasesOf(parsed.leases ?? {}),
+    ...(files === undefined ? {} : { files: filesOf(files) }),
     ...(Object.keys(counters).length > 0 ? { counters } : {}),
   };
 }
