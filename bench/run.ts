@@ -77,6 +77,8 @@ const clientInitBudgetRatio = 1.1;
 const initBudgetOf = (name: string) => (name === 'client' ? clientInitBudgetRatio : initBudgetRatio);
 /** Signing may cost /auth at most a tenth of its throughput. */
 const signedBudgetRatio = 0.9;
+/** A resumed trial is an /auth with the device's trial read beside the blacklist entries and the license after it. */
+const trialBudgetRatio = 0.8;
 
 /** Two decimals: a ratio is read against 1.25. */
 const ratio = (value: number, reference: number) => Math.round((value / reference) * 100) / 100;
@@ -181,6 +183,16 @@ try {
       return user;
     }),
   );
+  // Trials on the Basic tier: the devices trial_resumed resumes are started in the warm-up, fewer than the 1000 one address may
+  // start in 24 hours (every request comes from loopback). trial_started starts a new device's trial per metered request, in an
+  // application of its own whose address start times the warm-up left alone.
+  const trialOf = (subscriptionId: string) => ({ subscription_id: subscriptionId, duration_seconds: 7_776_000, per_ip_per_day: 1000 });
+  await management('/app/settings', { app_id: owner.app_id, trial: trialOf(subscriptions[0]!) });
+  const trialDevices = Array.from({ length: Math.min(plan.warmLicenses, 900) }, (_, i) => `trial-device-${i}`);
+  const starter = await owners.bootstrap(deps);
+  const starterAuth = { 'x-api-key': starter.api_key };
+  const starterTier = (await post('/subscription/create', { app_id: starter.app_id, name: 'Trial', level: 1 }, starterAuth)).body.data.subscription_id as string;
+  if ((await post('/app/settings', { app_id: starter.app_id, trial: trialOf(starterTier) }, starterAuth)).status !== 200) throw new Error('the trial settings were refused');
   const cursors: (string | undefined)[] = [undefined];
   while (cursors.length < 10) {
     const page = await post('/license/get-bulk', { app_id: owner.app_id, per_page: 100, cursor: cursors.at(-1) }, auth);
@@ -238,6 +250,8 @@ try {
       },
       amount: 1000,
     },
+    // A device's running trial asked for again, signing off as auth_license: what a program without a stored key sends.
+    trial_resumed: { path: '/trial', bodies: () => trialDevices.map((hwid) => body({ app_id: owner.app_id, hwid })), amount: plan.amount, unsigned: true },
     create_bulk: { path: '/license/create-bulk', headers: auth, bodies: () => [body(createBulk(subscriptions[0]!, false))], amount: plan.bulkAmount },
     get_bulk: {
       path: '/license/get-bulk',
@@ -261,6 +275,7 @@ try {
     seatDevices.flatMap((device) => floatingKeys.map((license) => ({ path: '/auth', body: body({ app_id: owner.app_id, license, hwid: device(license) }) }))),
   );
   await warmUp(unsignedServer.url, scenarios.license_file!.bodies().map((text) => ({ path: '/license-file', body: text })));
+  await warmUp(unsignedServer.url, trialDevices.map((hwid) => ({ path: '/trial', body: body({ app_id: owner.app_id, hwid }) })));
   // /usage counts only on a license in use: a first /auth starts each one.
   await warmUp(unsignedServer.url, meteredKeys.map((license) => ({ path: '/auth', body: body({ app_id: owner.app_id, license }) })));
   await warmUp(unsignedServer.url, scenarios.usage!.bodies().map((text) => ({ path: '/usage', body: text })));
@@ -337,7 +352,17 @@ try {
   progress('DynamoDB round trips and capacity per request, cold and warm');
   const metered: Record<string, { cold: Meter; warm: Meter }> = {};
   const served: Record<string, ServedSample[]> = {};
-  for (const [name, scenario] of Object.entries(scenarios)) {
+  // Metered only: a start changes what the next one meets (the address's start times), so it runs no load.
+  const meteredScenarios: typeof scenarios = {
+    ...scenarios,
+    trial_started: {
+      path: '/trial',
+      bodies: () => Array.from({ length: 2 * plan.meterSamples + 1 }, () => body({ app_id: starter.app_id, hwid: `new-device-${randomBytes(8).toString('hex')}` })),
+      amount: 0,
+      unsigned: true,
+    },
+  };
+  for (const [name, scenario] of Object.entries(meteredScenarios)) {
     progress(`metering ${name}`);
     const samples = bulkWrites.has(name) ? plan.bulkMeterSamples : plan.meterSamples;
     const bodies = scenario.bodies();
@@ -452,12 +477,14 @@ try {
     create_bulk: operation('create_bulk'),
     get_bulk: operation('get_bulk'),
     extend_bulk: operation('extend_bulk'),
+    trial_resumed: operation('trial_resumed'),
+    trial_started: metered.trial_started!,
     events_consumer_rps: consumer!.rps,
     events_consumer: consumer!,
     webhook_deliveries: webhookDeliveries,
     baseline_store: baselineOf(load.baseline_store!),
     baseline_store_transaction: baselineOf(load.baseline_store_transaction!),
-    ...costSection({ served, metered, scenarios, deployed, deployedHttp }),
+    ...costSection({ served, metered, scenarios: meteredScenarios, deployed, deployedHttp }),
     app_stats: appStats,
     ...(scale ? { scale } : {}),
     bundles: measured.bundles,
@@ -584,6 +611,21 @@ function checkBudgets(results: Results) {
       pass: results.usage_id.rps / results.baseline_store_transaction.rps >= (0.8 * auth.rps) / results.baseline_store.rps,
     },
     {
+      budget: `/trial resuming a trial: at least ${trialBudgetRatio} × the requests/s of /auth by key (concurrency 32, both signing off)`,
+      value: ratio(results.trial_resumed.rps, auth.rps),
+      pass: results.trial_resumed.rps >= trialBudgetRatio * auth.rps,
+    },
+    {
+      budget: "/trial resuming a trial: /auth's one write and its write units, warm",
+      value: results.trial_resumed.warm.write_units,
+      pass: results.trial_resumed.warm.write_requests === auth.warm.write_requests && results.trial_resumed.warm.write_units === auth.warm.write_units,
+    },
+    {
+      budget: '/trial starting a trial: one write request (a transaction), warm and cold',
+      value: `${results.trial_started.cold.write_requests} / ${results.trial_started.warm.write_requests}`,
+      pass: results.trial_started.cold.write_requests === 1 && results.trial_started.warm.write_requests === 1,
+    },
+    {
       budget: 'signed /auth by key: no DynamoDB round trip more than unsigned, warm',
       value: signed.ddb_round_trips_warm - auth.ddb_round_trips_warm,
       pass: signed.ddb_round_trips_warm <= auth.ddb_round_trips_warm,
@@ -631,6 +673,7 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     create_bulk: '`create-bulk` of 1000',
     get_bulk: '`get-bulk` page of 100',
     extend_bulk: '`extend-bulk` of 1000',
+    trial_resumed: "`/trial` resuming a device's trial, signing off",
   };
   for (const [name, label] of Object.entries(labels)) {
     const op = results[name];
@@ -641,6 +684,10 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
       `| ${label}${many === 'c32' ? '' : ` (${many})`}${failed ? ` (${failed} failed)` : ''} | ${c1.p50_ms} | ${c1.p99_ms} | ${c1.rps} | ${c32.p50_ms} | ${c32.p99_ms} | ${c32.rps} | ${op.ddb_round_trips_cold} / ${op.ddb_round_trips_warm} | ${op.read_units} / ${op.write_units} |`,
     );
   }
+  const started = results.trial_started as { cold: Meter; warm: Meter };
+  lines.push(
+    `| \`/trial\` starting a trial, signing off (metered only: each start counts against the address) | | | | | | | ${started.cold.round_trips} / ${started.warm.round_trips} | ${started.warm.read_units} / ${started.warm.write_units} |`,
+  );
   const baseline = results.baseline_store.by_concurrency as Record<'c1' | 'c32', LoadResult>;
   const transactionFloor = results.baseline_store_transaction.by_concurrency as Record<'c1' | 'c32', LoadResult>;
   lines.push(

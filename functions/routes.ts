@@ -28,6 +28,7 @@ export const routes = [
   { path: '/usage', group: 'client', access: 'client' },
   { path: '/license-file', group: 'client', access: 'client' },
   { path: '/license-file/return', group: 'client', access: 'client' },
+  { path: '/trial', group: 'client', access: 'client' },
 
   { path: '/license/create', group: 'license', access: 'manage' },
   { path: '/license/create-bulk', group: 'license', access: 'manage' },

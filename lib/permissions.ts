@@ -77,6 +77,9 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   // /auth reads app, blacklist, license, then team and subscription in BatchGetItems and activates (license update,
   // HWID index items put or dropped, a condition check that another license's lease of the device has ended);
   // /register swaps the username index items in a transaction; failed /auth counts go to the app's daily counters.
+  // /trial reads the device's claim with the app, then the claim and the address's start times of the last 24 hours
+  // together (both in the app's partition, `APP#<id>`), and starts a trial in one transaction: the license, the claim,
+  // the address's start times and the HWID index item where one is kept.
   // Never API keys, and teams only read.
   client: {
     grants: [
@@ -142,10 +145,12 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   // counters (`APP#<id>#STATS`); /audit/get-bulk queries the audit partition, or one license's audit entries in the index.
   // /app/create puts the new application's item (conditional on its absence); /app/update and rotation update it.
   // /apikey/create puts a key's item (`APIKEY#<hash>`), /apikey/revoke updates it, /apikey/list queries the team's keys in the index.
+  // /app/settings reads the subscription a trial names.
   app: {
     grants: [
       { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], partitions: ['app'] },
       { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], partitions: ['apiKey'] },
+      { actions: ['dynamodb:GetItem'], partitions: ['subscription'] },
     ],
     queriesIndexes: ['app', 'team'],
     indexes: ['gsi1'],

@@ -42,6 +42,18 @@ async function webhookWithRetry(): Promise<{ url: string; close: () => void; del
   };
 }
 
+/** A device's trial, asked for until the service's few seconds of application cache know trials are on. */
+async function startedTrial(hwid: string) {
+  for (let tries = 0; tries < 60; tries++) {
+    const answer = await fetch(`${service.url}/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ app_id, hwid }) });
+    const { message } = (await answer.json()) as { message: string };
+    if (message === 'TRIAL_STARTED') return;
+    if (message !== 'TRIALS_DISABLED') throw new Error(`/trial answered ${message}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('trials were still off after 15 s');
+}
+
 async function shoot(page: Page, name: string, suffix: string) {
   await page.waitForLoadState('networkidle');
   await page.waitForTimeout(300);
@@ -59,7 +71,7 @@ try {
   const basic = (await api(service, '/subscription/create', { app_id, name: 'Basic', level: 1, single_key_per_hwid: false })).body.data.subscription_id;
   const made = [
     ...(await api(service, '/license/create-bulk', { app_id, subscription_id: pro, key_amount: 5, duration_unit: 'days', duration_value: 365, hwid_lock: true, tags: ['steam'] })).body.data,
-    ...(await api(service, '/license/create-bulk', { app_id, subscription_id: basic, key_amount: 4, duration_unit: 'months', duration_value: 1, hwid_lock: false, tags: ['trial'] })).body.data,
+    ...(await api(service, '/license/create-bulk', { app_id, subscription_id: basic, key_amount: 4, duration_unit: 'months', duration_value: 1, hwid_lock: false, tags: ['promo'] })).body.data,
   ] as { key: string }[];
   await api(service, '/license/update-status-bulk', { license_keys: [made[1]!.key, made[6]!.key], status: 'paused' });
   await api(service, '/hwid/edit', { license_key: made[0]!.key, hwid: 'DESKTOP-7F3A9C' });
@@ -75,6 +87,8 @@ try {
       price_1QaZ9xY8wV7uT6sR: { subscription_id: basic, duration_unit: 'months', duration_value: 1 },
     },
   });
+  await api(service, '/app/settings', { app_id, trial: { subscription_id: basic, duration_seconds: 14 * 86400 } });
+  for (const hwid of ['TRIAL-PC-1', 'TRIAL-PC-2']) await startedTrial(hwid);
   await webhook.delivered();
   mkdirSync(docs, { recursive: true });
   for (const stale of readdirSync(docs).filter((file) => /^dashboard-.*\.png$/.test(file))) rmSync(join(docs, stale));

@@ -27,6 +27,8 @@ export const eventLabels: Record<AuditType, string> = {
   'license.usage_reset': 'Usage reset',
   'license.file_issued': 'License file made',
   'license.file_returned': 'License file returned',
+  'license.trial_started': 'Trial started',
+  'license.trial_converted': 'Trial bought (converted)',
   'subscription.created': 'Subscription created',
   'subscription.changed': 'Subscription changed',
   'subscription.deleted': 'Subscription deleted',

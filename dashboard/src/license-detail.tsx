@@ -6,7 +6,7 @@ import { LicenseEntitlements } from './entitlements';
 import { FloatingSeats } from './floating-seats';
 import { LicenseFiles } from './license-files';
 import { LicenseTimeline } from './history';
-import { ConfirmDialog, DurationFields, ErrorNote, Field, duration, readDuration, Time, usePlacedNotice, wholeNumber, type ConfirmRequest } from './ui';
+import { ConfirmDialog, DurationFields, ErrorNote, Field, duration, readDuration, Tags, Time, usePlacedNotice, wholeNumber, type ConfirmRequest } from './ui';
 
 /** One license and every management action on it; destructive ones ask first. */
 export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }: { licenseKey: string; subscriptions: Subscription[]; listHref: string; onDeleted: () => void }) {
@@ -69,7 +69,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
     ['HWID reset interval', license.hwid_reset_interval === 0 ? 'none' : duration(license.hwid_reset_interval)],
     ['Last HWID reset', <Time iso={license.last_hwid_reset_at} />],
     ['Username', license.username ?? '—'],
-    ['Tags', license.tags.join(', ') || '—'],
+    ['Tags', license.tags.length > 0 ? <Tags tags={license.tags} /> : '—'],
   ];
 
   return (

@@ -4,7 +4,7 @@ import { call, errorWords, type Body, type BulkPath, type App, type License, typ
 import { LicenseDetail } from './license-detail';
 import { AllMatches, SearchResults, type ListBody } from './license-search';
 import { href, navigate, paths, useQuery } from './routes';
-import { ConfirmDialog, csv, download, duration, DurationFields, ErrorNote, Field, Notice, Pager, plural, readDuration, TableWrap, Time, useAction, wholeNumber, type ConfirmRequest } from './ui';
+import { ConfirmDialog, csv, download, duration, DurationFields, ErrorNote, Field, Notice, Pager, plural, readDuration, TableWrap, Tags, Time, trialTags, useAction, wholeNumber, type ConfirmRequest } from './ui';
 
 /** The list's filters, kept in the address's query (`#/apps/<app_id>/licenses?status=paused&tag=beta`). */
 interface Filters {
@@ -186,6 +186,13 @@ export function Licenses({ app }: { app: App }) {
             ))}
           </select>
         </Field>
+        <Field label="Trials">
+          <select name="trials" value={trialTags.has(filters.tag) ? filters.tag : ''} onChange={(event) => setFilter({ tag: event.currentTarget.value })}>
+            <option value="">Any license</option>
+            <option value="trial">Running trials</option>
+            <option value="trial-converted">Bought trials</option>
+          </select>
+        </Field>
         <form
           onSubmit={(event) => {
             event.preventDefault();
@@ -280,7 +287,9 @@ export function Licenses({ app }: { app: App }) {
                 <td>{license.subscription_name}</td>
                 <td>{license.expires_at ? <Time iso={license.expires_at} /> : `unused, ${duration(license.initial_duration)}`}</td>
                 <td>{license.hwid ?? '—'}</td>
-                <td>{license.tags.join(', ')}</td>
+                <td>
+                  <Tags tags={license.tags} />
+                </td>
                 <td>
                   <Time iso={license.created_at} />
                 </td>

@@ -143,6 +143,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
           note={note('Borrowing floating seats')}
         />
       )}
+      {settings && <TrialSetting app={app} trial={settings.trial} busy={busy} note={note('Trials')} onSave={(trial, done) => saveSettings('Trials', { trial }, done)} />}
       {settings && (
         <SecondsSetting
           title="License files"
@@ -201,6 +202,95 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
         </form></Can>
       )}
     </section>
+  );
+}
+
+type Trial = AppSettings['trial'];
+
+/** The limits `/app/settings` accepts for a trial (functions/data/model/trial.ts). */
+const trialLimits = { minSeconds: 3600, maxSeconds: 90 * 86400, maxDevices: 100, maxPerIpPerDay: 1000 };
+
+/** Trials a program without a key starts for its device (POST /trial): on with a tier and a length, or off. */
+function TrialSetting(props: { app: App; trial: Trial; busy: boolean; note: ComponentChildren; onSave: (trial: Trial, done: (saved: AppSettings) => string) => void }) {
+  const [tiers, setTiers] = useState<Answer<'/subscription/get-bulk'>['data'] | null>(null);
+  const can = useCan()('/app/settings');
+  useEffect(() => {
+    void call('/subscription/get-bulk', { app_id: props.app.app_id }).then((answer) => setTiers(answer.data));
+  }, [props.app.app_id]);
+  const { trial } = props;
+  const said = (saved: AppSettings) =>
+    saved.trial
+      ? `Trials on: ${duration(saved.trial.duration_seconds)} on ${tiers?.find((tier) => tier.subscription_id === saved.trial!.subscription_id)?.name ?? 'the chosen subscription'}, at most ${saved.trial.per_ip_per_day} from one address in any 24 hours.`
+      : 'Trials off: POST /trial answers TRIALS_DISABLED.';
+  return (
+    <CardForm
+      path="/app/settings"
+      class="card stack"
+      aria-label="Trials"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const form = new FormData(event.currentTarget);
+        const features = String(form.get('features') ?? '')
+          .split(',')
+          .map((feature) => feature.trim())
+          .filter((feature) => feature !== '');
+        props.onSave(
+          {
+            subscription_id: String(form.get('subscription_id')),
+            duration_seconds: Number(form.get('duration_seconds')),
+            max_devices: Number(form.get('max_devices')),
+            per_ip_per_day: Number(form.get('per_ip_per_day')),
+            ...(features.length > 0 ? { features } : {}),
+          },
+          said,
+        );
+      }}
+    >
+      <h2>Trials</h2>
+      <p>
+        {trial
+          ? `On: a device without a key gets one trial of ${duration(trial.duration_seconds)}, once, however often it asks. Its license is tagged "trial"; a purchase naming its key converts it in place.`
+          : 'Off: a program asking for a trial is refused. Turn them on by choosing the subscription trial licenses get and how long they run.'}
+      </p>
+      <Field label="Subscription of trial licenses">
+        {/* The options come after the select (the tiers are read on their own): each says whether it is the stored one. */}
+        <select name="subscription_id" required disabled={!can} key={`${trial?.subscription_id ?? ''} ${tiers?.length ?? 0}`}>
+          <option value="" disabled selected={!trial}>
+            Choose a subscription
+          </option>
+          {(tiers ?? []).map((tier) => (
+            <option key={tier.subscription_id} value={tier.subscription_id} selected={tier.subscription_id === trial?.subscription_id}>
+              {tier.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Trial length (seconds, 3600 to 7776000)">
+        <input name="duration_seconds" type="number" min={trialLimits.minSeconds} max={trialLimits.maxSeconds} required readOnly={!can} defaultValue={String(trial?.duration_seconds ?? 14 * 86400)} key={trial?.duration_seconds} />
+      </Field>
+      <Field label="Seats (devices per trial)">
+        <input name="max_devices" type="number" min={1} max={trialLimits.maxDevices} required readOnly={!can} defaultValue={String(trial?.max_devices ?? 1)} key={trial?.max_devices} />
+      </Field>
+      <Field label="Trials one address may start in 24 hours">
+        <input name="per_ip_per_day" type="number" min={1} max={trialLimits.maxPerIpPerDay} required readOnly={!can} defaultValue={String(trial?.per_ip_per_day ?? 5)} key={trial?.per_ip_per_day} />
+      </Field>
+      <Field label="Features of trial licenses (comma-separated, optional)">
+        <input name="features" readOnly={!can} defaultValue={(trial?.features ?? []).join(', ')} key={(trial?.features ?? []).join(',')} />
+      </Field>
+      <Can path="/app/settings">
+        <div class="row">
+          <button type="submit" disabled={props.busy}>
+            {trial ? 'Save trials' : 'Turn trials on'}
+          </button>
+          {trial && (
+            <button type="button" disabled={props.busy} onClick={() => props.onSave(null, said)}>
+              Turn trials off
+            </button>
+          )}
+        </div>
+      </Can>
+      {props.note}
+    </CardForm>
   );
 }
 

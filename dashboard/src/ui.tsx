@@ -295,3 +295,18 @@ export function wholeNumber(value: FormDataEntryValue | null, min: number, max: 
   const number = Number(text);
   return text !== '' && Number.isInteger(number) && number >= min && number <= max ? number : undefined;
 }
+
+/** The tags /trial and a bought trial carry (docs/management-api.md#trials): the list filters by them and marks them. */
+export const trialTags = new Set(['trial', 'trial-converted']);
+
+/** A license's tags, a trial's and a bought trial's marked. */
+export function Tags({ tags }: { tags: string[] }) {
+  const others = tags.filter((tag) => !trialTags.has(tag));
+  return (
+    <>
+      {tags.includes('trial') && <span class="badge trial">trial</span>}
+      {tags.includes('trial-converted') && <span class="badge converted">bought trial</span>}
+      {others.length > 0 && ` ${others.join(', ')}`}
+    </>
+  );
+}

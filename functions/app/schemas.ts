@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { roles } from '#shared/roles';
-import { apiKeyIdField, appIdField, hwidResetIntervalField, licenseKeyField, nameField } from '#core/domain/fields';
+import { apiKeyIdField, appIdField, hwidResetIntervalField, licenseKeyField, maxDevicesField, nameField, subscriptionIdField } from '#core/domain/fields';
+import { featuresField } from '#shared/entitlements';
+import { trialLimits } from '#data/model/trial';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 import { borrowSecondsLimits } from '#data/model/lease';
@@ -29,6 +31,17 @@ export const updateAppSchema = z.lazy(() =>
     .check(z.refine((body) => body.name !== undefined || body.status !== undefined, 'at least one of name, status is required')),
 );
 
+/** An application's trials (docs/management-api.md#trials): null turns them off. */
+const trialField = z.lazy(() =>
+  z.strictObject({
+    subscription_id: subscriptionIdField,
+    duration_seconds: z.int().check(z.gte(trialLimits.minDurationSeconds), z.lte(trialLimits.maxDurationSeconds)),
+    max_devices: z._default(maxDevicesField, trialLimits.defaultMaxDevices),
+    features: z.optional(featuresField),
+    per_ip_per_day: z._default(z.int().check(z.gte(trialLimits.minPerIpPerDay), z.lte(trialLimits.maxPerIpPerDay)), trialLimits.defaultPerIpPerDay),
+  }),
+);
+
 export const settingsSchema = z.lazy(() =>
   z.object({
     app_id: appIdField,
@@ -37,6 +50,7 @@ export const settingsSchema = z.lazy(() =>
     default_hwid_reset_interval: z.optional(hwidResetIntervalField),
     max_borrow_seconds: z.optional(z.int().check(z.gte(borrowSecondsLimits.min), z.lte(borrowSecondsLimits.max))),
     max_license_file_seconds: z.optional(z.int().check(z.gte(licenseFileSecondsLimits.min), z.lte(licenseFileSecondsLimits.max))),
+    trial: z.optional(z.nullable(trialField)),
   }),
 );
 

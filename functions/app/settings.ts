@@ -1,6 +1,8 @@
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http/handler';
-import { notFound, ownedApp } from '#core/domain/ownership';
+import { notFound, ownedApp, ownedSubscription } from '#core/domain/ownership';
+import { invalidInput } from '#core/http/errors';
+import type { TrialSettings } from '#data/model/trial';
 import { appSettingsFields, type AppSettingsChange } from '#data/model/app';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';
@@ -16,11 +18,13 @@ export interface AppSettings {
   default_hwid_reset_interval: number;
   max_borrow_seconds: number;
   max_license_file_seconds: number;
+  trial: TrialSettings | null;
 }
 
 /** `POST /app/settings`: sets what the body names, then answers every setting as stored. */
 export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsSchema>): Promise<AppSettings> {
   const app = await ownedApp(deps, input.teamId, input.app_id);
+  if (input.trial) await checkTrialSubscription(deps, input.teamId, app.app_id, input.trial.subscription_id);
   const sent: AppSettingsChange = Object.fromEntries(appSettingsFields.flatMap((field) => (input[field] === undefined ? [] : [[field, input[field]]])));
   if (Object.keys(sent).length > 0 && !(await apps.updateSettings(deps.table, app.app_id, sent))) throw notFound.app();
   const settings: AppSettingsChange = { ...app, ...sent };
@@ -31,5 +35,12 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
     default_hwid_reset_interval: settings.default_hwid_reset_interval ?? hwidResetDefaults.hwid_reset_interval,
     max_borrow_seconds: settings.max_borrow_seconds ?? borrowSecondsLimits.defaultMax,
     max_license_file_seconds: settings.max_license_file_seconds ?? licenseFileSecondsLimits.defaultMax,
+    trial: settings.trial ?? null,
   };
+}
+
+/** A trial's tier: the owner's (else ACCESS_DENIED or SUBSCRIPTION_NOT_FOUND) and of this application (else INVALID_INPUT). */
+async function checkTrialSubscription(deps: Deps, teamId: string, appId: string, subscriptionId: string): Promise<void> {
+  const subscription = await ownedSubscription(deps, teamId, subscriptionId);
+  if (subscription.app_id !== appId) throw invalidInput('trial.subscription_id: must belong to the application');
 }

@@ -61,6 +61,20 @@ export async function authenticate(deps: Deps, input: AuthInput, probes: Blackli
     checkBorrowAllowed(borrowSeconds, app.max_borrow_seconds);
     if (file) checkFileLifetime(file, app);
   });
+  return activateChecked(deps, checked, input, borrowSeconds, file);
+}
+
+/**
+ * Check 9 of docs/client-api.md#check-order and the one write, for a license whose
+ * checks 2 to 8 passed: what /auth, /license-file and a resumed trial (POST /trial) do.
+ */
+export async function activateChecked(
+  deps: Deps,
+  checked: { app: App; license: License; subscription: Subscription; now: Date },
+  input: Pick<AuthInput, 'appId' | 'hwid'>,
+  borrowSeconds?: number,
+  file?: FileAsk,
+): Promise<AuthSuccess> {
   const { now, subscription } = checked;
   let license = checked.license;
   const jti = file && randomUUID();

@@ -11,9 +11,10 @@ import { offlineToken } from './offline-token';
 import { registerCredentials, registeredMessage } from './register';
 import { releaseSeat } from './release';
 import { resetHwid } from './reset-hwid';
-import { authSchema, borrowSecondsOf, licenseFileBody, licenseFileFields, registerSchema, releaseSchema, resetHwidSchema, returnCodeOf, usageRequest } from './schemas';
+import { authSchema, borrowSecondsOf, licenseFileBody, licenseFileFields, registerSchema, releaseSchema, resetHwidSchema, returnCodeOf, trialSchema, usageRequest } from './schemas';
 import { checkOutLicenseFile } from './license-file';
 import { recordUsage, usageRecordedMessage } from './usage';
+import { startTrial } from './trial';
 
 /**
  * A client route's body after its 400 checks (docs/client-api.md#check-order), then the
@@ -89,6 +90,11 @@ export const endpoints: Endpoints<'client'> = {
   '/register': async (deps, body, request) => {
     await registerCredentials(deps, clientInput(registerSchema, body, request).input);
     return { body: { success: true, message: registeredMessage } };
+  },
+  '/trial': async (deps, body, request) => {
+    const { input } = clientInput(trialSchema, body, request);
+    const { message, data } = await startTrial(deps, input, blacklistProbes(request, input.hwid, deps.config.trustedViewerHeaders), request.sourceIp);
+    return { body: { success: true, message, data } };
   },
 };
 

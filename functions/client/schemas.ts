@@ -262,3 +262,31 @@ export function returnCodeOf(body: unknown): ReturnCode {
   }
   return { appId, license: code.license, hwid: code.hwid, jti: code.jti };
 }
+
+export interface TrialInput {
+  appId: string;
+  hwid: string;
+}
+
+/**
+ * `/trial`'s body (docs/client-api.md#post-trial): the App ID's 400s, then
+ * `Invalid hwid` for an HWID that is missing, empty, no string, longer than an
+ * HWID may be, or `__proto__`.
+ */
+export const trialSchema = z.lazy(() =>
+  z.pipe(
+    clientBody,
+    z.transform((body: Record<string, unknown>, ctx): TrialInput => {
+      const { app_id: appId, hwid } = body;
+      const failure = firstFailure([
+        ...appIdRules(appId),
+        [() => !present(hwid) || hwid.length > maxHwidLength || hwid === refusedHwid, clientMessages.invalidHwid],
+      ]);
+      if (failure) {
+        ctx.issues.push({ code: 'custom', message: failure, input: body });
+        return z.NEVER;
+      }
+      return { appId: canonicalUuid(appId as string), hwid: hwid as string };
+    }),
+  ),
+);

@@ -21,6 +21,7 @@ import { fileMap, storedFile, type FileWrite, type LicenseFileEntry } from './mo
 import { droppedClaims, renewal, takeAppending, takeDroppingEnded, takeFirst, type SeatExpression } from './seat-writes';
 import { subscriptionSchema, type Subscription } from './model/subscription';
 import { teamSchema, type Team } from './model/team';
+import { trialClaimSchema, type TrialClaim } from './model/trial';
 import { usernameIndexSchema, type UsernameIndex } from './model/username';
 
 /** What one round trip of the client endpoints should fetch. */
@@ -32,6 +33,8 @@ export interface AuthReads {
   license?: { key: string; appId: string; teamId?: string };
   login?: { appId: string; username: string };
   blacklist?: { appId: string; probes: BlacklistProbe[] };
+  /** A device's trial claim (POST /trial). */
+  trialClaim?: { appId: string; hwid: string };
 }
 
 export interface AuthItems {
@@ -42,6 +45,7 @@ export interface AuthItems {
   login?: UsernameIndex;
   /** The probes' types that have an entry, in the probes' order. */
   blacklisted: BlacklistType[];
+  trialClaim?: TrialClaim;
 }
 
 /** The one write of a successful /auth; its conditions hold it to the license as the checks saw it. */
@@ -125,6 +129,7 @@ export async function read(store: CachedTable, wanted: AuthReads): Promise<AuthI
     ...(licenseTeam === undefined ? [] : [want(keys.license(wanted.license.key, licenseTeam), false)]),
   ];
   const loginKey = wanted.login === undefined ? undefined : want(keys.username(wanted.login.appId, wanted.login.username), false);
+  const claimKey = wanted.trialClaim === undefined ? undefined : want(keys.trialClaim(wanted.trialClaim.appId, wanted.trialClaim.hwid), false);
   const probes = wanted.blacklist?.probes.map((probe) => ({
     type: probe.type,
     key: want(keys.blacklist(wanted.blacklist!.appId, probe.type, probe.value), false),
@@ -154,6 +159,7 @@ export async function read(store: CachedTable, wanted: AuthReads): Promise<AuthI
     license,
     login: parsed(loginKey, (found) => usernameIndexSchema.parse(found)),
     blacklisted: (probes ?? []).filter((probe) => item(probe.key) !== undefined).map((probe) => probe.type),
+    trialClaim: parsed(claimKey, (found) => trialClaimSchema.parse(found)),
   };
 }
 
@@ -168,7 +174,7 @@ export function cachedApp(store: CachedTable, appId: string): App | null | undef
 }
 
 /** A strongly consistent read of a license as it stands now, for deciding again after a lost race. */
-export async function currentLicense(table: Table, license: License): Promise<License | undefined> {
+export async function currentLicense(table: Table, license: Pick<License, 'key' | 'team_id' | 'key_scope'>): Promise<License | undefined> {
   const item = await getItem(table, keys.licenseOf(license), { consistentRead: true });
   return item ? parseLicense(item) : undefined;
 }

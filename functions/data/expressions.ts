@@ -58,6 +58,8 @@ export const conditions = {
   isNew: part('attribute_not_exists(pk)'),
   /** An index item (HWID, username) that is free, or already this license's: claiming or releasing it again changes nothing. */
   freeOrHeldBy: (licenseKey: string) => part('attribute_not_exists(pk) OR license_key = :key', { ':key': licenseKey }),
+  /** A license that carries this tag. */
+  tagged: (tag: string) => part('contains(tags, :tag)', { ':tag': tag }),
   /** An index item that names this license. */
   heldBy: (licenseKey: string) => part('license_key = :key', { ':key': licenseKey }),
   /**

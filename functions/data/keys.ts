@@ -184,6 +184,19 @@ export const keys = {
   usageMarker: (license: ItemKey, usageId: string): ItemKey => ({ pk: license.pk, sk: `USAGE#${usageId}` }),
 
   /**
+   * One device's trial of an application (docs/client-api.md#post-trial), in
+   * the application's partition, so /trial reads it in the batch that reads the
+   * application and the blacklist entries.
+   */
+  trialClaim: (appId: string, hwid: string): ItemKey => ({ pk: `APP#${appId}`, sk: `TRIAL#${hwid}` }),
+  /**
+   * When one source address started trials of an application in the last 24
+   * hours: the address only as a hash, the item gone 24 hours after its newest
+   * start (`ttl`).
+   */
+  trialAddress: (appId: string, addressHash: string): ItemKey => ({ pk: `APP#${appId}`, sk: `TRIALIP#${addressHash}` }),
+
+  /**
    * A webhook endpoint, in a partition of its own that also holds its
    * deliveries (newest last by `deliverySortKey`), so the delivery function's
    * grants reach endpoints and their logs and nothing else of the app.

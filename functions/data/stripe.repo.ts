@@ -1,6 +1,8 @@
 import { batchGetItems, itemId } from './batch-get';
 import { conditional, deleteExisting, getItem, transactWrite, updateItem, type Table, type TransactItem } from './db';
+import { assignments, conditions, equalities, Update } from './expressions';
 import { keys, type ItemKey } from './keys';
+import { trialTag } from './model/trial';
 import { licenseItem } from './items';
 import { parseLicense, type License } from './model/license';
 import { stripeConnectionSchema, stripeLicenseKeysSchema, stripeEventMarkDays, type EventWrite, type StripeConnection, type StripeOrigin } from './model/stripe';
@@ -56,19 +58,37 @@ export async function licenses(table: Table, licenseKeys: string[]): Promise<Lic
  */
 export function createLicenses(table: Table, eventId: string, part: number, origin: StripeOrigin, licenses: License[], now: Date): Promise<EventWrite | (string | undefined)[]> {
   const appId = licenses[0]!.app_id;
-  const licenseKeys = licenses.map((license) => license.key);
-  const records: TransactItem[] = origin.stripeIds.map((stripeId) => ({
+  const puts: TransactItem[] = licenses.map((license) => ({
+    Put: { TableName: table.name, Item: licenseItem(license), ConditionExpression: 'attribute_not_exists(pk)' },
+  }));
+  return applyOnce(table, mark(table, appId, eventId, part, now), [...puts, ...records(table, appId, origin, licenses)]);
+}
+
+/** The licenses' keys recorded under each of the session's Stripe ids, after those recorded before. */
+function records(table: Table, appId: string, origin: StripeOrigin, licenses: License[]): TransactItem[] {
+  return origin.stripeIds.map((stripeId) => ({
     Update: {
       TableName: table.name,
       Key: keys.stripeLicenses(appId, stripeId),
       UpdateExpression: 'SET license_keys = list_append(if_not_exists(license_keys, :none), :keys), checkout_session = :session',
-      ExpressionAttributeValues: { ':none': [], ':keys': licenseKeys, ':session': origin.checkoutSession },
+      ExpressionAttributeValues: { ':none': [], ':keys': licenses.map((license) => license.key), ':session': origin.checkoutSession },
     },
   }));
-  const puts: TransactItem[] = licenses.map((license) => ({
-    Put: { TableName: table.name, Item: licenseItem(license), ConditionExpression: 'attribute_not_exists(pk)' },
-  }));
-  return applyOnce(table, mark(table, appId, eventId, part, now), [...puts, ...records]);
+}
+
+/**
+ * A trial bought: the license, as read, becomes `after` in place, once per
+ * event part, with its key recorded as the session's like a license made for
+ * it. It must still be a trial of the same team and tier, else the reason
+ * codes come back and the caller makes a new license instead.
+ */
+export function convertTrial(table: Table, eventId: string, part: number, origin: StripeOrigin, before: License, after: License, now: Date): Promise<EventWrite | (string | undefined)[]> {
+  const fields = ['subscription_id', 'initial_duration', 'expires_at', 'max_devices', 'hwid_lock', 'tags', 'metadata', 'features'] as const;
+  const update = new Update()
+    .set(assignments(Object.fromEntries(fields.map((field) => [field, after[field]]))))
+    .when(conditions.exists, equalities({ team_id: before.team_id, app_id: before.app_id, subscription_id: before.subscription_id }), conditions.tagged(trialTag));
+  const converted: TransactItem = { Update: { TableName: table.name, Key: keys.license(before.key), ...update.input() } };
+  return applyOnce(table, mark(table, after.app_id, eventId, part, now), [converted, ...records(table, after.app_id, origin, [after])]);
 }
 
 /**

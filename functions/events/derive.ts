@@ -10,6 +10,7 @@ import { keys } from '#data/keys';
 import { tableDefinition } from '#data/table';
 import { isCounterAttribute } from '#data/model/usage';
 import { valueFingerprint } from '#core/logger';
+import { convertedTag, trialTag } from '#data/model/trial';
 
 export const eventTypes = [
   'license.created',
@@ -27,6 +28,8 @@ export const eventTypes = [
   'license.usage_reset',
   'license.file_issued',
   'license.file_returned',
+  'license.trial_started',
+  'license.trial_converted',
   'subscription.created',
   'subscription.changed',
   'subscription.deleted',
@@ -170,7 +173,12 @@ function licenseEvents(change: StreamChange, event: EventOf): Effects {
 
   if (change.kind === 'INSERT' && after) {
     const createdAt = text(after.created_at);
-    return { events: [emit('license.created')], counts: createdAt ? [{ appId, day: dayOf(createdAt), counter: 'created' }] : [] };
+    // A trial is made in use (docs/client-api.md#post-trial): its start is its activation too.
+    const started = isTrial(after) && text(after.first_used_at) !== undefined;
+    return {
+      events: [emit('license.created'), ...(started ? [emit('license.trial_started'), emit('license.activated')] : [])],
+      counts: [...(createdAt ? [{ appId, day: dayOf(createdAt), counter: 'created' as const }] : []), ...(started ? [{ appId, day: dayOf(String(after.first_used_at)), counter: 'activated' as const }] : [])],
+    };
   }
   if (change.kind === 'REMOVE') return { events: [emit('license.deleted')], counts: [] };
   if (!before || !after) return none;
@@ -196,6 +204,7 @@ function licenseEvents(change: StreamChange, event: EventOf): Effects {
   }
   if (leasing(before) && leasing(after) && changed.has('last_hwid_reset_at')) events.push(emit('license.hwid_reset'));
   if (changed.has('username')) events.push(emit('license.credentials_changed'));
+  if (isTrial(before) && !isTrial(after) && tagsOf(after).includes(convertedTag)) events.push(emit('license.trial_converted'));
   // The list of types is binding and names no other change: settings (subscription, tags, HWID rules, seats) go with metadata.
   if ([...changed].some((field) => !announcedLicenseFields.has(field) && !isCounterAttribute(field))) events.push(emit('license.metadata_changed'));
   events.push(...usageEvents(before, after, [...changed].filter(isCounterAttribute)).map(emit));
@@ -221,6 +230,8 @@ function fileEvents(before: Record<string, unknown>, after: Record<string, unkno
   const returned = [...had].filter(([jti, file]) => !has.has(jti) && file.exp * 1000 > at && !issued.some(([, made]) => made.hwid === file.hwid));
   return [...issued.map(([jti, file]) => emit('license.file_issued', shown(jti, file))), ...returned.map(([jti, file]) => emit('license.file_returned', shown(jti, file)))];
 }
+const tagsOf = (license: Record<string, unknown>): unknown[] => (Array.isArray(license.tags) ? license.tags : []);
+const isTrial = (license: Record<string, unknown>): boolean => tagsOf(license).includes(trialTag);
 
 const limitReachedAt = (counter: unknown): unknown => (typeof counter === 'object' && counter !== null ? (counter as Record<string, unknown>).limit_reached_at : undefined);
 

@@ -2,11 +2,13 @@ import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
 import type { App } from '#data/model/app';
 import type { License } from '#data/model/license';
-import type { EventWrite, PriceMapping, StripeConnection, StripeOrigin } from '#data/model/stripe';
+import type { PriceMapping, StripeConnection, StripeOrigin } from '#data/model/stripe';
 import type { Subscription } from '#data/model/subscription';
-import { iso } from '#shared/clock';
+import { addSeconds, iso } from '#shared/clock';
+import { convertedTag, trialTag } from '#data/model/trial';
 import { ownEntry } from '#shared/own-keys';
 import { hwidResetDefaults, newLicense } from '../license/new-license';
+import { durationUnitSeconds } from '../license/schemas';
 import { listLineItems } from './stripe-api';
 import { revealSecret } from './stripe-secrets';
 import * as apps from '#data/app.repo';
@@ -33,6 +35,9 @@ const sessionSchema = z.lazy(() =>
     subscription: reference,
     payment_intent: reference,
     invoice: reference,
+    /** The owner's own reference (Checkout's `client_reference_id`): a trial's key, to buy that trial. */
+    client_reference_id: z.optional(z.nullable(z.string())),
+    metadata: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
   }),
 );
 
@@ -125,16 +130,73 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
     });
 
   let made = 0;
-  for (const [part, mappings] of parts(units, licensesPerWrite).entries()) {
-    let outcome: EventWrite | undefined;
-    for (let attempt = 0; attempt < keyAttempts && outcome === undefined; attempt++) {
-      const written = await stripe.createLicenses(deps.table, eventId, part, origin, mappings.map(licenseFor), deps.clock.now());
-      if (!Array.isArray(written)) outcome = written;
-    }
-    if (outcome === undefined) throw new Error(`${keyAttempts} sets of generated license keys in a row were taken`);
-    if (outcome === 'applied') made += mappings.length;
+  // A session naming a key keeps its first part for that key's unit: the trial it converts, or else a new license.
+  // Which of the two may differ between deliveries, the part does not, so a redelivery after the conversion meets
+  // its mark instead of making a license for that unit again.
+  const named = trialKeyOf(session);
+  const rest = named === undefined ? units : units.slice(1);
+  if (named !== undefined) {
+    const trial = await convertibleTrial(deps, connection, named, units[0]!, tiers);
+    const outcome = trial && (await stripe.convertTrial(deps.table, eventId, 0, origin, trial, converted(deps, trial, units[0]!, metadata), deps.clock.now()));
+    if (outcome === 'applied') made += 1;
+    // No trial to convert, or it changed under the write (bought meanwhile, deleted): the unit makes a license as any other.
+    else if (outcome !== 'already_applied') made += await createPart(deps, eventId, 0, origin, [units[0]!], licenseFor);
+  }
+  const firstPart = named === undefined ? 0 : 1;
+  for (const [index, mappings] of parts(rest, licensesPerWrite).entries()) {
+    made += await createPart(deps, eventId, firstPart + index, origin, mappings, licenseFor);
   }
   return made;
+}
+
+/** One part of a session's new licenses, under new keys while a key is taken: how many it made (none when applied before). */
+async function createPart(deps: Deps, eventId: string, part: number, origin: StripeOrigin, mappings: PriceMapping[], licenseFor: (mapping: PriceMapping) => License): Promise<number> {
+  for (let attempt = 0; attempt < keyAttempts; attempt++) {
+    const written = await stripe.createLicenses(deps.table, eventId, part, origin, mappings.map(licenseFor), deps.clock.now());
+    if (!Array.isArray(written)) return written === 'applied' ? mappings.length : 0;
+  }
+  throw new Error(`${keyAttempts} sets of generated license keys in a row were taken`);
+}
+
+/**
+ * The trial key a session names (docs/stripe.md#buying-a-trial): its `client_reference_id`, else its
+ * metadata's `license_key`; a value that is no license key names none.
+ */
+function trialKeyOf(session: z.infer<typeof sessionSchema>): string | undefined {
+  const metadata = session.metadata ?? undefined;
+  const named = session.client_reference_id ?? (metadata ? ownEntry(metadata, 'license_key') : undefined);
+  return typeof named === 'string' && /^[A-Za-z0-9_-]{1,256}$/.test(named) ? named : undefined;
+}
+
+/**
+ * The named license when it is a trial of this application that the unit's tier can take in place: one of the
+ * same team and application, still tagged `trial`, whose tier agrees with the price's on `single_key_per_hwid`
+ * (this function keeps no HWID index items).
+ */
+async function convertibleTrial(deps: Deps, connection: StripeConnection, licenseKey: string, mapping: PriceMapping, tiers: Map<string, Subscription>): Promise<License | undefined> {
+  const [license] = await stripe.licenses(deps.table, [licenseKey]);
+  if (!license || license.team_id !== connection.team_id || license.app_id !== connection.app_id || !license.tags.includes(trialTag)) return undefined;
+  const [from, to] = [(await subscriptions.getMany(deps.table, [license.subscription_id])).get(license.subscription_id), tiers.get(mapping.subscription_id)!];
+  return from && from.single_key_per_hwid === to.single_key_per_hwid ? license : undefined;
+}
+
+/**
+ * A trial as bought: the price's tier, its duration from now, its device rules (never fewer seats than devices it
+ * holds), its features, tagged `stripe` and `trial-converted` instead of `trial`, with the session's metadata.
+ */
+function converted(deps: Pick<Deps, 'clock'>, trial: License, mapping: PriceMapping, metadata: Record<string, unknown>): License {
+  const duration = mapping.duration_value * durationUnitSeconds[mapping.duration_unit];
+  return {
+    ...trial,
+    subscription_id: mapping.subscription_id,
+    initial_duration: duration,
+    expires_at: addSeconds(iso(deps.clock.now()), duration),
+    max_devices: Math.max(mapping.max_devices ?? 1, trial.hwids.length),
+    hwid_lock: mapping.hwid_lock ?? false,
+    tags: [...new Set([...trial.tags.filter((tag) => tag !== trialTag), 'stripe', convertedTag])],
+    metadata: { ...trial.metadata, ...metadata },
+    features: mapping.features ?? [],
+  };
 }
 
 /** The application and the tiers the units name; a tier deleted or moved since the price map was set is a fault the owner must fix. */

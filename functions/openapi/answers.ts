@@ -142,6 +142,16 @@ export const appSettings = z.strictObject({
   default_hwid_reset_interval: z.int(),
   max_borrow_seconds: z.int(),
   max_license_file_seconds: z.int(),
+  /** null: no trials (docs/management-api.md#trials). */
+  trial: z.nullable(
+    z.strictObject({
+      subscription_id: uuid,
+      duration_seconds: z.int(),
+      max_devices: z.int(),
+      features: z.optional(z.array(z.string())),
+      per_ip_per_day: z.int(),
+    }),
+  ),
 });
 
 export const signingKey = z.strictObject({
@@ -236,6 +246,8 @@ export const authData = z.strictObject({
 
 /** `/license-file`: the license data of a successful check, and the file (docs/client-api.md, "POST /license-file"). */
 export const licenseFileData = z.strictObject({ ...authData.shape, license_file: z.string() });
+/** A trial's answer (docs/client-api.md#post-trial): the license's data as /auth gives it, and `license`, its key. */
+export const trialData = z.strictObject({ ...authData.shape, license: z.string() });
 
 export const hwidMismatchData = z.strictObject({
   hwid_reset_allowed: z.boolean(),

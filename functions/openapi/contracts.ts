@@ -193,6 +193,7 @@ const registerBody = z.object({
 });
 const resetHwidBody = z.object({ ...clientBody, hwid, nonce });
 const releaseBody = z.object({ ...clientBody, hwid: z.string().check(z.minLength(1), z.maxLength(256)), nonce });
+const trialBody = z.object({ app_id: clientBody.app_id, hwid: z.string().check(z.minLength(1), z.maxLength(256)), nonce });
 const usageBody = z.object({
   ...clientBody,
   hwid,
@@ -394,6 +395,36 @@ export const contracts: Record<RoutePath, Contract> = {
     badRequest: [clientMessages.invalidJson, clientMessages.invalidReturnCode, clientMessages.invalidNonce, clientMessages.invalidContentDigest],
     // A return code names its license by key: no username, so no INVALID_USERNAME_OR_PASSWORD.
     failures: [...authenticationFailures.filter((code) => code !== 'INVALID_USERNAME_OR_PASSWORD'), 'HWID_RESET_NOT_ALLOWED', 'HWID_NOT_BOUND', 'HWID_RESET_COOLDOWN'],
+  },
+  '/trial': {
+    tag: 'Client',
+    summary: "Start or resume this device's trial",
+    description:
+      'One trial per device and application, however often it asks (see the Client API page, POST /trial). The first request of a device makes a license tagged `trial`, in use from now and locked to the device (`TRIAL_STARTED`); later requests answer the same license while it is still a trial and has not ended (`TRIAL_RESUMED`, an /auth of it). `data.license` is the key the program keeps and checks with from then on. A trial that ended or was deleted is `TRIAL_EXPIRED`, a bought one `TRIAL_CONVERTED`; `TRIAL_LIMIT_REACHED` when the source address started `per_ip_per_day` trials of the application in the last 24 hours. Answers are signed as /auth\'s are.',
+    request: trialBody,
+    requestExample: { app_id: example.appId, hwid: 'desktop-7f3a' },
+    successMessages: ['TRIAL_STARTED', 'TRIAL_RESUMED'],
+    answer: answers.trialData,
+    answerExample: { success: true, message: 'TRIAL_STARTED', data: { ...authExample, license: example.key } },
+    badRequest: [clientMessages.invalidJson, clientMessages.appIdRequired, clientMessages.appIdFormat, clientMessages.invalidHwid, clientMessages.invalidNonce, clientMessages.invalidContentDigest],
+    failures: [
+      'INVALID_APP_ID',
+      'COUNTRY_BLACKLISTED',
+      'ASN_BLACKLISTED',
+      'IP_BLACKLISTED',
+      'HWID_BLACKLISTED',
+      'APPLICATION_NOT_ACTIVE',
+      'TEAM_ERROR',
+      'TRIALS_DISABLED',
+      'TRIAL_EXPIRED',
+      'TRIAL_CONVERTED',
+      'LICENSE_NOT_ACTIVE',
+      'SUBSCRIPTION_ERROR',
+      'SUBSCRIPTION_NOT_ACTIVE',
+      'HWID_MISMATCH',
+      'TRIAL_LIMIT_REACHED',
+      'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE',
+    ],
   },
 
   '/license/create': {
@@ -725,12 +756,12 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Applications',
     summary: "Read or change an application's settings",
     description:
-      'Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `max_license_file_seconds` (2592000 until set, 3600 to 315360000) is the longest license file `/license-file` makes.',
+      'Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `max_license_file_seconds` (2592000 until set, 3600 to 315360000) is the longest license file `/license-file` makes. `trial` (null until set; null turns trials off) configures POST /trial: the tier (`subscription_id`, one of this application\'s), `duration_seconds` (3,600 to 7,776,000), `max_devices` (default 1), `features`, and `per_ip_per_day` (1 to 1,000, default 5) (docs/management-api.md#trials).',
     request: appSchemas.settingsSchema,
     requestExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_interval: 86400 },
     answer: answers.appSettings,
-    answerExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_allowed: true, default_hwid_reset_interval: 86400, max_borrow_seconds: 604800, max_license_file_seconds: 2592000 },
-    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+    answerExample: { app_id: example.appId, offline_token_ttl: 86400, default_hwid_reset_allowed: true, default_hwid_reset_interval: 86400, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null },
+    errors: ['ACCESS_DENIED', 'APP_NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND'],
   },
   '/app/signing-key': {
     tag: 'Applications',

@@ -121,6 +121,7 @@ const failureData: Partial<Record<string, [name: string, schema: z.ZodMiniType]>
   SEATS_EXHAUSTED: ['SeatsExhaustedData', answers.seatsExhaustedData],
   LEASE_BORROWED: ['LeaseBorrowedData', answers.leaseBorrowedData],
   USAGE_LIMIT_REACHED: ['UsageCounter', answers.usageCounter],
+  TRIAL_EXPIRED: ['LicenseExpiredData', answers.licenseExpiredData],
 };
 
 /** 403 bodies: the codes with `data` get their own shape, the rest share one. */

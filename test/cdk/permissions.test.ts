@@ -55,6 +55,8 @@ describe('table access per function', () => {
       keys.licenseByExpiry('a', '2026-01-01T00:00:00.000Z', keys.license('l').pk).pk,
       keys.migration('m').pk,
       keys.apiKeyByTeam('t', 'c', 'k').gsi1pk,
+      keys.trialClaim('a', 'h').pk,
+      keys.trialAddress('a', 'x').pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
@@ -65,6 +67,7 @@ describe('table access per function', () => {
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'statsTotals', 'expiryCount', 'expirySortKey', 'streamRecord', 'entityOf',
         'webhook', 'webhookByApp', 'webhooksOfApp', 'webhookCount', 'delivery', 'deliveryPrefix',
         'stripeConnection', 'stripeLicenses', 'stripeEvent',
+        'trialClaim', 'trialAddress',
       ].sort(),
     );
   });

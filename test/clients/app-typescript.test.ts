@@ -648,6 +648,66 @@ describe('devices, registration and usage', () => {
   });
 });
 
+describe('trials, against POST /trial', () => {
+  let trialOwner: Owner;
+  let trialPem: string;
+  let devices = 0;
+  const device = () => `ts-trial-${(devices += 1)}`;
+  const trialClient = () => client({ appId: trialOwner.app_id, publicKey: trialPem });
+  const trialsOn = (on: boolean) =>
+    env.post('/app/settings', { app_id: trialOwner.app_id, trial: on ? { subscription_id: trialTier, duration_seconds: 14 * 86400, per_ip_per_day: 1000 } : null }, trialOwner.auth);
+  let trialTier: string;
+
+  beforeAll(async () => {
+    trialOwner = await createOwner(env.deps);
+    trialTier = (await seedSubscription(env.deps, trialOwner, { name: 'Trial' })).subscription_id;
+    trialPem = (await env.post('/app/signing-key', { app_id: trialOwner.app_id }, trialOwner.auth)).body.data.public_key_pem;
+    expect((await trialsOn(true)).status).toBe(200);
+  });
+
+  it('starts a device’s trial once, resumes it with the same key, and the key checks as any license', async () => {
+    const hwid = device();
+    const before = sentBodies('/trial').length;
+    const started = await trialClient().startTrial({ hwid });
+    expect(started).toMatchObject({ message: 'TRIAL_STARTED', offline: false, data: { key: started.data.license, subscription_name: 'Trial', hwid_lock: true } });
+    const resumed = await trialClient().startTrial({ hwid });
+    expect([resumed.message, resumed.data.license]).toEqual(['TRIAL_RESUMED', started.data.license]);
+    const sent = sentBodies('/trial').slice(before);
+    expect(sent.map((body) => [body.app_id, body.hwid])).toEqual([[trialOwner.app_id, hwid], [trialOwner.app_id, hwid]]);
+    expect(sent[0]!.nonce).not.toBe(sent[1]!.nonce);
+    expect((await trialClient().check({ license: started.data.license, hwid })).message).toBe('LICENSE_VERIFIED_USED_AND_LOCKED_KEY');
+  });
+
+  it('an answer lost on the way is asked for again: the same trial, one license', async () => {
+    const hwid = device();
+    let lose = true;
+    proxy.tamper = (answer, request) => (request.path === '/trial' && lose ? ((lose = false), 'drop') : answer);
+    const got = await trialClient().startTrial({ hwid });
+    expect(got.message).toBe('TRIAL_RESUMED');
+    const trials = (await env.post('/license/get-bulk', { app_id: trialOwner.app_id, tag: 'trial', per_page: 100 }, trialOwner.auth)).body.data as { key: string; hwid: string }[];
+    expect(trials.filter((trial) => trial.hwid === hwid).map((trial) => trial.key)).toEqual([got.data.license]);
+  });
+
+  it('raises the service’s refusals with their data, and altered answers as INVALID_SIGNATURE', async () => {
+    const hwid = device();
+    const { data } = await trialClient().startTrial({ hwid });
+    await env.post('/license/delete', { license_key: data.license }, trialOwner.auth);
+    expect(await failure(trialClient().startTrial({ hwid }))).toMatchObject({ code: 'TRIAL_EXPIRED', status: 403, data: { expires_at: data.expires_at } });
+    // The refusal has no HWID_MISMATCH to rewrite: that alteration would leave it genuine.
+    for (const [, change] of tampers.filter(([name]) => name !== 'the body altered')) {
+      proxy.tamper = change;
+      expect((await failure(trialClient().startTrial({ hwid }))).code).toBe('INVALID_SIGNATURE');
+    }
+    proxy.tamper = undefined;
+    await trialsOn(false);
+    try {
+      expect((await failure(trialClient().startTrial({ hwid: device() }))).code).toBe('TRIALS_DISABLED');
+    } finally {
+      await trialsOn(true);
+    }
+  });
+});
+
 describe('machineId', () => {
   it('is a stable SHA-256 in hex per machine, user and application, revealing neither id', async () => {
     const app = client();

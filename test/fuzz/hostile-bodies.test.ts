@@ -27,6 +27,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
     encrypt: 'boolean', request: 'string',
   },
   '/license-file/return': { request: 'string', app_id: 'uuid', nonce: 'string' },
+  '/trial': { app_id: 'uuid', hwid: 'string', nonce: 'string' },
   '/license/create': {
     app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer', hwid_lock: 'boolean',
     tags: 'strings', metadata: 'object', username: 'string', password: 'string', license_key: 'string', max_devices: 'integer',
@@ -73,7 +74,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/blacklist/delete': { app_id: 'uuid', type: 'string', value: 'string' },
   '/blacklist/get-bulk': { app_id: 'uuid', type: 'string', cursor: 'string' },
   '/app/list': {},
-  '/app/settings': { app_id: 'uuid', offline_token_ttl: 'integer', max_borrow_seconds: 'integer', max_license_file_seconds: 'integer' },
+  '/app/settings': { app_id: 'uuid', offline_token_ttl: 'integer', max_borrow_seconds: 'integer', max_license_file_seconds: 'integer', trial: 'object' },
   '/app/signing-key': { app_id: 'uuid' },
   '/app/stats': { app_id: 'uuid', days: 'integer' },
   '/app/create': { name: 'string', request_id: 'string' },

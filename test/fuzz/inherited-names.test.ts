@@ -148,6 +148,28 @@ describe('an HWID named like what every object inherits', () => {
       expect((await env.post('/license-file/return', { request })).body).toEqual({ success: false, message: 'Invalid return code' });
     }
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('on /trial: starts and resumes a trial like any other HWID, its claim read back as sent; __proto__ is 400 Invalid hwid', async () => {
+    const configured = await manage('/app/settings', { app_id: owner.app_id, trial: { subscription_id: tier.subscription_id, duration_seconds: 3600, max_devices: 2, per_ip_per_day: 1000 } });
+    expect(configured.status).toBe(200);
+    for (const hwid of inherited) {
+      if (hwid === '__proto__') {
+        const before = await snapshot();
+        expect(await client('/trial', { hwid })).toEqual(expect.objectContaining({ status: 400, body: { success: false, message: 'Invalid hwid' } }));
+        expect(await snapshot()).toEqual(before);
+        continue;
+      }
+      const started = await client('/trial', { hwid });
+      expectNoServerError(started);
+      expect(started.body.message).toBe('TRIAL_STARTED');
+      expect(started.body.data.hwids).toEqual([hwid]);
+      const resumed = await client('/trial', { hwid });
+      expect([resumed.body.message, resumed.body.data.license]).toEqual(['TRIAL_RESUMED', started.body.data.license]);
+      expect((await record(started.body.data.license)).hwids).toEqual([hwid]);
+      const claims = (await snapshot()).filter((item) => item.pk === `APP#${owner.app_id}` && item.sk === keys.trialClaim(owner.app_id, hwid).sk);
+      expect(claims.map((claim) => [claim.hwid, claim.license_key])).toEqual([[hwid, started.body.data.license]]);
+    }
   }, 300_000);
 
   it('on /hwid/edit and /hwid/remove: binds and removes it like any other; __proto__ is 400 INVALID_INPUT with nothing written', async () => {

@@ -54,6 +54,24 @@ describe('events of license, subscription and blacklist changes', () => {
     return { key, auth: (hwid: string) => () => env.post('/auth', { app_id: owner.app_id, license: key, hwid }) };
   }
 
+  it('announces a trial started by its device as created, trial_started and activated, by the client, and its resumption as nothing', async () => {
+    // An application of its own, which no client request has read (and cached) before trials are turned on.
+    const trialOwner = await createOwner(env.deps);
+    const tier = await env.post('/subscription/create', { app_id: trialOwner.app_id, name: 'Trial', level: 1 }, trialOwner.auth);
+    const on = await env.post('/app/settings', { app_id: trialOwner.app_id, trial: { subscription_id: tier.body.data.subscription_id, duration_seconds: 3600 } }, trialOwner.auth);
+    expect(on.status).toBe(200);
+    await events.drain();
+    const trial = () => env.post('/trial', { app_id: trialOwner.app_id, hwid: 'events-trial-pc' });
+    const started = await eventsOf(trial);
+    expect(started.map((event) => [event.type, event.actor])).toEqual([
+      ['license.created', 'client'],
+      ['license.trial_started', 'client'],
+      ['license.activated', 'client'],
+    ]);
+    expect(new Set(started.map((event) => event.subject)).size).toBe(1);
+    expect(types(await eventsOf(trial))).toEqual([]);
+  });
+
   it('announces floating seats taken and released, and no renewal', async () => {
     const { key, auth } = await floatingLicense('Floating', 2);
 

@@ -1,4 +1,6 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '#core/ids';
+import { keys } from '#data/keys';
 import type { Subscription } from '#data/model/subscription';
 import { findRoute, routes, type RoutePath } from '../../functions/routes';
 import { blacklist } from '../support/client';
@@ -97,7 +99,7 @@ const stripeConnection = (prices: Record<string, unknown> = { price_contract: { 
 
 describe('every management route, against the document', () => {
   /** A valid body for each route, made against fresh data. */
-  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/release' | '/usage' | '/license-file' | '/license-file/return'>, () => Promise<Record<string, unknown>>> = {
+  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/release' | '/usage' | '/license-file' | '/license-file/return' | '/trial'>, () => Promise<Record<string, unknown>>> = {
     '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2, hwid_lock: true, lease_seconds: 3600 }),
     '/license/create-bulk': async () => ({ key_amount: 2, app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30 }),
     '/license/extend': async () => ({ license_key: (await license()).key, extend_seconds: 3600 }),
@@ -134,7 +136,7 @@ describe('every management route, against the document', () => {
     },
     '/blacklist/get-bulk': async () => ({ app_id: owner.app_id }),
     '/app/list': async () => ({}),
-    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600, max_borrow_seconds: 86400 }),
+    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600, max_borrow_seconds: 86400, trial: { subscription_id: pro.subscription_id, duration_seconds: 86400 } }),
     '/app/signing-key': async () => ({ app_id: owner.app_id }),
     '/app/stats': async () => ({ app_id: owner.app_id, days: 3 }),
     '/app/create': async () => ({ name: 'Contract app', request_id: newId() }),
@@ -289,6 +291,10 @@ describe('every management route, against the document', () => {
     await manage('/integration/stripe/delete', { app_id: owner.app_id });
     await expectOutcome(manage('/integration/stripe/get', { app_id: owner.app_id }), '404:NOT_FOUND');
     await expectOutcome(manage('/integration/stripe/delete', { app_id: owner.app_id }), '404:NOT_FOUND');
+
+    const trialOf = (subscriptionId: string) => ({ app_id: owner.app_id, trial: { subscription_id: subscriptionId, duration_seconds: 3600 } });
+    await expectOutcome(manage('/app/settings', trialOf(newId())), '404:SUBSCRIPTION_NOT_FOUND');
+    await expectOutcome(manage('/app/settings', trialOf(foreignSubscription.subscription_id)), '403:ACCESS_DENIED');
 
     await expectOutcome(manage('/apikey/create', { role: 'read_only', apps: [unknownApp.app_id] }), '404:APP_NOT_FOUND');
     await expectOutcome(manage('/apikey/create', { role: 'read_only', apps: [foreignApp.app_id] }), '403:ACCESS_DENIED');
@@ -529,11 +535,67 @@ describe('the client routes, against the document', () => {
     await expectOutcome(client('/license-file/return', { request: 'x'.repeat(70 * 1024) }), '413:Request body too large');
   });
 
+  it('/trial: both successes, every 400 message and each 403 in its order', async () => {
+    const trialOwner = await createOwner(env.deps);
+    const tier = await seedSubscription(env.deps, trialOwner, { name: 'Trial', level: 1, single_key_per_hwid: true });
+    const trial = (body: Record<string, unknown>, headers: Record<string, string> = {}) => client('/trial', { app_id: trialOwner.app_id, ...body }, headers);
+    const configure = (trialSettings: Record<string, unknown> | null) =>
+      request(env.server.url, '/app/settings', 'POST', { app_id: trialOwner.app_id, trial: trialSettings && { subscription_id: tier.subscription_id, duration_seconds: 3600, ...trialSettings } }, trialOwner.auth);
+
+    await expectOutcome(trial({ hwid: 'trial-pc' }), '403:TRIALS_DISABLED');
+    await configure({ per_ip_per_day: 3 });
+    const started = await expectOutcome(trial({ hwid: 'trial-pc', nonce: 'contract-nonce-3' }), '200:TRIAL_STARTED');
+    expect(started.headers.get('signature-input')).toContain('nonce="contract-nonce-3"');
+    await expectOutcome(trial({ hwid: 'trial-pc' }), '200:TRIAL_RESUMED');
+    const bought = await seedLicense(env.deps, tier, { hwid_lock: true });
+    await request(env.server.url, '/auth', 'POST', { app_id: trialOwner.app_id, license: bought.key, hwid: 'bought-pc' });
+    await expectOutcome(trial({ hwid: 'bought-pc' }), '403:DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+    await expectOutcome(trial({ hwid: 'trial-pc-2' }), '200:TRIAL_STARTED');
+    await expectOutcome(trial({ hwid: 'trial-pc-3' }), '200:TRIAL_STARTED');
+    await expectOutcome(trial({ hwid: 'trial-pc-4' }), '403:TRIAL_LIMIT_REACHED');
+    await request(env.server.url, '/hwid/edit', 'POST', { license_key: started.body.data.license, hwid: 'another-pc' }, trialOwner.auth);
+    await expectOutcome(trial({ hwid: 'trial-pc' }), '403:HWID_MISMATCH');
+    await request(env.server.url, '/license/update-status', 'POST', { license_key: started.body.data.license, status: 'paused' }, trialOwner.auth);
+    await expectOutcome(trial({ hwid: 'trial-pc' }), '403:LICENSE_NOT_ACTIVE');
+    clock.advance(3600);
+    const ended = await expectOutcome(trial({ hwid: 'trial-pc-2' }), '403:TRIAL_EXPIRED');
+    expect(Object.keys(ended.body.data)).toEqual(['expires_at']);
+    clock.advance(-3600);
+
+    await expectOutcome(client('/trial', '{"app_id":'), '400:Invalid JSON in request body');
+    await expectOutcome(client('/trial', { hwid: 'pc' }), '400:App ID is required');
+    await expectOutcome(client('/trial', { app_id: 'nope', hwid: 'pc' }), '400:Invalid App ID format (must be a valid UUID)');
+    await expectOutcome(trial({}), '400:Invalid hwid');
+    await expectOutcome(trial({ hwid: 'pc', nonce: 'bad nonce!' }), '400:Invalid nonce');
+    await expectOutcome(trial({ hwid: 'pc' }, { 'content-digest': 'sha-256=:AAAA:' }), '400:Invalid Content-Digest');
+    await expectOutcome(trial({ hwid: 'x'.repeat(70 * 1024) }), '413:Request body too large');
+    await expectOutcome(client('/trial', { app_id: newId(), hwid: 'pc' }), '403:INVALID_APP_ID');
+    for (const [type, value, headers] of [['country', 'KP', { 'CloudFront-Viewer-Country': 'KP' }], ['asn', '64500', { 'CloudFront-Viewer-ASN': '64500' }], ['hwid', 'banned-pc', {}], ['ip', '127.0.0.1', {}]] as const) {
+      await blacklist(env, trialOwner.app_id, type, value);
+      await expectOutcome(trial({ hwid: 'banned-pc' }, headers), `403:${type.toUpperCase()}_BLACKLISTED`);
+      await request(env.server.url, '/blacklist/delete', 'POST', { app_id: trialOwner.app_id, type, value }, trialOwner.auth);
+    }
+    await apps.update(env.deps.table, trialOwner.app_id, { status: 'inactive' });
+    await expectOutcome(trial({ hwid: 'pc' }), '403:APPLICATION_NOT_ACTIVE');
+    await apps.update(env.deps.table, trialOwner.app_id, { status: 'active' });
+    await teams.setPlanExpiry(env.deps.table, trialOwner.team_id, '2020-01-01T00:00:00.000Z');
+    await expectOutcome(trial({ hwid: 'pc' }), '403:TEAM_ERROR');
+    await teams.setPlanExpiry(env.deps.table, trialOwner.team_id, null);
+    await request(env.server.url, '/subscription/edit', 'POST', { subscription_id: tier.subscription_id, status: 'inactive' }, trialOwner.auth);
+    await expectOutcome(trial({ hwid: 'pc-5' }), '403:SUBSCRIPTION_NOT_ACTIVE');
+    await request(env.server.url, '/subscription/delete', 'POST', { subscription_id: tier.subscription_id }, trialOwner.auth);
+    await expectOutcome(trial({ hwid: 'pc-5' }), '403:SUBSCRIPTION_ERROR');
+    await env.deps.table.doc.send(
+      new UpdateCommand({ TableName: env.deps.table.name, Key: keys.license(started.body.data.license), UpdateExpression: 'SET tags = :tags', ExpressionAttributeValues: { ':tags': ['trial-converted'] } }),
+    );
+    await expectOutcome(trial({ hwid: 'trial-pc' }), '403:TRIAL_CONVERTED');
+  });
+
   it('answers 429 RATE_LIMITED with Retry-After on every client route once the application is over the limit', async () => {
     const throttledOwner = await createOwner(throttled.deps);
     await request(throttled.server.url, '/auth', 'POST', { app_id: throttledOwner.app_id, license: 'K' });
-    for (const path of ['/auth', '/register', '/reset-hwid', '/release', '/usage', '/license-file', '/license-file/return'] as const) {
-      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse', counter: 'exports' }), '429:RATE_LIMITED');
+    for (const path of ['/auth', '/register', '/reset-hwid', '/release', '/usage', '/license-file', '/license-file/return', '/trial'] as const) {
+      await expectOutcome(send(throttled, path, { app_id: throttledOwner.app_id, license: 'K', username: 'ana', password: 'correct horse', counter: 'exports', hwid: 'pc' }), '429:RATE_LIMITED');
     }
   });
 });

@@ -44,6 +44,28 @@ describe('events of a stream record', () => {
     expect(effects.counts.map((count) => count.counter)).toEqual(['activated', 'logins']);
   });
 
+  it('announces a trial started by /trial as created, trial_started and activated, and counts its activation', () => {
+    const now = '2026-03-03T12:00:00.000Z';
+    const trial = { ...license, tags: ['trial'], hwid_lock: true, hwid: 'pc-a', hwids: ['pc-a'], first_used_at: now, last_login: now, expires_at: '2026-03-17T12:00:00.000Z', actor: 'client' };
+    const effects = effectsOf(change('INSERT', undefined, trial));
+    expect(effects.events.map((event) => event.type)).toEqual(['license.created', 'license.trial_started', 'license.activated']);
+    expect(effects.counts.map((count) => [count.counter, count.day])).toEqual([['created', '2026-03-01'], ['activated', '2026-03-03']]);
+    // An owner's own license tagged trial is made unused: no trial started.
+    expect(effectsOf(change('INSERT', undefined, { ...license, tags: ['trial'] })).events.map((event) => event.type)).toEqual(['license.created']);
+  });
+
+  it('announces a trial bought as license.trial_converted, beside what else the purchase changed', () => {
+    const trial = { ...license, tags: ['trial'], first_used_at: '2026-03-02T00:00:00.000Z', expires_at: '2026-03-16T00:00:00.000Z', actor: 'client' };
+    const bought = { ...trial, tags: ['stripe', 'trial-converted'], expires_at: '2027-03-04T10:00:00.000Z', metadata: { stripe_checkout_session: 'cs_1' }, actor: 'stripe' };
+    expect(effectsOf(change('MODIFY', trial, bought)).events.map((event) => [event.type, event.actor])).toEqual([
+      ['license.extended', 'stripe'],
+      ['license.trial_converted', 'stripe'],
+      ['license.metadata_changed', 'stripe'],
+    ]);
+    // A tag dropped by other means is no purchase.
+    expect(effectsOf(change('MODIFY', trial, { ...trial, tags: [] })).events.map((event) => event.type)).toEqual(['license.metadata_changed']);
+  });
+
   describe('on a floating license', () => {
     const lease = (expires_at: string, borrowed = false) => storedLease({ expires_at, borrowed });
     const floating = { ...license, hwid_lock: true, lease_seconds: 60, hwid: 'pc-a', hwids: ['pc-a'], leases: { 'pc-a': lease('2026-03-04T10:00:30.000Z') }, actor: 'client' };
@@ -159,6 +181,7 @@ describe('events of an application item', () => {
     default_hwid_reset_interval: null,
     max_borrow_seconds: null,
     max_license_file_seconds: null,
+    trial: null,
     signing_key_id: 'kid-1',
   };
   const events = (kind: StreamChange['kind'], before?: Record<string, unknown>, after?: Record<string, unknown>) => effectsOf(change(kind, before, after)).events;

@@ -144,6 +144,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start or resume this device's trial
+         * @description One trial per device and application, however often it asks (see the Client API page, POST /trial). The first request of a device makes a license tagged `trial`, in use from now and locked to the device (`TRIAL_STARTED`); later requests answer the same license while it is still a trial and has not ended (`TRIAL_RESUMED`, an /auth of it). `data.license` is the key the program keeps and checks with from then on. A trial that ended or was deleted is `TRIAL_EXPIRED`, a bought one `TRIAL_CONVERTED`; `TRIAL_LIMIT_REACHED` when the source address started `per_ip_per_day` trials of the application in the last 24 hours. Answers are signed as /auth's are.
+         */
+        post: operations["trial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/license/create": {
         parameters: {
             query?: never;
@@ -758,7 +778,7 @@ export interface paths {
         put?: never;
         /**
          * Read or change an application's settings
-         * @description Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `max_license_file_seconds` (2592000 until set, 3600 to 315360000) is the longest license file `/license-file` makes.
+         * @description Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `max_license_file_seconds` (2592000 until set, 3600 to 315360000) is the longest license file `/license-file` makes. `trial` (null until set; null turns trials off) configures POST /trial: the tier (`subscription_id`, one of this application's), `duration_seconds` (3,600 to 7,776,000), `max_devices` (default 1), `features`, and `per_ip_per_day` (1 to 1,000, default 5) (docs/management-api.md#trials).
          */
         post: operations["appSettings"];
         delete?: never;
@@ -1285,6 +1305,12 @@ export interface components {
             app_id?: string;
             nonce?: string;
         };
+        TrialRequest: {
+            /** Format: uuid */
+            app_id: string;
+            hwid: string;
+            nonce?: string;
+        };
         LicenseCreateRequest: {
             /** Format: uuid */
             app_id: string;
@@ -1555,6 +1581,16 @@ export interface components {
             default_hwid_reset_interval?: number;
             max_borrow_seconds?: number;
             max_license_file_seconds?: number;
+            trial?: {
+                /** Format: uuid */
+                subscription_id: string;
+                duration_seconds: number;
+                /** @default 1 */
+                max_devices?: number;
+                features?: string[];
+                /** @default 5 */
+                per_ip_per_day?: number;
+            } | null;
         };
         AppSigningKeyRequest: {
             /** Format: uuid */
@@ -1586,7 +1622,7 @@ export interface components {
             app_id: string;
             license_key?: string;
             /** @enum {string} */
-            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
             actor?: string;
             from?: string;
             to?: string;
@@ -1609,7 +1645,7 @@ export interface components {
             /** Format: uuid */
             app_id: string;
             url: string;
-            events: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
+            events: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
             description?: string;
         };
         WebhookListRequest: {
@@ -1619,7 +1655,7 @@ export interface components {
         WebhookUpdateRequest: {
             webhook_id: string;
             url?: string;
-            events?: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
+            events?: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
             description?: string;
             enabled?: boolean;
         };
@@ -1896,6 +1932,36 @@ export interface components {
             message: "LICENSE_FILE_RETURNED";
             data: components["schemas"]["AuthData"];
         };
+        TrialAnswer: {
+            /** @constant */
+            success: true;
+            /** @enum {string} */
+            message: "TRIAL_STARTED" | "TRIAL_RESUMED";
+            data: {
+                key: string;
+                /** Format: date-time */
+                created_at: string;
+                expires_at: string | null;
+                initial_duration: string;
+                first_used_at: string | null;
+                hwid_lock: boolean;
+                last_hwid_reset_at: string | null;
+                hwid_reset_cooldown: number;
+                hwid_reset_allowed: boolean;
+                username: string | null;
+                last_login: string | null;
+                subscription_level: number;
+                subscription_name: string;
+                hwids?: string[];
+                max_devices?: number;
+                lease_expires_at?: string | null;
+                features?: string[];
+                /** Format: date-time */
+                grace_until?: string;
+                offline_token?: string;
+                license: string;
+            };
+        };
         LicenseCreateAnswer: {
             /** @constant */
             success: true;
@@ -2103,6 +2169,14 @@ export interface components {
                 default_hwid_reset_interval: number;
                 max_borrow_seconds: number;
                 max_license_file_seconds: number;
+                trial: {
+                    /** Format: uuid */
+                    subscription_id: string;
+                    duration_seconds: number;
+                    max_devices: number;
+                    features?: string[];
+                    per_ip_per_day: number;
+                } | null;
             };
         };
         AppSigningKeyAnswer: {
@@ -2229,7 +2303,7 @@ export interface components {
             data: {
                 id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
                 /** Format: uuid */
                 app_id: string;
                 subject: string;
@@ -2383,7 +2457,7 @@ export interface components {
                 delivery_id: string;
                 event_id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
                 /** @enum {string} */
                 state: "pending" | "delivered" | "failed";
                 attempts: number;
@@ -3565,6 +3639,165 @@ export interface operations {
                         success: false;
                         /** @enum {unknown} */
                         message: "INVALID_APP_ID" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "LICENSE_NOT_FOUND" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "HWID_RESET_NOT_ALLOWED" | "HWID_NOT_BOUND";
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Request body too large";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: the application sent too many requests */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Internal server error";
+                    };
+                };
+            };
+        };
+    };
+    trial: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9421 Accept-Signature with a `nonce` parameter: the answer's `Signature-Input` carries it (the body's `nonce` does the same).
+                 * @example sig1=("@status" "content-digest");nonce="4f1c9a7e2b"
+                 */
+                "Accept-Signature"?: components["parameters"]["Accept-Signature"];
+                /**
+                 * @description RFC 9530 digest of the request body bytes (`sha-256`, `sha-512`, or both). When it matches, the answer's signature also covers it as `"content-digest";req` (RFC 9421 section 2.4), so the answer verifies only against this request; a digest that differs, names no known algorithm or is malformed answers 400 `Invalid Content-Digest`.
+                 * @example sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:
+                 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "hwid": "desktop-7f3a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TrialRequest"];
+            };
+        };
+        responses: {
+            /** @description TRIAL_STARTED, TRIAL_RESUMED */
+            200: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "TRIAL_STARTED",
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": "2592000",
+                     *         "first_used_at": "2026-03-02T08:30:00.000Z",
+                     *         "hwid_lock": true,
+                     *         "last_hwid_reset_at": null,
+                     *         "hwid_reset_cooldown": 0,
+                     *         "hwid_reset_allowed": true,
+                     *         "username": null,
+                     *         "last_login": "2026-03-02T08:30:00.000Z",
+                     *         "subscription_level": 2,
+                     *         "subscription_name": "Pro",
+                     *         "license": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrialAnswer"];
+                };
+            };
+            /** @description Invalid JSON in request body; App ID is required; Invalid App ID format (must be a valid UUID); Invalid hwid; Invalid nonce; Invalid Content-Digest */
+            400: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientError"] & {
+                        /** @enum {unknown} */
+                        message?: "Invalid JSON in request body" | "App ID is required" | "Invalid App ID format (must be a valid UUID)" | "Invalid hwid" | "Invalid nonce" | "Invalid Content-Digest";
+                    };
+                };
+            };
+            /** @description INVALID_APP_ID, COUNTRY_BLACKLISTED, ASN_BLACKLISTED, IP_BLACKLISTED, HWID_BLACKLISTED, APPLICATION_NOT_ACTIVE, TEAM_ERROR, TRIALS_DISABLED, TRIAL_EXPIRED, TRIAL_CONVERTED, LICENSE_NOT_ACTIVE, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_MISMATCH, TRIAL_LIMIT_REACHED, DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE */
+            403: {
+                headers: {
+                    "Content-Digest": components["headers"]["Content-Digest"];
+                    "Signature-Input": components["headers"]["Signature-Input"];
+                    Signature: components["headers"]["Signature"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "message": "INVALID_APP_ID"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "TRIAL_EXPIRED";
+                        data: components["schemas"]["LicenseExpiredData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        message: "HWID_MISMATCH";
+                        data: components["schemas"]["HwidMismatchData"];
+                    } | {
+                        /** @constant */
+                        success: false;
+                        /** @enum {unknown} */
+                        message: "INVALID_APP_ID" | "COUNTRY_BLACKLISTED" | "ASN_BLACKLISTED" | "IP_BLACKLISTED" | "HWID_BLACKLISTED" | "APPLICATION_NOT_ACTIVE" | "TEAM_ERROR" | "TRIALS_DISABLED" | "TRIAL_CONVERTED" | "LICENSE_NOT_ACTIVE" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "TRIAL_LIMIT_REACHED" | "DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE";
                     };
                 };
             };
@@ -8533,7 +8766,8 @@ export interface operations {
                      *         "default_hwid_reset_allowed": true,
                      *         "default_hwid_reset_interval": 86400,
                      *         "max_borrow_seconds": 604800,
-                     *         "max_license_file_seconds": 2592000
+                     *         "max_license_file_seconds": 2592000,
+                     *         "trial": null
                      *       }
                      *     }
                      */
@@ -8576,7 +8810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description APP_NOT_FOUND */
+            /** @description APP_NOT_FOUND, SUBSCRIPTION_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8584,7 +8818,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
-                        error_code?: "APP_NOT_FOUND";
+                        error_code?: "APP_NOT_FOUND" | "SUBSCRIPTION_NOT_FOUND";
                     };
                 };
             };

@@ -110,9 +110,10 @@ export const clientMessages = {
   invalidLicenseFileRequest: 'Invalid license file request',
   invalidActivationRequest: 'Invalid activation request',
   invalidReturnCode: 'Invalid return code',
+  invalidHwid: 'Invalid hwid',
 } as const;
 
-/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them), /reset-hwid's, /release's and /usage's. */
+/** The 403 codes of docs/client-api.md: /auth's, /register's (USERNAME_TAKEN among them), /reset-hwid's, /release's, /usage's and /trial's. */
 export type ClientFailureCode =
   | 'LICENSE_NOT_FOUND'
   | 'INVALID_USERNAME_OR_PASSWORD'
@@ -140,7 +141,11 @@ export type ClientFailureCode =
   | 'LEASE_BORROWED'
   | 'LICENSE_NOT_ACTIVATED'
   | 'USAGE_COUNTER_UNKNOWN'
-  | 'USAGE_LIMIT_REACHED';
+  | 'USAGE_LIMIT_REACHED'
+  | 'TRIALS_DISABLED'
+  | 'TRIAL_EXPIRED'
+  | 'TRIAL_CONVERTED'
+  | 'TRIAL_LIMIT_REACHED';
 
 export function clientFailure(code: ClientFailureCode, data?: Record<string, unknown>): ClientError {
   return new ClientError(403, code, data);

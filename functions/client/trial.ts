@@ -1,0 +1,175 @@
+import { isIPv6 } from 'node:net';
+import { addSeconds } from '#shared/clock';
+import type { Deps } from '#core/deps';
+import { clientFailure } from '#core/http/errors';
+import { authView } from '#core/domain/license-view';
+import { sha256Hex } from '#core/ids';
+import { normalizeIp } from '#core/http/network';
+import type { App } from '#data/model/app';
+import type { BlacklistProbe } from '#data/model/blacklist';
+import type { License } from '#data/model/license';
+import type { Subscription } from '#data/model/subscription';
+import { trialTag, type TrialClaim, type TrialSettings } from '#data/model/trial';
+import { sleep } from '#data/backoff';
+import * as auth from '#data/auth.repo';
+import * as trials from '#data/trial.repo';
+import { hwidResetDefaults, newLicense } from '../license/new-license';
+import { activateChecked } from './auth';
+import { checkApplication, checkBlacklists, checkLicenseState, checkSubscription, checkTeam, pastExpiry } from './auth-checks';
+import type { TrialInput } from './schemas';
+
+/**
+ * Rounds of deciding a start again. A round is lost only when another start
+ * from this address or for this device wrote first (each of which wins once),
+ * or when transactions on the same items kept conflicting through
+ * transactWrite's own retries: 40 is twice what 20 concurrent starts from one
+ * address need.
+ */
+const maxStartRounds = 40;
+/** The longest pause before a round after a conflict. */
+const maxConflictPauseMs = 200;
+/** How far back `per_ip_per_day` counts an address's starts. */
+const addressWindowSeconds = 86400;
+
+export type TrialMessage = 'TRIAL_STARTED' | 'TRIAL_RESUMED';
+
+/** `data` of a trial: what /auth answers for the license, and its key. */
+export type TrialData = ReturnType<typeof authView> & { license: string };
+
+/**
+ * `POST /trial` (docs/client-api.md#post-trial): /auth's checks 2 and 3, the
+ * application active and its team's plan, trials configured; then this
+ * device's trial is resumed, refused (ended, bought) or started. Round trip 1
+ * reads the application, the blacklist entries and the device's claim; round
+ * trip 2 the team, the trial's subscription and the claimed license (team and
+ * subscription cached when warm), and for a device without a claim, beside it,
+ * the claim and the address's start times strongly consistent; then one write:
+ * /auth's for a resumed trial, one transaction for a new one.
+ */
+export async function startTrial(deps: Deps, input: TrialInput, probes: BlacklistProbe[], sourceIp: string): Promise<{ message: TrialMessage; data: TrialData }> {
+  const now = deps.clock.now();
+  const { appId, hwid } = input;
+  const entry = await auth.read(deps, { app: appId, blacklist: { appId, probes }, trialClaim: { appId, hwid } });
+  if (!entry.app) throw clientFailure('INVALID_APP_ID');
+  checkBlacklists(entry.blacklisted);
+  checkApplication(entry.app);
+  const app = entry.app;
+  const claim = entry.trialClaim;
+  const trial = app.trial;
+  const address = addressHash(appId, sourceIp);
+  const [context, state] = await Promise.all([
+    auth.read(deps, {
+      team: app.team_id,
+      subscription: trial?.subscription_id,
+      ...(claim && trial ? { license: { key: claim.license_key, appId, teamId: app.team_id } } : {}),
+    }),
+    // What a start decides on, read beside round trip 2 when this request may start one.
+    trial && !claim ? trials.startState(deps.table, appId, hwid, address) : undefined,
+  ]);
+  checkTeam(context.team, now);
+  if (!trial) throw clientFailure('TRIALS_DISABLED');
+  if (claim) return resume(deps, { app, claim, license: context.license, subscription: context.subscription, hwid, now });
+
+  checkTrialSubscription(context.subscription, appId);
+  const license = trialLicense(deps, app, trial, context.subscription, hwid);
+  const start = {
+    license,
+    claim: { app_id: appId, hwid, license_key: license.key, created_at: license.created_at, expires_at: license.expires_at! },
+    claimDevice: context.subscription.single_key_per_hwid,
+  };
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  let current = state;
+  for (let round = 1; ; round++) {
+    current ??= await trials.startState(deps.table, appId, hwid, address);
+    // Claims are never deleted: a device whose claim another request made meanwhile resumes that trial, uncounted.
+    if (current.claim) {
+      const won = current.claim;
+      const license = await auth.currentLicense(deps.table, { key: won.license_key, team_id: app.team_id });
+      return resume(deps, { app, claim: won, license, subscription: context.subscription, hwid, now });
+    }
+    const recent = (current.starts ?? []).filter((startedAt) => startedAt >= nowSeconds - addressWindowSeconds);
+    if (recent.length >= trial.per_ip_per_day) throw clientFailure('TRIAL_LIMIT_REACHED');
+    const outcome = await trials.start(deps.table, {
+      ...start,
+      address: { hash: address, read: current.starts, starts: [...recent, nowSeconds], expiresAt: nowSeconds + addressWindowSeconds },
+    });
+    if (outcome === 'started') return { message: 'TRIAL_STARTED', data: { ...authView(license, context.subscription, now, hwid), license: license.key } };
+    if (outcome === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+    if (round >= maxStartRounds) throw new Error(`a trial's start was decided again ${round} times`);
+    // Many devices of one address starting at once all write its item: after a conflict, pause a random moment.
+    if (outcome === 'conflict') await sleep(Math.random() * Math.min(maxConflictPauseMs, 50 * round));
+    current = undefined;
+  }
+}
+
+/** A trial's subscription must be one of this application's, and active, as check 8 of /auth says. */
+function checkTrialSubscription(subscription: Subscription | undefined, appId: string): asserts subscription is Subscription {
+  if (!subscription || subscription.app_id !== appId) throw clientFailure('SUBSCRIPTION_ERROR');
+  if (subscription.status !== 'active') throw clientFailure('SUBSCRIPTION_NOT_ACTIVE');
+}
+
+/** A trial license: in use from now, locked to this device, tagged `trial`. */
+function trialLicense(deps: Pick<Deps, 'clock'>, app: App, trial: TrialSettings, subscription: Subscription, hwid: string): License {
+  const made = newLicense(deps, {
+    teamId: app.team_id,
+    subscription,
+    hwid_reset_allowed: app.default_hwid_reset_allowed ?? hwidResetDefaults.hwid_reset_allowed,
+    hwid_reset_interval: app.default_hwid_reset_interval ?? hwidResetDefaults.hwid_reset_interval,
+    duration_unit: 'seconds',
+    duration_value: trial.duration_seconds,
+    hwid_lock: true,
+    tags: [trialTag],
+    max_devices: trial.max_devices,
+    lease_seconds: null,
+    ...(trial.features === undefined ? {} : { features: trial.features }),
+  });
+  const now = made.created_at;
+  return { ...made, first_used_at: now, last_login: now, expires_at: addSeconds(now, made.initial_duration), hwid, hwids: [hwid] };
+}
+
+interface Resumed {
+  app: App;
+  claim: TrialClaim;
+  license: License | undefined;
+  /** The trial's subscription as round trip 2 read it: the license's own is read when it is another. */
+  subscription: Subscription | undefined;
+  hwid: string;
+  now: Date;
+}
+
+/**
+ * A device that has its trial: `TRIAL_EXPIRED` once it ended or the owner
+ * deleted it, `TRIAL_CONVERTED` once bought; otherwise what /auth does with
+ * the license and this device (its checks 5, 8 and 9, and its write).
+ */
+async function resume(deps: Deps, { app, claim, license, subscription, hwid, now }: Resumed): Promise<{ message: TrialMessage; data: TrialData }> {
+  if (!license || license.app_id !== app.app_id) throw clientFailure('TRIAL_EXPIRED', { expires_at: claim.expires_at });
+  if (!license.tags.includes(trialTag)) throw clientFailure('TRIAL_CONVERTED');
+  if (pastExpiry(license, now)) throw clientFailure('TRIAL_EXPIRED', { expires_at: license.expires_at });
+  checkLicenseState(license, now);
+  const ofLicense =
+    subscription?.subscription_id === license.subscription_id ? subscription : (await auth.read(deps, { subscription: license.subscription_id })).subscription;
+  checkSubscription(ofLicense, license);
+  const success = await activateChecked(deps, { app, license, subscription: ofLicense, now }, { appId: app.app_id, hwid });
+  return { message: 'TRIAL_RESUMED', data: { ...success.data, license: license.key } };
+}
+
+/**
+ * Where a trial counts against `per_ip_per_day`: the source address (an IPv6
+ * address by its /64, which one subscriber usually holds whole), hashed with
+ * the application.
+ */
+function addressHash(appId: string, sourceIp: string): string {
+  return sha256Hex(`${appId}\n${trialAddress(sourceIp)}`).slice(0, 32);
+}
+
+/** The address a trial counts under: an IPv6 address's first 64 bits; an address the gateway did not give, as one. */
+export function trialAddress(sourceIp: string): string {
+  const ip = normalizeIp(sourceIp) ?? '';
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail] = ip.split('::');
+  const front = head === '' ? [] : head.split(':');
+  const back = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? front : [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
+  return `${groups.slice(0, 4).join(':')}::/64`;
+}
