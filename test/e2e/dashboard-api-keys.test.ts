@@ -13,7 +13,7 @@ const session = serviceAndBrowser();
 async function signedInWith(apiKey: string) {
   const context = await session.browser.newContext();
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(30_000);
   const base = `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`;
   await signIn(page, base, apiKey);
   await page.getByRole('heading', { name: 'Licenses' }).waitFor();

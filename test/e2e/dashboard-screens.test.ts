@@ -36,7 +36,7 @@ async function newLicenses(amount: number): Promise<string[]> {
 }
 
 async function until(check: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 100));

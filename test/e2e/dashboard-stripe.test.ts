@@ -32,7 +32,7 @@ afterAll(async () => {
 beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
   page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(30_000);
   await signIn(page, `${service.url}/dashboard/`, service.apiKey);
   await page.getByRole('heading', { name: 'Licenses' }).waitFor();
 });

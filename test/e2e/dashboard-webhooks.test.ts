@@ -115,7 +115,7 @@ describe('the Webhooks screen', () => {
     await until(async () => {
       await log.getByRole('button', { name: 'Refresh' }).click();
       return JSON.stringify((await cells()).slice(0, 4)) === JSON.stringify(['license.created', 'delivered', '2', '204']);
-    }, 10_000);
+    }, 30_000);
     await expectAccessible(page, 'shows the delivery log with state, attempts and last status,');
   }, 60_000);
 

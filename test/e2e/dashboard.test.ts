@@ -17,7 +17,7 @@ const dashboardUrl = () => `${session.service.url.replace('127.0.0.1', 'localhos
 
 async function openPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(30_000);
   return page;
 }
 
@@ -223,7 +223,7 @@ describe('finding Chromium', () => {
 
 /** playwright-core has no test runner and so no auto-retrying `toHaveCount`: this polls for it. */
 async function waitForCount(locator: ReturnType<Page['locator']>, count: number) {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   while ((await locator.count()) !== count) {
     if (Date.now() > deadline) throw new Error(`expected ${count} rows, found ${await locator.count()}`);
     await new Promise((done) => setTimeout(done, 50));
