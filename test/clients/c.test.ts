@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Subscription } from '#data/model/subscription';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { loadAnswerVectors } from '../support/answer-vectors';
-import { describeNativeExamples, describeNativeLicenseFiles } from '../support/native-license-files';
+import { describeNativeExamples, describeNativeLicenseFiles, describeNativeLicenseFilesOnService } from '../support/native-license-files';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { runProgram as run, type Ran } from '../support/run-program';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
@@ -16,8 +16,9 @@ import { startSteeredService, type SteeredService } from '../support/steered-ser
  * test programs (C, and C++ over licensing.hpp) against the local server on
  * loopback and the steered proxy (tampered, replayed, relayed, unsigned and dark
  * answers), the license-file and trial cases every native library shares
- * (test/support/native-license-files.ts) through its driver, and the README's
- * examples as a developer builds them.
+ * (test/support/native-license-files.ts) through its driver, against a signed
+ * stand-in and against the local server, and the README's examples as a
+ * developer builds them.
  */
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
@@ -149,6 +150,8 @@ describeNativeLicenseFiles('C', () => ({
   // Anything on stderr, a sanitizer's finding above all, fails the case.
   check: (ran) => expect(ran.stderr).toBe(''),
 }));
+
+describeNativeLicenseFilesOnService('C', () => ({ run: sanitized('license_files_driver'), check: (ran) => expect(ran.stderr).toBe('') }), () => service);
 
 describeNativeExamples('C', () => ({
   airGapped: sanitized('air_gapped'),

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Subscription } from '#data/model/subscription';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
 import { loadAnswerVectors } from '../support/answer-vectors';
-import { describeNativeExamples, describeNativeLicenseFiles } from '../support/native-license-files';
+import { describeNativeExamples, describeNativeLicenseFiles, describeNativeLicenseFilesOnService } from '../support/native-license-files';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { runProgram as run, type Ran } from '../support/run-program';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
@@ -16,8 +16,9 @@ import { startSteeredService, type SteeredService } from '../support/steered-ser
  * project finds, as clients/c/README.md says), the library compiled alone with
  * Mono's mcs (warnings as errors), its own suite against the local server and the
  * steered proxy, the license-file and trial cases every native library shares
- * (test/support/native-license-files.ts) through its driver, and the README's
- * examples compiled against the library and run.
+ * (test/support/native-license-files.ts) through its driver, against a signed
+ * stand-in and against the local server, and the README's examples compiled
+ * against the library and run.
  */
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
@@ -191,6 +192,8 @@ describeNativeLicenseFiles('C#', () => ({
   run: (args, env) => mono('LicenseFilesDriver.exe', args, env, 60_000),
   check: (ran) => expect(ran.stderr).toBe(''),
 }));
+
+describeNativeLicenseFilesOnService('C#', () => ({ run: (args, env) => mono('LicenseFilesDriver.exe', args, env, 60_000), check: (ran) => expect(ran.stderr).toBe('') }), () => service);
 
 describeNativeExamples('C#', () => ({
   airGapped: (args, env) => mono('AirGapped.exe', args, env, 60_000),

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { machineFingerprint } from '../../clients/app-typescript/src/machine-id';
-import { describeNativeExamples, describeNativeLicenseFiles } from '../support/native-license-files';
+import { describeNativeExamples, describeNativeLicenseFiles, describeNativeLicenseFilesOnService } from '../support/native-license-files';
 import { runProgram } from '../support/run-program';
 import { startSteeredService, type SteeredService } from '../support/steered-service';
 
@@ -17,9 +17,10 @@ import { startSteeredService, type SteeredService } from '../support/steered-ser
  * gateway, loses answers, and stops and restarts the server. The Go tests also build
  * and run the README's example programs. Then the license-file and trial cases
  * every native library shares (test/support/native-license-files.ts) through the
- * module's driver, and the README's air-gapped and trial examples. Nothing reaches
- * the network: no module proxy, no toolchain download (the module needs only the
- * standard library).
+ * module's driver, against a signed stand-in and against the local server, and
+ * the README's air-gapped and trial examples. Nothing reaches the network: no
+ * module proxy, no toolchain download (the module needs only the standard
+ * library).
  */
 
 const run = promisify(execFile);
@@ -108,6 +109,7 @@ if (!missing) {
     it('build', () => expect(builtPrograms).toEqual({ stdout: '', stderr: '' }));
   });
   describeNativeLicenseFiles('Go', () => ({ run: program('filesdriver'), check: (ran) => expect(ran.stderr).toBe('') }));
+  describeNativeLicenseFilesOnService('Go', () => ({ run: program('filesdriver'), check: (ran) => expect(ran.stderr).toBe('') }), () => service!);
   describeNativeExamples('Go', () => ({
     airGapped: program('airgapped'),
     trial: (env) => program('trial')([], env),

@@ -17,7 +17,12 @@ import {
   type SignedStandIn,
   type TestSigningKey,
 } from './license-files';
+import type { Subscription } from '#data/model/subscription';
+import { startLocalServer } from '../../local/server';
+import { seedLicense, seedSubscription } from './fixtures';
+import { createOwner, type Owner } from './owners';
 import type { Ran } from './run-program';
+import type { SteeredService } from './steered-service';
 
 /**
  * The license-file, air-gapped and trial surface of the native client libraries
@@ -47,6 +52,23 @@ export interface NativeDriver {
 
 type Value = string | number | boolean | undefined;
 
+const optional = (name: string, value: string | undefined): Record<string, string> => (value === undefined ? {} : { [name]: value });
+
+/** Runs the driver once with `fields` as its `name=value` arguments and reads the one JSON line it printed. */
+async function callDriver(library: string, native: NativeDriver, name: string, fields: Record<string, Value>, env: Record<string, string>): Promise<Outcome> {
+  const args = [name, ...Object.entries(fields).flatMap(([field, value]) => (value === undefined ? [] : [`${field}=${String(value)}`]))];
+  const ran = await native.run(args, env);
+  native.check?.(ran);
+  if (ran.code !== 0) throw new Error(`the ${library} driver failed (${ran.code}): ${ran.stdout}\n${ran.stderr}`);
+  return JSON.parse(ran.stdout.trim()) as Outcome;
+}
+
+async function failed(outcome: Promise<Outcome>) {
+  const result = await outcome;
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
+  return result;
+}
+
 /** The shared cases, run against one library's driver. */
 export function describeNativeLicenseFiles(library: string, driver: () => NativeDriver | undefined): void {
   let appKey: TestSigningKey;
@@ -72,27 +94,15 @@ export function describeNativeLicenseFiles(library: string, driver: () => Native
   });
 
   /** One call of the library: `dir` its state folder; `online` gives it the stand-in's URL. */
-  async function call(name: string, fields: Record<string, Value>, dir: string, options: { online?: boolean; url?: string } = {}): Promise<Outcome> {
-    const native = driver()!;
-    const args = [name, ...Object.entries(fields).flatMap(([field, value]) => (value === undefined ? [] : [`${field}=${String(value)}`]))];
-    const url = options.url ?? (options.online ? service.url : undefined);
-    const ran = await native.run(args, {
+  const call = (name: string, fields: Record<string, Value>, dir: string, options: { online?: boolean; url?: string } = {}) =>
+    callDriver(library, driver()!, name, fields, {
       LICENSING_APP_ID: appId,
       LICENSING_PUBLIC_KEY: appKey.pem,
       ...(dir === '' ? {} : { LICENSING_STATE_DIR: dir }),
       LICENSING_NOW: String(now),
       LICENSING_TIMEOUT_MS: '3000',
-      ...(url === undefined ? {} : { LICENSING_URL: url }),
+      ...optional('LICENSING_URL', options.url ?? (options.online ? service.url : undefined)),
     });
-    native.check?.(ran);
-    if (ran.code !== 0) throw new Error(`the ${library} driver failed (${ran.code}): ${ran.stdout}\n${ran.stderr}`);
-    return JSON.parse(ran.stdout.trim()) as Outcome;
-  }
-  const failed = async (outcome: Promise<Outcome>) => {
-    const result = await outcome;
-    if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
-    return result;
-  };
   const mint = (file: Omit<FileToMint, 'appId' | 'now'>) => mintLicenseFile(appKey, { appId, now, ...file });
   const licenseData = (license: string, hwid: string) => dataOf(license, hwid, now);
   /** The TypeScript library on the same state folder and clock. */
@@ -436,6 +446,109 @@ export function describeNativeExamples(library: string, examples: () => NativeEx
 
       service.answers.set('/trial', { status: 403, body: { success: false, message: 'TRIAL_EXPIRED', data: { expires_at: '2026-01-01T00:00:00.000Z' } } });
       expect(await program.trial(env)).toEqual({ code: 1, stdout: '', stderr: 'Your trial has ended: buy a license to go on\n' });
+    }, 120_000);
+  });
+}
+
+/**
+ * The same surface against the real service (the suite's one local server, no
+ * stand-in): an application of its own with a signing key, a trial tier and a
+ * license locked to its device. The test plays the phone or portal of an
+ * air-gapped device, posting the request and return codes itself.
+ */
+export function describeNativeLicenseFilesOnService(library: string, driver: () => NativeDriver | undefined, steered: () => SteeredService): void {
+  let owner: Owner;
+  let publicKey: string;
+  let tier: Subscription;
+  const work = mkdtempSync(join(tmpdir(), 'native-service-files-'));
+  let dirs = 0;
+  const stateDir = () => join(work, `state-${(dirs += 1)}`);
+
+  beforeAll(async () => {
+    const { env } = steered();
+    owner = await createOwner(env.deps);
+    publicKey = (await env.post('/app/signing-key', { app_id: owner.app_id }, owner.auth)).body.data.public_key_pem as string;
+    tier = await seedSubscription(env.deps, owner, { name: 'Trial' });
+    const trial = await env.post('/app/settings', { app_id: owner.app_id, trial: { subscription_id: tier.subscription_id, duration_seconds: 14 * day, per_ip_per_day: 1000 } }, owner.auth);
+    if (trial.status !== 200) throw new Error(`trial settings refused: ${JSON.stringify(trial.body)}`);
+  }, 60_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  // A generous deadline online (a busy machine); a short one once the service is dark, where the client keeps trying until it passes.
+  const call = (name: string, fields: Record<string, Value>, dir: string, url?: string, timeoutMs = 15_000) =>
+    callDriver(library, driver()!, name, fields, {
+      LICENSING_APP_ID: owner.app_id,
+      LICENSING_PUBLIC_KEY: publicKey,
+      LICENSING_STATE_DIR: dir,
+      LICENSING_TIMEOUT_MS: String(timeoutMs),
+      ...optional('LICENSING_URL', url),
+    });
+  const lockedLicense = async () => (await seedLicense(steered().env.deps, tier, { hwid_lock: true, hwid_reset_interval: 0 })).key;
+  const holder = async (key: string) => ((await steered().env.post('/license/get', { license_key: key }, owner.auth)).body.data as { hwid: string | null }).hwid;
+
+  describe(`${library}: license files and trials against the service`, () => {
+    it('checks out an encrypted file online, keeps it, and check answers from it while the service is unreachable', async () => {
+      const key = await lockedLicense();
+      const dir = stateDir();
+      const server = await startLocalServer({ deps: steered().env.deps, port: 0 });
+      const url = server.url;
+      let checkedOut: Outcome;
+      try {
+        checkedOut = await call('license-file', { license: key, hwid: 'lab-pc', lifetime_seconds: 2 * day, encrypt: true }, dir, url);
+      } finally {
+        await server.close();
+      }
+      expect(checkedOut).toMatchObject({ ok: true, message: 'LICENSE_VERIFIED_UNUSED_AND_LOCKED_KEY', offline: false, data: { key } });
+      const file = (checkedOut as { data: { license_file: string } }).data.license_file;
+      expect(file.split('.')).toHaveLength(5);
+      expect(readFileSync(join(dir, 'license.lic'), 'utf8')).toBe(`${file}\n`);
+      expect(await call('check', { license: key, hwid: 'lab-pc' }, dir, url, 1000)).toMatchObject({
+        ok: true,
+        message: 'LICENSE_FILE_VALID',
+        offline: true,
+        data: { iss: owner.app_id, sub: key, hwid: 'lab-pc', air_gapped: false, data: { key } },
+      });
+    }, 120_000);
+
+    it('activates an air-gapped device: its request through /license-file, the file loaded (one for another nonce refused), and its return code taken back', async () => {
+      const key = await lockedLicense();
+      const dir = stateDir();
+      const { env } = steered();
+      const made = await call('activation-request', { license: key, hwid: 'factory-pc', lifetime_seconds: day }, dir);
+      if (!made.ok) throw new Error(`activation-request failed: ${JSON.stringify(made)}`);
+      const request = made.data.request as string;
+
+      const fields = decodeCode(request, 'lfr1.');
+      const elsewhere = await env.post('/license-file', { request: `lfr1.${Buffer.from(JSON.stringify({ ...fields, nonce: `${String(fields.nonce)}-another` })).toString('base64url')}` });
+      expect([elsewhere.status, elsewhere.body.data?.license_file]).toEqual([200, expect.any(String)]);
+      expect((await failed(call('load', { text: elsewhere.body.data.license_file as string }, dir))).code).toBe('LICENSE_FILE_MISMATCH');
+      expect(existsSync(join(dir, 'license.lic'))).toBe(false);
+
+      const answer = await env.post('/license-file', { request });
+      expect([answer.status, answer.body.message]).toEqual([200, 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY']);
+      const loaded = await call('load', { text: `${answer.body.data.license_file as string}\n` }, dir);
+      expect(loaded).toMatchObject({ ok: true, message: 'LICENSE_FILE_VALID', data: { iss: owner.app_id, sub: key, hwid: 'factory-pc', nonce: fields.nonce, air_gapped: true } });
+      expect(await call('check', { license: key, hwid: 'factory-pc' }, dir)).toMatchObject({ ok: true, message: 'LICENSE_FILE_VALID', offline: true });
+
+      const returned = await call('return-code', { license: key, hwid: 'factory-pc' }, dir);
+      if (!returned.ok) throw new Error(`return-code failed: ${JSON.stringify(returned)}`);
+      const taken = await env.post('/license-file/return', { request: returned.data.return_code });
+      expect([taken.status, taken.body.message]).toEqual([200, 'LICENSE_FILE_RETURNED']);
+      expect(await holder(key)).toBeNull();
+      expect((await failed(call('check', { license: key, hwid: 'factory-pc' }, dir))).code).toBe('NETWORK_ERROR');
+    }, 120_000);
+
+    it('starts a device’s trial, resumes it with the same key, and a check with that key succeeds', async () => {
+      const { env } = steered();
+      const hwid = `trial-${randomUUID().slice(0, 8)}`;
+      const dir = stateDir();
+      const started = await call('trial', { hwid }, dir, env.server.url);
+      if (!started.ok) throw new Error(`trial failed: ${JSON.stringify(started)}`);
+      const trialKey = started.data.license as string;
+      expect(started).toMatchObject({ message: 'TRIAL_STARTED', offline: false, data: { key: trialKey, subscription_name: 'Trial', hwid_lock: true } });
+      const resumed = await call('trial', { hwid }, dir, env.server.url);
+      expect(resumed).toMatchObject({ ok: true, message: 'TRIAL_RESUMED', data: { license: trialKey } });
+      expect(await call('check', { license: trialKey, hwid }, dir, env.server.url)).toMatchObject({ ok: true, message: 'LICENSE_VERIFIED_USED_AND_LOCKED_KEY', offline: false, data: { key: trialKey } });
     }, 120_000);
   });
 }
