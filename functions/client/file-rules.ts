@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import { badClientRequest, clientMessages } from '#core/http/errors';
+import { loadJose } from '#core/signing/jose';
 import type { App } from '#data/model/app';
 import { borrowSecondsLimits } from '#data/model/lease';
 import { licenseFileSecondsLimits, liveFiles, type FileWrite } from '#data/model/license-file';
@@ -63,7 +64,7 @@ const fileKey = (license: string, hwid: string) => new Uint8Array(hkdfSync('sha2
 
 /** A compact JWE (`dir`, `A256GCM`, `cty: license+jwt`) of the signed file: readable only with the license key on that device. */
 export async function encryptedFile(jws: string, license: string, hwid: string): Promise<string> {
-  const { CompactEncrypt } = await import('jose');
+  const { CompactEncrypt } = await loadJose();
   return new CompactEncrypt(new TextEncoder().encode(jws)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', cty: 'license+jwt' }).encrypt(fileKey(license, hwid));
 }
 

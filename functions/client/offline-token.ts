@@ -4,6 +4,7 @@ import type { App } from '#data/model/app';
 import type { License } from '#data/model/license';
 import type { Lease } from '#data/model/lease';
 import type { Subscription } from '#data/model/subscription';
+import { loadJose } from '#core/signing/jose';
 import { signerOf } from '#core/signing/signing-keys';
 import { effectiveFeatures, graceUntil } from '#shared/entitlements';
 
@@ -52,8 +53,7 @@ interface Signed {
 }
 
 async function signForLicense(deps: Deps, app: App, license: License, claims: Record<string, unknown>, signed: Signed): Promise<string> {
-  // jose is loaded on the container's first token or file: an /auth without one never needs it.
-  const [signer, { SignJWT }] = await Promise.all([signerOf(deps, app), import('jose')]);
+  const [signer, { SignJWT }] = await Promise.all([signerOf(deps, app), loadJose()]);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'EdDSA', kid: signer.keyId, typ: signed.typ })
     .setIssuer(app.app_id)

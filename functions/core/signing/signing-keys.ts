@@ -5,6 +5,7 @@ import { iso } from '#shared/clock';
 import type { Deps } from '../deps';
 import type { KeyVault } from '../key-vault';
 import type { Signer } from '../signer-cache';
+import { loadJose } from './jose';
 import * as apps from '#data/app.repo';
 
 /*
@@ -26,8 +27,7 @@ const rawPublicKey = (publicKey: KeyObject): string => publicKey.export({ format
 export async function newSigningKey(deps: Pick<KeyDeps, 'clock' | 'keyVault'>, appId: string): Promise<{ stored: StoredSigningKey; signer: Signer }> {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const x = rawPublicKey(publicKey);
-  // jose is loaded when a key is made (once per application) or a token signed, never by a cold start.
-  const { calculateJwkThumbprint } = await import('jose');
+  const { calculateJwkThumbprint } = await loadJose();
   const keyId = await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x });
   const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
   const stored: StoredSigningKey = {
