@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 import { addSeconds } from '#shared/clock';
 import type { Deps } from '#core/deps';
-import { clientFailure } from '#core/http/errors';
+import { ClientError, clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';
 import { sha256Hex } from '#core/ids';
 import { normalizeIp } from '#core/http/network';
@@ -22,10 +22,12 @@ import type { TrialInput } from './schemas';
  * Rounds of deciding a start again. A round is lost only when another start
  * from this address or for this device wrote first (each of which wins once),
  * or when transactions on the same items kept conflicting through
- * transactWrite's own retries: 40 is twice what 20 concurrent starts from one
- * address need.
+ * transactWrite's own retries, so a request needs about one round per start
+ * racing it from its address. Past this many, more starts race from one address
+ * than it should ever send at once: the request answers 429 `RATE_LIMITED`
+ * with nothing written, as a throttle does, and the program asks again later.
  */
-const maxStartRounds = 40;
+const maxStartRounds = 100;
 /** The longest pause before a round after a conflict. */
 const maxConflictPauseMs = 200;
 /** How far back `per_ip_per_day` counts an address's starts. */
@@ -95,7 +97,7 @@ export async function startTrial(deps: Deps, input: TrialInput, probes: Blacklis
     });
     if (outcome === 'started') return { message: 'TRIAL_STARTED', data: { ...authView(license, context.subscription, now, hwid), license: license.key } };
     if (outcome === 'device_taken') throw clientFailure('DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
-    if (round >= maxStartRounds) throw new Error(`a trial's start was decided again ${round} times`);
+    if (round >= maxStartRounds) throw new ClientError(429, 'RATE_LIMITED');
     // Many devices of one address starting at once all write its item: after a conflict, pause a random moment.
     if (outcome === 'conflict') await sleep(Math.random() * Math.min(maxConflictPauseMs, 50 * round));
     current = undefined;

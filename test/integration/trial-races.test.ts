@@ -2,7 +2,7 @@ import { createDeps } from '#core/deps';
 import { createLogger } from '#core/logger';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { createTestClient, request } from '../support/env';
-import { firstOnly, loseAnswers } from '../support/dynamo-faults';
+import { awsError, firstOnly, injectFault, loseAnswers } from '../support/dynamo-faults';
 import { seedSubscription } from '../support/fixtures';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { createOwner, withOwner, type Owner } from '../support/owners';
@@ -83,6 +83,23 @@ describe('trial races', () => {
     expect(stored.licenses).toHaveLength(20);
     expect(stored.addresses.map((address) => (address.starts as number[]).length)).toEqual([20]);
     expect(checkInvariants(stored.all)).toEqual([]);
+  }, 60_000);
+
+  it('a start that keeps losing its address to other starts answers 429 RATE_LIMITED with nothing written, never a 500', async () => {
+    const owner = await trialApp();
+    const client = createTestClient(env.config);
+    // Every start's transaction cancelled as if another start had just changed the address's list.
+    const address = awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }, { Code: 'None' }] });
+    const refused = injectFault(client, 'TransactWriteItemsCommand', () => address);
+    const server = await startLocalServer({ deps: createDeps(env.config, { client, logger: createLogger('silent') }), port: 0 });
+    servers.push(server);
+
+    const answer = await request(server.url, '/trial', 'POST', { app_id: owner.app_id, hwid: 'crowded-pc' });
+
+    expect([answer.status, answer.body]).toEqual([429, { success: false, message: 'RATE_LIMITED' }]);
+    expect(refused.attempts()).toBe(100);
+    const stored = await itemsOf(owner.app_id);
+    expect([stored.licenses, stored.claims, stored.addresses]).toEqual([[], [], []]);
   }, 60_000);
 
   it('a start whose answer was lost after the store applied it answers TRIAL_STARTED, and a retried request the same license', async () => {
