@@ -275,7 +275,13 @@ try {
     seatDevices.flatMap((device) => floatingKeys.map((license) => ({ path: '/auth', body: body({ app_id: owner.app_id, license, hwid: device(license) }) }))),
   );
   await warmUp(unsignedServer.url, scenarios.license_file!.bodies().map((text) => ({ path: '/license-file', body: text })));
-  await warmUp(unsignedServer.url, trialDevices.map((hwid) => ({ path: '/trial', body: body({ app_id: owner.app_id, hwid }) })));
+  // Starts from one address take turns on the address's list of start times (a start that loses reads it again), so the
+  // trials are started one after another, every one checked: a warm-up timed at 15 s with 32 connections can end before
+  // they all started, and trial_resumed would then measure starts.
+  for (const hwid of trialDevices) {
+    const answer = await post('/trial', { app_id: owner.app_id, hwid });
+    if (answer.status !== 200) throw new Error(`the warm-up's trial of ${hwid} answered ${answer.status} ${String(answer.body.message)}`);
+  }
   // /usage counts only on a license in use: a first /auth starts each one.
   await warmUp(unsignedServer.url, meteredKeys.map((license) => ({ path: '/auth', body: body({ app_id: owner.app_id, license }) })));
   await warmUp(unsignedServer.url, scenarios.usage!.bodies().map((text) => ({ path: '/usage', body: text })));
