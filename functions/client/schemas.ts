@@ -213,8 +213,8 @@ function fileFieldsOf(fields: Record<string, unknown>): LicenseFileFields | unde
   return { lifetimeSeconds: absent(lifetime) ? undefined : (lifetime as number), encrypt: encrypt === true };
 }
 
-/** A device as a code names it: an HWID /auth would take. */
-const codeHwid = (hwid: unknown): hwid is string => present(hwid) && hwid.length <= maxHwidLength && hwid !== refusedHwid;
+/** An HWID that a code or a trial may name: one /auth would take, and not `__proto__`. */
+const namedHwid = (hwid: unknown): hwid is string => present(hwid) && hwid.length <= maxHwidLength && hwid !== refusedHwid;
 
 /** A code's `app_id` when it is one, and the body's, when sent, the same application. */
 function codeApp(code: Record<string, unknown>, body: Record<string, unknown>): string | undefined {
@@ -237,7 +237,7 @@ export function licenseFileBody(body: unknown): { body: unknown; activation?: { 
     code !== undefined &&
     appId !== undefined &&
     present(code.license) &&
-    codeHwid(code.hwid) &&
+    namedHwid(code.hwid) &&
     isValidNonce(code.nonce) &&
     fileFieldsOf(code) !== undefined;
   if (!valid) throw badClientRequest(clientMessages.invalidActivationRequest);
@@ -257,7 +257,7 @@ export function returnCodeOf(body: unknown): ReturnCode {
   const fields = isPlainObject(body) ? body : {};
   const code = decodeCode(fields.request, 'return');
   const appId = code && codeApp(code, fields);
-  if (code === undefined || appId === undefined || !present(code.license) || !codeHwid(code.hwid) || !present(code.jti) || code.jti.length > 128) {
+  if (code === undefined || appId === undefined || !present(code.license) || !namedHwid(code.hwid) || !present(code.jti) || code.jti.length > 128) {
     throw badClientRequest(clientMessages.invalidReturnCode);
   }
   return { appId, license: code.license, hwid: code.hwid, jti: code.jti };
@@ -280,7 +280,7 @@ export const trialSchema = z.lazy(() =>
       const { app_id: appId, hwid } = body;
       const failure = firstFailure([
         ...appIdRules(appId),
-        [() => !present(hwid) || hwid.length > maxHwidLength || hwid === refusedHwid, clientMessages.invalidHwid],
+        [() => !namedHwid(hwid), clientMessages.invalidHwid],
       ]);
       if (failure) {
         ctx.issues.push({ code: 'custom', message: failure, input: body });
