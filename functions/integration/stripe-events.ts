@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
+import { licenseKeyField } from '#core/domain/fields';
 import type { App } from '#data/model/app';
 import type { License } from '#data/model/license';
 import type { PriceMapping, StripeConnection, StripeOrigin } from '#data/model/stripe';
@@ -165,7 +166,7 @@ async function createPart(deps: Deps, eventId: string, part: number, origin: Str
 function trialKeyOf(session: z.infer<typeof sessionSchema>): string | undefined {
   const metadata = session.metadata ?? undefined;
   const named = session.client_reference_id ?? (metadata ? ownEntry(metadata, 'license_key') : undefined);
-  return typeof named === 'string' && /^[A-Za-z0-9_-]{1,256}$/.test(named) ? named : undefined;
+  return licenseKeyField.safeParse(named).success ? (named as string) : undefined;
 }
 
 /**
