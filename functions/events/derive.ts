@@ -11,6 +11,7 @@ import { tableDefinition } from '#data/table';
 import { isCounterAttribute } from '#data/model/usage';
 import { valueFingerprint } from '#core/logger';
 import { convertedTag, trialTag } from '#data/model/trial';
+import { storedFileSchema, type StoredFile } from '#data/model/license-file';
 
 export const eventTypes = [
   'license.created',
@@ -212,10 +213,15 @@ function licenseEvents(change: StreamChange, event: EventOf): Effects {
   return { events, counts };
 }
 
-/** A license's files as the item stores them (data/model/license-file.ts): by `jti`, times in epoch seconds. */
-function storedFiles(license: Record<string, unknown>): Map<string, { hwid: string; exp: number; air_gapped: boolean }> {
-  const files = (license.files ?? {}) as Record<string, { hwid?: unknown; exp?: unknown; air_gapped?: unknown }>;
-  return new Map(Object.entries(files).map(([jti, file]) => [jti, { hwid: String(file.hwid), exp: Number(file.exp), air_gapped: file.air_gapped === true }]));
+/** A license's files as the item stores them (storedFileSchema): by `jti`, times in epoch seconds. */
+function storedFiles(license: Record<string, unknown>): Map<string, StoredFile> {
+  const files = (license.files ?? {}) as Record<string, unknown>;
+  return new Map(
+    Object.entries(files).flatMap(([jti, file]) => {
+      const parsed = storedFileSchema.safeParse(file);
+      return parsed.success ? [[jti, parsed.data] as const] : [];
+    }),
+  );
 }
 
 /**
@@ -225,7 +231,7 @@ function storedFiles(license: Record<string, unknown>): Map<string, { hwid: stri
  */
 function fileEvents(before: Record<string, unknown>, after: Record<string, unknown>, at: number, emit: (type: EventType, file: Record<string, unknown>) => ServiceEvent): ServiceEvent[] {
   const [had, has] = [storedFiles(before), storedFiles(after)];
-  const shown = (jti: string, file: { hwid: string; exp: number; air_gapped: boolean }) => ({ jti, hwid: valueFingerprint(file.hwid), air_gapped: file.air_gapped, exp: file.exp });
+  const shown = (jti: string, file: StoredFile) => ({ jti, hwid: valueFingerprint(file.hwid), air_gapped: file.air_gapped, exp: file.exp });
   const issued = [...has].filter(([jti]) => !had.has(jti));
   const returned = [...had].filter(([jti, file]) => !has.has(jti) && file.exp * 1000 > at && !issued.some(([, made]) => made.hwid === file.hwid));
   return [...issued.map(([jti, file]) => emit('license.file_issued', shown(jti, file))), ...returned.map(([jti, file]) => emit('license.file_returned', shown(jti, file)))];
