@@ -6,6 +6,7 @@ import { loadMasterKey, localKeyVault } from '#core/key-vault';
 import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
 import { buildDashboard } from '../dashboard/build';
+import { buildPortal } from '../portal/build';
 import { localSink } from '../functions/events/sinks';
 import type { EventSink } from '../functions/events/consumer';
 import { attemptTimeoutMs, deliveryActor } from '../functions/delivery/deliver';
@@ -88,6 +89,7 @@ async function main() {
     inboundRateLimit: local.rateLimit.enabled ? local.stripeWebhookRateLimit : undefined,
     // Built at every start (esbuild, well under a second), so the dashboard always matches the checkout.
     dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')), signInCodes },
+    portal: { dir: buildPortal(join(local.dataDir, 'portal')) },
   });
   // The events consumer over the store's stream, as the event source mapping runs it on AWS.
   const events = await startLocalEventStream({
@@ -110,6 +112,7 @@ async function main() {
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
       `  dashboard:  ${server.url}/dashboard/#code=${signInCodes.mint(owner.api_key)} (signs in once, within ${signInCodeLifetimeMs / 60_000} minutes; then paste the API key)`,
+      `  portal:     ${server.url}/portal/?app=${owner.app_id} (the customers' portal of the demo app: they sign in with a code sent by email)`,
       `  API docs:   ${server.url}/docs/ (OpenAPI document: ${server.url}/openapi.json)`,
       `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
       '  webhooks:   delivered from an in-memory queue; http and loopback targets allowed (docs/webhooks.md#locally)',

@@ -12,7 +12,7 @@ import { signedFields } from '#core/http/file-codes';
 import { authorize, headerValue } from '../functions/authorizer/handler';
 import { findInboundRoute, findRoute, sideOf, type Group, type Side } from '../functions/routes';
 import { serveApiReference } from './api-reference';
-import { serveDashboard } from './dashboard';
+import { serveSite } from './dashboard';
 import { redeemSignInCode, signInBodyBytes, signInPath, type SignInCodes } from './sign-in';
 import { createGroupHandlers } from './handlers';
 import { RateLimiter, type RateLimit } from './rate-limit';
@@ -36,6 +36,8 @@ export interface ServerOptions {
   inboundRateLimit?: RateLimit;
   /** Serve the built dashboard at /dashboard/; its API calls go to `apiUrl`, this server by default. */
   dashboard?: { dir: string; apiUrl?: string; signInCodes?: SignInCodes };
+  /** Serve the built customer portal's files on GET at /portal/ (its routes there are POSTs); its API calls go to `apiUrl`, this server by default. */
+  portal?: { dir: string; apiUrl?: string };
 }
 
 /** API Gateway's own payload limit; the handlers enforce the much smaller documented limits. */
@@ -257,7 +259,10 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
     }
     if (options.dashboard && (request.method === 'GET' || request.method === 'HEAD')) {
       const site = { dir: options.dashboard.dir, apiUrl: options.dashboard.apiUrl ?? baseUrl };
-      if (await serveDashboard(site, pathname, response)) return;
+      if (await serveSite('dashboard', site, pathname, response)) return;
+    }
+    if (options.portal && (request.method === 'GET' || request.method === 'HEAD')) {
+      if (await serveSite('portal', { dir: options.portal.dir, apiUrl: options.portal.apiUrl ?? baseUrl }, pathname, response)) return;
     }
     if (options.dashboard?.signInCodes && request.method === 'POST' && pathname === signInPath) {
       // An oversize body is no code: it is refused like any other that is not one.

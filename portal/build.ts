@@ -1,0 +1,41 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * The files the portal is made of, besides config.json, which whoever serves it writes.
+ * `activate/index.html` is the page the `<portal url>/activate/#<request>` links of the
+ * app libraries open: index.html with its files one folder up.
+ */
+export const portalFiles = ['index.html', 'activate/index.html', 'app.js', 'app.css', 'favicon.svg'] as const;
+
+/**
+ * Builds the customers' portal into `outDir`: a bundle of its own from portal/src,
+ * which imports nothing of the dashboard, so no owner screen or API key handling
+ * reaches customers. Synchronous and offline, like the dashboard's build.
+ */
+export function buildPortal(outDir: string): string {
+  mkdirSync(join(outDir, 'activate'), { recursive: true });
+  buildSync({
+    entryPoints: [join(here, 'src', 'main.tsx')],
+    outfile: join(outDir, 'app.js'),
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: ['es2022'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    legalComments: 'none',
+    logLevel: 'error',
+  });
+  const html = readFileSync(join(here, 'index.html'), 'utf8');
+  writeFileSync(join(outDir, 'index.html'), html);
+  writeFileSync(join(outDir, 'activate', 'index.html'), html.replace(/(href|src)="(?!\w+:)/g, '$1="../'));
+  copyFileSync(join(here, 'app.css'), join(outDir, 'app.css'));
+  // The dashboard's key mark: an owner's brand is its application's name, shown on every screen.
+  copyFileSync(join(here, '..', 'dashboard', 'favicon.svg'), join(outDir, 'favicon.svg'));
+  return outDir;
+}

@@ -1,0 +1,237 @@
+import { useEffect, useState } from 'preact/hooks';
+import { portal, ServiceError, type Branding, type Session } from './api';
+import { ActivationForm } from './activate';
+import { ErrorNote, Notice, Time } from './ui';
+
+interface Counter {
+  counter: string;
+  used: number;
+  limit: number;
+  remaining: number;
+  period: string;
+  resets_at?: string | null;
+}
+
+interface Device {
+  hwid: string;
+  /** A floating seat's lease: until when the device holds it. */
+  lease_expires_at?: string | null;
+  borrowed?: boolean;
+  /** The device's live license file, when it has one. */
+  file_expires_at?: string | null;
+}
+
+export interface PortalLicense {
+  key: string;
+  status: string;
+  expires_at: string | null;
+  subscription_name: string | null;
+  features: string[];
+  usage: Counter[];
+  devices: Device[];
+  release_allowed: boolean;
+  next_release_at: string | null;
+  billing?: boolean;
+}
+
+function Release({ license, device, session, onReleased }: { license: PortalLicense; device: Device; session: Session; onReleased: (text: string) => void }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  if (!license.release_allowed) return null;
+  if (!asking) {
+    return (
+      <button type="button" aria-label={`Release ${device.hwid}`} onClick={() => setAsking(true)}>
+        Release
+      </button>
+    );
+  }
+  return (
+    <div class="confirm" role="group" aria-label={`Release ${device.hwid}?`}>
+      <p>The program stops working on {device.hwid} and can be activated on another computer.</p>
+      <div class="row">
+        <button
+          type="button"
+          class="danger"
+          disabled={busy}
+          onClick={async () => {
+            setBusy(true);
+            setError(null);
+            try {
+              await portal('release-device', { license_key: license.key, hwid: device.hwid }, session.token);
+              onReleased(`${device.hwid} was released from ${license.key}.`);
+            } catch (caught) {
+              setError(caught);
+              setBusy(false);
+            }
+          }}
+        >
+          Release {device.hwid}
+        </button>
+        <button type="button" onClick={() => setAsking(false)}>
+          Keep it
+        </button>
+      </div>
+      <ErrorNote error={error} />
+    </div>
+  );
+}
+
+function Billing({ license, session }: { license: PortalLicense; session: Session }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            const { url } = await portal<{ url: string }>('billing', { license_key: license.key }, session.token);
+            location.assign(url);
+          } catch (caught) {
+            setError(caught);
+            setBusy(false);
+          }
+        }}
+      >
+        {busy ? 'Opening billing…' : 'Manage billing'}
+      </button>
+      <ErrorNote error={error} />
+    </>
+  );
+}
+
+function LicenseCard({ license, branding, session, onChanged }: { license: PortalLicense; branding: Branding; session: Session; onChanged: (text: string) => void }) {
+  const [filing, setFiling] = useState(false);
+  const titleId = `license-${license.key}`;
+  return (
+    <section class="card" aria-labelledby={titleId}>
+      <h2 id={titleId}>
+        <code>{license.key}</code>
+      </h2>
+      <dl class="facts">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <span class={`badge ${license.status}`}>{license.status}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Expires</dt>
+          <dd>{license.expires_at ? <Time iso={license.expires_at} /> : 'When first used, the clock starts'}</dd>
+        </div>
+        <div>
+          <dt>Plan</dt>
+          <dd>{license.subscription_name ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Features</dt>
+          <dd>{license.features.length > 0 ? license.features.join(', ') : 'None'}</dd>
+        </div>
+      </dl>
+      {license.usage.length > 0 && (
+        <>
+          <h3>Usage</h3>
+          <ul class="usage">
+            {license.usage.map((counter) => (
+              <li key={counter.counter}>
+                <span>
+                  {counter.counter}: {counter.used} of {counter.limit} this {counter.period}
+                </span>
+                <meter min={0} max={counter.limit} value={Math.min(counter.used, counter.limit)} aria-label={`${counter.counter} used`} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h3>Devices</h3>
+      {license.devices.length === 0 ? (
+        <p class="hint">No device uses this license now.</p>
+      ) : (
+        <ul class="devices">
+          {license.devices.map((device) => (
+            <li key={device.hwid}>
+              <div>
+                <code>{device.hwid}</code>
+                {device.lease_expires_at && (
+                  <small class="hint">
+                    {' '}
+                    {device.borrowed ? 'borrowed' : 'in use'} until <Time iso={device.lease_expires_at} />
+                  </small>
+                )}
+                {device.file_expires_at && (
+                  <small class="hint">
+                    {' '}
+                    license file until <Time iso={device.file_expires_at} />
+                  </small>
+                )}
+              </div>
+              {branding.allow_device_release && <Release license={license} device={device} session={session} onReleased={onChanged} />}
+            </li>
+          ))}
+        </ul>
+      )}
+      {branding.allow_device_release && !license.release_allowed && license.next_release_at && (
+        <p class="hint">
+          The next device can be released from <Time iso={license.next_release_at} />.
+        </p>
+      )}
+      <div class="row">
+        {branding.allow_license_files && (
+          <button type="button" aria-expanded={filing} onClick={() => setFiling(!filing)}>
+            License file for an offline computer
+          </button>
+        )}
+        {license.billing !== false && <Billing license={license} session={session} />}
+      </div>
+      {filing && <ActivationForm licenseKey={license.key} token={session.token} />}
+    </section>
+  );
+}
+
+/** The signed-in customer's licenses of this application, each with its devices and what may be done with them. */
+export function Licenses({ branding, session, onSessionEnded }: { branding: Branding; session: Session; onSessionEnded: (error: unknown) => void }) {
+  const [licenses, setLicenses] = useState<PortalLicense[] | undefined>();
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState('');
+  const load = async () => {
+    try {
+      setLicenses(await portal<PortalLicense[]>('licenses', {}, session.token));
+      setError(null);
+    } catch (caught) {
+      if (caught instanceof ServiceError && caught.code === 'INVALID_SESSION') onSessionEnded(caught);
+      else setError(caught);
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, [session.token]);
+  return (
+    <section aria-labelledby="licenses-title">
+      <h1 id="licenses-title">Your licenses</h1>
+      <Notice text={notice} />
+      <ErrorNote error={error} />
+      {!licenses && !error && (
+        <p class="loading" role="status">
+          Loading your licenses…
+        </p>
+      )}
+      {licenses?.length === 0 && <p>No license of {branding.name} carries this email address.</p>}
+      {licenses?.map((license) => (
+        <LicenseCard
+          key={license.key}
+          license={license}
+          branding={branding}
+          session={session}
+          onChanged={(text) => {
+            setNotice(text);
+            void load();
+          }}
+        />
+      ))}
+    </section>
+  );
+}
