@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { buildDashboard } from '../dashboard/build';
+import { buildPortal } from '../portal/build';
 import type { FunctionName } from '../functions/routes';
 import { functionEntries, lambdaBuildOptions, xrayChunkCommand } from './bundling';
 
@@ -52,4 +53,9 @@ class LocalBundling implements ILocalBundling {
 /** The dashboard's static files, built at synth like the Lambda bundles, so a fresh clone synthesizes offline with no prior build step. */
 export function dashboardFiles(): string {
   return buildDashboard(mkdtempSync(path.join(tmpdir(), 'licensing-dashboard-')));
+}
+
+/** The customers' portal's static files, built at synth like the dashboard's. */
+export function portalFiles(): string {
+  return buildPortal(mkdtempSync(path.join(tmpdir(), 'licensing-portal-')));
 }

@@ -111,6 +111,11 @@ export class ServiceFunctions extends Construct {
     }
   }
 
+  /** Sets `PORTAL_URL` on every function of a route group: the portal's address, for the links in the emails they send. */
+  setPortalUrl(url: string): void {
+    for (const group of groups) this.functions[group].addEnvironment('PORTAL_URL', url);
+  }
+
   private createFunction(name: FunctionName, { settings, data }: ServiceFunctionsProps): lambda.Function {
     const id = pascalCase(name);
     const { timeout, reservedConcurrency } = sizing(name, settings);

@@ -33,6 +33,10 @@ export class LicensingStack extends Stack {
     new CfnOutput(this, 'EventBusName', { value: service.eventBus.eventBusName, description: 'EventBridge bus of application, license, subscription and blacklist events' });
     new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: service.eventsDeadLetterQueue.queueUrl, description: 'Events and stream records that could not be delivered' });
     if (service.dashboardUrl) new CfnOutput(this, 'DashboardUrl', { value: service.dashboardUrl, description: 'The owners\' dashboard (sign in with an API key)' });
+    if (service.portal) {
+      new CfnOutput(this, 'PortalUrl', { value: service.portal.url, description: 'The customers\' portal: <PortalUrl>?app=<app_id>' });
+      new CfnOutput(this, 'PortalDistributionDomain', { value: service.portal.distribution.distributionDomainName, description: 'Where the DNS record of portalDomainName points (CNAME or alias)' });
+    }
   }
 
   /**
@@ -46,7 +50,7 @@ export class LicensingStack extends Stack {
   protected override allocateLogicalId(element: CfnElement): string {
     const service = this.node.tryFindChild('Default');
     if (!(service instanceof LicensingService) || !element.node.scopes.includes(service)) return super.allocateLogicalId(element);
-    const parts = new Set<IConstruct>(service.node.children.filter((child) => child.node.id !== 'Dashboard'));
+    const parts = new Set<IConstruct>(service.node.children.filter((child) => child.node.id !== 'Dashboard' && child.node.id !== 'Portal'));
     const pathBefore = (scopes: readonly IConstruct[]) => scopes.slice(scopes.indexOf(this) + 1).filter((scope) => !parts.has(scope));
     const children = [...parts].flatMap((part) => part.node.children);
     // Asked once per resource: worked out again only when the parts have gained children since.

@@ -93,37 +93,42 @@ function named(value: string, pseudo: string): string {
   return Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value;
 }
 
-/** What the dashboard's findings are about (lib/dashboard.ts): its bucket, its distribution and the role that deploys to them. */
-interface DashboardParts extends IConstruct {
-  bucket: IConstruct;
+/** What a static site's findings are about (lib/static-site.ts): its bucket, its distribution and the role that deploys to them. */
+interface StaticSiteParts extends IConstruct {
+  bucket: IConstruct & { node: { defaultChild?: IConstruct } };
   distribution: IConstruct;
   deployment: { handlerRole: IConstruct };
 }
 
-/** The dashboard's findings: public static files with no secrets, deployed by CDK's own BucketDeployment. */
-export function acknowledgeDashboardFindings(site: DashboardParts): void {
+/**
+ * A static site's findings (the dashboard, the portal): public static files with no secrets,
+ * deployed by CDK's own BucketDeployment. `what` names the files, `viewers` says who signs in
+ * and what decides their access.
+ */
+export function acknowledgeStaticSiteFindings(site: StaticSiteParts, { what, viewers }: { what: string; viewers: string }): void {
   const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
-  acknowledge(site.bucket, 'AwsSolutions-S1', 'The bucket holds only the built dashboard, readable by its distribution alone; requests are seen at CloudFront and at the API, where they carry data.');
-  acknowledge(site.distribution, 'AwsSolutions-CFR1', 'Owners sign in from anywhere; the API key, not the viewer\'s country, decides access.');
+  acknowledge(site.bucket, 'AwsSolutions-S1', `The bucket holds only ${what}, readable by its distribution alone; requests are seen at CloudFront and at the API, where they carry data.`);
+  acknowledge(site.distribution, 'AwsSolutions-CFR1', viewers);
   acknowledge(site.distribution, 'AwsSolutions-CFR2', 'The distribution serves only static files; every request that reads or changes data goes to the API, which has its own throttles and optional WAF.');
-  acknowledge(site.distribution, 'AwsSolutions-CFR3', 'Static files only: access logs would record page loads, never data; API access logs record every management call.');
+  acknowledge(site.distribution, 'AwsSolutions-CFR3', 'Static files only: access logs would record page loads, never data; API access logs record every call.');
   acknowledge(
     site.distribution,
     'AwsSolutions-CFR4',
     'The cloudfront.net default certificate fixes the minimum TLS version; owners who need TLS 1.2 minimum front it with their own domain and certificate.',
   );
   const handler = Stack.of(site).node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
-  if (!handler) throw new Error('CDK\'s BucketDeployment function was not found: the dashboard has no deployment');
-  acknowledge(handler, 'AwsSolutions-L1', 'CDK\'s BucketDeployment handler, whose runtime CDK picks; it runs only while a deployment copies the dashboard.');
+  if (!handler) throw new Error(`CDK's BucketDeployment function was not found: ${what} has no deployment`);
+  acknowledge(handler, 'AwsSolutions-L1', 'CDK\'s BucketDeployment handler, whose runtime CDK picks; it runs only while a deployment copies a site\'s files.');
   const role = site.deployment.handlerRole;
   acknowledge(role, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', 'CDK\'s BucketDeployment handler role; it only writes its own logs with it.');
-  for (const finding of ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*', 'Action::s3:DeleteObject*', 'Action::s3:Abort*', 'Resource::<DashboardBucketA782FB5B.Arn>/*', 'Resource::*']) {
-    acknowledge(role, `AwsSolutions-IAM5[${finding}]`, 'CDK\'s BucketDeployment grants: copy the asset into the dashboard bucket and invalidate its distribution (CloudFront invalidations take no resource ARN).');
+  const bucketId = Stack.of(site).getLogicalId(site.bucket.node.defaultChild as CfnElement);
+  for (const finding of ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*', 'Action::s3:DeleteObject*', 'Action::s3:Abort*', `Resource::<${bucketId}.Arn>/*`, 'Resource::*']) {
+    acknowledge(role, `AwsSolutions-IAM5[${finding}]`, 'CDK\'s BucketDeployment grants: copy the asset into the site\'s bucket and invalidate its distribution (CloudFront invalidations take no resource ARN).');
   }
   const { account, region } = Stack.of(site);
   acknowledge(
     role,
     `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${named(account, 'AccountId')}-${named(region, 'Region')}/*]`,
-    'CDK\'s BucketDeployment reads the dashboard asset from the bootstrap asset bucket.',
+    'CDK\'s BucketDeployment reads the site\'s files from the bootstrap asset bucket.',
   );
 }

@@ -1,4 +1,5 @@
 import { Lazy } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -18,6 +19,7 @@ import { Firewall } from './firewall';
 import { ServiceFunctions } from './functions';
 import { Monitoring } from './monitoring';
 import { acknowledgeNagFindings } from './nag';
+import { PortalSite } from './portal-site';
 import { WebhookDelivery } from './webhooks';
 import { settingsFromProps, type LicensingServiceProps, type Settings } from './settings';
 
@@ -55,6 +57,10 @@ export class LicensingService extends Construct {
   readonly dashboard: DashboardSite | undefined;
   /** The dashboard's URL, when it is deployed. */
   readonly dashboardUrl: string | undefined;
+  /** The customers' portal; absent when the `portal` prop is false. */
+  readonly portal: PortalSite | undefined;
+  /** The portal's URL (its custom domain when `portalDomainName` is set), when it is deployed. */
+  readonly portalUrl: string | undefined;
   /** Absent unless `enableWaf` or `cloudFrontOriginSecret` is set. */
   readonly firewall: Firewall | undefined;
   /**
@@ -113,6 +119,21 @@ export class LicensingService extends Construct {
       ? new DashboardSite(this, 'Dashboard', { apiUrl: this.api.url, apiOrigin: api.origin, logRetentionDays: settings.logRetentionDays })
       : undefined;
     this.dashboardUrl = this.dashboard?.url;
+    this.portal = settings.portal
+      ? new PortalSite(this, 'Portal', {
+          apiUrl: this.api.url,
+          apiOrigin: api.origin,
+          logRetentionDays: settings.logRetentionDays,
+          deploymentLogs: this.dashboard?.deploymentLogs,
+          domain:
+            settings.portalDomainName && settings.portalCertificateArn
+              ? { name: settings.portalDomainName, certificate: acm.Certificate.fromCertificateArn(this, 'PortalCertificate', settings.portalCertificateArn) }
+              : undefined,
+        })
+      : undefined;
+    this.portalUrl = this.portal?.url;
+    // The functions refer to the distribution (or the custom name), which refers only to the API's id: no cycle.
+    if (this.portalUrl) functions.setPortalUrl(this.portalUrl);
 
     acknowledgeNagFindings(this, settings, Object.values(this.functions).map((fn) => fn.role!), {
       consumerRole: this.functions.events.role!,

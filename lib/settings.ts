@@ -104,6 +104,15 @@ export interface LicensingServiceProps {
   readonly managementCorsOrigin?: string;
   /** Days audit items are kept (their TTL). @default 90 */
   readonly auditRetentionDays?: number;
+  /**
+   * The customers' portal: a private S3 bucket behind CloudFront, beside the dashboard. Each
+   * application still switches its own portal on (`portal` in /app/settings). @default true
+   */
+  readonly portal?: boolean;
+  /** The portal's own domain name (portal.example.com), served with `portalCertificateArn`; point its DNS at the PortalDistributionDomain output. */
+  readonly portalDomainName?: string;
+  /** The ACM certificate of `portalDomainName`: CloudFront takes certificates of us-east-1 only. */
+  readonly portalCertificateArn?: string;
 }
 
 /** Every setting resolved: defaults applied, values checked. */
@@ -112,7 +121,7 @@ export type Settings = { -readonly [K in Exclude<keyof LicensingServiceProps, Un
 };
 
 /** The settings whose default is to be left unset. */
-type Unset = 'cloudFrontOriginSecret' | 'alarmEmail' | 'managementCorsOrigin';
+type Unset = 'cloudFrontOriginSecret' | 'alarmEmail' | 'managementCorsOrigin' | 'portalDomainName' | 'portalCertificateArn';
 
 export type ContextReader = (key: keyof LicensingServiceProps) => unknown;
 
@@ -231,6 +240,21 @@ function resolveSettings(source: Source): Settings {
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {
     throw new SettingsError(`${name('alarmEmail')} must be an email address, got "${alarmEmail}"`);
   }
+  const portal = flag(source, 'portal', true);
+  const portalDomainName = text(source, 'portalDomainName')?.toLowerCase();
+  const portalCertificateArn = text(source, 'portalCertificateArn');
+  if (portalDomainName !== undefined && !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(portalDomainName)) {
+    throw new SettingsError(`${name('portalDomainName')} must be a domain name such as portal.example.com, got "${portalDomainName}"`);
+  }
+  if (portalCertificateArn !== undefined && !/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/.test(portalCertificateArn)) {
+    throw new SettingsError(`${name('portalCertificateArn')} must be the ARN of an ACM certificate in us-east-1 (CloudFront takes no other region), got "${portalCertificateArn}"`);
+  }
+  if ((portalDomainName === undefined) !== (portalCertificateArn === undefined)) {
+    throw new SettingsError(`${name('portalDomainName')} and ${name('portalCertificateArn')} go together: a custom domain is served with its certificate`);
+  }
+  if (portalDomainName !== undefined && !portal) {
+    throw new SettingsError(`${name('portalDomainName')} needs the portal, which portal=false leaves out`);
+  }
   return {
     stage,
     endpointType,
@@ -263,6 +287,9 @@ function resolveSettings(source: Source): Settings {
     dashboard: flag(source, 'dashboard', true),
     managementCorsOrigin,
     auditRetentionDays: integer(source, 'auditRetentionDays', 90, 1, 3650),
+    portal,
+    portalDomainName,
+    portalCertificateArn,
   };
 }
 

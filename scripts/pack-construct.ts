@@ -5,12 +5,13 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { buildDashboard } from '../dashboard/build';
+import { buildPortal } from '../portal/build';
 import type { FunctionName } from '../functions/routes';
 import { functionEntries, lambdaBuildOptions, xrayChunkCommand } from '../lib/bundling';
 
 /**
  * `npm run pack:construct`: builds construct/ (the LicensingService construct, its
- * Lambda bundles and the dashboard) and packs it with npm. The tarball's path is the
+ * Lambda bundles, the dashboard and the portal) and packs it with npm. The tarball's path is the
  * last line of stdout; everything else goes to stderr.
  */
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -31,6 +32,7 @@ await Promise.all(
 );
 log(`lambda bundles: ${Object.keys(functionEntries).join(', ')}`);
 buildDashboard(join(dist, 'dashboard'));
+buildPortal(join(dist, 'portal'));
 
 /** The package's lib/code.ts is construct/src/code.ts: code built ahead, not bundled at synth. */
 const prebuiltCode: Plugin = {

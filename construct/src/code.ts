@@ -6,7 +6,7 @@ import type * as source from '../../lib/code';
 
 /**
  * lib/code.ts as the package has it: the bundles scripts/pack-construct.ts built
- * beside this module (dist/lambda/<name>/, dist/dashboard/), so an app that
+ * beside this module (dist/lambda/<name>/, dist/dashboard/, dist/portal/), so an app that
  * installs the package needs neither esbuild nor this repository's sources.
  * The package is CommonJS, so its folder is __dirname.
  */
@@ -14,3 +14,5 @@ export const serviceFunction: typeof source.serviceFunction = (scope: Construct,
   new lambda.Function(scope, id, { ...props, code: lambda.Code.fromAsset(path.join(__dirname, 'lambda', name)), handler: 'index.handler' });
 
 export const dashboardFiles: typeof source.dashboardFiles = () => path.join(__dirname, 'dashboard');
+
+export const portalFiles: typeof source.portalFiles = () => path.join(__dirname, 'portal');

@@ -146,7 +146,7 @@ describe('the construct package in an owner\'s CDK app', () => {
     expect(JSON.stringify(outputs.LicensingClientApiUrl.Value)).toContain(`{"Ref":"${apiId}"}`);
   });
 
-  it('deploys the Lambda code and the dashboard bundled in the tarball, built by nobody at synth', () => {
+  it('deploys the Lambda code, the dashboard and the portal bundled in the tarball, built by nobody at synth', () => {
     const service = ofType('AWS::Lambda::Function').filter(([, fn]) => fn.Metadata?.['aws:cdk:path']?.startsWith('OwnerStack/Licensing/Functions/'));
     const names = readdirSync(join(packageDir, 'dist', 'lambda')).sort();
     expect(names).toEqual([...functionNames].sort());
@@ -157,10 +157,12 @@ describe('the construct package in an owner\'s CDK app', () => {
       expect(sameBytes(join(asset, 'index.mjs'), join(packageDir, 'dist', 'lambda', name, 'index.mjs'))).toBe(true);
     }
     const deployment = ofType('Custom::CDKBucketDeployment');
-    expect(deployment).toHaveLength(1);
-    const dashboardAsset = readdirSync(outDir, { withFileTypes: true }).find(
+    expect(deployment).toHaveLength(2);
+    const siteAssets = readdirSync(outDir, { withFileTypes: true }).filter(
       (entry) => entry.isDirectory() && entry.name.startsWith('asset.') && readdirSync(join(outDir, entry.name)).includes('app.js'),
-    )!;
-    expect(sameBytes(join(outDir, dashboardAsset.name, 'app.js'), join(packageDir, 'dist', 'dashboard', 'app.js'))).toBe(true);
+    );
+    const built = (site: string) => siteAssets.filter((asset) => sameBytes(join(outDir, asset.name, 'app.js'), join(packageDir, 'dist', site, 'app.js')));
+    expect(built('dashboard')).toHaveLength(1);
+    expect(built('portal')).toHaveLength(1);
   });
 });

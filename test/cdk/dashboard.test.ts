@@ -16,7 +16,8 @@ describe('the dashboard site', () => {
   });
 
   it('lets only its CloudFront distribution read the bucket, through origin access control', () => {
-    template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    // One each for the dashboard and the customers' portal (test/cdk/portal.test.ts).
+    template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 2);
     template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
       OriginAccessControlConfig: Match.objectLike({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' }),
     });
@@ -38,8 +39,9 @@ describe('the dashboard site', () => {
 
   it('sends a CSP without inline scripts, HSTS and no framing with every file', () => {
     const policies = template.findResources('AWS::CloudFront::ResponseHeadersPolicy');
-    expect(Object.keys(policies)).toHaveLength(1);
-    const security = Object.values(policies)[0]!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    const dashboard = Object.entries(policies).filter(([id]) => id.startsWith('DashboardHeaders'));
+    expect(dashboard).toHaveLength(1);
+    const security = dashboard[0]![1].Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
     const csp = JSON.stringify(security.ContentSecurityPolicy.ContentSecurityPolicy);
 
     expect(csp).toContain("script-src 'self'");
@@ -52,7 +54,7 @@ describe('the dashboard site', () => {
 
   it('writes config.json with the API address at deploy time and outputs the dashboard URL', () => {
     template.hasResourceProperties('Custom::CDKBucketDeployment', { DistributionPaths: ['/*'] });
-    const deployment = Object.values(template.findResources('Custom::CDKBucketDeployment'))[0]!;
+    const deployment = Object.entries(template.findResources('Custom::CDKBucketDeployment')).find(([id]) => id.startsWith('DashboardFiles'))![1];
     // config.json's markers resolve at deploy time to the API's id and stage: the URL is not known at synth.
     const markers = JSON.stringify(deployment.Properties.SourceMarkers);
     expect(markers).toMatch(/"Ref":"Api[0-9A-F]{8}"/);
@@ -61,7 +63,7 @@ describe('the dashboard site', () => {
   });
 
   it('is left out with dashboard=false', () => {
-    const without = synthesize({ dashboard: 'false' }, { bundle: false }).template;
+    const without = synthesize({ dashboard: 'false', portal: 'false' }, { bundle: false }).template;
     without.resourceCountIs('AWS::CloudFront::Distribution', 0);
     without.resourceCountIs('AWS::S3::Bucket', 0);
     expect(Object.keys(without.findOutputs('DashboardUrl'))).toEqual([]);

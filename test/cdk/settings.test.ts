@@ -36,6 +36,9 @@ describe('readSettings', () => {
       dashboard: true,
       managementCorsOrigin: undefined,
       auditRetentionDays: 90,
+      portal: true,
+      portalDomainName: undefined,
+      portalCertificateArn: undefined,
     });
   });
 

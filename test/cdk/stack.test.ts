@@ -586,7 +586,7 @@ describe('operations', () => {
 
   it('outputs what the admin CLI and the deploy guide name', () => {
     const outputs = synth.template.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DashboardUrl', 'EventBusName', 'EventsDeadLetterQueueUrl', 'RestApiId', 'SigningKmsKeyArn', 'TableName', 'UsagePlanId']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DashboardUrl', 'EventBusName', 'EventsDeadLetterQueueUrl', 'PortalDistributionDomain', 'PortalUrl', 'RestApiId', 'SigningKmsKeyArn', 'TableName', 'UsagePlanId']);
     expect(outputs.TableName!.Value).toEqual({ Ref: logicalId(synth.stack, synth.service.table) });
     expect(outputs.UsagePlanId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.service.usagePlan) });
     expect(outputs.RestApiId!.Value).toEqual({ Ref: logicalId(synth.stack, synth.service.api) });
