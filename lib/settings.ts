@@ -1,4 +1,4 @@
-import type { LogLevel, ViewerHeader } from '../functions/core/config';
+import { isSesIdentity, type LogLevel, type ViewerHeader } from '../functions/core/config';
 
 export type EndpointType = 'edge' | 'regional';
 
@@ -113,6 +113,13 @@ export interface LicensingServiceProps {
   readonly portalDomainName?: string;
   /** The ACM certificate of `portalDomainName`: CloudFront takes certificates of us-east-1 only. */
   readonly portalCertificateArn?: string;
+  /**
+   * The Amazon SES identity the service sends email from (customer portal sign-in codes, a Stripe
+   * buyer's keys): a domain (mail from `no-reply@<domain>`) or one address, verified in SES in the
+   * stack's region. Only the functions that send may send, and only from it. Unset: no email, and
+   * the customer portal cannot be switched on.
+   */
+  readonly sesIdentity?: string;
 }
 
 /** Every setting resolved: defaults applied, values checked. */
@@ -121,7 +128,7 @@ export type Settings = { -readonly [K in Exclude<keyof LicensingServiceProps, Un
 };
 
 /** The settings whose default is to be left unset. */
-type Unset = 'cloudFrontOriginSecret' | 'alarmEmail' | 'managementCorsOrigin' | 'portalDomainName' | 'portalCertificateArn';
+type Unset = 'cloudFrontOriginSecret' | 'alarmEmail' | 'managementCorsOrigin' | 'sesIdentity' | 'portalDomainName' | 'portalCertificateArn';
 
 export type ContextReader = (key: keyof LicensingServiceProps) => unknown;
 
@@ -255,6 +262,10 @@ function resolveSettings(source: Source): Settings {
   if (portalDomainName !== undefined && !portal) {
     throw new SettingsError(`${name('portalDomainName')} needs the portal, which portal=false leaves out`);
   }
+  const sesIdentity = text(source, 'sesIdentity');
+  if (sesIdentity !== undefined && !isSesIdentity(sesIdentity)) {
+    throw new SettingsError(`${name('sesIdentity')} must be a domain such as example.com or an address such as licenses@example.com (an SES identity), got "${sesIdentity}"`);
+  }
   return {
     stage,
     endpointType,
@@ -290,6 +301,7 @@ function resolveSettings(source: Source): Settings {
     portal,
     portalDomainName,
     portalCertificateArn,
+    sesIdentity,
   };
 }
 
