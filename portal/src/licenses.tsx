@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { portal, ServiceError, type Branding, type Session } from './api';
 import { ActivationForm } from './activate';
-import { ErrorNote, Notice, Time } from './ui';
+import { ErrorNote, Notice, Time, useFocusOnMount } from './ui';
 
 interface Counter {
   counter: string;
@@ -90,6 +90,8 @@ function Billing({ license, session }: { license: PortalLicense; session: Sessio
           setError(null);
           try {
             const { url } = await portal<{ url: string }>('billing', { license_key: license.key }, session.token);
+            // Only ever on to Stripe's page over https: the answer decides where this tab goes.
+            if (!/^https:\/\//.test(url)) throw new Error('The service answered with no billing address. Try again later.');
             location.assign(url);
           } catch (caught) {
             setError(caught);
@@ -197,6 +199,8 @@ export function Licenses({ branding, session, onSessionEnded }: { branding: Bran
   const [licenses, setLicenses] = useState<PortalLicense[] | undefined>();
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
+  // Signed in: the screen starts at its heading, for keyboards and screen readers alike.
+  const heading = useFocusOnMount<HTMLHeadingElement>();
   const load = async () => {
     try {
       setLicenses(await portal<PortalLicense[]>('licenses', {}, session.token));
@@ -211,7 +215,9 @@ export function Licenses({ branding, session, onSessionEnded }: { branding: Bran
   }, [session.token]);
   return (
     <section aria-labelledby="licenses-title">
-      <h1 id="licenses-title">Your licenses</h1>
+      <h1 id="licenses-title" ref={heading} tabIndex={-1}>
+        Your licenses
+      </h1>
       <Notice text={notice} />
       <ErrorNote error={error} />
       {!licenses && !error && (

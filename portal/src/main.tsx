@@ -38,7 +38,7 @@ function Frame({ branding, session, onSignOut, children }: { branding?: Branding
         )}
       </header>
       <main>{children}</main>
-      {branding?.support_url && (
+      {branding?.support_url && /^https?:\/\//.test(branding.support_url) && (
         <footer>
           Need help? <a href={branding.support_url} rel="noopener noreferrer" target="_blank">Contact support</a>
         </footer>
