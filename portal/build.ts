@@ -7,8 +7,8 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 
 /**
  * The files the portal is made of, besides config.json, which whoever serves it writes.
- * `activate/index.html` is the page the `<portal url>/activate/#<request>` links of the
- * app libraries open: index.html with its files one folder up.
+ * The index.html in `activate/` is the page the `<portal url>/activate/#<request>` links
+ * of the app libraries open: the portal's own index.html, its files one folder up.
  */
 export const portalFiles = ['index.html', 'activate/index.html', 'app.js', 'app.css', 'favicon.svg'] as const;
 
