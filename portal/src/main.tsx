@@ -121,6 +121,8 @@ function PortalPage({ appId, linkCode }: { appId: string; linkCode?: string }) {
 
 async function start() {
   const root = document.getElementById('app')!;
+  // Preact renders beside what the container holds: the "Loading…" of index.html goes first.
+  root.textContent = '';
   const activating = /\/activate\/$/.test(location.pathname);
   const hash = location.hash;
   // Nothing of the hash (a code, or a request holding a license key) stays in the address bar or history.
