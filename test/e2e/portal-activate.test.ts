@@ -2,10 +2,9 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { LicenseClient } from '../../clients/app-typescript/src/index';
 import { expectAccessible } from '../support/axe';
-import { api, newLicense, serviceAndBrowser } from '../support/browser';
+import { api, desktopAndPhone, expectNoHorizontalScroll, newLicense, serviceAndBrowser } from '../support/browser';
 import { timeFor } from '../support/time';
 
 /**
@@ -16,15 +15,6 @@ import { timeFor } from '../support/time';
  */
 const session = serviceAndBrowser();
 
-const viewports = [
-  ['desktop', { width: 1366, height: 900 }],
-  ['phone', { width: 390, height: 844 }],
-] as const;
-
-async function noHorizontalScroll(page: Page, screen: string) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect({ screen, overflow }).toEqual({ screen, overflow: 0 });
-}
 
 /** A program of the demo application as a customer's offline computer runs it: the app library with a state directory. */
 async function program(): Promise<LicenseClient> {
@@ -51,7 +41,7 @@ describe('the portal site', () => {
     await context.close();
   }, 60_000);
 
-  it.each(viewports)('turns an activation request link into a license file the program accepts, without sign-in (%s)', async (name, viewport) => {
+  it.each(desktopAndPhone)('turns an activation request link into a license file the program accepts, without sign-in (%s)', async (name, viewport) => {
     const key = await newLicense(session.service, { hwid_lock: true, max_devices: 2 });
     const app = await program();
     const { request, link } = await app.activationRequest({ license: key, hwid: `OFFLINE-${name.toUpperCase()}`, lifetimeSeconds: 7200, portalUrl: `${session.service.url}/portal/` });
@@ -67,7 +57,7 @@ describe('the portal site', () => {
     expect(await page.getByLabel('Activation request').inputValue()).toBe(request);
     await page.getByText(`For the device OFFLINE-${name.toUpperCase()} and the license ${key}.`).waitFor();
     await expectAccessible(page, `activation page (${name})`);
-    if (viewport.width < 500) await noHorizontalScroll(page, 'activation page');
+    if (viewport.width < 500) await expectNoHorizontalScroll(page, 'activation page');
 
     await page.getByRole('button', { name: 'Make license file' }).click();
     await page.getByRole('status').getByText(`License file made for OFFLINE-${name.toUpperCase()}: download it and copy it to that computer.`).waitFor();
@@ -80,7 +70,7 @@ describe('the portal site', () => {
     const claims = await app.loadLicenseFile(file);
     expect(claims).toMatchObject({ sub: key, hwid: `OFFLINE-${name.toUpperCase()}`, air_gapped: true });
     await expectAccessible(page, `activation page, file made (${name})`);
-    if (viewport.width < 500) await noHorizontalScroll(page, 'activation page, file made');
+    if (viewport.width < 500) await expectNoHorizontalScroll(page, 'activation page, file made');
 
     const record = (await api<{ files: { hwid: string; air_gapped: boolean }[] }>(session.service, '/license/get', { license_key: key })).body.data;
     expect(record.files.map((made) => [made.hwid, made.air_gapped])).toEqual([[`OFFLINE-${name.toUpperCase()}`, true]]);

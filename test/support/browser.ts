@@ -28,6 +28,8 @@ export interface StartedService {
   appId: string;
   /** The dashboard link of the banner, with its one-time sign-in code. */
   signInLink: string;
+  /** Its DATA_DIR: the emails it sends are files in its outbox/. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startService(env: Record<string, string> = {}): Promise<St
   });
   return {
     ...banner,
+    dataDir,
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((done) => child.once('exit', done));
@@ -145,4 +148,16 @@ export async function openDashboard(session: { readonly service: StartedService;
   await signIn(page, `${session.service.url.replace('127.0.0.1', 'localhost')}/dashboard/`, session.service.apiKey);
   await page.getByRole('heading', { name: 'Licenses' }).waitFor();
   return { context, page };
+}
+
+/** The two widths every customer-facing screen is checked at: a laptop's and a phone's. */
+export const desktopAndPhone = [
+  ['desktop', { width: 1366, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+] as const;
+
+/** Fails the test when the page is wider than the window: on a phone, nothing may need a sideways scroll. */
+export async function expectNoHorizontalScroll(page: Page, screen: string): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect({ screen, overflow }).toEqual({ screen, overflow: 0 });
 }
