@@ -261,7 +261,8 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
       const site = { dir: options.dashboard.dir, apiUrl: options.dashboard.apiUrl ?? baseUrl };
       if (await serveSite('dashboard', site, pathname, response)) return;
     }
-    if (options.portal && (request.method === 'GET' || request.method === 'HEAD')) {
+    // A route's own path under /portal/ stays the API's, which answers other methods than POST with 405.
+    if (options.portal && (request.method === 'GET' || request.method === 'HEAD') && !findRoute(pathname)) {
       if (await serveSite('portal', { dir: options.portal.dir, apiUrl: options.portal.apiUrl ?? baseUrl }, pathname, response)) return;
     }
     if (options.dashboard?.signInCodes && request.method === 'POST' && pathname === signInPath) {
