@@ -141,7 +141,14 @@ function LicenseCard({ license, branding, session, onChanged }: { license: Porta
             {license.usage.map((counter) => (
               <li key={counter.counter}>
                 <span>
-                  {counter.counter}: {counter.used} of {counter.limit} this {counter.period}
+                  {counter.counter}: {counter.used} of {counter.limit}
+                  {counter.period === 'none' ? '' : ` this ${counter.period}`}
+                  {counter.resets_at && (
+                    <small class="hint">
+                      {' '}
+                      (starts again <Time iso={counter.resets_at} />)
+                    </small>
+                  )}
                 </span>
                 <meter min={0} max={counter.limit} value={Math.min(counter.used, counter.limit)} aria-label={`${counter.counter} used`} />
               </li>
