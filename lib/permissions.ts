@@ -106,9 +106,10 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       // create-bulk under a request_id records each chunk written in its plan, in the chunk's transaction.
       { actions: ['dynamodb:UpdateItem'], partitions: ['request'] },
       { actions: ['dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'], partitions: ['app', 'license'] },
-      // /license/find reads the licenses bound to a device from its entries (`APP#<id>#DEV#<hwid>`); the listing
-      // sorted by expiry reads the app's expiry order (`APP#<id>#BYEXPIRY`).
-      { actions: ['dynamodb:Query'], partitions: ['devices', 'expiryOrder'] },
+      // /license/find reads the licenses bound to a device from its entries (`APP#<id>#DEV#<hwid>`) and those of an
+      // email from its entries (`APP#<id>#EMAIL#<email>`); the listing sorted by expiry reads the app's expiry order
+      // (`APP#<id>#BYEXPIRY`).
+      { actions: ['dynamodb:Query'], partitions: ['devices', 'expiryOrder', 'emails'] },
     ],
     queriesIndexes: ['app'],
     indexes: ['gsi2'],
