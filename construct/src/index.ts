@@ -1,6 +1,6 @@
 /**
  * The construct package: the same LicensingService class bin/app.ts deploys, built
- * by scripts/pack-construct.ts with its Lambda code and dashboard already bundled.
+ * by scripts/pack-construct.ts with its Lambda code, dashboard and portal already bundled.
  */
 export { LicensingService } from '../../lib/service';
 export type { ClientHttpApi } from '../../lib/client-api';
