@@ -14,11 +14,10 @@ interface Counter {
 
 interface Device {
   hwid: string;
-  /** A floating seat's lease: until when the device holds it. */
-  lease_expires_at?: string | null;
-  borrowed?: boolean;
-  /** The device's live license file, when it has one. */
-  file_expires_at?: string | null;
+  /** A floating seat's lease: until when the device holds it, and whether it was borrowed for offline use. */
+  lease: { expires_at: string; borrowed: boolean } | null;
+  /** The device's live license files. */
+  files: { issued_at: string; expires_at: string; air_gapped: boolean }[];
 }
 
 export interface PortalLicense {
@@ -28,17 +27,17 @@ export interface PortalLicense {
   subscription_name: string | null;
   features: string[];
   usage: Counter[];
+  max_devices: number;
   devices: Device[];
-  release_allowed: boolean;
-  next_release_at: string | null;
-  billing?: boolean;
+  /** Whether a device may be released now under the license's reset rules, and from when the next may. */
+  release: { allowed_now: boolean; next_at: string | null };
 }
 
 function Release({ license, device, session, onReleased }: { license: PortalLicense; device: Device; session: Session; onReleased: (text: string) => void }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  if (!license.release_allowed) return null;
+  if (!license.release.allowed_now) return null;
   if (!asking) {
     return (
       <button type="button" aria-label={`Release ${device.hwid}`} onClick={() => setAsking(true)}>
@@ -156,7 +155,9 @@ function LicenseCard({ license, branding, session, onChanged }: { license: Porta
           </ul>
         </>
       )}
-      <h3>Devices</h3>
+      <h3>
+        Devices ({license.devices.length} of {license.max_devices})
+      </h3>
       {license.devices.length === 0 ? (
         <p class="hint">No device uses this license now.</p>
       ) : (
@@ -165,27 +166,25 @@ function LicenseCard({ license, branding, session, onChanged }: { license: Porta
             <li key={device.hwid}>
               <div>
                 <code>{device.hwid}</code>
-                {device.lease_expires_at && (
+                {device.lease && (
                   <small class="hint">
-                    {' '}
-                    {device.borrowed ? 'borrowed' : 'in use'} until <Time iso={device.lease_expires_at} />
+                    {device.lease.borrowed ? 'Borrowed' : 'In use'} until <Time iso={device.lease.expires_at} />
                   </small>
                 )}
-                {device.file_expires_at && (
-                  <small class="hint">
-                    {' '}
-                    license file until <Time iso={device.file_expires_at} />
+                {device.files.map((file) => (
+                  <small class="hint" key={file.issued_at}>
+                    License file{file.air_gapped ? ' (offline activation)' : ''} until <Time iso={file.expires_at} />
                   </small>
-                )}
+                ))}
               </div>
               {branding.allow_device_release && <Release license={license} device={device} session={session} onReleased={onChanged} />}
             </li>
           ))}
         </ul>
       )}
-      {branding.allow_device_release && !license.release_allowed && license.next_release_at && (
+      {branding.allow_device_release && !license.release.allowed_now && license.release.next_at && (
         <p class="hint">
-          The next device can be released from <Time iso={license.next_release_at} />.
+          The next device can be released from <Time iso={license.release.next_at} />.
         </p>
       )}
       <div class="row">
@@ -194,7 +193,7 @@ function LicenseCard({ license, branding, session, onChanged }: { license: Porta
             License file for an offline computer
           </button>
         )}
-        {license.billing !== false && <Billing license={license} session={session} />}
+        <Billing license={license} session={session} />
       </div>
       {filing && <ActivationForm licenseKey={license.key} token={session.token} />}
     </section>
