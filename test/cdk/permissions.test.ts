@@ -58,6 +58,10 @@ describe('table access per function', () => {
       keys.apiKeyByTeam('t', 'c', 'k').gsi1pk,
       keys.trialClaim('a', 'h').pk,
       keys.trialAddress('a', 'x').pk,
+      keys.portalCode('a', 'e').pk,
+      keys.portalEmailSignIns('a', 'e').pk,
+      keys.portalAddressSignIns('a', 'x').pk,
+      keys.portalSession('t').pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
@@ -69,6 +73,7 @@ describe('table access per function', () => {
         'webhook', 'webhookByApp', 'webhooksOfApp', 'webhookCount', 'delivery', 'deliveryPrefix',
         'stripeConnection', 'stripeLicenses', 'stripeEvent',
         'trialClaim', 'trialAddress',
+        'portalCode', 'portalEmailSignIns', 'portalAddressSignIns', 'portalSession',
       ].sort(),
     );
   });

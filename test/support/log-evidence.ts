@@ -13,7 +13,7 @@ export interface LoggedLine {
   line: string;
 }
 
-export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret';
+export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret' | 'email address' | 'portal code' | 'portal token';
 
 export interface SecretValue {
   kind: SecretKind;
@@ -45,6 +45,11 @@ const secretFields: Record<string, SecretKind> = {
   api_key: 'stripe secret',
   webhook_secret_ciphertext: 'stripe secret',
   api_key_ciphertext: 'stripe secret',
+  // The customer portal: a customer's address (in bodies and on licenses), the emailed code, the session's token.
+  email: 'email address',
+  code: 'portal code',
+  token: 'portal token',
+  authorization: 'portal token',
 };
 
 const testFile = (): string => {
@@ -127,6 +132,7 @@ const shapes: { kind: string; pattern: RegExp }[] = [
   { kind: 'PEM private key', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/ },
   { kind: 'JWK private key (d)', pattern: /\\*"d\\*"\s*:\s*\\*"[A-Za-z0-9_-]{20,}/ },
   { kind: 'Stripe signing secret or restricted key', pattern: /\b(?:whsec|rk_test|rk_live|sk_test|sk_live)_[A-Za-z0-9+/=]{12,}/ },
+  { kind: 'portal session token', pattern: /lps_[A-Za-z0-9]{43}/ },
   { kind: 'license-key-shaped string', pattern: /(?<![0-9A-Z])[0-9A-HJKMNP-TV-Z]{5}(?:-[0-9A-HJKMNP-TV-Z]{5}){4}(?![0-9A-Z])/ },
 ];
 
