@@ -11,7 +11,7 @@ import type { IndexName } from '../functions/data/table';
  * `npm test` holds every call of every route's tests to these grants, and
  * fails on a grant no call used (test/after-run/iam-conformance.test.ts).
  */
-export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'stripe' | 'webhook' | 'webhooksOfApp' | 'devices' | 'expiryOrder' | 'migration';
+export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'stripe' | 'webhook' | 'webhooksOfApp' | 'devices' | 'expiryOrder' | 'migration' | 'emails';
 
 /** `LIC#x` → `LIC#`: what every partition key of that entity begins with. */
 function prefixOf(partitionKey: string): string {
@@ -39,6 +39,7 @@ export const partitionPrefixes: Record<Partition, string> = {
   expiryOrder: prefixOf(keys.expiryOrderOf('-')),
   // Only the admin CLI and `npm start` read and write these: no function is granted them.
   migration: prefixOf(keys.migration('-').pk),
+  emails: prefixOf(keys.licensesOfEmail('-', '-')),
 };
 
 /**
@@ -52,6 +53,7 @@ const appScoped: Partial<Record<Partition, string>> = {
   webhooksOfApp: keys.webhooksOfApp('*'),
   devices: keys.devicesOf('*', '*'),
   expiryOrder: keys.expiryOrderOf('*'),
+  emails: keys.licensesOfEmail('*', '*'),
 };
 
 /** `dynamodb:LeadingKeys` patterns (ForAllValues:StringLike) for these partitions. */
@@ -104,9 +106,10 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       // create-bulk under a request_id records each chunk written in its plan, in the chunk's transaction.
       { actions: ['dynamodb:UpdateItem'], partitions: ['request'] },
       { actions: ['dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'], partitions: ['app', 'license'] },
-      // /license/find reads the licenses bound to a device from its entries (`APP#<id>#DEV#<hwid>`); the listing
-      // sorted by expiry reads the app's expiry order (`APP#<id>#BYEXPIRY`).
-      { actions: ['dynamodb:Query'], partitions: ['devices', 'expiryOrder'] },
+      // /license/find reads the licenses bound to a device from its entries (`APP#<id>#DEV#<hwid>`) and those of an
+      // email from its entries (`APP#<id>#EMAIL#<email>`); the listing sorted by expiry reads the app's expiry order
+      // (`APP#<id>#BYEXPIRY`).
+      { actions: ['dynamodb:Query'], partitions: ['devices', 'expiryOrder', 'emails'] },
     ],
     queriesIndexes: ['app'],
     indexes: ['gsi2'],
@@ -194,13 +197,13 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   },
   // The stream consumer only writes, in transactions: marks of records done and audit items are new items,
   // counters (daily, the totals of /app/stats, expiry counts: all under `APP#<id>#STATS`) are added to; the
-  // lookup entries of /license/find and the listing by expiry (`APP#<id>#DEV#<hwid>`, `APP#<id>#BYEXPIRY`) are put
-  // and deleted in batches.
+  // lookup entries of /license/find and the listing by expiry (`APP#<id>#DEV#<hwid>`, `APP#<id>#BYEXPIRY`) and the
+  // licenses of each customer email (`APP#<id>#EMAIL#<email>`) are put and deleted in batches.
   events: {
     grants: [
       { actions: ['dynamodb:PutItem'], partitions: ['streamRecord', 'audit'] },
       { actions: ['dynamodb:UpdateItem'], partitions: ['dailyStats'] },
-      { actions: ['dynamodb:BatchWriteItem'], partitions: ['devices', 'expiryOrder'] },
+      { actions: ['dynamodb:BatchWriteItem'], partitions: ['devices', 'expiryOrder', 'emails'] },
     ],
     queriesIndexes: [],
   },

@@ -117,6 +117,14 @@ export const keys = {
    */
   licenseByExpiry: (appId: string, expiresAt: string, licenseItemPk: string): ItemKey => ({ pk: keys.expiryOrderOf(appId), sk: `${expiresAt}#${licenseItemPk}` }),
   expiryOrderOf: (appId: string): string => `APP#${appId}#BYEXPIRY`,
+  /**
+   * A license that carries a customer's email address (stored lower-cased):
+   * one item per license under the address's partition, named by the license's
+   * item key, so the licenses of one email are read with one query. Kept by the
+   * events consumer like `boundDevice`.
+   */
+  licenseByEmail: (appId: string, email: string, licenseItemPk: string): ItemKey => ({ pk: keys.licensesOfEmail(appId, email), sk: licenseItemPk }),
+  licensesOfEmail: (appId: string, email: string): string => `APP#${appId}#EMAIL#${email}`,
   /** Marks a data step of an upgrade as done on this table (`npm start` runs each once on a data directory). */
   migration: (name: string): ItemKey => ({ pk: `MIGRATION#${name}`, sk: 'MIGRATION' }),
 

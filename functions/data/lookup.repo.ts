@@ -1,7 +1,7 @@
 import { itemId } from './batch-get';
 import { batchWrite, readPage, type Table } from './db';
 import { keys, type ItemKey } from './keys';
-import { boundDevicesOf, maxLicensesPerDevice, type EntryChange } from './model/lookup';
+import { boundDevicesOf, maxLicensesPerDevice, maxLicensesPerEmail, type EntryChange } from './model/lookup';
 
 /** The lookup entries a license item has, by item id; none for an item that is no license of an app. */
 function entriesOf(license: Record<string, unknown> | undefined): Map<string, EntryChange> {
@@ -12,6 +12,7 @@ function entriesOf(license: Record<string, unknown> | undefined): Map<string, En
     entries.set(itemId(key), { key, item: { ...key, app_id: appId, license_key: license.key, license_pk: licensePk, ...fields } });
   for (const hwid of boundDevicesOf(license)) add(keys.boundDevice(appId, hwid, licensePk), { hwid });
   if (typeof license.expires_at === 'string') add(keys.licenseByExpiry(appId, license.expires_at, licensePk), { expires_at: license.expires_at });
+  if (typeof license.email === 'string') add(keys.licenseByEmail(appId, license.email, licensePk), { email: license.email });
   return entries;
 }
 
@@ -41,13 +42,27 @@ export async function apply(table: Table, changes: readonly EntryChange[]): Prom
   await batchWrite(table, requests, 'lookup entries');
 }
 
-/** The item keys of the licenses that list `hwid` as bound, at most `maxLicensesPerDevice` (one query). */
-export async function licensesBoundTo(table: Table, appId: string, hwid: string): Promise<ItemKey[]> {
+/** The item keys of the licenses whose entries make one partition, at most `limit` (one query). */
+async function licensesListedIn(table: Table, partitionKey: string, limit: number): Promise<ItemKey[]> {
   const page = await readPage(table, {
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.devicesOf(appId, hwid) },
+    ExpressionAttributeValues: { ':pk': partitionKey },
     ProjectionExpression: 'sk',
-    Limit: maxLicensesPerDevice,
+    Limit: limit,
   });
   return page.items.map((item) => ({ pk: String(item.sk), sk: keys.license('').sk }));
+}
+
+/** The item keys of the licenses that list `hwid` as bound, at most `maxLicensesPerDevice` (one query). */
+export async function licensesBoundTo(table: Table, appId: string, hwid: string): Promise<ItemKey[]> {
+  return licensesListedIn(table, keys.devicesOf(appId, hwid), maxLicensesPerDevice);
+}
+
+/**
+ * The item keys of the application's licenses that carry `email` (as stored:
+ * lower-cased), at most `maxLicensesPerEmail` (one query). The entries follow
+ * the stream: a caller confirms each license it reads still carries the email.
+ */
+export async function licensesWithEmail(table: Table, appId: string, email: string): Promise<ItemKey[]> {
+  return licensesListedIn(table, keys.licensesOfEmail(appId, email), maxLicensesPerEmail);
 }

@@ -84,8 +84,10 @@ function records(table: Table, appId: string, origin: StripeOrigin, licenses: Li
  */
 export function convertTrial(table: Table, eventId: string, part: number, origin: StripeOrigin, before: License, after: License, now: Date): Promise<EventWrite | (string | undefined)[]> {
   const fields = ['subscription_id', 'initial_duration', 'expires_at', 'max_devices', 'hwid_lock', 'tags', 'metadata', 'features'] as const;
+  // The buyer's email, when the purchase had one that is an address, replaces the trial's.
+  const email = after.email === undefined ? {} : { email: after.email };
   const update = new Update()
-    .set(assignments(Object.fromEntries(fields.map((field) => [field, after[field]]))))
+    .set(assignments({ ...Object.fromEntries(fields.map((field) => [field, after[field]])), ...email }))
     .when(conditions.exists, equalities({ team_id: before.team_id, app_id: before.app_id, subscription_id: before.subscription_id }), conditions.tagged(trialTag));
   const converted: TransactItem = { Update: { TableName: table.name, Key: keys.license(before.key), ...update.input() } };
   return applyOnce(table, mark(table, after.app_id, eventId, part, now), [converted, ...records(table, after.app_id, origin, [after])]);

@@ -77,7 +77,7 @@ describe('events', () => {
     const updates = statements.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'))!;
     expect(updates.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APP#*#STATS'] } });
     const batches = statements.find((statement) => [statement.Action].flat().includes('dynamodb:BatchWriteItem'))!;
-    expect(batches.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APP#*#DEV#*', 'APP#*#BYEXPIRY'] } });
+    expect(batches.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APP#*#DEV#*', 'APP#*#BYEXPIRY', 'APP#*#EMAIL#*'] } });
     const puts = statements.find((statement) => [statement.Action].flat().includes('events:PutEvents'))!;
     expect(puts.Resource).toEqual(arnOf(synth.service.eventBus));
     expect(JSON.stringify(statements)).not.toMatch(/dynamodb:(GetItem|Query|Scan|DeleteItem)/);

@@ -53,6 +53,7 @@ describe('table access per function', () => {
       keys.stripeEvent('a', 'evt_1', 0).pk,
       keys.boundDevice('a', 'h', keys.license('l').pk).pk,
       keys.licenseByExpiry('a', '2026-01-01T00:00:00.000Z', keys.license('l').pk).pk,
+      keys.licenseByEmail('a', 'ann@example.com', keys.license('l').pk).pk,
       keys.migration('m').pk,
       keys.apiKeyByTeam('t', 'c', 'k').gsi1pk,
       keys.trialClaim('a', 'h').pk,
@@ -61,7 +62,7 @@ describe('table access per function', () => {
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
       [
-        'apiKey', 'apiKeyByTeam', 'apiKeysOfTeam', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'bulkRequest', 'hwid', 'boundDevice', 'devicesOf', 'licenseByExpiry', 'expiryOrderOf', 'expiryPosition', 'migration',
+        'apiKey', 'apiKeyByTeam', 'apiKeysOfTeam', 'app', 'appByTeam', 'appsOfTeam', 'blacklist', 'blacklistPrefix', 'bulkMarker', 'bulkRequest', 'hwid', 'boundDevice', 'devicesOf', 'licenseByExpiry', 'expiryOrderOf', 'expiryPosition', 'migration', 'licenseByEmail', 'licensesOfEmail',
         'license', 'licenseByApp', 'licenseCandidates', 'licenseOf', 'licensePosition', 'licensesOfApp',
         'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'statsTotals', 'expiryCount', 'expirySortKey', 'streamRecord', 'entityOf',

@@ -13,7 +13,7 @@ export interface LoggedLine {
   line: string;
 }
 
-export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret';
+export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret' | 'email';
 
 export interface SecretValue {
   kind: SecretKind;
@@ -45,6 +45,9 @@ const secretFields: Record<string, SecretKind> = {
   api_key: 'stripe secret',
   webhook_secret_ciphertext: 'stripe secret',
   api_key_ciphertext: 'stripe secret',
+  // A customer's address: on licenses and their lookup entries, in bodies, and in a Checkout Session's customer details.
+  email: 'email',
+  customer_email: 'email',
 };
 
 const testFile = (): string => {

@@ -47,3 +47,18 @@ export const hwidResetIntervalField = z.int().check(z.minimum(0), z.maximum(MAX_
 
 /** Floating seats (docs/licensing-models.md, "Floating seats"): null binds seats for good, else 60 s to 30 days per lease. */
 export const leaseSecondsField = z.nullable(z.int().check(z.minimum(leaseSecondsLimits.min), z.maximum(leaseSecondsLimits.max)));
+
+/** The longest address SMTP carries (a 256-octet path less its angle brackets). */
+export const maxEmailLength = 254;
+
+/**
+ * A customer's email address: trimmed and lower-cased before it is checked, so
+ * `Ann@Example.com ` and `ann@example.com` are one address wherever it is stored
+ * or looked up.
+ */
+export const emailField = z.string().check(
+  z.trim(),
+  z.toLowerCase(),
+  z.maxLength(maxEmailLength, `must be an email address of at most ${maxEmailLength} characters`),
+  z.regex(z.regexes.email, 'must be an email address'),
+);

@@ -45,6 +45,8 @@ export const licenseSchema = z.lazy(() =>
     usage_limits: z.optional(z.record(z.string(), usageLimitField)),
     /** License files (license-file.ts): each device's latest, by `jti`; absent until the license's first file. */
     files: z.optional(z.record(z.string(), storedFileSchema)),
+    /** The customer's email address, lower-cased (fields.ts emailField); absent while the license has none. */
+    email: z.optional(z.string()),
   }),
 );
 export type License = Omit<z.infer<typeof licenseSchema>, 'hwids' | 'max_devices' | 'lease_seconds' | 'leases' | 'files'> & {
