@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { readConfig, readLocalConfig } from '#core/config';
 import { createDeps, forRequest, type Deps, type WebhookSetup } from '#core/deps';
 import { loadMasterKey, localKeyVault } from '#core/key-vault';
+import { createLogger } from '#core/logger';
+import { outboxMailer } from '#core/mail/outbox';
 import { sha256Hex } from '#core/ids';
 import { bootstrap } from '../functions/admin/owners';
 import { buildDashboard } from '../dashboard/build';
@@ -65,7 +67,10 @@ async function main() {
   // Redeliveries from the webhook routes go to the local delivery queue, made below once the deps exist.
   let deliveryQueue: LocalDeliveryQueue | undefined;
   const webhooks: WebhookSetup = { policy: 'local', queue: { send: (message, delaySeconds) => deliveryQueue!.send(message, delaySeconds) } };
-  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client, keyVault, webhooks });
+  const outbox = join(local.dataDir, 'outbox');
+  // Every message goes to a file; the console line that names it prints at every log level but silent.
+  const mailer = outboxMailer(outbox, createLogger(config.logLevel === 'silent' ? 'silent' : 'info'));
+  const deps = createDeps({ ...config, dynamodbEndpoint: store.endpoint }, { client: store.client, keyVault, webhooks, mailer });
   // The delivery function's code on an in-memory queue, on the deployed schedule; http and loopback targets are allowed here only.
   deliveryQueue = startLocalDeliveryQueue({
     deps: { ...forRequest(deps, undefined, deliveryActor), keyVault, policy: 'local', attemptTimeoutMs },
@@ -89,6 +94,8 @@ async function main() {
     // Built at every start (esbuild, well under a second), so the dashboard always matches the checkout.
     dashboard: { dir: buildDashboard(join(local.dataDir, 'dashboard')), signInCodes },
   });
+  // Emails link to this server's portal unless PORTAL_URL names another; the port is known only now.
+  deps.config.portalUrl ??= `${server.url}/portal/`;
   // The events consumer over the store's stream, as the event source mapping runs it on AWS.
   const events = await startLocalEventStream({
     client: store.client,
@@ -113,6 +120,7 @@ async function main() {
       `  API docs:   ${server.url}/docs/ (OpenAPI document: ${server.url}/openapi.json)`,
       `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
       '  webhooks:   delivered from an in-memory queue; http and loopback targets allowed (docs/webhooks.md#locally)',
+      `  email:      written to ${outbox}/, one file a message, each named on the console (docs/portal.md#email)`,
       '',
       'Try it:',
       `  curl -s ${server.url}/subscription/create -H 'x-api-key: ${owner.api_key}' -H 'Content-Type: application/json' \\`,

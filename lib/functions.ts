@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -7,6 +7,7 @@ import type { LogLevel as ServiceLogLevel } from '../functions/core/config';
 import { groups, sideOf, type FunctionName } from '../functions/routes';
 import { serviceFunction } from './code';
 import type { ServiceData } from './data';
+import { emailUse } from './permissions';
 import { trustedViewerHeaders, type Settings } from './settings';
 
 /**
@@ -148,13 +149,22 @@ export class ServiceFunctions extends Construct {
         DEBUG: String(settings.debug),
         TRACING: String(tracing),
         ...(keyActions ? { SIGNING_KMS_KEY_ID: data.signingKey.keyArn } : {}),
+        ...(settings.sesIdentity && emailUse[name] ? { SES_IDENTITY: settings.sesIdentity } : {}),
         ...nodeOptions(settings),
       },
     });
     data.grantTableAccess(role, name);
     if (keyActions) data.grantSigningKeyUse(role, keyActions);
+    if (settings.sesIdentity && emailUse[name] === 'send') {
+      role.addToPolicy(new iam.PolicyStatement({ actions: ['ses:SendEmail'], resources: [sesIdentityArn(this, settings.sesIdentity)] }));
+    }
     return fn;
   }
+}
+
+/** The ARN of an SES identity of the stack's account and region. */
+export function sesIdentityArn(scope: Construct, identity: string): string {
+  return Stack.of(scope).formatArn({ service: 'ses', resource: 'identity', resourceName: identity });
 }
 
 export function pascalCase(name: string): string {

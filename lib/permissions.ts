@@ -208,3 +208,12 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
     queriesIndexes: [],
   },
 };
+
+/**
+ * What each function does with the stack's SES identity (setting `sesIdentity`): `send` is granted
+ * `ses:SendEmail` on that identity's ARN alone; `know` is only told it (`SES_IDENTITY`), as the app
+ * function is, to refuse switching the customer portal on in a deployment that cannot send.
+ */
+export const emailUse: Partial<Record<FunctionName, 'send' | 'know'>> = {
+  app: 'know',
+};

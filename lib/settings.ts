@@ -1,4 +1,4 @@
-import type { LogLevel, ViewerHeader } from '../functions/core/config';
+import { isSesIdentity, type LogLevel, type ViewerHeader } from '../functions/core/config';
 
 export type EndpointType = 'edge' | 'regional';
 
@@ -104,6 +104,13 @@ export interface LicensingServiceProps {
   readonly managementCorsOrigin?: string;
   /** Days audit items are kept (their TTL). @default 90 */
   readonly auditRetentionDays?: number;
+  /**
+   * The Amazon SES identity the service sends email from (customer portal sign-in codes, a Stripe
+   * buyer's keys): a domain (mail from `no-reply@<domain>`) or one address, verified in SES in the
+   * stack's region. Only the functions that send may send, and only from it. Unset: no email, and
+   * the customer portal cannot be switched on.
+   */
+  readonly sesIdentity?: string;
 }
 
 /** Every setting resolved: defaults applied, values checked. */
@@ -112,7 +119,7 @@ export type Settings = { -readonly [K in Exclude<keyof LicensingServiceProps, Un
 };
 
 /** The settings whose default is to be left unset. */
-type Unset = 'cloudFrontOriginSecret' | 'alarmEmail' | 'managementCorsOrigin';
+type Unset = 'cloudFrontOriginSecret' | 'alarmEmail' | 'managementCorsOrigin' | 'sesIdentity';
 
 export type ContextReader = (key: keyof LicensingServiceProps) => unknown;
 
@@ -231,6 +238,10 @@ function resolveSettings(source: Source): Settings {
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {
     throw new SettingsError(`${name('alarmEmail')} must be an email address, got "${alarmEmail}"`);
   }
+  const sesIdentity = text(source, 'sesIdentity');
+  if (sesIdentity !== undefined && !isSesIdentity(sesIdentity)) {
+    throw new SettingsError(`${name('sesIdentity')} must be a domain such as example.com or an address such as licenses@example.com (an SES identity), got "${sesIdentity}"`);
+  }
   return {
     stage,
     endpointType,
@@ -263,6 +274,7 @@ function resolveSettings(source: Source): Settings {
     dashboard: flag(source, 'dashboard', true),
     managementCorsOrigin,
     auditRetentionDays: integer(source, 'auditRetentionDays', 90, 1, 3650),
+    sesIdentity,
   };
 }
 

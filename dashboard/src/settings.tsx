@@ -144,6 +144,7 @@ export function Settings({ app, onAppChanged }: { app: App; onAppChanged: (app: 
         />
       )}
       {settings && <TrialSetting app={app} trial={settings.trial} busy={busy} note={note('Trials')} onSave={(trial, done) => saveSettings('Trials', { trial }, done)} />}
+      {settings && <PortalSetting portal={settings.portal} busy={busy} note={note('Customer portal')} onSave={(portal, done) => saveSettings('Customer portal', { portal }, done)} />}
       {settings && (
         <SecondsSetting
           title="License files"
@@ -285,6 +286,71 @@ function TrialSetting(props: { app: App; trial: Trial; busy: boolean; note: Comp
           {trial && (
             <button type="button" disabled={props.busy} onClick={() => props.onSave(null, said)}>
               Turn trials off
+            </button>
+          )}
+        </div>
+      </Can>
+      {props.note}
+    </CardForm>
+  );
+}
+
+type Portal = AppSettings['portal'];
+
+/** The customer portal (docs/portal.md): on or off, its sender name and support link, and what customers may do there. */
+function PortalSetting(props: { portal: Portal; busy: boolean; note: ComponentChildren; onSave: (portal: Portal, done: (saved: AppSettings) => string) => void }) {
+  const can = useCan()('/app/settings');
+  const { portal } = props;
+  const said = (saved: AppSettings) => (saved.portal.enabled ? 'Customer portal on: customers sign in with a code sent to their email.' : 'Customer portal off: no customer can sign in.');
+  /** What the form holds: the whole setting, as /app/settings takes it. */
+  const read = (form: FormData, enabled: boolean): Portal => {
+    const senderName = String(form.get('sender_name') ?? '').trim();
+    const supportUrl = String(form.get('support_url') ?? '').trim();
+    return {
+      enabled,
+      ...(senderName ? { sender_name: senderName } : {}),
+      ...(supportUrl ? { support_url: supportUrl } : {}),
+      allow_device_release: form.get('allow_device_release') === 'on',
+      allow_license_files: form.get('allow_license_files') === 'on',
+    };
+  };
+  const key = JSON.stringify(portal);
+  return (
+    <CardForm
+      path="/app/settings"
+      class="card stack"
+      aria-label="Customer portal"
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSave(read(new FormData(event.currentTarget), true), said);
+      }}
+    >
+      <h2>Customer portal</h2>
+      <p>
+        {portal.enabled
+          ? 'On: the people whose licenses carry their email sign in with a code sent to it, and see their keys, devices and usage.'
+          : 'Off: customers cannot sign in. Turning it on needs a deployment that sends email (the stack setting sesIdentity on AWS).'}
+      </p>
+      <Field label="Sender name (optional)">
+        <input name="sender_name" maxLength={64} readOnly={!can} defaultValue={portal.sender_name ?? ''} key={key} />
+      </Field>
+      <Field label="Support link (https, optional)">
+        <input name="support_url" type="url" pattern="https://.*" readOnly={!can} defaultValue={portal.support_url ?? ''} key={key} />
+      </Field>
+      <label class="check">
+        <input name="allow_device_release" type="checkbox" disabled={!can} defaultChecked={portal.allow_device_release} key={key} /> Customers may release a device
+      </label>
+      <label class="check">
+        <input name="allow_license_files" type="checkbox" disabled={!can} defaultChecked={portal.allow_license_files} key={key} /> Customers may get license files
+      </label>
+      <Can path="/app/settings">
+        <div class="row">
+          <button type="submit" disabled={props.busy}>
+            {portal.enabled ? 'Save portal' : 'Turn portal on'}
+          </button>
+          {portal.enabled && (
+            <button type="button" disabled={props.busy} onClick={(event) => props.onSave(read(new FormData(event.currentTarget.form!), false), said)}>
+              Turn portal off
             </button>
           )}
         </div>

@@ -3,6 +3,7 @@ import { roles } from '#shared/roles';
 import { apiKeyIdField, appIdField, hwidResetIntervalField, licenseKeyField, maxDevicesField, nameField, subscriptionIdField } from '#core/domain/fields';
 import { featuresField } from '#shared/entitlements';
 import { trialLimits } from '#data/model/trial';
+import { portalLimits } from '#data/model/portal';
 import { offlineTokenTtl } from '../client/offline-token';
 import { eventTypes } from '../events/derive';
 import { borrowSecondsLimits } from '#data/model/lease';
@@ -42,6 +43,25 @@ const trialField = z.lazy(() =>
   }),
 );
 
+/** What a customer reads as the portal's sender and support link: printable text, an https address. */
+const senderNameField = z
+  .string()
+  .check(z.trim(), z.minLength(1), z.maxLength(portalLimits.maxSenderName), z.refine((name) => !/[\p{Cc}\p{Cf}]/u.test(name), 'must hold no control characters'));
+const supportUrlField = z
+  .string()
+  .check(z.maxLength(portalLimits.maxSupportUrl), z.refine((url) => URL.canParse(url) && new URL(url).protocol === 'https:', 'must be an https URL'));
+
+/** The customer portal (docs/portal.md#switching-it-on): sent whole, defaults filled in. */
+const portalField = z.lazy(() =>
+  z.strictObject({
+    enabled: z._default(z.boolean(), false),
+    sender_name: z.optional(senderNameField),
+    support_url: z.optional(supportUrlField),
+    allow_device_release: z._default(z.boolean(), true),
+    allow_license_files: z._default(z.boolean(), true),
+  }),
+);
+
 export const settingsSchema = z.lazy(() =>
   z.object({
     app_id: appIdField,
@@ -51,6 +71,7 @@ export const settingsSchema = z.lazy(() =>
     max_borrow_seconds: z.optional(z.int().check(z.gte(borrowSecondsLimits.min), z.lte(borrowSecondsLimits.max))),
     max_license_file_seconds: z.optional(z.int().check(z.gte(licenseFileSecondsLimits.min), z.lte(licenseFileSecondsLimits.max))),
     trial: z.optional(z.nullable(trialField)),
+    portal: z.optional(portalField),
   }),
 );
 

@@ -1,8 +1,9 @@
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http/handler';
 import { notFound, ownedApp, ownedSubscription } from '#core/domain/ownership';
-import { invalidInput } from '#core/http/errors';
+import { invalidInput, ManagementError } from '#core/http/errors';
 import type { TrialSettings } from '#data/model/trial';
+import { portalDefaults, type PortalSettings } from '#data/model/portal';
 import { appSettingsFields, type AppSettingsChange } from '#data/model/app';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';
@@ -19,12 +20,15 @@ export interface AppSettings {
   max_borrow_seconds: number;
   max_license_file_seconds: number;
   trial: TrialSettings | null;
+  portal: PortalSettings;
 }
 
 /** `POST /app/settings`: sets what the body names, then answers every setting as stored. */
 export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsSchema>): Promise<AppSettings> {
   const app = await ownedApp(deps, input.teamId, input.app_id);
   if (input.trial) await checkTrialSubscription(deps, input.teamId, app.app_id, input.trial.subscription_id);
+  // The portal signs customers in by emailed code: on, in a deployment that sends no email, no one could sign in.
+  if (input.portal?.enabled && deps.mailer === undefined) throw new ManagementError('NO_EMAIL_SENDER');
   const sent: AppSettingsChange = Object.fromEntries(appSettingsFields.flatMap((field) => (input[field] === undefined ? [] : [[field, input[field]]])));
   if (Object.keys(sent).length > 0 && !(await apps.updateSettings(deps.table, app.app_id, sent))) throw notFound.app();
   const settings: AppSettingsChange = { ...app, ...sent };
@@ -36,6 +40,7 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
     max_borrow_seconds: settings.max_borrow_seconds ?? borrowSecondsLimits.defaultMax,
     max_license_file_seconds: settings.max_license_file_seconds ?? licenseFileSecondsLimits.defaultMax,
     trial: settings.trial ?? null,
+    portal: settings.portal ?? portalDefaults,
   };
 }
 

@@ -50,6 +50,16 @@ export interface Config {
   managementCorsOrigin: string;
   /** Where the `stripe` package sends its API calls (a test's or a local stand-in); unset: Stripe's own API. */
   stripeApiUrl: URL | undefined;
+  /**
+   * The verified Amazon SES identity email is sent from (a domain, or one address), set by the stack
+   * on the functions that send and on the app function (which refuses to switch the portal on without
+   * it); unset locally, where an outbox takes the mail.
+   */
+  sesIdentity: string | undefined;
+  /** The From address: the identity itself when it is an address, `no-reply@<domain>` when it is a domain. */
+  mailFromAddress: string | undefined;
+  /** The customer portal's address, which emails link to (set by the stack; locally the server's `/portal/`). */
+  portalUrl: string | undefined;
 }
 
 export interface LocalConfig {
@@ -132,11 +142,37 @@ function corsOrigin(env: Env, name: string): string {
   return raw;
 }
 
+/** A domain (`example.com`) or one address (`licenses@example.com`), as SES verifies identities; the stack's setting is held to it too. */
+export function isSesIdentity(text: string): boolean {
+  return text.length <= 254 && /^([^@\s"<>,]+@)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(text);
+}
+
+function sesIdentity(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!isSesIdentity(raw)) {
+    throw new ConfigError(`${name} must be an SES identity: a domain such as example.com or an address such as licenses@example.com, got "${raw}"`);
+  }
+  return raw;
+}
+
+function fromAddressOf(identity: string): string {
+  return identity.includes('@') ? identity : `no-reply@${identity}`;
+}
+
+function portalUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw.endsWith('/') ? raw : `${raw}/`;
+}
+
 export function readConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
   if (!logLevels.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
+  const identity = sesIdentity(env, 'SES_IDENTITY');
   return {
     tableName: env.TABLE_NAME || 'licensing',
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
@@ -157,6 +193,9 @@ export function readConfig(env: Env = process.env): Config {
     signAnswers: flag(env, 'SIGN_ANSWERS', true),
     managementCorsOrigin: corsOrigin(env, 'MANAGEMENT_CORS_ORIGIN'),
     stripeApiUrl: apiOrigin(env, 'STRIPE_API_URL'),
+    sesIdentity: identity,
+    mailFromAddress: identity === undefined ? undefined : fromAddressOf(identity),
+    portalUrl: portalUrl(env, 'PORTAL_URL'),
   };
 }
 

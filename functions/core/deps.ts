@@ -6,6 +6,7 @@ import { createItemCache, requestItemCache, type ItemCache } from '#data/item-ca
 import { readConfig, type Config } from './config';
 import { systemClock, type Clock } from '#shared/clock';
 import type { KeyVault } from './key-vault';
+import type { Mailer } from './mail/mailer';
 import { createLogger, withFields, type Logger } from './logger';
 import { createSignerCache, type SignerCache } from './signer-cache';
 import { traceDynamoClient } from './tracing';
@@ -24,6 +25,8 @@ export interface Deps {
   keyVault: KeyVault | undefined;
   /** Applications' decrypted signing keys, kept for the container's life. */
   signers: SignerCache;
+  /** Sends email: SES on a deployment with a sender identity, the outbox locally; undefined where neither is set up. */
+  mailer: Mailer | undefined;
   /** Where redeliveries are queued and which targets are allowed; only the webhook group has it. */
   webhooks: WebhookSetup | undefined;
   /** The applications the request's API key is limited to (docs/api-keys.md); undefined: all of its team's. */
@@ -53,7 +56,10 @@ export interface DeliveryQueue {
 /** Which webhook targets are allowed: `public` on AWS, `local` for `npm start` (functions/delivery/target-policy.ts states the rules). */
 export type TargetPolicy = 'public' | 'local';
 
-export function createDeps(config: Config, overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock; keyVault?: KeyVault; webhooks?: WebhookSetup } = {}): Deps {
+export function createDeps(
+  config: Config,
+  overrides: { client?: DynamoDBClient; logger?: Logger; clock?: Clock; keyVault?: KeyVault; webhooks?: WebhookSetup; mailer?: Mailer } = {},
+): Deps {
   const client = overrides.client ?? createDynamoClient(config);
   const table = createTable(client, config.tableName);
   const clock = overrides.clock ?? systemClock;
@@ -67,6 +73,7 @@ export function createDeps(config: Config, overrides: { client?: DynamoDBClient;
     cache,
     authFailures: new AuthFailureCounter(clock, (entry) => events.addAuthFailures(table, entry.appId, entry.day, entry.count), logger),
     keyVault: overrides.keyVault,
+    mailer: overrides.mailer ?? (config.sesIdentity === undefined ? undefined : lazySesMailer(config.region, config.mailFromAddress!)),
     signers: createSignerCache(),
     webhooks: overrides.webhooks,
   };
@@ -97,4 +104,18 @@ export function lambdaDepsFromEnv(): Promise<Deps> {
 export async function createLambdaDeps(config: Config, keyVault?: KeyVault, webhooks?: WebhookSetup): Promise<Deps> {
   const client = createDynamoClient(config);
   return createDeps(config, { client: config.tracing ? await traceDynamoClient(client) : client, keyVault, webhooks });
+}
+
+/**
+ * The SES mailer, its client loaded and made on the container's first message: most requests of the
+ * groups that may send email never do, and the client is a module of its own in the bundle.
+ */
+function lazySesMailer(region: string, fromAddress: string): Mailer {
+  let mailer: Promise<Mailer> | undefined;
+  return {
+    send: async (message) => {
+      mailer ??= import('./mail/ses-mailer').then(({ createSesClient, sesMailer }) => sesMailer(createSesClient(region), fromAddress));
+      return (await mailer).send(message);
+    },
+  };
 }

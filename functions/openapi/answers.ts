@@ -154,6 +154,14 @@ export const appSettings = z.strictObject({
       per_ip_per_day: z.int(),
     }),
   ),
+  /** The customer portal (docs/portal.md#switching-it-on), defaults filled in. */
+  portal: z.strictObject({
+    enabled: z.boolean(),
+    sender_name: z.optional(z.string()),
+    support_url: z.optional(z.string()),
+    allow_device_release: z.boolean(),
+    allow_license_files: z.boolean(),
+  }),
 });
 
 export const signingKey = z.strictObject({

@@ -1,4 +1,4 @@
-import { awsCallsKind, type AwsCall } from '../support/aws-calls';
+import { awsCallsKind, testSenderAddress, type AwsCall } from '../support/aws-calls';
 import { readEvidence } from '../support/evidence';
 import { denials, grantsOf, invokePermissionFindings, stackIam, unusedGrants } from '../support/iam-conformance';
 import { logicalId, synthesize } from '../cdk/stack-fixture';
@@ -8,14 +8,16 @@ import { logicalId, synthesize } from '../cdk/stack-fixture';
  * authorizer, the events consumer; test/support/aws-calls.ts) against the
  * synthesized template's IAM: each must be allowed by the role of the function
  * that made it, and each grant must be used by some call. DynamoDB Local and
- * the in-process KMS, EventBridge and SQS ignore IAM, so this is where a
+ * the in-process KMS, EventBridge, SQS and SES ignore IAM, so this is where a
  * missing or needless grant shows before a deployment does. Both front doors
  * (clientApi) are judged: the same calls, and API Gateway's invoke permissions
  * of each stack against the routes that need them.
  */
 const calls = readEvidence<AwsCall>(awsCallsKind);
+// The stack sends email from the SES-shaped mailer's identity (test/support/aws-calls.ts, sesShapedMailer).
+const sesIdentity = testSenderAddress.split('@')[1]!;
 const variants = Object.entries({ 'clientApi=rest': {}, 'clientApi=http': { clientApi: 'http' } }).map(([name, context]) => {
-  const { stack, service, template } = synthesize(context, { bundle: false });
+  const { stack, service, template } = synthesize({ ...context, sesIdentity }, { bundle: false });
   const iam = stackIam(
     template,
     Object.fromEntries(Object.entries(service.functions).map(([fn, construct]) => [fn, logicalId(stack, construct.role)])),
@@ -26,6 +28,7 @@ const variants = Object.entries({ 'clientApi=rest': {}, 'clientApi=http': { clie
       deadLetterQueue: logicalId(stack, service.eventsDeadLetterQueue),
       deliveryQueue: logicalId(stack, service.webhooks.queue),
     },
+    sesIdentity,
   );
   return [name, { template, iam }] as const;
 });

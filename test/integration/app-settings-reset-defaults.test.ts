@@ -33,9 +33,9 @@ describe('/app/settings reset defaults', () => {
     const ttlOnly = await settings(owner, { offline_token_ttl: 3600 });
     const again = await settings(owner, { default_hwid_reset_interval: 7 * 86400 });
 
-    expect(initial.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: true, default_hwid_reset_interval: 0, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null });
-    expect(set.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: false, default_hwid_reset_interval: 604800, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null });
-    expect(ttlOnly.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 3600, default_hwid_reset_allowed: false, default_hwid_reset_interval: 604800, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null });
+    expect(initial.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: true, default_hwid_reset_interval: 0, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null, portal: { enabled: false, allow_device_release: true, allow_license_files: true } });
+    expect(set.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: false, default_hwid_reset_interval: 604800, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null, portal: { enabled: false, allow_device_release: true, allow_license_files: true } });
+    expect(ttlOnly.body.data).toEqual({ app_id: owner.app_id, offline_token_ttl: 3600, default_hwid_reset_allowed: false, default_hwid_reset_interval: 604800, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null, portal: { enabled: false, allow_device_release: true, allow_license_files: true } });
     expect(again.body.data).toEqual(ttlOnly.body.data);
   });
 

@@ -137,7 +137,7 @@ describe('every management route, against the document', () => {
     },
     '/blacklist/get-bulk': async () => ({ app_id: owner.app_id }),
     '/app/list': async () => ({}),
-    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600, max_borrow_seconds: 86400, trial: { subscription_id: pro.subscription_id, duration_seconds: 86400 } }),
+    '/app/settings': async () => ({ app_id: owner.app_id, offline_token_ttl: 3600, max_borrow_seconds: 86400, trial: { subscription_id: pro.subscription_id, duration_seconds: 86400 }, portal: { enabled: true, sender_name: 'Contract', support_url: 'https://example.com/help' } }),
     '/app/signing-key': async () => ({ app_id: owner.app_id }),
     '/app/stats': async () => ({ app_id: owner.app_id, days: 3 }),
     '/app/create': async () => ({ name: 'Contract app', request_id: newId() }),
@@ -297,6 +297,11 @@ describe('every management route, against the document', () => {
     const trialOf = (subscriptionId: string) => ({ app_id: owner.app_id, trial: { subscription_id: subscriptionId, duration_seconds: 3600 } });
     await expectOutcome(manage('/app/settings', trialOf(newId())), '404:SUBSCRIPTION_NOT_FOUND');
     await expectOutcome(manage('/app/settings', trialOf(foreignSubscription.subscription_id)), '403:ACCESS_DENIED');
+    // A deployment that sends no email (on AWS: no sesIdentity) refuses to switch the portal on.
+    const mailer = env.deps.mailer;
+    env.deps.mailer = undefined;
+    await expectOutcome(manage('/app/settings', { app_id: owner.app_id, portal: { enabled: true } }), '409:NO_EMAIL_SENDER');
+    env.deps.mailer = mailer;
 
     await expectOutcome(manage('/apikey/create', { role: 'read_only', apps: [unknownApp.app_id] }), '404:APP_NOT_FOUND');
     await expectOutcome(manage('/apikey/create', { role: 'read_only', apps: [foreignApp.app_id] }), '403:ACCESS_DENIED');

@@ -352,7 +352,7 @@ describe('offline tokens', () => {
     const set = await post('/app/settings', { app_id: other.app_id, offline_token_ttl: 120 }, other.auth);
     expect(JSON.parse(set.body)).toEqual({
       success: true,
-      data: { app_id: other.app_id, offline_token_ttl: 120, default_hwid_reset_allowed: true, default_hwid_reset_interval: 0, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null },
+      data: { app_id: other.app_id, offline_token_ttl: 120, default_hwid_reset_allowed: true, default_hwid_reset_interval: 0, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null, portal: { enabled: false, allow_device_release: true, allow_license_files: true } },
     });
     const otherSubscription = await seedSubscription(env.deps, other);
     const otherLicense = await seedLicense(env.deps, otherSubscription);
@@ -457,7 +457,7 @@ describe('signing keys', () => {
     const fresh = await createOwner(env.deps);
     expect(JSON.parse((await post('/app/settings', { app_id: fresh.app_id }, fresh.auth)).body)).toEqual({
       success: true,
-      data: { app_id: fresh.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: true, default_hwid_reset_interval: 0, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null },
+      data: { app_id: fresh.app_id, offline_token_ttl: 604800, default_hwid_reset_allowed: true, default_hwid_reset_interval: 0, max_borrow_seconds: 604800, max_license_file_seconds: 2592000, trial: null, portal: { enabled: false, allow_device_release: true, allow_license_files: true } },
     });
     for (const ttl of [59, 365 * 86400 + 1, 1.5, '120']) {
       const answer = await post('/app/settings', { app_id: fresh.app_id, offline_token_ttl: ttl }, fresh.auth);

@@ -2,6 +2,9 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, type PutEventsCommandInput, type PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
 import { KMSClient, type DecryptCommandInput, type EncryptCommandInput } from '@aws-sdk/client-kms';
 import { SQSClient, type SendMessageBatchCommandInput, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import { SESv2Client, type SendEmailCommandInput } from '@aws-sdk/client-sesv2';
+import type { Mailer } from '#core/mail/mailer';
+import { sesMailer } from '#core/mail/ses-mailer';
 import type { DeliveryQueue } from '#core/deps';
 import type { AttemptMessage } from '../../functions/delivery/queue';
 import { sqsDeliveryQueue } from '../../functions/delivery/sqs-queue';
@@ -21,7 +24,7 @@ import { evidenceEnabled, recordEvidence } from './evidence';
 export interface AwsCall {
   function: string;
   action: string;
-  /** `table`, `index/<name>`, `signingKey`, `eventBus`, `deadLetterQueue` or `deliveryQueue`; the check puts in the template's ARN. */
+  /** `table`, `index/<name>`, `signingKey`, `eventBus`, `deadLetterQueue`, `deliveryQueue` or `senderIdentity`; the check puts in the template's ARN. */
   resource: string;
   /** `dynamodb:LeadingKeys`: the partition key of every item named, or of the partition queried. */
   leadingKeys?: string[];
@@ -122,8 +125,8 @@ export function captureDynamoCalls(client: DynamoDBClient): void {
 type Answer = (command: string, input: Item) => Item | Promise<Item>;
 
 /** A client whose requests never leave the process: each is recorded, then answered by `answer`. */
-function answeredLocally<C extends KMSClient | EventBridgeClient | SQSClient>(client: C, service: string, resource: string, answer: Answer): C {
-  // The three clients' stacks differ only in their input and output types, which this middleware does not use.
+function answeredLocally<C extends KMSClient | EventBridgeClient | SQSClient | SESv2Client>(client: C, service: string, resource: string, answer: Answer): C {
+  // The clients' stacks differ only in their input and output types, which this middleware does not use.
   const stack = client.middlewareStack as unknown as { add(middleware: (next: unknown, context: { commandName?: string }) => (args: { input: unknown }) => Promise<unknown>, options: object): void };
   stack.add(
     (_next, context) => async (args) => {
@@ -191,4 +194,29 @@ export function sqsShapedQueue(target: DeliveryQueue): DeliveryQueue {
     return { MessageId: 'local', MD5OfMessageBody: '' };
   });
   return sqsDeliveryQueue(sqs, 'https://sqs.local/webhook-deliveries');
+}
+
+/** The address the SES-shaped mailer sends from, of the identity the IAM conformance check's stack names. */
+export const testSenderAddress = 'no-reply@example.com';
+
+/**
+ * The deployed functions' SES mailer (functions/core/mail/ses-mailer.ts), its SendEmail calls
+ * recorded against the stack's sender identity and each message handed to `target` (the tests'
+ * outbox) as SES would deliver it.
+ */
+export function sesShapedMailer(target: Mailer): Mailer {
+  const ses = answeredLocally(new SESv2Client(placeholders), 'ses', 'senderIdentity', async (_command, input) => {
+    const email = input as unknown as SendEmailCommandInput;
+    const simple = email.Content!.Simple!;
+    const fromName = /^"((?:[^"\\]|\\.)*)" </.exec(email.FromEmailAddress!)?.[1]?.replace(/\\(.)/g, '$1');
+    await target.send({
+      to: email.Destination!.ToAddresses![0]!,
+      subject: simple.Subject!.Data!,
+      text: simple.Body!.Text!.Data!,
+      html: simple.Body!.Html!.Data!,
+      ...(fromName === undefined ? {} : { fromName }),
+    });
+    return { MessageId: 'local' };
+  });
+  return sesMailer(ses, testSenderAddress);
 }

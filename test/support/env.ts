@@ -9,7 +9,11 @@ import { createDynamoClient } from '#data/db';
 import type { RateLimit } from '../../local/rate-limit';
 import { startLocalServer, type LocalServer } from '../../local/server';
 import { ensureTable } from '../../local/store';
-import { captureDynamoCalls, kmsShapedVault, sqsShapedQueue } from './aws-calls';
+import { captureDynamoCalls, kmsShapedVault, sesShapedMailer, sqsShapedQueue } from './aws-calls';
+import { outboxMailer } from '#core/mail/outbox';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DeliveryQueue } from '#core/deps';
 import type { AttemptMessage } from '../../functions/delivery/queue';
 import { recordingSink, recordSecretsIn, recordTableSecrets } from './log-evidence';
@@ -29,6 +33,8 @@ export interface TestEnv {
   client: DynamoDBClient;
   /** What the webhook routes queue (redeliveries): kept in `sent`, and handed to `target` once a test set one (test/support/webhooks.ts). */
   webhookQueue: { sent: AttemptMessage[]; target: DeliveryQueue | undefined };
+  /** The directory every email the served code sends lands in, one `.eml` file each (test/support/outbox.ts reads it). */
+  outbox: string;
 }
 
 /** A client of the run's DynamoDB Local whose served calls the IAM conformance check judges (test/support/aws-calls.ts). */
@@ -60,7 +66,10 @@ export async function createTestEnv(options: { config?: Partial<Config>; clock?:
   };
   // Loopback receivers are the tests' targets, as in npm start.
   const webhooks = { queue: sqsShapedQueue(forward), policy: 'local' as const };
-  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault, webhooks }), config, logs, logSink, client, webhookQueue };
+  // The deployed functions' SES mailer, its calls checked against the roles' grants, delivering to an outbox of the test's own.
+  const outbox = join(mkdtempSync(join(tmpdir(), 'licensing-test-mail-')), 'outbox');
+  const mailer = sesShapedMailer(outboxMailer(outbox, logger));
+  return { deps: createDeps(config, { client, logger, clock: options.clock, keyVault, webhooks, mailer }), config, logs, logSink, client, webhookQueue, outbox };
 }
 
 export interface TestServer extends TestEnv {
@@ -87,6 +96,7 @@ export async function startTestServer(
     clientRateLimit: options.clientRateLimit,
     inboundRateLimit: options.inboundRateLimit,
   });
+  env.deps.config.portalUrl ??= `${server.url}/portal/`;
   return {
     ...env,
     server,

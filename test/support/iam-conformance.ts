@@ -129,7 +129,7 @@ export interface FunctionIam {
 export interface StackIam {
   functions: Record<string, FunctionIam>;
   keyPolicy: Statement[];
-  /** The ARN of each resource a call names (`table`, `index/<name>`, `signingKey`, `eventBus`, `deadLetterQueue`, `deliveryQueue`). */
+  /** The ARN of each resource a call names (`table`, `index/<name>`, `signingKey`, `eventBus`, `deadLetterQueue`, `deliveryQueue`, `senderIdentity`). */
   arnOf(resource: string): string;
 }
 
@@ -137,7 +137,13 @@ export interface StackIam {
  * The IAM of the template: `roles` names each function's role and `resources`
  * the logical IDs of what calls name; ARNs are resolved in the made-up account.
  */
-export function stackIam(template: Template, roles: Record<string, string>, ids: { table: string; signingKey: string; eventBus: string; deadLetterQueue: string; deliveryQueue: string }): StackIam {
+export function stackIam(
+  template: Template,
+  roles: Record<string, string>,
+  ids: { table: string; signingKey: string; eventBus: string; deadLetterQueue: string; deliveryQueue: string },
+  /** The SES identity the stack was synthesized with (setting `sesIdentity`): not a resource of the template, named by its ARN. */
+  sesIdentity?: string,
+): StackIam {
   const resources = template.toJSON().Resources as Resources;
   const policies = Object.values(resources).filter((resource) => resource.Type === 'AWS::IAM::Policy');
   const functions = Object.fromEntries(
@@ -151,6 +157,10 @@ export function stackIam(template: Template, roles: Record<string, string>, ids:
   );
   const keyPolicy = resolve((resources[ids.signingKey]!.Properties!.KeyPolicy as { Statement: unknown[] }).Statement, resources) as Statement[];
   const arnOf = (resource: string): string => {
+    if (resource === 'senderIdentity') {
+      if (sesIdentity === undefined) throw new Error('the stack was synthesized without sesIdentity');
+      return `arn:aws:ses:${region}:${account}:identity/${sesIdentity}`;
+    }
     const [kind, index] = resource.split('/');
     const id = kind === 'index' ? ids.table : ids[kind as keyof typeof ids];
     if (!id) throw new Error(`no resource ${resource} in the template`);

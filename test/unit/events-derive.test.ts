@@ -182,6 +182,7 @@ describe('events of an application item', () => {
     max_borrow_seconds: null,
     max_license_file_seconds: null,
     trial: null,
+    portal: null,
     signing_key_id: 'kid-1',
   };
   const events = (kind: StreamChange['kind'], before?: Record<string, unknown>, after?: Record<string, unknown>) => effectsOf(change(kind, before, after)).events;

@@ -798,7 +798,7 @@ export interface paths {
         put?: never;
         /**
          * Read or change an application's settings
-         * @description Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `max_license_file_seconds` (2592000 until set, 3600 to 315360000) is the longest license file `/license-file` makes. `trial` (null until set; null turns trials off) configures POST /trial: the tier (`subscription_id`, one of this application's), `duration_seconds` (3,600 to 7,776,000), `max_devices` (default 1), `features`, and `per_ip_per_day` (1 to 1,000, default 5) (docs/management-api.md#trials).
+         * @description Sets the settings the body names and answers all of them; with only `app_id` they are only read. `default_hwid_reset_allowed` (true until set) and `default_hwid_reset_interval` (seconds, 0 until set) are what `/license/create` and `/license/create-bulk` give a new license whose request does not set `hwid_reset_allowed` or `hwid_reset_interval`; existing licenses keep theirs. Each self-service `/reset-hwid` lets another machine obtain an offline token, so an interval at least the offline token lifetime, or resets off, bounds the machines a shared key can serve. `max_license_file_seconds` (2592000 until set, 3600 to 315360000) is the longest license file `/license-file` makes. `trial` (null until set; null turns trials off) configures POST /trial: the tier (`subscription_id`, one of this application's), `duration_seconds` (3,600 to 7,776,000), `max_devices` (default 1), `features`, and `per_ip_per_day` (1 to 1,000, default 5) (docs/management-api.md#trials). `portal` (off until set; sent whole, defaults filled in) is the customer portal: `enabled` (default false), `sender_name` (the From name of its emails, 1 to 64 characters), `support_url` (https), `allow_device_release` and `allow_license_files` (default true); switching it on in a deployment that sends no email is 409 `NO_EMAIL_SENDER` (docs/portal.md#switching-it-on).
          */
         post: operations["appSettings"];
         delete?: never;
@@ -1617,6 +1617,16 @@ export interface components {
                 /** @default 5 */
                 per_ip_per_day?: number;
             } | null;
+            portal?: {
+                /** @default false */
+                enabled?: boolean;
+                sender_name?: string;
+                support_url?: string;
+                /** @default true */
+                allow_device_release?: boolean;
+                /** @default true */
+                allow_license_files?: boolean;
+            };
         };
         AppSigningKeyRequest: {
             /** Format: uuid */
@@ -2209,6 +2219,13 @@ export interface components {
                     features?: string[];
                     per_ip_per_day: number;
                 } | null;
+                portal: {
+                    enabled: boolean;
+                    sender_name?: string;
+                    support_url?: string;
+                    allow_device_release: boolean;
+                    allow_license_files: boolean;
+                };
             };
         };
         AppSigningKeyAnswer: {
@@ -8951,7 +8968,12 @@ export interface operations {
                      *         "default_hwid_reset_interval": 86400,
                      *         "max_borrow_seconds": 604800,
                      *         "max_license_file_seconds": 2592000,
-                     *         "trial": null
+                     *         "trial": null,
+                     *         "portal": {
+                     *           "enabled": false,
+                     *           "allow_device_release": true,
+                     *           "allow_license_files": true
+                     *         }
                      *       }
                      *     }
                      */
@@ -9003,6 +9025,18 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "APP_NOT_FOUND" | "SUBSCRIPTION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description NO_EMAIL_SENDER */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "NO_EMAIL_SENDER";
                     };
                 };
             };

@@ -56,6 +56,7 @@ export const managementErrors = {
   USERNAME_TAKEN: { status: 409, message: 'Username is already used in this application' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The application has 10 webhooks already' },
   WEBHOOK_DISABLED: { status: 409, message: 'The webhook is disabled; enable it before redelivering' },
+  NO_EMAIL_SENDER: { status: 409, message: 'This deployment sends no email (the stack setting sesIdentity is not set), so the customer portal cannot be switched on' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },

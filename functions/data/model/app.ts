@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { trialSettingsSchema } from './trial';
+import { portalSettingsSchema } from './portal';
 
 /** An application's current Ed25519 key pair; the private half only as the key vault's ciphertext. */
 export const storedSigningKeySchema = z.lazy(() =>
@@ -33,12 +34,14 @@ export const appSchema = z.lazy(() =>
     default_hwid_reset_interval: z.optional(z.int().check(z.nonnegative())),
     /** Trials of devices that ask (POST /trial); absent or null: none. */
     trial: z.optional(z.nullable(trialSettingsSchema)),
+    /** The customer portal (docs/portal.md); absent: off. */
+    portal: z.optional(portalSettingsSchema),
   }),
 );
 export type App = z.infer<typeof appSchema>;
 
 /** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
-export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval', 'max_borrow_seconds', 'max_license_file_seconds', 'trial'] as const satisfies readonly (keyof App)[];
+export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval', 'max_borrow_seconds', 'max_license_file_seconds', 'trial', 'portal'] as const satisfies readonly (keyof App)[];
 
 /** What `/app/update` and the admin CLI's `app rename` and `app set-status` change: an `app.updated` event. */
 export type AppChange = Partial<Pick<App, 'name' | 'status'>>;
