@@ -216,4 +216,6 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
  */
 export const emailUse: Partial<Record<FunctionName, 'send' | 'know'>> = {
   app: 'know',
+  // A Stripe purchase emails the buyer their keys when the application's portal is on.
+  integration: 'send',
 };
