@@ -50,6 +50,7 @@ export const routes = [
   { path: '/license/update-features', group: 'license', access: 'manage' },
   { path: '/license/update-usage-limits', group: 'license', access: 'manage' },
   { path: '/license/reset-usage', group: 'license', access: 'manage' },
+  { path: '/license/update-email', group: 'license', access: 'manage' },
 
   { path: '/hwid/edit', group: 'hwid', access: 'support' },
   { path: '/hwid/toggle-lock', group: 'hwid', access: 'manage' },

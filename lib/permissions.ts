@@ -107,9 +107,10 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       // create-bulk under a request_id records each chunk written in its plan, in the chunk's transaction.
       { actions: ['dynamodb:UpdateItem'], partitions: ['request'] },
       { actions: ['dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'], partitions: ['app', 'license'] },
-      // /license/find reads the licenses bound to a device from its entries (`APP#<id>#DEV#<hwid>`); the listing
-      // sorted by expiry reads the app's expiry order (`APP#<id>#BYEXPIRY`).
-      { actions: ['dynamodb:Query'], partitions: ['devices', 'expiryOrder'] },
+      // /license/find reads the licenses bound to a device from its entries (`APP#<id>#DEV#<hwid>`) and those of an
+      // email from its entries (`APP#<id>#EMAIL#<email>`); the listing sorted by expiry reads the app's expiry order
+      // (`APP#<id>#BYEXPIRY`).
+      { actions: ['dynamodb:Query'], partitions: ['devices', 'expiryOrder', 'emails'] },
     ],
     queriesIndexes: ['app'],
     indexes: ['gsi2'],
@@ -230,6 +231,8 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
  */
 export const emailUse: Partial<Record<FunctionName, 'send' | 'know'>> = {
   app: 'know',
+  // A Stripe purchase emails the buyer their keys when the application's portal is on.
+  integration: 'send',
   // Sign-in codes.
   portal: 'send',
 };

@@ -69,6 +69,7 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
     ['HWID reset interval', license.hwid_reset_interval === 0 ? 'none' : duration(license.hwid_reset_interval)],
     ['Last HWID reset', <Time iso={license.last_hwid_reset_at} />],
     ['Username', license.username ?? '—'],
+    ['Email', license.email ?? '—'],
     ['Tags', license.tags.length > 0 ? <Tags tags={license.tags} /> : '—'],
   ];
 
@@ -317,6 +318,32 @@ export function LicenseDetail({ licenseKey, subscriptions, listHref, onDeleted }
             Save credentials
           </button>
           {note('Credentials')}
+        </form></Can>
+
+        <Can path="/license/update-email"><form
+          class="card"
+          aria-label="Customer email"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const email = String(new FormData(event.currentTarget).get('email')).trim();
+            void act('Email', '/license/update-email', { email }, 'Email saved.');
+          }}
+        >
+          <h2>Customer email</h2>
+          <Field label="Email">
+            <input name="email" type="email" required maxLength={254} autocomplete="off" defaultValue={license.email ?? ''} key={license.email ?? ''} />
+          </Field>
+          <div class="row">
+            <button type="submit" disabled={busy}>
+              Save email
+            </button>
+            {license.email && (
+              <button type="button" class="quiet" disabled={busy} onClick={() => void act('Email', '/license/update-email', { email: null }, 'Email removed.')}>
+                Remove email
+              </button>
+            )}
+          </div>
+          {note('Email')}
         </form></Can>
 
         <MetadataEditor metadata={license.metadata} busy={busy} onSave={(metadata) => void act('Metadata', '/license/update-metadata', { metadata }, 'Metadata saved.')} note={note('Metadata')} />

@@ -4,11 +4,11 @@ import { call, type App, type Body, type BulkPath, type License } from './api';
 import { href, navigate, paths } from './routes';
 import { csv, download, ErrorNote, useAction } from './ui';
 
-type Found = { matched: ('key' | 'username' | 'hwid')[]; license: License };
+type Found = { matched: ('key' | 'username' | 'hwid' | 'email')[]; license: License };
 
-const matchedWords = { key: 'key', username: 'username', hwid: 'bound device' } as const;
+const matchedWords = { key: 'key', username: 'username', hwid: 'bound device', email: 'email' } as const;
 
-/** The results of /license/find for the query in the address (`q`): licenses of this app by key, username or bound HWID. */
+/** The results of /license/find for the query in the address (`q`): licenses of this app by key, username, bound HWID or customer email. */
 export function SearchResults({ app, query, onClear }: { app: App; query: string; onClear: () => void }) {
   const [found, setFound] = useState<{ query: string; matches: Found[] } | null>(null);
   const { error, run } = useAction();
@@ -31,7 +31,7 @@ export function SearchResults({ app, query, onClear }: { app: App; query: string
         </button>
       </div>
       <ErrorNote error={error} />
-      {matches && matches.length === 0 && <p class="hint">No license of this application has that key, username or bound device.</p>}
+      {matches && matches.length === 0 && <p class="hint">No license of this application has that key, username, bound device or email.</p>}
       {matches && matches.length > 0 && (
         <ul class="found">
           {matches.map(({ matched, license }) => (
@@ -41,6 +41,7 @@ export function SearchResults({ app, query, onClear }: { app: App; query: string
               </a>{' '}
               <span class={`badge ${license.status}`}>{license.status}</span> matched by {matched.map((kind) => matchedWords[kind]).join(' and ')}
               {license.username ? `, user ${license.username}` : ''}
+              {license.email ? `, ${license.email}` : ''}
               {license.hwid ? `, device ${license.hwid}` : ''}
             </li>
           ))}

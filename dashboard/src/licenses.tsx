@@ -16,7 +16,7 @@ interface Filters {
   days: string;
   /** `created` (newest first), `oldest`, `expiry` (soonest first), `expiry-last`. */
   sort: '' | 'oldest' | 'expiry' | 'expiry-last';
-  /** A /license/find query: a key, username or bound device. */
+  /** A /license/find query: a key, username, bound device or customer email. */
   q: string;
 }
 
@@ -154,7 +154,7 @@ export function Licenses({ app }: { app: App }) {
         }}
       >
         <Field label="Find a license">
-          <input name="lookup" value={lookup} onInput={(event) => setLookup(event.currentTarget.value)} placeholder="Key, username or device (HWID)" />
+          <input name="lookup" value={lookup} onInput={(event) => setLookup(event.currentTarget.value)} placeholder="Key, username, device (HWID) or email" />
         </Field>
         <button type="submit">Find</button>
       </form>
@@ -354,6 +354,7 @@ function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscription
     if (amount === undefined) return setError(new Error('Create from 1 to 1,000 licenses at a time.'));
     const read = readDuration(data, 'duration_value', 'duration_unit');
     if ('problem' in read) return setError(new Error(read.problem));
+    const email = String(data.get('email') ?? '').trim();
     const tags = String(data.get('tags') ?? '')
       .split(',')
       .map((tag) => tag.trim())
@@ -365,6 +366,7 @@ function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscription
       duration_value: Number(data.get('duration_value')),
       hwid_lock: data.get('hwid_lock') === 'on',
       tags,
+      ...(email ? { email } : {}),
     };
     const customKey = String(data.get('license_key') ?? '').trim();
     void run(async () => {
@@ -430,6 +432,9 @@ function CreateLicenses({ app, subscriptions, onDone }: { app: App; subscription
         </Field>
         <Field label="Custom key (only when creating one)">
           <input name="license_key" autocomplete="off" />
+        </Field>
+        <Field label="Customer email (optional)">
+          <input name="email" type="email" maxLength={254} autocomplete="off" />
         </Field>
         <label class="check">
           <input name="hwid_lock" type="checkbox" /> Lock to the first device (HWID)

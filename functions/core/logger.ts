@@ -43,7 +43,7 @@ const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
  * logger drops such a field wherever it sits, so a careless `{ license }` or
  * a whole item passed at debug level cannot put one on a line.
  */
-const secretField = /^(license|license_key|license_keys|key|keys|username|hwid|hwids|new_hwid|api_key|x-api-key|d|email|code|token|authorization)$|password|secret|private|hash/i;
+const secretField = /^(license|license_key|license_keys|key|keys|username|hwid|hwids|new_hwid|email|customer_email|code|token|authorization|api_key|x-api-key|d)$|password|secret|private|hash/i;
 
 const redacted = '[redacted]';
 

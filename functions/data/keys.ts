@@ -235,6 +235,8 @@ export const keys = {
    * namespace holds them all.
    */
   stripeLicenses: (appId: string, stripeId: string): ItemKey => ({ pk: `STRIPE#${appId}#OBJ#${stripeId}`, sk: 'LICENSES' }),
+  /** A Checkout Session's purchase email (docs/portal.md): claimed by the delivery sending it, then marked sent, so a redelivered event sends no second message. */
+  stripePurchaseEmail: (appId: string, sessionId: string): ItemKey => ({ pk: `STRIPE#${appId}#OBJ#${sessionId}`, sk: 'EMAILED' }),
   /** Marks one part of a Stripe event as applied (a big Checkout Session is made in several transactions). */
   stripeEvent: (appId: string, eventId: string, part: number): ItemKey => ({ pk: `STRIPE#${appId}#EVENT#${eventId}#${part}`, sk: 'EVENT' }),
 

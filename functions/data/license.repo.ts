@@ -216,10 +216,26 @@ export async function updateFields(
   appScope?: ReadonlySet<string>,
 ): Promise<License | undefined> {
   const unchanged = equalities(expected);
+  const write = new Update().set(assignments(changes));
+  if (unchanged.text) write.when(unchanged);
+  return updateOwned(table, licenseKey, teamId, write, appScope);
+}
+
+/**
+ * Sets a license's customer email, or removes it (null), under the conditions
+ * of `updateFields`: the email given is the whole change, so a resent attempt
+ * leaves the license as the first one did.
+ */
+export async function updateEmail(table: Table, licenseKey: string, teamId: string, email: string | null, appScope?: ReadonlySet<string>): Promise<License | undefined> {
+  const write = email === null ? new Update().remove(part('email')) : new Update().set(part('email = :email', { ':email': email }));
+  return updateOwned(table, licenseKey, teamId, write, appScope);
+}
+
+/** Writes `write` to the license of this team that the key names, if any (see `updateFields`). */
+async function updateOwned(table: Table, licenseKey: string, teamId: string, write: Update, appScope?: ReadonlySet<string>): Promise<License | undefined> {
   // An API key limited to applications (at most 50: IN takes 100) writes only their licenses.
   const scope = [...(appScope ?? [])].map((appId, index) => [`:scope${index}`, appId] as const);
-  const write = new Update().set(assignments(changes)).when(part('team_id = :team', { ':team': teamId }));
-  if (unchanged.text) write.when(unchanged);
+  write.when(part('team_id = :team', { ':team': teamId }));
   if (appScope) write.when(part(`app_id IN (${scope.map(([name]) => name).join(', ')})`, Object.fromEntries(scope)));
   // The key names the license in the shared namespace or under the team; the team condition makes the wrong one fail.
   for (const key of keys.licenseCandidates(licenseKey, teamId)) {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Deps } from '#core/deps';
-import { licenseKeyField } from '#core/domain/fields';
+import { emailField, licenseKeyField } from '#core/domain/fields';
 import type { App } from '#data/model/app';
 import type { License } from '#data/model/license';
 import type { PriceMapping, StripeConnection, StripeOrigin } from '#data/model/stripe';
@@ -10,6 +10,7 @@ import { convertedTag, trialTag } from '#data/model/trial';
 import { ownEntry } from '#shared/own-keys';
 import { hwidResetDefaults, newLicense } from '../license/new-license';
 import { durationUnitSeconds } from '../license/schemas';
+import { emailPurchase } from './purchase-email';
 import { listLineItems } from './stripe-api';
 import { revealSecret } from './stripe-secrets';
 import * as apps from '#data/app.repo';
@@ -90,8 +91,10 @@ function parts<T>(items: T[], size: number): T[][] {
 
 /**
  * Checkout completed: one license per unit of each line item whose price is
- * mapped, with the session's customer, subscription and email as metadata and
- * the tag `stripe`; unmapped prices make nothing.
+ * mapped, with the session's customer, subscription and email as metadata,
+ * the customer's email as the license's email, and the tag `stripe`; unmapped
+ * prices make nothing. With the application's portal on, the buyer is emailed
+ * the keys.
  */
 async function checkoutCompleted(deps: Deps, connection: StripeConnection, eventId: string, object: unknown): Promise<number> {
   const session = sessionSchema.parse(object);
@@ -107,6 +110,9 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
   const { app, tiers } = await licenseSources(deps, connection, units);
   const [subscription, paymentIntent, invoice] = [idOf(session.subscription), idOf(session.payment_intent), idOf(session.invoice)];
   const email = session.customer_details?.email ?? session.customer_email ?? undefined;
+  // The license's own email is the address as emailField reads it; one that is no address leaves the license without.
+  const customer = emailField.safeParse(email);
+  const licenseEmail = customer.success ? { email: customer.data } : {};
   const metadata = {
     stripe_customer: idOf(session.customer) ?? null,
     stripe_checkout_session: session.id,
@@ -128,6 +134,7 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
       max_devices: mapping.max_devices ?? 1,
       lease_seconds: null,
       ...(mapping.features === undefined ? {} : { features: mapping.features }),
+      ...licenseEmail,
     });
 
   let made = 0;
@@ -138,7 +145,7 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
   const rest = named === undefined ? units : units.slice(1);
   if (named !== undefined) {
     const trial = await convertibleTrial(deps, connection, named, units[0]!, tiers);
-    const outcome = trial && (await stripe.convertTrial(deps.table, eventId, 0, origin, trial, converted(deps, trial, units[0]!, metadata), deps.clock.now()));
+    const outcome = trial && (await stripe.convertTrial(deps.table, eventId, 0, origin, trial, converted(deps, trial, units[0]!, metadata, licenseEmail), deps.clock.now()));
     if (outcome === 'applied') made += 1;
     // No trial to convert, or it changed under the write (bought meanwhile, deleted): the unit makes a license as any other.
     else if (outcome !== 'already_applied') made += await createPart(deps, eventId, 0, origin, [units[0]!], licenseFor);
@@ -147,6 +154,7 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
   for (const [index, mappings] of parts(rest, licensesPerWrite).entries()) {
     made += await createPart(deps, eventId, firstPart + index, origin, mappings, licenseFor);
   }
+  await emailPurchase(deps, app, session.id, licenseEmail.email);
   return made;
 }
 
@@ -183,9 +191,10 @@ async function convertibleTrial(deps: Deps, connection: StripeConnection, licens
 
 /**
  * A trial as bought: the price's tier, its duration from now, its device rules (never fewer seats than devices it
- * holds), its features, tagged `stripe` and `trial-converted` instead of `trial`, with the session's metadata.
+ * holds), its features, tagged `stripe` and `trial-converted` instead of `trial`, with the session's metadata and
+ * the buyer's email when the session has one.
  */
-function converted(deps: Pick<Deps, 'clock'>, trial: License, mapping: PriceMapping, metadata: Record<string, unknown>): License {
+function converted(deps: Pick<Deps, 'clock'>, trial: License, mapping: PriceMapping, metadata: Record<string, unknown>, email: { email?: string }): License {
   const duration = mapping.duration_value * durationUnitSeconds[mapping.duration_unit];
   return {
     ...trial,
@@ -197,6 +206,7 @@ function converted(deps: Pick<Deps, 'clock'>, trial: License, mapping: PriceMapp
     tags: [...new Set([...trial.tags.filter((tag) => tag !== trialTag), 'stripe', convertedTag])],
     metadata: { ...trial.metadata, ...metadata },
     features: mapping.features ?? [],
+    ...email,
   };
 }
 

@@ -11,6 +11,7 @@ import { findLicenses } from './find';
 import { getLicense } from './get';
 import { listLicenses } from './get-bulk';
 import * as schemas from './schemas';
+import { updateEmail } from './update-email';
 import { updateMetadata } from './update-metadata';
 import { updateStatus } from './update-status';
 import { updateStatusInBulk } from './update-status-bulk';
@@ -35,6 +36,7 @@ export const endpoints: Endpoints<'license'> = {
   '/license/update-features': managementEndpoint(schemas.updateFeaturesSchema, updateFeatures),
   '/license/update-usage-limits': managementEndpoint(schemas.updateUsageLimitsSchema, updateUsageLimits),
   '/license/reset-usage': managementEndpoint(schemas.resetUsageSchema, resetUsage),
+  '/license/update-email': managementEndpoint(schemas.updateEmailSchema, updateEmail),
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('license', endpoints, deps);

@@ -21,6 +21,8 @@ export interface NewLicenseInput {
   metadata?: Record<string, unknown>;
   key?: string;
   username?: string;
+  /** The customer's email address, as emailField reads it. */
+  email?: string;
   max_devices: number;
   /** Floating seats: null binds seats for good. */
   lease_seconds: number | null;
@@ -55,6 +57,7 @@ export function newLicense(deps: Pick<Deps, 'clock'>, input: NewLicenseInput): L
     metadata: input.metadata ?? {},
     ...(input.features === undefined ? {} : { features: input.features }),
     ...(input.usage_limits === undefined ? {} : { usage_limits: input.usage_limits }),
+    ...(input.email === undefined ? {} : { email: input.email }),
     // An owner's own key lives under the team (keys.license): it can only ever collide with the team's own keys.
     ...(input.key === undefined ? {} : { key_scope: 'team' as const }),
   };

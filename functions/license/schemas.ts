@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import {
   appIdField,
+  emailField,
   hwidResetIntervalField,
   leaseSecondsField,
   maxDevicesField,
@@ -96,6 +97,7 @@ export const createSchema = z.lazy(() =>
       username: z.optional(username),
       password: z.optional(password),
       license_key: z.optional(customLicenseKey),
+      email: z.optional(emailField),
       ...deviceAndEntitlementFields(),
     })
     .check(
@@ -122,6 +124,7 @@ export const createBulkSchema = z.lazy(() =>
       ...duration,
       hwid_lock: z._default(z.boolean(), false),
       tags: z._default(tags, []),
+      email: z.optional(emailField),
       ...deviceAndEntitlementFields(),
     })
     .check(durationWithinLimit),
@@ -172,6 +175,8 @@ export const updateStatusSchema = z.lazy(() => z.object({ license_key: licenseKe
 export const updateStatusBulkSchema = z.lazy(() => z.object({ license_keys: licenseKeys, status: licenseStatus }));
 export const updateSubscriptionSchema = z.lazy(() => z.object({ license_key: licenseKey, subscription_id: subscriptionIdField }));
 export const updateCredentialsSchema = z.lazy(() => z.object({ license_key: licenseKey, username, password: z.optional(password) }));
+/** null removes the license's email. */
+export const updateEmailSchema = z.lazy(() => z.object({ license_key: licenseKey, email: z.nullable(emailField) }));
 export const updateMetadataSchema = z.lazy(() => z.object({ license_key: licenseKey, metadata }));
 export const updateFeaturesSchema = z.lazy(() => z.object({ license_key: licenseKey, features: featuresField }));
 export const updateUsageLimitsSchema = z.lazy(() => z.object({ license_key: licenseKey, usage_limits: usageLimitsField }));

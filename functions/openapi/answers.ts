@@ -67,6 +67,8 @@ export const licenseRecord = z.strictObject({
   hwid_reset_interval: z.int(),
   last_hwid_reset_at: nullableTimestamp,
   username: z.nullable(z.string()),
+  /** The customer's email address, lower-cased; absent while the license has none. */
+  email: z.optional(z.string()),
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
   ...seats,
@@ -82,7 +84,7 @@ export const licenseRecord = z.strictObject({
 
 /** /license/find: each license the query found, with the ways it matched. */
 export const foundLicenses = z.strictObject({
-  matches: z.array(z.strictObject({ matched: z.array(z.enum(['key', 'username', 'hwid'])), license: licenseRecord })),
+  matches: z.array(z.strictObject({ matched: z.array(z.enum(['key', 'username', 'hwid', 'email'])), license: licenseRecord })),
 });
 
 export const bulkResult = z.strictObject({

@@ -519,9 +519,9 @@ export const contracts: Record<RoutePath, Contract> = {
   },
   '/license/find': {
     tag: 'Licenses',
-    summary: 'Find licenses by key, username or bound HWID',
+    summary: 'Find licenses by key, username, bound HWID or email',
     description:
-      "Looks the query up in one application as a license key, a username and an HWID some license has bound, through the table's own lookups (no scan): about 3 read units. Each match says how it matched; a device bound a moment ago may be found a second later.",
+      "Looks the query up in one application as a license key, a username, an HWID some license has bound and, when it holds an `@`, a customer's email (case-insensitive), through the table's own lookups (no scan): about 3 read units. Each match says how it matched; a device bound or an email set a moment ago may be found a second later.",
     request: licenseSchemas.findSchema,
     requestExample: { app_id: example.appId, query: 'alice' },
     answer: answers.foundLicenses,
@@ -602,6 +602,17 @@ export const contracts: Record<RoutePath, Contract> = {
     requestExample: { license_key: example.key, counter: 'exports' },
     answer: answers.licenseRecord,
     answerExample: { ...licenseExample, usage: [{ ...usageExample, used: 0, remaining: 55 }] },
+    errors: ['LICENSE_NOT_FOUND'],
+  },
+  '/license/update-email': {
+    tag: 'Licenses',
+    summary: "Set or remove a license's customer email",
+    description:
+      'The address is stored trimmed and lower-cased (at most 254 characters); `null` removes it. `/license/find` finds the license by it once the events consumer has seen the change, usually within a second.',
+    request: licenseSchemas.updateEmailSchema,
+    requestExample: { license_key: example.key, email: 'ana@example.com' },
+    answer: answers.licenseRecord,
+    answerExample: { ...licenseExample, email: 'ana@example.com' },
     errors: ['LICENSE_NOT_FOUND'],
   },
 

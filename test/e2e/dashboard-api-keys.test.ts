@@ -71,7 +71,7 @@ describe('a read_only key in the dashboard', () => {
     const licenseLink = page.getByRole('link', { name: key });
     await licenseLink.waitFor();
 
-    const writes = ['Create licenses', 'Lock HWID', 'Unlock HWID', 'Create subscription', 'Pause', 'Activate', 'Extend', 'Delete…', 'Save reset rules', 'Add to blacklist', 'Add endpoint', 'Revoke', 'Enable', 'Disable', 'Rotate', 'Redeliver', 'Add price', 'Remove', 'Save connection', 'Connect to Stripe', 'Disconnect', 'Save lifetime', 'Save longest borrow'];
+    const writes = ['Create licenses', 'Lock HWID', 'Unlock HWID', 'Create subscription', 'Pause', 'Activate', 'Extend', 'Delete…', 'Save reset rules', 'Add to blacklist', 'Add endpoint', 'Revoke', 'Enable', 'Disable', 'Rotate', 'Redeliver', 'Add price', 'Remove', 'Save connection', 'Connect to Stripe', 'Disconnect', 'Save lifetime', 'Save longest borrow', 'Save email'];
     const visibleWrites = async () => {
       const names = await page.getByRole('button').allTextContents();
       return names.map((name) => name.trim()).filter((name) => writes.some((write) => name.startsWith(write)));

@@ -1,12 +1,16 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectAccessible } from '../support/axe';
 import { api, openDashboard, serviceAndBrowser } from '../support/browser';
 
 /**
- * The Licenses screen finds a license by key, username or bound device through
- * /license/find, and acts on every license the filter matches (paged through
- * the API, with progress and a cancel), not only the 25 on screen.
+ * The Licenses screen finds a license by key, username, bound device or
+ * customer email through /license/find, and acts on every license the filter
+ * matches (paged through the API, with progress and a cancel), not only the 25
+ * on screen. A license's customer email is given on creation and edited on its
+ * own screen.
  */
 
 const session = serviceAndBrowser();
@@ -88,5 +92,57 @@ describe('finding licenses and acting on all matches', () => {
     // A listing answer still held back is let through first: unrouting under it would handle its route twice.
     await page.unrouteAll({ behavior: 'wait' });
     expect(await listAll('campaign')).toEqual(before);
+  }, 90_000);
+
+  it('creates a license with a customer email, finds it by that email in any case, and changes and removes the email on its screen', async () => {
+    const { appId } = session.service;
+    await api(session.service, '/subscription/create', { app_id: appId, name: 'Mail', level: 2, single_key_per_hwid: false });
+    const { page } = await openDashboard(session);
+
+    await page.getByRole('button', { name: 'Create licenses' }).click();
+    await page.getByRole('heading', { name: 'Create licenses' }).waitFor();
+    await page.getByLabel('Customer email (optional)').fill('Ada.Buyer@Example.com');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: '1 new license' }).waitFor();
+    const key = (await page.locator('ul.keys code').first().textContent())!;
+    expect((await api<{ email?: string }>(session.service, '/license/get', { license_key: key })).body.data.email).toBe('ada.buyer@example.com');
+    // The email's lookup entry comes from the events consumer a moment after the write.
+    const findable = async (query: string) => (await api<{ matches: unknown[] }>(session.service, '/license/find', { app_id: appId, query })).body.data.matches.length > 0;
+    for (let tries = 0; !(await findable('ada.buyer@example.com')); tries++) {
+      if (tries > 50) throw new Error('the email never became findable');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await page.getByRole('button', { name: 'Back to licenses' }).click();
+
+    const search = page.getByRole('search');
+    await search.getByLabel('Find a license').fill('ADA.BUYER@example.COM');
+    await search.getByRole('button', { name: 'Find' }).click();
+    const found = page.getByRole('region', { name: /Found for/ });
+    await found.getByText('matched by email, ada.buyer@example.com').waitFor();
+    await found.getByRole('link', { name: key }).click();
+    await page.getByRole('heading', { name: `License ${key}` }).waitFor();
+    expect(await page.locator('dd[data-field="Email"]').textContent()).toBe('ada.buyer@example.com');
+
+    const card = page.getByRole('form', { name: 'Customer email' });
+    await card.getByLabel('Email').fill('not an address');
+    await card.getByRole('button', { name: 'Save email' }).click();
+    // The browser's own check refuses it before any request: the license keeps its email.
+    expect(await card.getByLabel('Email').evaluate((input) => (input as HTMLInputElement).validity.valid)).toBe(false);
+    expect((await api<{ email?: string }>(session.service, '/license/get', { license_key: key })).body.data.email).toBe('ada.buyer@example.com');
+
+    await card.getByLabel('Email').fill('  Ada@New-Domain.example ');
+    await card.getByRole('button', { name: 'Save email' }).click();
+    await card.getByText('Email saved.').waitFor();
+    expect(await page.locator('dd[data-field="Email"]').textContent()).toBe('ada@new-domain.example');
+    expect((await api<{ email?: string }>(session.service, '/license/get', { license_key: key })).body.data.email).toBe('ada@new-domain.example');
+    await expectAccessible(page, 'license detail with its customer email');
+    await card.screenshot({ path: process.env.EMAIL_SCREENSHOT ?? join(tmpdir(), 'dashboard-license-email.png') });
+
+    await card.getByRole('button', { name: 'Remove email' }).click();
+    await card.getByText('Email removed.').waitFor();
+    expect(await page.locator('dd[data-field="Email"]').textContent()).toBe('—');
+    expect((await api<{ email?: string }>(session.service, '/license/get', { license_key: key })).body.data).not.toHaveProperty('email');
+    expect(await card.getByRole('button', { name: 'Remove email' }).count()).toBe(0);
+    await expectAccessible(page, 'license detail without a customer email');
   }, 90_000);
 });

@@ -94,7 +94,7 @@ describe('the dashboard in Chromium', () => {
 
     await page.getByLabel('Find a license').fill('NO-SUCH-KEY');
     await page.getByRole('button', { name: 'Find', exact: true }).click();
-    await page.getByText('No license of this application has that key, username or bound device.').waitFor();
+    await page.getByText('No license of this application has that key, username, bound device or email.').waitFor();
     await expectAccessible(page, 'licenses with a failed lookup');
     await context.close();
   }, 60_000);

@@ -31,11 +31,11 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/license/create': {
     app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer', hwid_lock: 'boolean',
     tags: 'strings', metadata: 'object', username: 'string', password: 'string', license_key: 'string', max_devices: 'integer',
-    lease_seconds: 'integer', features: 'strings', usage_limits: 'object',
+    lease_seconds: 'integer', features: 'strings', usage_limits: 'object', email: 'string',
   },
   '/license/create-bulk': {
     key_amount: 'integer', app_id: 'uuid', subscription_id: 'uuid', duration_unit: 'string', duration_value: 'integer',
-    hwid_lock: 'boolean', tags: 'strings', max_devices: 'integer', lease_seconds: 'integer', features: 'strings', usage_limits: 'object',
+    hwid_lock: 'boolean', tags: 'strings', max_devices: 'integer', lease_seconds: 'integer', features: 'strings', usage_limits: 'object', email: 'string',
   },
   '/license/extend': { license_key: 'string', extend_seconds: 'integer' },
   '/license/extend-bulk': { license_keys: 'strings', extend_seconds: 'integer', request_id: 'string' },
@@ -55,6 +55,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/license/update-features': { license_key: 'string', features: 'strings' },
   '/license/update-usage-limits': { license_key: 'string', usage_limits: 'object' },
   '/license/reset-usage': { license_key: 'string', counter: 'string' },
+  '/license/update-email': { license_key: 'string', email: 'string' },
   '/hwid/edit': { license_key: 'string', hwid: 'string' },
   '/hwid/toggle-lock': { license_key: 'string', hwid_lock: 'boolean' },
   '/hwid/toggle-lock-bulk': { license_keys: 'strings', hwid_lock: 'boolean' },

@@ -357,6 +357,27 @@ describe('metadata and Stripe prices keyed by names like what every object inher
     );
   }, 300_000);
 
+  it('a customer email on /license/create and /license/update-email reads back lower-cased, whatever name it has before the @; the bare name is 400', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...inherited), fc.constantFrom('/license/create', '/license/update-email'), async (name, route) => {
+        const license = await seedLicense(env.deps, tier);
+        const send = (email: string) =>
+          route === '/license/create'
+            ? manage(route, { app_id: owner.app_id, subscription_id: tier.subscription_id, duration_unit: 'days', duration_value: 1, email })
+            : manage(route, { license_key: license.key, email });
+        const before = await snapshot();
+        const bare = await send(name);
+        expectRefused(bare, 'email');
+        expect(await snapshot()).toEqual(before);
+        const answer = await send(`${name}@Example.com`);
+        expectNoServerError(answer);
+        expect(answer.status).toBe(200);
+        expect((await record(answer.body.data.key)).email).toBe(`${name.toLowerCase()}@example.com`);
+      }),
+      { numRuns: randomRuns, examples: inherited.map((name, index) => [name, index % 2 === 0 ? '/license/create' : '/license/update-email'] as [string, string]) },
+    );
+  }, 300_000);
+
   it('prices on /integration/stripe/set read back as sent; a key that is no price id is 400, __proto__ as documented', async () => {
     const seller = await createOwner(env.deps);
     const sellerTier = await seedSubscription(env.deps, seller);

@@ -144,6 +144,14 @@ describe('events of license, subscription and blacklist changes', () => {
     expect(types(await eventsOf(manage('/license/update-metadata', { license_key: key, metadata: { customer: 42 } })))).toEqual([
       'license.metadata_changed',
     ]);
+    // A customer's email is a setting with no type of its own; the event shows it before and after, as the audit log keeps it.
+    const emailSet = await eventsOf(manage('/license/update-email', { license_key: key, email: 'Buyer@Example.com' }));
+    expect(emailSet).toMatchObject([{ type: 'license.metadata_changed', actor, after: { email: 'buyer@example.com' } }]);
+    expect(emailSet[0]!.before).not.toHaveProperty('email');
+    const emailRemoved = await eventsOf(manage('/license/update-email', { license_key: key, email: null }));
+    expect(emailRemoved).toMatchObject([{ type: 'license.metadata_changed', before: { email: 'buyer@example.com' } }]);
+    expect(emailRemoved[0]!.after).not.toHaveProperty('email');
+    expect(await eventsOf(manage('/license/update-email', { license_key: key, email: null }))).toEqual([]);
 
     const deleted = await eventsOf(manage('/license/delete', { license_key: key }));
     expect(types(deleted)).toEqual(['license.deleted']);

@@ -69,6 +69,7 @@ const attempts = (): [string, Record<string, unknown>, Expected][] => [
   ['/license/update-features', { license_key: otherLicense.key, features: [] }, 'LICENSE_NOT_FOUND'],
   ['/license/update-usage-limits', { license_key: otherLicense.key, usage_limits: {} }, 'LICENSE_NOT_FOUND'],
   ['/license/reset-usage', { license_key: otherLicense.key }, 'LICENSE_NOT_FOUND'],
+  ['/license/update-email', { license_key: otherLicense.key, email: 'scoped@example.com' }, 'LICENSE_NOT_FOUND'],
   ['/hwid/edit', { license_key: otherLicense.key, hwid: 'x' }, 'LICENSE_NOT_FOUND'],
   ['/hwid/toggle-lock', { license_key: otherLicense.key }, 'LICENSE_NOT_FOUND'],
   ['/hwid/toggle-lock-bulk', { license_keys: [otherLicense.key], hwid_lock: true }, 'every key LICENSE_NOT_FOUND'],

@@ -29,7 +29,7 @@ beforeAll(async () => {
   [victim, intruder] = await Promise.all([createOwner(env.deps), createOwner(env.deps)]);
   victimSubscription = await seedSubscription(env.deps, victim, { single_key_per_hwid: true });
   intruderSubscription = await seedSubscription(env.deps, intruder);
-  plain = await seedLicense(env.deps, victimSubscription);
+  plain = await seedLicense(env.deps, victimSubscription, { email: 'victim.buyer@example.com' });
   const device = { hwid: 'victim-device', first_used_at: '2026-01-01T00:00:00.000Z', expires_at: '2027-01-01T00:00:00.000Z' };
   bound = await seedLicense(env.deps, victimSubscription, device);
   await env.deps.table.doc.send(
@@ -73,6 +73,9 @@ const attempts = (): [string, Record<string, unknown>, Expectation][] => {
     ['/license/update-features', { license_key: plain.key, features: ['stolen'] }, notFound],
     ['/license/update-usage-limits', { license_key: plain.key, usage_limits: { api: { limit: 1, period: 'day' } } }, notFound],
     ['/license/reset-usage', { license_key: plain.key }, notFound],
+    ['/license/update-email', { license_key: plain.key, email: 'intruder@example.com' }, notFound],
+    ['/license/update-email', { license_key: plain.key, email: null }, notFound],
+    ['/license/find', { app_id: victim.app_id, query: 'victim.buyer@example.com' }, denied],
   ];
 };
 
@@ -102,8 +105,8 @@ describe('a second owner’s API key on the license routes', () => {
   });
 
   it('cannot tell another owner’s license from a key that does not exist', async () => {
-    for (const path of ['/license/get', '/license/delete', '/license/extend', '/license/update-status', '/license/update-metadata']) {
-      const body = { extend_seconds: 60, status: 'paused', metadata: {} };
+    for (const path of ['/license/get', '/license/delete', '/license/extend', '/license/update-status', '/license/update-metadata', '/license/update-email']) {
+      const body = path === '/license/update-email' ? { email: null } : { extend_seconds: 60, status: 'paused', metadata: {} };
       const foreign = await env.post(path, { ...body, license_key: plain.key }, intruder.auth);
       const missing = await env.post(path, { ...body, license_key: 'NEVER-EXISTED' }, intruder.auth);
       expect({ status: foreign.status, body: foreign.body }).toEqual({ status: missing.status, body: missing.body });

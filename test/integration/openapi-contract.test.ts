@@ -163,6 +163,7 @@ describe('every management route, against the document', () => {
     '/license/update-features': async () => ({ license_key: (await license()).key, features: ['export.pdf', 'sync'] }),
     '/license/update-usage-limits': async () => ({ license_key: (await license()).key, usage_limits: { exports: { limit: 100, period: 'month', overage: 10 } } }),
     '/license/reset-usage': async () => ({ license_key: (await license({ usage_limits: { exports: { limit: 5, period: 'day', overage: 0 } } })).key, counter: 'exports' }),
+    '/license/update-email': async () => ({ license_key: (await license()).key, email: 'Contract.Buyer@Example.com' }),
     '/hwid/edit': async () => ({ license_key: (await license()).key, hwid: `pc-${newId()}` }),
     '/hwid/toggle-lock': async () => ({ license_key: (await license()).key }),
     '/hwid/toggle-lock-bulk': async () => ({ license_keys: [(await license()).key], hwid_lock: true }),
@@ -259,7 +260,7 @@ describe('every management route, against the document', () => {
       await expectOutcome(manage(path, { ...extra, ...foreignApp }), '403:ACCESS_DENIED');
     }
 
-    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/license/update-features', '/license/update-usage-limits', '/license/reset-usage', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove', '/hwid/set-lease'] as const) {
+    for (const path of ['/license/extend', '/license/delete', '/license/get', '/license/update-status', '/license/update-subscription', '/license/update-user-credentials', '/license/update-metadata', '/license/update-features', '/license/update-usage-limits', '/license/reset-usage', '/license/update-email', '/hwid/edit', '/hwid/toggle-lock', '/hwid/toggle-reset-allowed', '/hwid/update-reset-interval', '/hwid/set-max-devices', '/hwid/remove', '/hwid/set-lease'] as const) {
       const extra = {
         '/license/update-features': { features: [] },
         '/license/update-usage-limits': { usage_limits: {} },
@@ -268,6 +269,7 @@ describe('every management route, against the document', () => {
         '/license/update-subscription': { subscription_id: pro.subscription_id },
         '/license/update-user-credentials': { username: 'nobody-here' },
         '/license/update-metadata': { metadata: {} },
+        '/license/update-email': { email: null },
         '/hwid/edit': { hwid: 'x' },
         '/hwid/update-reset-interval': { hwid_reset_interval: 60 },
         '/hwid/set-max-devices': { max_devices: 2 },

@@ -172,12 +172,29 @@ describe('checkout.session.completed', () => {
       features: ['sync'],
       tags: ['stripe'],
       metadata: { stripe_customer: object.customer, stripe_checkout_session: session, email: 'buyer@example.com' },
+      email: 'buyer@example.com',
     });
     expect(licenses.find((license) => license.subscription_id === basic.subscription_id)).toMatchObject({ initial_duration: 30 * 86400, hwid_lock: false });
     expect(stripe.requests.filter((request) => request.path === `/v1/checkout/sessions/${session}/line_items`).map((request) => request.authorization)).toEqual([
       `Bearer ${apiKey}`,
       `Bearer ${apiKey}`,
     ]);
+  });
+
+  it('gives the licenses the customer email of the session, lower-cased, and none when it is no address', async () => {
+    const cases: [Record<string, unknown>, string | undefined][] = [
+      [{ customer_details: { email: ' Pat.Buyer@Example.COM ' } }, 'pat.buyer@example.com'],
+      [{ customer_details: { email: null }, customer_email: 'Quinn@Example.org' }, 'quinn@example.org'],
+      [{ customer_details: null, customer_email: 'Rae@Example.net' }, 'rae@example.net'],
+      [{ customer_details: { email: 'not an address' } }, undefined],
+      [{ customer_details: null, customer_email: null }, undefined],
+    ];
+    for (const [extra, email] of cases) {
+      const { session, event } = checkout([{ price: 'price_basicMonthly', quantity: 2 }], extra);
+      expect((await send(event)).status).toBe(200);
+      const made = await licensesOf(session);
+      expect(made.map((license) => license.email)).toEqual([email, email]);
+    }
   });
 
   it('makes exactly 3 licenses for 3 units however many times the event is sent, one after another and all at once', async () => {

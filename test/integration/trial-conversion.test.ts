@@ -97,6 +97,7 @@ describe('buying a trial through Stripe Checkout', () => {
       features: ['sync'],
       tags: ['stripe', 'trial-converted'],
       metadata: { stripe_customer: 'cus_trialbuyer', stripe_checkout_session: session, email: 'buyer@example.com' },
+      email: 'buyer@example.com',
     });
     expect(Date.parse(bought.expires_at) - Date.now()).toBeGreaterThan(364 * 86400_000);
     expect((await licenseCount()).licenses).toBe(before.licenses);

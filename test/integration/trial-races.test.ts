@@ -76,9 +76,12 @@ describe('trial races', () => {
     const owner = await trialApp({ per_ip_per_day: 1000 });
     const hwids = Array.from({ length: 20 }, (_, index) => `pc-${index}`);
 
+    const logged = env.logs.lines.length;
     const answers = await Promise.all(hwids.map((hwid) => env.post('/trial', { app_id: owner.app_id, hwid })));
 
-    expect(answers.map((answer) => [answer.status, answer.body.message])).toEqual(Array(20).fill([200, 'TRIAL_STARTED']));
+    // With the error lines the requests logged, so an unexpected answer shows its cause.
+    const errors = env.logs.lines.slice(logged).filter((line) => JSON.parse(line).level === 'error');
+    expect({ answers: answers.map((answer) => [answer.status, answer.body.message]), errors }).toEqual({ answers: Array(20).fill([200, 'TRIAL_STARTED']), errors: [] });
     const stored = await itemsOf(owner.app_id);
     expect(stored.licenses).toHaveLength(20);
     expect(stored.addresses.map((address) => (address.starts as number[]).length)).toEqual([20]);

@@ -13,7 +13,7 @@ export interface LoggedLine {
   line: string;
 }
 
-export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret' | 'email address' | 'portal code' | 'portal token';
+export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret' | 'email' | 'portal code' | 'portal token';
 
 export interface SecretValue {
   kind: SecretKind;
@@ -45,8 +45,10 @@ const secretFields: Record<string, SecretKind> = {
   api_key: 'stripe secret',
   webhook_secret_ciphertext: 'stripe secret',
   api_key_ciphertext: 'stripe secret',
-  // The customer portal: a customer's address (in bodies and on licenses), the emailed code, the session's token.
-  email: 'email address',
+  // A customer's address: on licenses and their lookup entries, in bodies, and in a Checkout Session's customer details.
+  email: 'email',
+  customer_email: 'email',
+  // The customer portal: the emailed sign-in code and the session's token.
   code: 'portal code',
   token: 'portal token',
   authorization: 'portal token',

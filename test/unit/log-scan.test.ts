@@ -8,11 +8,16 @@ describe('the log scan', () => {
     { kind: 'username', value: 'scan-user' },
     { kind: 'hwid', value: 'hw"quoted' },
     { kind: 'hwid', value: 'd1' },
+    { kind: 'email', value: 'ann.buyer@example.com' },
   ];
 
   it('names the line and the kind of a recorded secret it finds', () => {
     const leaking = line({ event: { after: { username: 'scan-user' } } });
     expect(findLeaks([leaking, line({ type: 'license.created' })], secrets)).toEqual([{ ...leaking, kind: 'username' }]);
+  });
+
+  it('finds a customer email wherever a line quotes it, in an item key as well', () => {
+    expect(findLeaks([line({ error_message: 'no item APP#1#EMAIL#ann.buyer@example.com' })], secrets).map((leak) => leak.kind)).toEqual(['email']);
   });
 
   it('finds a secret as JSON escapes it', () => {
@@ -50,12 +55,15 @@ describe('the logger', () => {
     const lines: string[] = [];
     const logger = createLogger('debug', {}, (logged) => lines.push(logged));
 
-    logger.debug('event', { event: { after: { key: 'Q7M2K-8XRTA-0PZ4N-V3WYB-6HCDE', username: 'scan-user', hwids: ['hwid-1'], password_hash: '$2b$04$x' } }, type: 'license.created' });
+    logger.debug('event', { event: { after: { key: 'Q7M2K-8XRTA-0PZ4N-V3WYB-6HCDE', username: 'scan-user', hwids: ['hwid-1'], password_hash: '$2b$04$x', email: 'ann.buyer@example.com' } }, type: 'license.created' });
     logger.error('failed', { license_key: 'Q7M2K-8XRTA-0PZ4N-V3WYB-6HCDE', signing_key: { private_key_ciphertext: 'c2VjcmV0' } });
+    logger.info('checkout', { session: { customer_email: 'ann.buyer@example.com' }, email_fingerprint: '3f9c2a1b' });
 
     expect(lines.map((logged) => JSON.parse(logged))).toEqual([
-      expect.objectContaining({ event: { after: { key: '[redacted]', username: '[redacted]', hwids: '[redacted]', password_hash: '[redacted]' } }, type: 'license.created' }),
+      expect.objectContaining({ event: { after: { key: '[redacted]', username: '[redacted]', hwids: '[redacted]', password_hash: '[redacted]', email: '[redacted]' } }, type: 'license.created' }),
       expect.objectContaining({ license_key: '[redacted]', signing_key: { private_key_ciphertext: '[redacted]' } }),
+      // A fingerprint names no one: a line may carry it to correlate by.
+      expect.objectContaining({ session: { customer_email: '[redacted]' }, email_fingerprint: '3f9c2a1b' }),
     ]);
   });
 });

@@ -325,8 +325,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Find licenses by key, username or bound HWID
-         * @description Looks the query up in one application as a license key, a username and an HWID some license has bound, through the table's own lookups (no scan): about 3 read units. Each match says how it matched; a device bound a moment ago may be found a second later.
+         * Find licenses by key, username, bound HWID or email
+         * @description Looks the query up in one application as a license key, a username, an HWID some license has bound and, when it holds an `@`, a customer's email (case-insensitive), through the table's own lookups (no scan): about 3 read units. Each match says how it matched; a device bound or an email set a moment ago may be found a second later.
          */
         post: operations["licenseFind"];
         delete?: never;
@@ -474,6 +474,26 @@ export interface paths {
          * @description One `counter`, or without it every counter of the license.
          */
         post: operations["licenseResetUsage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/license/update-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set or remove a license's customer email
+         * @description The address is stored trimmed and lower-cased (at most 254 characters); `null` removes it. `/license/find` finds the license by it once the events consumer has seen the change, usually within a second.
+         */
+        post: operations["licenseUpdateEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1427,6 +1447,7 @@ export interface components {
             username?: string;
             password?: string;
             license_key?: string;
+            email?: string;
             /** @default 1 */
             max_devices?: number;
             /** @default null */
@@ -1458,6 +1479,7 @@ export interface components {
             hwid_lock?: boolean;
             /** @default [] */
             tags?: string[];
+            email?: string;
             /** @default 1 */
             max_devices?: number;
             /** @default null */
@@ -1566,6 +1588,10 @@ export interface components {
         LicenseResetUsageRequest: {
             license_key: string;
             counter?: string;
+        };
+        LicenseUpdateEmailRequest: {
+            license_key: string;
+            email: string | null;
         };
         HwidEditRequest: {
             license_key: string;
@@ -1856,6 +1882,7 @@ export interface components {
             hwid_reset_interval: number;
             last_hwid_reset_at: string | null;
             username: string | null;
+            email?: string;
             tags: string[];
             metadata: {
                 [key: string]: unknown;
@@ -2139,7 +2166,7 @@ export interface components {
             success: true;
             data: {
                 matches: {
-                    matched: ("key" | "username" | "hwid")[];
+                    matched: ("key" | "username" | "hwid" | "email")[];
                     license: components["schemas"]["LicenseRecord"];
                 }[];
             };
@@ -2180,6 +2207,11 @@ export interface components {
             data: components["schemas"]["LicenseRecord"];
         };
         LicenseResetUsageAnswer: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["LicenseRecord"];
+        };
+        LicenseUpdateEmailAnswer: {
             /** @constant */
             success: true;
             data: components["schemas"]["LicenseRecord"];
@@ -6572,6 +6604,158 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["LicenseResetUsageAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_API_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "MISSING_AUTH" | "INVALID_API_KEY";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    licenseUpdateEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "email": "ana@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LicenseUpdateEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                     *         "subscription_id": "9b2e7c41-5a3d-4f86-b1c0-2d9e8f7a6b5c",
+                     *         "subscription_name": "Pro",
+                     *         "subscription_level": 2,
+                     *         "status": "active",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": 2592000,
+                     *         "first_used_at": null,
+                     *         "last_login": null,
+                     *         "hwid": null,
+                     *         "hwid_lock": true,
+                     *         "hwid_reset_allowed": true,
+                     *         "hwid_reset_interval": 604800,
+                     *         "last_hwid_reset_at": null,
+                     *         "username": null,
+                     *         "tags": [
+                     *           "reseller-a"
+                     *         ],
+                     *         "metadata": {
+                     *           "order": 1042
+                     *         },
+                     *         "features": [],
+                     *         "effective_features": [
+                     *           "reports"
+                     *         ],
+                     *         "usage_limits": {},
+                     *         "usage": [],
+                     *         "email": "ana@example.com"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LicenseUpdateEmailAnswer"];
                 };
             };
             /** @description INVALID_INPUT */

@@ -70,6 +70,7 @@ export function managementView(stored: License, subscription: Subscription | und
     hwid_reset_interval: license.hwid_reset_interval,
     last_hwid_reset_at: license.last_hwid_reset_at,
     username: license.username,
+    ...(license.email === undefined ? {} : { email: license.email }),
     tags: license.tags,
     metadata: license.metadata,
     ...seats(license),

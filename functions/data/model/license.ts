@@ -45,7 +45,7 @@ export const licenseSchema = z.lazy(() =>
     usage_limits: z.optional(z.record(z.string(), usageLimitField)),
     /** License files (license-file.ts): each device's latest, by `jti`; absent until the license's first file. */
     files: z.optional(z.record(z.string(), storedFileSchema)),
-    /** The customer's email address, lower-cased (fields.ts emailField); absent until one is set, and removed with null. */
+    /** The customer's email address, lower-cased (fields.ts emailField); absent while the license has none. */
     email: z.optional(z.string()),
   }),
 );

@@ -3,11 +3,11 @@
  * the listing by expiry read an index instead of scanning (docs/management-api.md,
  * "Finding licenses"). A bound-device entry (keys.boundDevice) per HWID a
  * license lists as bound; an expiry entry (keys.licenseByExpiry) per license
- * with an expiry; an email entry (keys.licenseByEmail) per license that carries
- * a customer's email address. The events consumer writes them from each license change on
- * the table's stream, so no request path writes them: a binding /auth and an
- * extension cost what they cost before, and the consumer pays one write unit
- * per entry put or deleted.
+ * with an expiry; an email entry (keys.licenseByEmail) per license that
+ * carries a customer's email address. The events consumer writes them from
+ * each license change on the table's stream, so no request path writes them: a
+ * binding /auth and an extension cost what they cost before, and the consumer
+ * pays one write unit per entry put or deleted.
  */
 export interface EntryChange {
   key: { pk: string; sk: string };
