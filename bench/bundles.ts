@@ -99,6 +99,7 @@ function probeEvents(): Record<Group | 'authorizer', { event: unknown; expect: n
     app: { event: proxyEvent('/app/list', {}, teamId), expect: 200 },
     webhook: { event: proxyEvent('/webhook/list', { app_id: randomUUID() }, teamId), expect: 404 },
     integration: { event: proxyEvent('/integration/stripe/get', { app_id: randomUUID() }, teamId), expect: 404 },
+    portal: { event: proxyEvent('/portal/app', { app_id: randomUUID() }), expect: 403 },
     authorizer: {
       event: { type: 'REQUEST', methodArn: 'arn:aws:execute-api:r:a:api/prod/POST/license/get', headers: { 'x-api-key': `lsk_${'x'.repeat(43)}` } },
       expect: 'Deny',

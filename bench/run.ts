@@ -56,9 +56,11 @@ if (options.help) {
 }
 const quick = options.quick === true;
 const plan = quick
-  ? { seconds: 3, slowSeconds: 5, amount: 4000, bulkAmount: 32, meterSamples: 10, bulkMeterSamples: 1, bundleRuns: 25, bcryptRuns: 3, warmLicenses: 1000 }
-  : { seconds: 10, slowSeconds: 20, amount: 30000, bulkAmount: 32, meterSamples: 100, bulkMeterSamples: 4, bundleRuns: 33, bcryptRuns: 10, warmLicenses: 4000 };
+  ? { seconds: 3, slowSeconds: 5, amount: 4000, bulkAmount: 32, meterSamples: 10, bulkMeterSamples: 1, bundleRuns: 25, bcryptRuns: 3, warmLicenses: 1000, pairedRounds: 5 }
+  : { seconds: 10, slowSeconds: 20, amount: 30000, bulkAmount: 32, meterSamples: 100, bulkMeterSamples: 4, bundleRuns: 33, bcryptRuns: 10, warmLicenses: 4000, pairedRounds: 3 };
 const concurrencies = [1, 32] as const;
+/** The routes whose throughput budget is a share of /auth by key's requests/s: each is measured in rounds beside it. */
+const comparedWithAuth = ['auth_license_signed', 'auth_floating', 'license_file', 'license_file_encrypted', 'usage', 'trial_resumed'] as const;
 /**
  * Requests of a second or more under 32 connections (bulk writes of 1000; bcrypt at cost 10 is ~100 ms of CPU
  * and 32 of them share two cores): those runs get the time for each connection to finish some. A --quick run drives the two bulk
@@ -318,25 +320,29 @@ try {
     }
   }
   await baselineServer.close();
-  for (const [name, scenario] of Object.entries(scenarios)) {
+  const measureLoad = async (name: string, connections: number): Promise<LoadResult> => {
+    const scenario = scenarios[name]!;
+    const requests = scenario.bodies().map((text) => ({ path: scenario.path, body: text }));
+    await quiesce();
+    // Each load starts with the consumer caught up, so no load pays for the records of the one before it (a heartbeat's
+    // leases, a file's event and audit item).
+    await events.drain();
+    return runLoad({
+      url: urlOf(scenario),
+      requests,
+      headers: scenario.headers,
+      connections,
+      amount: Math.min(scenario.amount, requests.length * (name === 'register' ? 1 : Infinity)),
+      maxSeconds: slow.has(name) && connections > 1 ? plan.slowSeconds : plan.seconds,
+    });
+  };
+  for (const name of Object.keys(scenarios)) {
     for (const connections of concurrenciesOf(name)) {
       progress(`${name} at concurrency ${connections}`);
-      const requests = scenario.bodies().map((text) => ({ path: scenario.path, body: text }));
-      await quiesce();
-      // Each load starts with the consumer caught up, so no load pays for the records of the one before it (a heartbeat's
-      // leases, a file's event and audit item). The consumer's throughput is measured over the /auth load at concurrency 32
-      // and what remains to consume after it.
-      await events.drain();
+      // The consumer's throughput is measured over the /auth load at concurrency 32 and what remains to consume after it.
       const measuresConsumer = name === 'auth_license' && connections === 32;
       const [recordsBefore, startedAt] = [events.recordsRead, performance.now()];
-      (load[name] ??= {})[`c${connections}`] = await runLoad({
-        url: urlOf(scenario),
-        requests,
-        headers: scenario.headers,
-        connections,
-        amount: Math.min(scenario.amount, requests.length * (name === 'register' ? 1 : Infinity)),
-        maxSeconds: slow.has(name) && connections > 1 ? plan.slowSeconds : plan.seconds,
-      });
+      (load[name] ??= {})[`c${connections}`] = await measureLoad(name, connections);
       if (measuresConsumer) {
         const loadEndedAt = performance.now();
         await events.drain();
@@ -345,6 +351,20 @@ try {
         consumer = { records, seconds: round(seconds), rps: Math.round(records / seconds), lag_s: round((performance.now() - loadEndedAt) / 1000) };
         progress(`events consumer: ${records} stream records in ${round(seconds)} s, ${round((performance.now() - loadEndedAt) / 1000)} s behind at the end of the load`);
       }
+    }
+  }
+  // A throughput budget is a ratio of two routes' requests/s, and this machine's spare capacity drifts from one load to the
+  // next (other processes, the store's JVM): one load of each, minutes apart, put the same build's plain license file at
+  // 0.58 to 0.84 of /auth by key. So each route held to a ratio of /auth is loaded again in rounds right beside a load of
+  // /auth, the two in alternating order, and judged by the median of the rounds' ratios.
+  const pairedRatios: Record<string, number[]> = {};
+  for (const name of comparedWithAuth) {
+    for (let round = 0; round < plan.pairedRounds; round++) {
+      progress(`${name} beside auth_license at concurrency 32, round ${round + 1} of ${plan.pairedRounds}`);
+      const order = round % 2 === 0 ? [name, 'auth_license'] : ['auth_license', name];
+      const rps: Record<string, number> = {};
+      for (const each of order) rps[each] = (await measureLoad(each, 32)).rps;
+      (pairedRatios[name] ??= []).push(ratio(rps[name]!, rps.auth_license!));
     }
   }
 
@@ -456,6 +476,7 @@ try {
       cold: metered[name]!.cold,
       warm: metered[name]!.warm,
       by_concurrency: load[name]!,
+      ...(pairedRatios[name] ? { ratio_to_auth_license: { median: median(pairedRatios[name]), rounds: pairedRatios[name] } } : {}),
     };
   };
   const results = {
@@ -519,7 +540,7 @@ interface Meter {
   write_units: number;
 }
 
-type AuthResult = { rps: number; cold: Meter; warm: Meter; ddb_round_trips_cold: number; ddb_round_trips_warm: number };
+type AuthResult = { rps: number; cold: Meter; warm: Meter; ddb_round_trips_cold: number; ddb_round_trips_warm: number; ratio_to_auth_license?: { median: number; rounds: number[] } };
 
 type Results = {
   auth_license: AuthResult;
@@ -540,6 +561,8 @@ type Results = {
 function checkBudgets(results: Results) {
   const auth = results.auth_license;
   const signed = results.auth_license_signed;
+  const besideAuth = (name: (typeof comparedWithAuth)[number]): number => results[name].ratio_to_auth_license!.median;
+  const beside = `; the median of ${results[comparedWithAuth[0]].ratio_to_auth_license!.rounds.length} rounds, each beside a load of /auth by key`;
   const checks = [
     { budget: '/auth by key: at most 3 DynamoDB round trips cold', value: auth.ddb_round_trips_cold, pass: auth.ddb_round_trips_cold <= 3 },
     { budget: '/auth by key: at most 2 DynamoDB round trips warm', value: auth.ddb_round_trips_warm, pass: auth.ddb_round_trips_warm <= 2 },
@@ -564,9 +587,9 @@ function checkBudgets(results: Results) {
       pass: results.auth_floating.warm.write_requests === auth.warm.write_requests && results.auth_floating.warm.write_units === auth.warm.write_units,
     },
     {
-      budget: `floating heartbeat: at least ${floatingBudgetRatio} × the requests/s of /auth by key (concurrency 32)`,
-      value: ratio(results.auth_floating.rps, auth.rps),
-      pass: results.auth_floating.rps >= floatingBudgetRatio * auth.rps,
+      budget: `floating heartbeat: at least ${floatingBudgetRatio} × the requests/s of /auth by key (concurrency 32${beside})`,
+      value: besideAuth('auth_floating'),
+      pass: besideAuth('auth_floating') >= floatingBudgetRatio,
     },
     ...(['license_file', 'license_file_encrypted'] as const).flatMap((name) => [
       {
@@ -578,9 +601,9 @@ function checkBudgets(results: Results) {
           results[name].warm.write_units === auth.warm.write_units,
       },
       {
-        budget: `${name}: at least ${licenseFileBudgetRatio} × the requests/s of /auth by key (concurrency 32, answers unsigned)`,
-        value: ratio(results[name].rps, auth.rps),
-        pass: results[name].rps >= licenseFileBudgetRatio * auth.rps,
+        budget: `${name}: at least ${licenseFileBudgetRatio} × the requests/s of /auth by key (concurrency 32, answers unsigned${beside})`,
+        value: besideAuth(name),
+        pass: besideAuth(name) >= licenseFileBudgetRatio,
       },
     ]),
     {
@@ -589,9 +612,9 @@ function checkBudgets(results: Results) {
       pass: results.events_consumer.lag_s <= 5,
     },
     {
-      budget: `signed /auth by key: at least ${signedBudgetRatio} × the requests/s of /auth with signing off (concurrency 32)`,
-      value: ratio(signed.rps, auth.rps),
-      pass: signed.rps >= signedBudgetRatio * auth.rps,
+      budget: `signed /auth by key: at least ${signedBudgetRatio} × the requests/s of /auth with signing off (concurrency 32${beside})`,
+      value: besideAuth('auth_license_signed'),
+      pass: besideAuth('auth_license_signed') >= signedBudgetRatio,
     },
     {
       budget: '/usage without usage_id: at most 2 DynamoDB round trips and 1 write, warm',
@@ -604,9 +627,9 @@ function checkBudgets(results: Results) {
       pass: results.usage_id.warm.round_trips <= 2 && results.usage_id.warm.write_requests === 1,
     },
     {
-      budget: '/usage: at least 0.8 × the requests/s of /auth by key (concurrency 32, both signing off)',
-      value: ratio(results.usage.rps, auth.rps),
-      pass: results.usage.rps >= 0.8 * auth.rps,
+      budget: `/usage: at least 0.8 × the requests/s of /auth by key (concurrency 32, both signing off${beside})`,
+      value: besideAuth('usage'),
+      pass: besideAuth('usage') >= 0.8,
     },
     // Its write is a transaction and /auth's an update: each is held to the store floor of its own write, so that
     // what DynamoDB Local charges for a transaction over an update (the two floors' ratio, in every run's table) is not counted as our code's.
@@ -617,9 +640,9 @@ function checkBudgets(results: Results) {
       pass: results.usage_id.rps / results.baseline_store_transaction.rps >= (0.8 * auth.rps) / results.baseline_store.rps,
     },
     {
-      budget: `/trial resuming a trial: at least ${trialBudgetRatio} × the requests/s of /auth by key (concurrency 32, both signing off)`,
-      value: ratio(results.trial_resumed.rps, auth.rps),
-      pass: results.trial_resumed.rps >= trialBudgetRatio * auth.rps,
+      budget: `/trial resuming a trial: at least ${trialBudgetRatio} × the requests/s of /auth by key (concurrency 32, both signing off${beside})`,
+      value: besideAuth('trial_resumed'),
+      pass: besideAuth('trial_resumed') >= trialBudgetRatio,
     },
     {
       budget: "/trial resuming a trial: /auth's one write and its write units, warm",

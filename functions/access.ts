@@ -3,18 +3,18 @@
  * pure functions: the authorizer builds its policy from them and the dashboard
  * hides what a key may not do by the same rule.
  */
-import { routes, type Access, type Route, type RoutePath } from './routes';
+import { needsApiKey, routes, type Access, type Route, type RoutePath } from './routes';
 import { roles, type Role } from './shared/roles';
 
 /** The access level of the management routes each role reaches, in the order of `roles`. */
-const levelOf: Record<Role, Exclude<Access, 'client'>> = { read_only: 'read', support: 'support', manager: 'manage', admin: 'admin' };
+const levelOf: Record<Role, Exclude<Access, 'client' | 'customer'>> = { read_only: 'read', support: 'support', manager: 'manage', admin: 'admin' };
 const levels: readonly Access[] = ['read', 'support', 'manage', 'admin'];
 
-export type ManagementRoute = Exclude<Route, { access: 'client' }>;
+export type ManagementRoute = Exclude<Route, { access: 'client' | 'customer' }>;
 
-/** Whether a key of `role` may call `route`: false for client routes, which take no API key. */
+/** Whether a key of `role` may call `route`: false for client and portal routes, which take no API key. */
 export function roleMayCall(role: Role, route: Route): route is ManagementRoute {
-  return route.access !== 'client' && levels.indexOf(route.access) <= levels.indexOf(levelOf[role]);
+  return needsApiKey(route) && levels.indexOf(route.access) <= levels.indexOf(levelOf[role]);
 }
 
 /** Every management route a key of `role` may call, in the route table's order. */

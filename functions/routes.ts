@@ -2,7 +2,7 @@
  * The route table: plain data read by the CDK stack, the local server and each
  * group's dispatch, so the three can never disagree about which paths exist.
  */
-export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist' | 'app' | 'webhook' | 'integration';
+export type Group = 'client' | 'license' | 'hwid' | 'subscription' | 'blacklist' | 'app' | 'webhook' | 'integration' | 'portal';
 
 /** Client routes answer `{success, message}`; management routes answer `{error, error_code}` and need an API key. */
 export type Side = 'client' | 'management';
@@ -12,13 +12,16 @@ export type Side = 'client' | 'management';
  * the least API-key role that may call it, each role reaching what the ones
  * below it reach: `read` (read_only), `support`, `manage` (manager), `admin`.
  * functions/access.ts turns this into each role's routes; docs/api-keys.md lists them.
+ * `customer`: the customer portal's routes (docs/portal.md), answered in the management
+ * shapes but taking no API key: the portal group checks a customer's code or session itself.
  */
-export type Access = 'client' | 'read' | 'support' | 'manage' | 'admin';
+export type Access = 'client' | 'customer' | 'read' | 'support' | 'manage' | 'admin';
 
-/** A route entry: client routes and only they are open to everyone; every management route names its access. */
+/** A route entry: client and portal routes are open to everyone; every other management route names its access. */
 export type RouteEntry =
   | { path: string; group: 'client'; access: 'client' }
-  | { path: string; group: Exclude<Group, 'client'>; access: Exclude<Access, 'client'> };
+  | { path: string; group: 'portal'; access: 'customer' }
+  | { path: string; group: Exclude<Group, 'client' | 'portal'>; access: Exclude<Access, 'client' | 'customer'> };
 
 export const routes = [
   { path: '/auth', group: 'client', access: 'client' },
@@ -91,6 +94,12 @@ export const routes = [
   { path: '/integration/stripe/get', group: 'integration', access: 'read' },
   { path: '/integration/stripe/delete', group: 'integration', access: 'manage' },
   { path: '/integration/stripe/licenses', group: 'integration', access: 'read' },
+
+  { path: '/portal/app', group: 'portal', access: 'customer' },
+  { path: '/portal/sign-in', group: 'portal', access: 'customer' },
+  { path: '/portal/verify', group: 'portal', access: 'customer' },
+  { path: '/portal/sign-out', group: 'portal', access: 'customer' },
+  { path: '/portal/licenses', group: 'portal', access: 'customer' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];
@@ -120,10 +129,15 @@ export type FunctionName = Group | 'authorizer' | 'events' | 'openapi' | 'delive
 
 /** The delivery function's entry: it has no route (docs/webhooks.md#on-aws). */
 export const deliveryEntry = 'functions/delivery/handler.ts';
-export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist', 'app', 'webhook', 'integration'];
+export const groups: readonly Group[] = ['client', 'license', 'hwid', 'subscription', 'blacklist', 'app', 'webhook', 'integration', 'portal'];
 
 export function sideOf(group: Group): Side {
   return group === 'client' ? 'client' : 'management';
+}
+
+/** Whether a route takes an owner's API key: not client routes, nor the customer portal's. */
+export function needsApiKey(route: Route): route is Extract<Route, { access: Exclude<Access, 'client' | 'customer'> }> {
+  return route.access !== 'client' && route.access !== 'customer';
 }
 
 const byPath = new Map<string, Route>(routes.map((route) => [route.path, route]));

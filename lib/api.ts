@@ -5,7 +5,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as xray from 'aws-cdk-lib/aws-xray';
 import { Construct } from 'constructs';
 import { corsHeaders } from '../functions/core/http/middleware';
-import { groups, inboundRoutes, openApiPath, routes, sideOf, type FunctionName, type Group, type Side } from '../functions/routes';
+import { groups, inboundRoutes, needsApiKey, openApiPath, routes, sideOf, type FunctionName, type Group, type Side } from '../functions/routes';
 import { gatewayResponses } from './gateway-responses';
 import { acknowledgeLogRetentionFindings } from './nag';
 import type { Settings } from './settings';
@@ -51,9 +51,10 @@ export class ServiceApi extends Construct {
       resource.addMethod(
         'POST',
         integrations.get(route.group)!,
-        side === 'management' ? { authorizer: this.authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true } : {},
+        needsApiKey(route) ? { authorizer: this.authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM, apiKeyRequired: true } : {},
       );
-      addPreflight(resource, side, props.managementCorsOrigin);
+      // The customer portal's routes take a customer's token in a header, never a cookie: any origin may call them.
+      addPreflight(resource, side, route.group === 'portal' ? '*' : props.managementCorsOrigin);
     }
     // Another service's calls (Stripe's events): no authorizer, no API key, no preflight (no browser calls them);
     // the group verifies the caller's signature, and the stage gives the method a throttle of its own (createApi).
@@ -101,7 +102,8 @@ export class ServiceApi extends Construct {
     const clientThrottle = { throttlingRateLimit: settings.clientRateLimit, throttlingBurstLimit: settings.clientBurstLimit };
     const methodOptions: Record<string, apigateway.MethodDeploymentOptions> = {};
     for (const route of routes) {
-      if (sideOf(route.group) === 'client') methodOptions[`${route.path}/POST`] = clientThrottle;
+      // The portal's routes have no API key, so no usage plan: the stage throttles them as it throttles client routes.
+      if (sideOf(route.group) === 'client' || route.group === 'portal') methodOptions[`${route.path}/POST`] = clientThrottle;
     }
     for (const route of inboundRoutes) {
       methodOptions[`${route.path}/POST`] = { throttlingRateLimit: settings.stripeWebhookRateLimit, throttlingBurstLimit: settings.stripeWebhookBurstLimit };

@@ -11,7 +11,7 @@ import type { IndexName } from '../functions/data/table';
  * `npm test` holds every call of every route's tests to these grants, and
  * fails on a grant no call used (test/after-run/iam-conformance.test.ts).
  */
-export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'stripe' | 'webhook' | 'webhooksOfApp' | 'devices' | 'expiryOrder' | 'migration' | 'emails';
+export type Partition = 'apiKey' | 'team' | 'app' | 'subscription' | 'license' | 'request' | 'audit' | 'dailyStats' | 'streamRecord' | 'stripe' | 'webhook' | 'webhooksOfApp' | 'devices' | 'expiryOrder' | 'migration' | 'emails' | 'portal';
 
 /** `LIC#x` → `LIC#`: what every partition key of that entity begins with. */
 function prefixOf(partitionKey: string): string {
@@ -40,6 +40,7 @@ export const partitionPrefixes: Record<Partition, string> = {
   // Only the admin CLI and `npm start` read and write these: no function is granted them.
   migration: prefixOf(keys.migration('-').pk),
   emails: prefixOf(keys.licensesOfEmail('-', '-')),
+  portal: prefixOf(keys.portalSession('-').pk),
 };
 
 /**
@@ -171,6 +172,20 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
     ],
     queriesIndexes: [],
   },
+  // The customer portal (docs/portal.md): reads the application (is its portal on, its secret); finds the licenses of
+  // an email from their lookup entries (`APP#<id>#EMAIL#<email>`); keeps sign-in counts, codes and sessions under
+  // `PORTAL#`: counts read together, written in a transaction with the new code; a wrong try updates the code, the
+  // last one or the right one deletes it; a session is put, read and deleted.
+  portal: {
+    grants: [
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'portal'] },
+      { actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], partitions: ['portal'] },
+      { actions: ['dynamodb:Query'], partitions: ['emails'] },
+      // /portal/licenses reads the session's licenses and their subscriptions.
+      { actions: ['dynamodb:BatchGetItem'], partitions: ['license', 'subscription'] },
+    ],
+    queriesIndexes: [],
+  },
   // Serves the committed OpenAPI document: it reads nothing from the table.
   openapi: {
     grants: [],
@@ -216,4 +231,8 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
  */
 export const emailUse: Partial<Record<FunctionName, 'send' | 'know'>> = {
   app: 'know',
+  // A Stripe purchase emails the buyer their keys when the application's portal is on.
+  integration: 'send',
+  // Sign-in codes.
+  portal: 'send',
 };

@@ -7,6 +7,7 @@ import { createHandler as client } from '../functions/client/handler';
 import { createHandler as hwid } from '../functions/hwid/handler';
 import { createHandler as integration } from '../functions/integration/handler';
 import { createHandler as license } from '../functions/license/handler';
+import { createHandler as portal } from '../functions/portal/handler';
 import { createHandler as subscription } from '../functions/subscription/handler';
 import { createHandler as webhook } from '../functions/webhook/handler';
 import { serveAs } from './serving';
@@ -26,5 +27,6 @@ export function createGroupHandlers(deps: Deps): Record<Group, ServedHandler> {
     app: served('app', app(source)),
     webhook: served('webhook', webhook(source)),
     integration: served('integration', integration(source)),
+    portal: served('portal', portal(source)),
   };
 }

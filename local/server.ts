@@ -10,7 +10,7 @@ import { ClientError, edgeErrors, ManagementError, rateLimited, type ServiceErro
 import { corsHeaders, jsonResponse, type HttpEvent } from '#core/http/middleware';
 import { signedFields } from '#core/http/file-codes';
 import { authorize, headerValue } from '../functions/authorizer/handler';
-import { findInboundRoute, findRoute, sideOf, type Group, type Side } from '../functions/routes';
+import { findInboundRoute, findRoute, needsApiKey, sideOf, type Group, type Side } from '../functions/routes';
 import { serveApiReference } from './api-reference';
 import { serveSite } from './dashboard';
 import { redeemSignInCode, signInBodyBytes, signInPath, type SignInCodes } from './sign-in';
@@ -300,10 +300,19 @@ export async function startLocalServer(options: ServerOptions): Promise<LocalSer
         sendError(response, side, rateLimited(verdict.retryAfterSeconds), deps.config.managementCorsOrigin);
         return;
       }
-    } else if (side === 'management' && request.method === 'POST') {
+    } else if (side === 'management' && request.method === 'POST' && needsApiKey(known!)) {
       const denied = await runGateway(deps, event, limiter);
       if (denied) {
         sendError(response, side, denied, deps.config.managementCorsOrigin);
+        return;
+      }
+    }
+    // The portal's routes have no API key and so no usage plan: on AWS the stage throttles them as it does client
+    // routes; here the client throttle's budget applies per source address.
+    if (route.group === 'portal' && request.method === 'POST') {
+      const verdict = appLimiter?.take(`portal#${request.socket.remoteAddress ?? ''}`);
+      if (verdict && !verdict.allowed) {
+        sendError(response, side, rateLimited(verdict.retryAfterSeconds), '*');
         return;
       }
     }

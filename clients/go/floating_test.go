@@ -147,15 +147,17 @@ func TestABorrowedSeatWorksOfflineUntilTheBorrowEndsAndCannotBeReleasedEarly(t *
 	s := theService(t)
 	key := s.floatingLicense(t, 1)
 	dir, clock := t.TempDir(), newFakeClock()
+	// The service's answers take the default timeout; the checks made while it is down take a second (each retries until then).
+	online := s.client(t, s.url, withStateDir(dir), withClock(clock))
 	laptop := s.client(t, s.url, withStateDir(dir), withClock(clock), withTimeout(time.Second))
-	borrowed := ok(t)(laptop.Borrow(ctx, licensing.Credentials{License: key, HWID: "laptop"}, 2*time.Minute))
+	borrowed := ok(t)(online.Borrow(ctx, licensing.Credentials{License: key, HWID: "laptop"}, 2*time.Minute))
 	data := licenseData(t, borrowed)
 	claims := claimsOf(t, data.OfflineToken)
 	leaseEnd, err := time.Parse(time.RFC3339Nano, *data.LeaseExpiresAt)
 	if err != nil || claims["borrowed"] != true || claims["exp"] != float64(leaseEnd.Unix()) || readStored(t, dir).Token != data.OfflineToken {
 		t.Fatalf("borrowed %s", borrowed.Data)
 	}
-	refused(t, "LEASE_BORROWED")(laptop.Release(ctx, licensing.Credentials{License: key, HWID: "laptop"}))
+	refused(t, "LEASE_BORROWED")(online.Release(ctx, licensing.Credentials{License: key, HWID: "laptop"}))
 
 	s.stopServer(t)
 	offline := ok(t)(laptop.Check(ctx, licensing.Credentials{License: key, HWID: "laptop"}))

@@ -193,7 +193,7 @@ export async function activateFromRequest(request: string): Promise<{ license_fi
   throw new ClientRouteError(response.status, typeof refusal?.message === 'string' ? refusal.message : `HTTP ${response.status}`);
 }
 
-export type ManagementPath = Exclude<keyof paths, '/auth' | '/register' | '/reset-hwid'>;
+export type ManagementPath = Exclude<keyof paths, '/auth' | '/register' | '/reset-hwid' | `/portal/${string}`>;
 
 type Operation<P extends ManagementPath> = paths[P]['post'];
 /** A route's request body, as the OpenAPI document gives it. */

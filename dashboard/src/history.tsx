@@ -46,6 +46,7 @@ export const eventLabels: Record<AuditType, string> = {
   'stripe.connected': 'Stripe connected',
   'stripe.changed': 'Stripe connection changed',
   'stripe.disconnected': 'Stripe disconnected',
+  'portal.signed_in': 'Customer signed in to the portal',
 };
 
 export const labelOf = (type: string): string => eventLabels[type as AuditType] ?? type;

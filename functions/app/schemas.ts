@@ -43,20 +43,17 @@ const trialField = z.lazy(() =>
   }),
 );
 
-/** What a customer reads as the portal's sender and support link: printable text, an https address. */
-const senderNameField = z
-  .string()
-  .check(z.trim(), z.minLength(1), z.maxLength(portalLimits.maxSenderName), z.refine((name) => !/[\p{Cc}\p{Cf}]/u.test(name), 'must hold no control characters'));
-const supportUrlField = z
-  .string()
-  .check(z.maxLength(portalLimits.maxSupportUrl), z.refine((url) => URL.canParse(url) && new URL(url).protocol === 'https:', 'must be an https URL'));
-
 /** The customer portal (docs/portal.md#switching-it-on): sent whole, defaults filled in. */
 const portalField = z.lazy(() =>
   z.strictObject({
     enabled: z._default(z.boolean(), false),
-    sender_name: z.optional(senderNameField),
-    support_url: z.optional(supportUrlField),
+    // What a customer reads as the portal's sender and support link: printable text, an https address.
+    sender_name: z.optional(
+      z.string().check(z.trim(), z.minLength(1), z.maxLength(portalLimits.maxSenderName), z.refine((name) => !/[\p{Cc}\p{Cf}]/u.test(name), 'must hold no control characters')),
+    ),
+    support_url: z.optional(
+      z.string().check(z.maxLength(portalLimits.maxSupportUrl), z.refine((url) => URL.canParse(url) && new URL(url).protocol === 'https:', 'must be an https URL')),
+    ),
     allow_device_release: z._default(z.boolean(), true),
     allow_license_files: z._default(z.boolean(), true),
   }),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Deps } from '#core/deps';
 import type { OwnerInput } from '#core/http/handler';
 import { notFound, ownedApp, ownedSubscription } from '#core/domain/ownership';
@@ -30,7 +31,8 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
   // The portal signs customers in by emailed code: on, in a deployment that sends no email, no one could sign in.
   if (input.portal?.enabled && deps.mailer === undefined) throw new ManagementError('NO_EMAIL_SENDER');
   const sent: AppSettingsChange = Object.fromEntries(appSettingsFields.flatMap((field) => (input[field] === undefined ? [] : [[field, input[field]]])));
-  if (Object.keys(sent).length > 0 && !(await apps.updateSettings(deps.table, app.app_id, sent))) throw notFound.app();
+  const portalSecret = input.portal?.enabled && app.portal_secret === undefined ? randomBytes(32).toString('base64url') : undefined;
+  if (Object.keys(sent).length > 0 && !(await apps.updateSettings(deps.table, app.app_id, sent, portalSecret))) throw notFound.app();
   const settings: AppSettingsChange = { ...app, ...sent };
   return {
     app_id: app.app_id,

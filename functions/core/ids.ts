@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 const base62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Crockford's base32: no I, L, O, U, so keys survive being read aloud or retyped. */
@@ -33,6 +33,28 @@ const apiKeyPattern = new RegExp(`^${API_KEY_PREFIX}[A-Za-z0-9]{40,128}$`);
 
 export function isApiKeyFormat(value: string): boolean {
   return apiKeyPattern.test(value);
+}
+
+export const PORTAL_TOKEN_PREFIX = 'lps_';
+
+/** A customer portal session's token: `lps_` + 43 base62 characters, about 256 bits. */
+export function newPortalToken(): string {
+  return PORTAL_TOKEN_PREFIX + randomString(base62, 43);
+}
+
+/** A portal session token's shape, checked before it is hashed and looked up. */
+export function isPortalTokenFormat(value: string): boolean {
+  return /^lps_[A-Za-z0-9]{43}$/.test(value);
+}
+
+/** A portal sign-in code: six digits from the CSPRNG. */
+export function newSignInCode(): string {
+  return randomString('0123456789', 6);
+}
+
+/** HMAC-SHA256 of `value` under `key`, hex: a fingerprint only the key's holder can compute from a guess. */
+export function hmacHex(key: string, value: string): string {
+  return createHmac('sha256', key).update(value, 'utf8').digest('hex');
 }
 
 /** Five groups of five base32 characters: 125 bits from the CSPRNG. */

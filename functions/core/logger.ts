@@ -38,12 +38,12 @@ export type LogSink = (line: string) => void;
 const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
 /**
- * Field names whose values are end users' or owners' credentials, or name a
+ * Field names whose values are end users', customers' or owners' credentials, or name a
  * person or a device: a line that needs one says so by fingerprint. The
  * logger drops such a field wherever it sits, so a careless `{ license }` or
  * a whole item passed at debug level cannot put one on a line.
  */
-const secretField = /^(license|license_key|license_keys|key|keys|username|hwid|hwids|new_hwid|api_key|x-api-key|d)$|password|secret|private|hash|email/i;
+const secretField = /^(license|license_key|license_keys|key|keys|username|hwid|hwids|new_hwid|email|customer_email|code|token|authorization|api_key|x-api-key|d)$|password|secret|private|hash/i;
 
 const redacted = '[redacted]';
 

@@ -37,8 +37,11 @@ export function replaceSigningKey(table: Table, appId: string, key: StoredSignin
 }
 
 /** Every setting sent, in one write; sent again it sets the same values. False: no such application. */
-export function updateSettings(table: Table, appId: string, change: AppSettingsChange): Promise<boolean> {
-  return setFields(table, appId, change);
+export function updateSettings(table: Table, appId: string, change: AppSettingsChange, portalSecret?: string): Promise<boolean> {
+  if (portalSecret === undefined) return setFields(table, appId, change);
+  // An application keeps the first secret it got: a race of two first switches on writes one.
+  const set = assignments(Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)));
+  return updateExisting(table, keys.app(appId), `SET ${set.text}, portal_secret = if_not_exists(portal_secret, :portalSecret)`, { ...set.values, ':portalSecret': portalSecret }, set.names);
 }
 
 /** The name and status sent, in one write, as settings are. */

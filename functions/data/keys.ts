@@ -235,8 +235,21 @@ export const keys = {
    * namespace holds them all.
    */
   stripeLicenses: (appId: string, stripeId: string): ItemKey => ({ pk: `STRIPE#${appId}#OBJ#${stripeId}`, sk: 'LICENSES' }),
+  /** A Checkout Session's purchase email (docs/portal.md): claimed by the delivery sending it, then marked sent, so a redelivered event sends no second message. */
+  stripePurchaseEmail: (appId: string, sessionId: string): ItemKey => ({ pk: `STRIPE#${appId}#OBJ#${sessionId}`, sk: 'EMAILED' }),
   /** Marks one part of a Stripe event as applied (a big Checkout Session is made in several transactions). */
   stripeEvent: (appId: string, eventId: string, part: number): ItemKey => ({ pk: `STRIPE#${appId}#EVENT#${eventId}#${part}`, sk: 'EVENT' }),
+
+  /**
+   * The customer portal (docs/portal.md): a customer's sign-in code and the times of their
+   * recent sign-ins, keyed by the application's keyed hash of the email (never the address);
+   * an address's recent sign-ins by a hash of the address; a session by the SHA-256 of its
+   * token (never the token). All expire by `ttl`.
+   */
+  portalCode: (appId: string, emailHash: string): ItemKey => ({ pk: `PORTAL#${appId}#EMAIL#${emailHash}`, sk: 'CODE' }),
+  portalEmailSignIns: (appId: string, emailHash: string): ItemKey => ({ pk: `PORTAL#${appId}#EMAIL#${emailHash}`, sk: 'SIGNINS' }),
+  portalAddressSignIns: (appId: string, addressHash: string): ItemKey => ({ pk: `PORTAL#${appId}#IP#${addressHash}`, sk: 'SIGNINS' }),
+  portalSession: (tokenHash: string): ItemKey => ({ pk: `PORTAL#SESSION#${tokenHash}`, sk: 'SESSION' }),
 
   /** Marks a stream record as counted and audited, so a redelivered record changes nothing twice. */
   streamRecord: (eventId: string): ItemKey => ({ pk: `STREAM#${eventId}`, sk: 'STREAM' }),
@@ -258,6 +271,7 @@ export const keys = {
     if (sk === 'WEBHOOK' && pk.startsWith('WEBHOOK#')) return { kind: 'webhook', id: pk.slice('WEBHOOK#'.length) };
     const stripe = /^STRIPE#([^#]+)$/.exec(pk);
     if (stripe && sk === 'STRIPE') return { kind: 'stripe', appId: stripe[1]! };
+    if (sk === 'SESSION' && pk.startsWith('PORTAL#SESSION#')) return { kind: 'portalSession' };
     return undefined;
   },
 } as const;
@@ -269,4 +283,5 @@ export type EntityRef =
   | { kind: 'blacklist'; appId: string }
   | { kind: 'username'; appId: string }
   | { kind: 'webhook'; id: string }
-  | { kind: 'stripe'; appId: string };
+  | { kind: 'stripe'; appId: string }
+  | { kind: 'portalSession' };

@@ -1,6 +1,6 @@
 import { batchGetItems, itemId } from './batch-get';
-import { conditional, deleteExisting, getItem, transactWrite, updateItem, type Table, type TransactItem } from './db';
-import { assignments, conditions, equalities, Update } from './expressions';
+import { conditional, deleteExisting, deleteItem, getItem, putItem, transactWrite, updateItem, type Table, type TransactItem } from './db';
+import { assignments, condition, conditions, equalities, part, Update } from './expressions';
 import { keys, type ItemKey } from './keys';
 import { trialTag } from './model/trial';
 import { licenseItem } from './items';
@@ -39,6 +39,37 @@ export function deleteConnection(table: Table, appId: string): Promise<boolean> 
 export async function licenseKeysOf(table: Table, appId: string, stripeId: string): Promise<string[]> {
   const item = await getItem(table, keys.stripeLicenses(appId, stripeId));
   return stripeLicenseKeysSchema.parse(item?.license_keys) ?? [];
+}
+
+/**
+ * Claims the sending of a Checkout Session's purchase email under `claim` (a
+ * fresh id per delivery): true when this delivery is to send it. Taken while
+ * another delivery's claim is younger than `staleBefore` or the message went
+ * out. A resent put that the store applied finds its own claim and is still
+ * this delivery's.
+ */
+export async function claimPurchaseEmail(table: Table, appId: string, sessionId: string, claim: string, now: Date, staleBefore: Date): Promise<boolean> {
+  const mark = { ...keys.stripePurchaseEmail(appId, sessionId), app_id: appId, state: 'sending', claim, claimed_at: now.toISOString() };
+  const free = part('attribute_not_exists(pk) OR (#state = :sending AND claimed_at < :stale)', { ':sending': 'sending', ':stale': staleBefore.toISOString() }, { '#state': 'state' });
+  const written = await conditional(putItem(table, mark, { condition: condition(free), oldOnFailure: true }));
+  return written.held || written.item?.claim === claim;
+}
+
+/** The message went out: later deliveries find the mark and send nothing. Setting the same again changes nothing. */
+export async function purchaseEmailSent(table: Table, appId: string, sessionId: string, claim: string, at: Date): Promise<void> {
+  await conditional(
+    updateItem(table, keys.stripePurchaseEmail(appId, sessionId), {
+      UpdateExpression: 'SET #state = :sent, sent_at = :at',
+      ConditionExpression: 'claim = :claim',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':sent': 'sent', ':at': at.toISOString(), ':claim': claim },
+    }),
+  );
+}
+
+/** Sending failed: the claim is given up so that Stripe's redelivery sends the message. Gone already: nothing to do. */
+export async function releasePurchaseEmail(table: Table, appId: string, sessionId: string, claim: string): Promise<void> {
+  await conditional(deleteItem(table, keys.stripePurchaseEmail(appId, sessionId), condition(part('claim = :claim AND #state = :sending', { ':claim': claim, ':sending': 'sending' }, { '#state': 'state' }))));
 }
 
 /** Licenses by their keys in the shared namespace (Stripe's licenses have generated keys); deleted ones are left out. */

@@ -48,6 +48,7 @@ export const eventTypes = [
   'stripe.connected',
   'stripe.changed',
   'stripe.disconnected',
+  'portal.signed_in',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -317,7 +318,8 @@ function appEffects(change: StreamChange, appId: string, event: EventOf): Effect
   const changed = changedFields(before, after);
   const settings = new Set<string>(appSettingsFields);
   const events: ServiceEvent[] = [];
-  if ([...changed].some((field) => !settings.has(field) && field !== 'signing_key')) {
+  // The portal's secret is written with the portal setting that first needs it, and is never shown.
+  if ([...changed].some((field) => !settings.has(field) && field !== 'signing_key' && field !== 'portal_secret')) {
     events.push(event('app.updated', appId, appId, { before: appView(before), after: appView(after) }));
   }
   if ([...changed].some((field) => settings.has(field))) {
@@ -375,6 +377,19 @@ function stripeEffects(change: StreamChange, appId: string, event: EventOf): Eff
 }
 
 /**
+ * A customer signed in to the portal: the session's item is new. Its address never shows, only
+ * its keyed fingerprint, the event's subject; the session's end and removal announce nothing.
+ */
+function portalSessionEffects(change: StreamChange, event: EventOf): Effects {
+  const after = change.newImage;
+  const appId = text(after?.app_id);
+  const fingerprint = text(after?.email_fingerprint);
+  if (change.kind !== 'INSERT' || appId === undefined || fingerprint === undefined) return none;
+  const expiresAt = typeof after!.expires_at === 'number' ? new Date(after!.expires_at * 1000).toISOString() : null;
+  return { events: [event('portal.signed_in', appId, fingerprint, { after: { email_fingerprint: fingerprint, expires_at: expiresAt } })], counts: [] };
+}
+
+/**
  * The events a change announces and what it adds to the daily counters.
  * Ids derive from the stream record's id, so a redelivered record yields the
  * same events (subscribers can drop repeats by `id`). Days come from the
@@ -413,5 +428,7 @@ export function effectsOf(change: StreamChange): Effects {
       return webhookEffects(change, entity.id, event);
     case 'stripe':
       return stripeEffects(change, entity.appId, event);
+    case 'portalSession':
+      return portalSessionEffects(change, event);
   }
 }

@@ -10,6 +10,7 @@ import { convertedTag, trialTag } from '#data/model/trial';
 import { ownEntry } from '#shared/own-keys';
 import { hwidResetDefaults, newLicense } from '../license/new-license';
 import { durationUnitSeconds } from '../license/schemas';
+import { emailPurchase } from './purchase-email';
 import { listLineItems } from './stripe-api';
 import { revealSecret } from './stripe-secrets';
 import * as apps from '#data/app.repo';
@@ -92,7 +93,8 @@ function parts<T>(items: T[], size: number): T[][] {
  * Checkout completed: one license per unit of each line item whose price is
  * mapped, with the session's customer, subscription and email as metadata,
  * the customer's email as the license's email, and the tag `stripe`; unmapped
- * prices make nothing.
+ * prices make nothing. With the application's portal on, the buyer is emailed
+ * the keys.
  */
 async function checkoutCompleted(deps: Deps, connection: StripeConnection, eventId: string, object: unknown): Promise<number> {
   const session = sessionSchema.parse(object);
@@ -152,6 +154,7 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
   for (const [index, mappings] of parts(rest, licensesPerWrite).entries()) {
     made += await createPart(deps, eventId, firstPart + index, origin, mappings, licenseFor);
   }
+  await emailPurchase(deps, app, session.id, licenseEmail.email);
   return made;
 }
 

@@ -303,3 +303,34 @@ export const webhookDelivery = z.strictObject({
   next_attempt_at: nullableTimestamp,
   created_at: timestamp,
 });
+
+/** `POST /portal/app`: the portal's branding (docs/portal.md). */
+export const portalBranding = z.strictObject({
+  name: z.string(),
+  sender_name: z.optional(z.string()),
+  support_url: z.optional(z.string()),
+  allow_device_release: z.boolean(),
+  allow_license_files: z.boolean(),
+});
+
+/** `POST /portal/verify`: a session's token, and when it ends. */
+export const portalToken = z.strictObject({ token: z.string(), expires_at: timestamp });
+
+/** One license as its customer sees it in the portal (docs/portal.md#what-customers-see). */
+export const customerLicense = z.strictObject({
+  key: z.string(),
+  status: z.enum(['active', 'paused']),
+  expires_at: z.nullable(timestamp),
+  subscription_name: z.nullable(z.string()),
+  features: z.array(z.string()),
+  usage: z.array(usageCounter),
+  max_devices: z.int(),
+  devices: z.array(
+    z.strictObject({
+      hwid: z.string(),
+      lease: z.nullable(z.strictObject({ expires_at: timestamp, borrowed: z.boolean() })),
+      files: z.array(z.strictObject({ issued_at: timestamp, expires_at: timestamp, air_gapped: z.boolean() })),
+    }),
+  ),
+  release: z.strictObject({ allowed_now: z.boolean(), next_at: z.nullable(timestamp) }),
+});

@@ -5,6 +5,7 @@ import { clientMessages, type ClientFailureCode, type ManagementErrorCode } from
 import * as hwidSchemas from '../hwid/schemas';
 import * as integrationSchemas from '../integration/schemas';
 import * as licenseSchemas from '../license/schemas';
+import * as portalSchemas from '../portal/schemas';
 import { registeredMessage } from '../client/register';
 import { maxUsageAmount } from '../client/schemas';
 import { licenseFileReturnedMessage } from '../client/reset-hwid';
@@ -35,8 +36,12 @@ export interface ManagementContract {
   answerExample: unknown;
   /** `{success, data, next_cursor}` instead of `{success, data}`. */
   list?: boolean;
-  /** This route's own errors; every management route also has those of `commonManagementErrors`. */
+  /** This route's own errors; every management route also has those of `commonManagementErrors` (a portal route those of `commonPortalErrors`). */
   errors: ManagementErrorCode[];
+  /** A portal route that answers `{success: true}` and no `data`, with this status (`answer` is then unused). */
+  bare?: 200 | 202;
+  /** A portal route that takes a customer's session (`Authorization: Bearer lps_…`). */
+  session?: true;
 }
 
 export interface ClientContract {
@@ -61,6 +66,9 @@ export const isClientContract = (contract: Contract): contract is ClientContract
 
 /** Errors any management route can answer: the gateway's and the renderer's. */
 export const commonManagementErrors: ManagementErrorCode[] = ['INVALID_INPUT', 'MISSING_AUTH', 'INVALID_API_KEY', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SERVER_ERROR'];
+
+/** Errors any customer portal route can answer: it takes no API key. */
+export const commonPortalErrors: ManagementErrorCode[] = ['INVALID_INPUT', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SERVER_ERROR'];
 
 const example = {
   appId: '3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f',
@@ -1026,5 +1034,75 @@ export const contracts: Record<RoutePath, Contract> = {
     answer: z.array(answers.licenseRecord),
     answerExample: [{ ...licenseExample, tags: ['stripe'], metadata: { stripe_customer: 'cus_Q1w2E3r4T5y6', stripe_checkout_session: 'cs_test_a1B2c3D4e5F6g7H8', email: 'buyer@example.com' } }],
     errors: ['ACCESS_DENIED', 'APP_NOT_FOUND'],
+  },
+  '/portal/app': {
+    tag: 'Customer portal',
+    summary: "The portal's branding before sign-in",
+    description:
+      "What the customer portal shows on its sign-in page: the application's name, the owner's `sender_name` and `support_url`, and which self-service actions are on. Nothing else of the application. An unknown application, an inactive one and one whose portal is off all answer 403 `PORTAL_DISABLED` (docs/portal.md).",
+    request: portalSchemas.appSchema,
+    requestExample: { app_id: example.appId },
+    answer: answers.portalBranding,
+    answerExample: { name: 'Acme Tools', sender_name: 'Acme', support_url: 'https://acme.example/help', allow_device_release: true, allow_license_files: true },
+    errors: ['PORTAL_DISABLED'],
+  },
+  '/portal/sign-in': {
+    tag: 'Customer portal',
+    summary: 'Email a customer a sign-in code',
+    description:
+      'Always 202 `{success: true}` for a well-formed body while the portal is on, in the same time whether or not the email has licenses: only when licenses of the application carry the email does it send a 6-digit code, valid 10 minutes, that replaces any code sent before. At most 5 sign-ins per email and 30 per source address in any hour, counted whether or not an email went out; over either, 429 `RATE_LIMITED` with `Retry-After` (docs/portal.md#signing-in).',
+    request: portalSchemas.signInSchema,
+    requestExample: { app_id: example.appId, email: 'buyer@example.com' },
+    answer: z.strictObject({}),
+    answerExample: {},
+    bare: 202,
+    errors: ['PORTAL_DISABLED'],
+  },
+  '/portal/verify': {
+    tag: 'Customer portal',
+    summary: 'Trade the emailed code for a session',
+    description:
+      'The right code starts a session of one hour: `token` goes in `Authorization: Bearer` on the routes that take a session. A code works once; a wrong or expired one is 401 `INVALID_CODE`, and the fifth wrong try deletes the code (ask for a new one).',
+    request: portalSchemas.verifySchema,
+    requestExample: { app_id: example.appId, email: 'buyer@example.com', code: '042917' },
+    answer: answers.portalToken,
+    answerExample: { token: `lps_${'A1b2C3d4E5'.repeat(4)}x9Z`, expires_at: '2026-03-01T13:00:00.000Z' },
+    errors: ['PORTAL_DISABLED', 'INVALID_CODE'],
+  },
+  '/portal/sign-out': {
+    tag: 'Customer portal',
+    summary: 'End the session',
+    description: 'The session ends at once: its token is refused (401 `INVALID_SESSION`) from the next request on.',
+    request: portalSchemas.sessionOnlySchema,
+    requestExample: {},
+    answer: z.strictObject({}),
+    answerExample: {},
+    bare: 200,
+    session: true,
+    errors: [],
+  },
+  '/portal/licenses': {
+    tag: 'Customer portal',
+    summary: "The signed-in customer's licenses",
+    description:
+      "Every license of the session's application that carries the session's email, as the customer sees it: its key, status, end, subscription, features and usage, its devices (each with its floating seat's lease and its live license files), and when a device may be released under the license's reset rules (`release.allowed_now`, `release.next_at`; null when the owner allows no resets). Nothing of another email, application or team. 403 `PORTAL_DISABLED` once the owner switched the portal off (docs/portal.md#what-customers-see).",
+    request: portalSchemas.sessionOnlySchema,
+    requestExample: {},
+    answer: z.array(answers.customerLicense),
+    answerExample: [
+      {
+        key: example.key,
+        status: 'active',
+        expires_at: '2027-03-01T12:00:00.000Z',
+        subscription_name: 'Pro',
+        features: ['export'],
+        usage: [],
+        max_devices: 2,
+        devices: [{ hwid: 'desk-pc', lease: null, files: [] }],
+        release: { allowed_now: true, next_at: '2026-03-01T12:00:00.000Z' },
+      },
+    ],
+    session: true,
+    errors: ['PORTAL_DISABLED'],
   },
 };

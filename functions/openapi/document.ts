@@ -3,7 +3,7 @@ import { clientMessages, managementErrors } from '#core/http/errors';
 import { appIdField, subscriptionIdField } from '#core/domain/fields';
 import { findRoute, groups, inboundRoutes, routes, sideOf, type RoutePath } from '../routes';
 import * as answers from './answers';
-import { commonManagementErrors, contracts, isClientContract, type ClientContract, type ManagementContract } from './contracts';
+import { commonManagementErrors, commonPortalErrors, contracts, isClientContract, type ClientContract, type ManagementContract } from './contracts';
 
 type Json = Record<string, unknown>;
 
@@ -65,6 +65,7 @@ function componentSchemas(entries: [string, z.ZodMiniType][], io: 'input' | 'out
 }
 
 function successBody(contract: ManagementContract): z.ZodMiniType {
+  if (contract.bare) return z.strictObject({ success: z.literal(true) });
   return z.strictObject({
     success: z.literal(true),
     data: contract.answer,
@@ -89,14 +90,18 @@ const retryAfter = { 'Retry-After': { $ref: '#/components/headers/Retry-After' }
 
 const json = (schema: Json, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
 
-/** A route some API-key role may not call answers ACCESS_DENIED to those keys (docs/api-keys.md). */
+/** A route some API-key role may not call answers ACCESS_DENIED to those keys (docs/api-keys.md); portal routes take no key. */
 function roleErrors(path: RoutePath): ManagementContract['errors'] {
-  return findRoute(path)?.access === 'read' ? [] : ['ACCESS_DENIED'];
+  const access = findRoute(path)?.access;
+  return access === 'read' || access === 'customer' ? [] : ['ACCESS_DENIED'];
 }
+
+const isPortalRoute = (path: RoutePath): boolean => findRoute(path)?.access === 'customer';
 
 function managementErrorResponses(path: RoutePath, contract: ManagementContract): Record<string, Json> {
   const byStatus = new Map<number, string[]>();
-  for (const code of new Set([...commonManagementErrors, ...roleErrors(path), ...contract.errors])) {
+  const common = isPortalRoute(path) ? [...commonPortalErrors, ...(contract.session ? (['INVALID_SESSION'] as const) : [])] : commonManagementErrors;
+  for (const code of new Set([...common, ...roleErrors(path), ...contract.errors])) {
     const { status } = managementErrors[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -174,21 +179,21 @@ function clientOperation(path: RoutePath, contract: ClientContract): Json {
 }
 
 function managementOperation(path: RoutePath, contract: ManagementContract): Json {
+  const security = isPortalRoute(path) ? (contract.session ? [{ PortalSession: [] }] : []) : [{ ApiKey: [] }];
   return {
     operationId: operationId(path),
     tags: [contract.tag],
     summary: contract.summary,
     ...(contract.description ? { description: contract.description } : {}),
-    security: [{ ApiKey: [] }],
+    security,
     requestBody: { required: true, content: json(componentRef(schemaName(path, 'Request')), contract.requestExample) },
     responses: {
-      '200': {
-        description: 'Done',
-        content: json(componentRef(schemaName(path, 'Answer')), {
-          success: true,
-          data: contract.answerExample,
-          ...(contract.list ? { next_cursor: null } : {}),
-        }),
+      [String(contract.bare ?? 200)]: {
+        description: contract.bare === 202 ? 'Accepted' : 'Done',
+        content: json(
+          componentRef(schemaName(path, 'Answer')),
+          contract.bare ? { success: true } : { success: true, data: contract.answerExample, ...(contract.list ? { next_cursor: null } : {}) },
+        ),
       },
       ...managementErrorResponses(path, contract),
     },
@@ -287,11 +292,13 @@ export function openApiDocument(serverUrl?: string): Json {
       { name: 'API keys', description: 'Your team\'s API keys, their roles and the applications they may reach (docs/api-keys.md).' },
       { name: 'Webhooks', description: 'Signed deliveries of events to your HTTPS endpoints, with retries and a delivery log.' },
       { name: 'Stripe', description: 'Selling through Stripe Checkout: the connection, the licenses of a Checkout Session, and the endpoint Stripe posts its events to.' },
+      { name: 'Customer portal', description: 'Called by the customer portal for your customers, never with an API key: sign-in by emailed code, then a session token (docs/portal.md).' },
     ],
     paths,
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The API key the admin CLI printed for your team.' },
+        PortalSession: { type: 'http', scheme: 'bearer', description: 'A customer portal session token (`lps_…`) from POST /portal/verify, valid for an hour.' },
       },
       parameters: {
         'Accept-Signature': {

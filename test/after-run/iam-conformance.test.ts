@@ -39,7 +39,7 @@ describe('IAM conformance of the calls the whole run made', () => {
     process.stdout.write(
       `IAM conformance: ${calls.length} distinct calls of ${callers.size} functions (${[...callers].sort().join(', ')}), ${variants.map(([name, { iam }]) => `${grantsOf(iam).length} grants judged with ${name}`).join(', ')}\n`,
     );
-    expect([...callers].sort()).toEqual(['app', 'authorizer', 'blacklist', 'client', 'delivery', 'events', 'hwid', 'integration', 'license', 'subscription', 'webhook']);
+    expect([...callers].sort()).toEqual(['app', 'authorizer', 'blacklist', 'client', 'delivery', 'events', 'hwid', 'integration', 'license', 'portal', 'subscription', 'webhook']);
   });
 
   describe.each(variants)('with %s', (_name, { template, iam }) => {

@@ -3,7 +3,8 @@ import { findLeaks, logLinesEvidence, secretsEvidence, shortestCheckedSecret, ty
 
 /**
  * No log line of the whole run, at any level (the tests log at debug), names a
- * license key, username, HWID, customer email, password, API key, bcrypt hash or private key:
+ * license key, username, HWID, customer email, password, API key, bcrypt hash, private key,
+ * portal sign-in code or session token:
  * every line a test's logger wrote is checked against every such value the
  * tests sent or the table held, and against the shapes of keys and hashes.
  */
@@ -20,7 +21,7 @@ describe('the log lines of the whole run', () => {
         `(${secrets.filter((secret) => secret.value.length >= shortestCheckedSecret).length} checked, the rest shorter than ${shortestCheckedSecret} characters)`,
     );
     expect(levels).toContain('debug');
-    expect([...kinds].sort()).toEqual(['api key', 'bcrypt hash', 'email', 'hwid', 'license key', 'password', 'private key', 'stripe secret', 'username']);
+    expect([...kinds].sort()).toEqual(['api key', 'bcrypt hash', 'email', 'hwid', 'license key', 'password', 'portal code', 'portal token', 'private key', 'stripe secret', 'username']);
   });
 
   it('name no secret and carry no secret-shaped string', () => {

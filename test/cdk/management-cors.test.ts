@@ -5,12 +5,13 @@ type Resources = Record<string, { Type: string; Properties?: Record<string, unkn
 
 const originHeader = 'method.response.header.Access-Control-Allow-Origin';
 
-function preflightOrigins(synth: Synthesized): { client: unknown[]; management: unknown[] } {
-  const found = { client: [] as unknown[], management: [] as unknown[] };
+/** The preflights' origins by side; the customer portal's routes apart, as they allow every origin. */
+function preflightOrigins(synth: Synthesized): { client: unknown[]; management: unknown[]; portal: unknown[] } {
+  const found = { client: [] as unknown[], management: [] as unknown[], portal: [] as unknown[] };
   for (const method of methods(synth.template).filter((candidate) => candidate.httpMethod === 'OPTIONS')) {
     const route = routes.find((candidate) => candidate.path === method.path)!;
     const integration = method.properties.Integration as { IntegrationResponses: { ResponseParameters: Record<string, unknown> }[] };
-    found[sideOf(route.group)].push(integration.IntegrationResponses[0]!.ResponseParameters[originHeader]);
+    found[route.group === 'portal' ? 'portal' : sideOf(route.group)].push(integration.IntegrationResponses[0]!.ResponseParameters[originHeader]);
   }
   return found;
 }
@@ -71,6 +72,8 @@ describe('the management routes\' CORS origin', () => {
     expect(origins.management.length).toBeGreaterThan(0);
     for (const origin of origins.management) expect(origin).toEqual({ 'Fn::Join': ['', ["'https://", { 'Fn::GetAtt': [distribution, 'DomainName'] }, "'"]] });
     expect(new Set(origins.client)).toEqual(new Set(["'*'"]));
+    // The customer portal's routes take a bearer token, never a cookie: every origin, whatever the dashboard's.
+    expect(new Set(origins.portal)).toEqual(new Set(["'*'"]));
     expect(findCycle(synth.template.toJSON().Resources as Resources)).toBeUndefined();
   });
 

@@ -51,6 +51,7 @@ describe('table access per function', () => {
       keys.stripeConnection('a').pk,
       keys.stripeLicenses('a', 'cs_test_1').pk,
       keys.stripeEvent('a', 'evt_1', 0).pk,
+      keys.stripePurchaseEmail('a', 'cs_test_1').pk,
       keys.boundDevice('a', 'h', keys.license('l').pk).pk,
       keys.licenseByExpiry('a', '2026-01-01T00:00:00.000Z', keys.license('l').pk).pk,
       keys.licenseByEmail('a', 'ann@example.com', keys.license('l').pk).pk,
@@ -58,6 +59,10 @@ describe('table access per function', () => {
       keys.apiKeyByTeam('t', 'c', 'k').gsi1pk,
       keys.trialClaim('a', 'h').pk,
       keys.trialAddress('a', 'x').pk,
+      keys.portalCode('a', 'e').pk,
+      keys.portalEmailSignIns('a', 'e').pk,
+      keys.portalAddressSignIns('a', 'x').pk,
+      keys.portalSession('t').pk,
     ];
     for (const partitionKey of built) expect(known.some((prefix) => partitionKey.startsWith(prefix))).toBe(true);
     expect(Object.keys(keys).sort()).toEqual(
@@ -67,8 +72,9 @@ describe('table access per function', () => {
         'subscription', 'subscriptionByApp', 'subscriptionsOfApp', 'team', 'username', 'usageMarker',
         'audit', 'auditOfApp', 'auditByLicense', 'auditOfLicense', 'auditPosition', 'dailyStats', 'dailyStatsOfApp', 'dailyStatsSortKey', 'statsTotals', 'expiryCount', 'expirySortKey', 'streamRecord', 'entityOf',
         'webhook', 'webhookByApp', 'webhooksOfApp', 'webhookCount', 'delivery', 'deliveryPrefix',
-        'stripeConnection', 'stripeLicenses', 'stripeEvent',
+        'stripeConnection', 'stripeLicenses', 'stripeEvent', 'stripePurchaseEmail',
         'trialClaim', 'trialAddress',
+        'portalCode', 'portalEmailSignIns', 'portalAddressSignIns', 'portalSession',
       ].sort(),
     );
   });

@@ -111,7 +111,7 @@ describe('a stack synthesized with every context key set', () => {
       ]),
     );
     // The events consumer's concurrency is one per stream shard, set by the event source mapping, not reserved.
-    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, webhook: 10, integration: 10, authorizer: 20, events: undefined, openapi: undefined, delivery: undefined });
+    expect(reserved).toEqual({ client: 50, license: 10, hwid: 10, subscription: 10, blacklist: 10, app: 10, webhook: 10, integration: 10, portal: 10, authorizer: 20, events: undefined, openapi: undefined, delivery: undefined });
   });
 
   it('puts a web ACL with a per-IP rate rule and a tighter one on the client routes, both answering RATE_LIMITED, in front of the stage', () => {

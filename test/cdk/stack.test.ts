@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { groups, inboundRoutes, openApiPath, routes, sideOf } from '../../functions/routes';
+import { groups, inboundRoutes, needsApiKey, openApiPath, routes, sideOf } from '../../functions/routes';
 import { tableDefinition } from '../../functions/data/table';
 import { corsHeaders } from '../../functions/core/http/middleware';
 import { gatewayResponses } from '../../lib/gateway-responses';
@@ -41,12 +41,14 @@ const lazyLibraryMarkers = {
   'KMS client': /TrentService/,
   'SQS client': /AmazonSQS/,
   stripe: /api\.stripe\.com/,
+  'SES client': /SimpleEmailService_v2/,
 };
 
 /** What each function loads on first need only: a cold start that does not need it leaves it out. */
 const loadedOnNeed: [(typeof functionNames)[number], (keyof typeof lazyLibraryMarkers)[]][] = [
   ['client', ['bcryptjs', 'jose', 'KMS client']],
   ['integration', ['stripe']],
+  ['portal', ['SES client']],
   ['webhook', ['KMS client', 'SQS client']],
 ];
 
@@ -108,7 +110,7 @@ describe('routes', () => {
       };
       expect(integration.Type).toBe('MOCK');
       const expected = Object.fromEntries(
-        Object.entries(corsHeaders(sideOf(route.group), synth.service.managementCorsOrigin)).map(([name, value]) => [`method.response.header.${name}`, synth.stack.resolve(`'${value}'`)]),
+        Object.entries(corsHeaders(sideOf(route.group), route.group === 'portal' ? '*' : synth.service.managementCorsOrigin)).map(([name, value]) => [`method.response.header.${name}`, synth.stack.resolve(`'${value}'`)]),
       );
       expect(integration.IntegrationResponses).toEqual([{ StatusCode: '204', ResponseParameters: expected }]);
     }
@@ -153,12 +155,12 @@ describe('routes', () => {
 });
 
 describe('API key authorizer and usage plan', () => {
-  it('puts every management route behind the authorizer with an API key required, and leaves client routes open', () => {
+  it('puts every management route behind the authorizer with an API key required, and leaves client and customer portal routes open', () => {
     const authorizerId = logicalId(synth.stack, synth.service.authorizer);
     const posts = methods(synth.template).filter((method) => method.httpMethod === 'POST');
     for (const route of routes) {
       const method = posts.find((candidate) => candidate.path === route.path)!;
-      if (sideOf(route.group) === 'management') {
+      if (needsApiKey(route)) {
         expect(method.properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });
       } else {
         expect(method.properties.AuthorizationType).toBe('NONE');
@@ -390,6 +392,7 @@ describe('functions', () => {
         app: [204, 400],
         webhook: [204, 400],
         integration: [204, 400],
+        portal: [204, 400],
         // No x-api-key: the same "Unauthorized" API Gateway itself would answer.
         authorizer: ['Unauthorized', 'Unauthorized'],
       });

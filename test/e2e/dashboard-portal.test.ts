@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, launchChromium, openDashboard, startService, tab, type StartedService } from '../support/browser';
+import { api, openDashboard, serviceAndBrowser, tab } from '../support/browser';
 
 /**
  * The customer portal's card on the settings screen against `npm start` (whose outbox always
@@ -11,14 +11,7 @@ import { api, launchChromium, openDashboard, startService, tab, type StartedServ
 let context: BrowserContext;
 let page: Page;
 
-const session = {} as { service: StartedService; browser: Browser };
-beforeAll(async () => {
-  [session.service, session.browser] = await Promise.all([startService(), launchChromium()]);
-}, 90_000);
-afterAll(async () => {
-  await session.browser?.close();
-  await session.service?.stop();
-});
+const session = serviceAndBrowser();
 beforeEach(async () => {
   ({ context, page } = await openDashboard(session));
 });

@@ -97,6 +97,11 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/integration/stripe/get': { app_id: 'uuid' },
   '/integration/stripe/delete': { app_id: 'uuid' },
   '/integration/stripe/licenses': { app_id: 'uuid', checkout_session: 'string' },
+  '/portal/app': { app_id: 'uuid' },
+  '/portal/sign-in': { app_id: 'uuid', email: 'string' },
+  '/portal/verify': { app_id: 'uuid', email: 'string', code: 'string' },
+  '/portal/sign-out': {},
+  '/portal/licenses': {},
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];

@@ -13,6 +13,8 @@ import { seedDelivery, seedWebhook } from '../support/webhooks';
 import * as apps from '#data/app.repo';
 import * as teams from '#data/team.repo';
 import { timeFor } from '../support/time';
+import { startTestEvents, type TestEvents } from '../support/events';
+import { bearer, lastCode, licensesOf, portalOwner, signedInToken } from '../support/portal';
 
 /**
  * Real requests to every route of the route table, for its success and each
@@ -60,7 +62,7 @@ async function send(server: TestServer, path: RoutePath, body: unknown, headers:
   const seen = produced.get(path) ?? new Set<string>();
   seen.add(outcome(result));
   produced.set(path, seen);
-  if (result.status === 200 && !successes.has(path)) successes.set(path, result.body);
+  if ((result.status === 200 || result.status === 202) && !successes.has(path)) successes.set(path, result.body);
   return result;
 }
 
@@ -97,9 +99,53 @@ const stripeConnection = (prices: Record<string, unknown> = { price_contract: { 
   prices,
 });
 
+type PortalPath = Extract<RoutePath, `/portal/${string}`>;
+
+describe('every customer portal route, against the document', () => {
+  let events: TestEvents;
+  beforeAll(async () => {
+    events = await startTestEvents(env);
+  });
+  afterAll(() => events.stop());
+
+  it('answers success and each documented error of every portal route', async () => {
+    const portal = await portalOwner(env, { sender_name: 'Contract', support_url: 'https://example.com/help' });
+    const off = await createOwner(env.deps);
+    await licensesOf(env, events, portal, 'contract@example.com');
+    const paths: PortalPath[] = ['/portal/app', '/portal/sign-in', '/portal/verify', '/portal/sign-out', '/portal/licenses'];
+    expect(paths.sort()).toEqual(routes.filter((route) => route.group === 'portal').map((route) => route.path).sort());
+
+    await expectOutcome(send(env, '/portal/app', { app_id: portal.app_id }), '200:');
+    await expectOutcome(send(env, '/portal/sign-in', { app_id: portal.app_id, email: 'contract@example.com' }), '202:');
+    const wrong = String((Number(lastCode(env, 'contract@example.com')) + 1) % 1_000_000).padStart(6, '0');
+    await expectOutcome(send(env, '/portal/verify', { app_id: portal.app_id, email: 'contract@example.com', code: wrong }), '401:INVALID_CODE');
+    const verified = await expectOutcome(send(env, '/portal/verify', { app_id: portal.app_id, email: 'contract@example.com', code: lastCode(env, 'contract@example.com') }), '200:');
+    await expectOutcome(send(env, '/portal/licenses', {}, bearer(verified.body.data.token)), '200:');
+    await expectOutcome(send(env, '/portal/sign-out', {}, bearer(verified.body.data.token)), '200:');
+    await expectOutcome(send(env, '/portal/sign-out', {}, bearer(verified.body.data.token)), '401:INVALID_SESSION');
+    await expectOutcome(send(env, '/portal/licenses', {}, bearer(verified.body.data.token)), '401:INVALID_SESSION');
+
+    for (const path of paths) {
+      await expectOutcome(send(env, path, ['/portal/sign-out', '/portal/licenses'].includes(path) ? { unknown: 1 } : {}), '400:INVALID_INPUT');
+      await expectOutcome(send(env, path, { padding: 'x'.repeat(300 * 1024) }), '413:PAYLOAD_TOO_LARGE');
+      // Throttled per source address: the first request passes, the next is 429.
+      await send(throttled, path, {});
+      await expectOutcome(send(throttled, path, {}), '429:RATE_LIMITED');
+    }
+    for (let index = 0; index < 5; index++) await send(env, '/portal/sign-in', { app_id: portal.app_id, email: 'limited@example.com' });
+    await expectOutcome(send(env, '/portal/sign-in', { app_id: portal.app_id, email: 'limited@example.com' }), '429:RATE_LIMITED');
+    await expectOutcome(send(env, '/portal/app', { app_id: off.app_id }), '403:PORTAL_DISABLED');
+    await expectOutcome(send(env, '/portal/sign-in', { app_id: off.app_id, email: 'contract@example.com' }), '403:PORTAL_DISABLED');
+    await expectOutcome(send(env, '/portal/verify', { app_id: off.app_id, email: 'contract@example.com', code: '123456' }), '403:PORTAL_DISABLED');
+    const switchedOff = await signedInToken(env, portal, 'contract@example.com');
+    await request(env.server.url, '/app/settings', 'POST', { app_id: portal.app_id, portal: { enabled: false } }, portal.auth);
+    await expectOutcome(send(env, '/portal/licenses', {}, bearer(switchedOff)), '403:PORTAL_DISABLED');
+  }, timeFor(20));
+});
+
 describe('every management route, against the document', () => {
   /** A valid body for each route, made against fresh data. */
-  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/release' | '/usage' | '/license-file' | '/license-file/return' | '/trial'>, () => Promise<Record<string, unknown>>> = {
+  const valid: Record<Exclude<RoutePath, '/auth' | '/register' | '/reset-hwid' | '/release' | '/usage' | '/license-file' | '/license-file/return' | '/trial' | PortalPath>, () => Promise<Record<string, unknown>>> = {
     '/license/create': async () => ({ app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30, tags: ['contract'], max_devices: 2, hwid_lock: true, lease_seconds: 3600 }),
     '/license/create-bulk': async () => ({ key_amount: 2, app_id: owner.app_id, subscription_id: pro.subscription_id, duration_unit: 'days', duration_value: 30 }),
     '/license/extend': async () => ({ license_key: (await license()).key, extend_seconds: 3600 }),
@@ -173,7 +219,7 @@ describe('every management route, against the document', () => {
   const readOnlyKey = () => (readOnly ??= keyOf(env.deps, owner, 'read_only'));
 
   it('covers exactly the management routes of the route table', () => {
-    expect([...managementPaths].sort()).toEqual(routes.filter((route) => route.group !== 'client').map((route) => route.path).sort());
+    expect([...managementPaths].sort()).toEqual(routes.filter((route) => route.group !== 'client' && route.group !== 'portal').map((route) => route.path).sort());
   });
 
   it.each(managementPaths)('%s: success, and the errors every management route shares', async (path) => {
@@ -622,7 +668,8 @@ describe('the whole document', () => {
     const differing: string[] = [];
     for (const [path, real] of successes) {
       if (Array.isArray(real.data) && real.data.length === 0) continue;
-      const example = document.paths[path].post.responses['200'].content['application/json'].example;
+      const { responses } = document.paths[path].post;
+      const example = (responses['200'] ?? responses['202']).content['application/json'].example;
       if (JSON.stringify(fields(example.data)) !== JSON.stringify(fields(real.data))) differing.push(`${path}: example ${fields(example.data)} / answer ${fields(real.data)}`);
     }
     expect(successes.size).toBe(routes.length);
@@ -638,7 +685,7 @@ describe('the whole document', () => {
       for (const [status, response] of Object.entries(item.post.responses) as [string, any][]) {
         const schema = response.content['application/json'].schema;
         const documented: string[] =
-          status === '200'
+          status === '200' || status === '202'
             ? (document.components.schemas[schema.$ref.split('/').pop()].properties.message?.enum ?? [''])
             : status === '403' && schema.oneOf
               ? schema.oneOf.flatMap((variant: any) => variant.properties.message.enum ?? [variant.properties.message.const])

@@ -48,7 +48,8 @@ describe('races over the stored items', () => {
 
     const responses = await Promise.all(Array.from({ length: 6 }, () => env.post('/license/extend-bulk', body, owner.auth)));
 
-    expect(responses.every((response) => response.status === 200)).toBe(true);
+    // Any other answer shown whole, with what it said (one run at load average 13 with two jest workers had one).
+    expect(responses.filter((response) => response.status !== 200).map((response) => ({ status: response.status, body: response.body }))).toEqual([]);
     for (const license of licenses) {
       expect((await licensesRepo.get(env.deps.table, license.key, license.team_id))?.initial_duration).toBe(license.initial_duration + 600);
     }

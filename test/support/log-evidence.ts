@@ -13,7 +13,7 @@ export interface LoggedLine {
   line: string;
 }
 
-export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret' | 'email';
+export type SecretKind = 'license key' | 'username' | 'hwid' | 'password' | 'bcrypt hash' | 'private key' | 'api key' | 'stripe secret' | 'email' | 'portal code' | 'portal token';
 
 export interface SecretValue {
   kind: SecretKind;
@@ -48,6 +48,10 @@ const secretFields: Record<string, SecretKind> = {
   // A customer's address: on licenses and their lookup entries, in bodies, and in a Checkout Session's customer details.
   email: 'email',
   customer_email: 'email',
+  // The customer portal: the emailed sign-in code and the session's token.
+  code: 'portal code',
+  token: 'portal token',
+  authorization: 'portal token',
 };
 
 const testFile = (): string => {
@@ -130,6 +134,7 @@ const shapes: { kind: string; pattern: RegExp }[] = [
   { kind: 'PEM private key', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/ },
   { kind: 'JWK private key (d)', pattern: /\\*"d\\*"\s*:\s*\\*"[A-Za-z0-9_-]{20,}/ },
   { kind: 'Stripe signing secret or restricted key', pattern: /\b(?:whsec|rk_test|rk_live|sk_test|sk_live)_[A-Za-z0-9+/=]{12,}/ },
+  { kind: 'portal session token', pattern: /lps_[A-Za-z0-9]{43}/ },
   { kind: 'license-key-shaped string', pattern: /(?<![0-9A-Z])[0-9A-HJKMNP-TV-Z]{5}(?:-[0-9A-HJKMNP-TV-Z]{5}){4}(?![0-9A-Z])/ },
 ];
 

@@ -5,7 +5,8 @@ import { defaultRole, roles } from '#shared/roles';
 import { routes } from '../../functions/routes';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const managementRoutes = routes.filter((route) => route.access !== 'client');
+// The customer portal's routes take no API key either (docs/portal.md).
+const managementRoutes = routes.filter((route) => route.access !== 'client' && route.access !== 'customer');
 
 describe('API-key roles from the route table', () => {
   it('give each role every route of the roles before it, and more', () => {
@@ -16,10 +17,10 @@ describe('API-key roles from the route table', () => {
     }
   });
 
-  it('give admin every management route, and no role a client route', () => {
+  it('give admin every management route, and no role a client or portal route', () => {
     expect(routesOf('admin').map((route) => route.path)).toEqual(managementRoutes.map((route) => route.path));
     for (const role of roles) {
-      for (const route of routes.filter((candidate) => candidate.access === 'client')) {
+      for (const route of routes.filter((candidate) => candidate.access === 'client' || candidate.access === 'customer')) {
         expect(roleMayCall(role, route)).toBe(false);
         expect(roleMayCallPath(role, route.path)).toBe(false);
       }

@@ -57,10 +57,13 @@ describe('the logger', () => {
 
     logger.debug('event', { event: { after: { key: 'Q7M2K-8XRTA-0PZ4N-V3WYB-6HCDE', username: 'scan-user', hwids: ['hwid-1'], password_hash: '$2b$04$x', email: 'ann.buyer@example.com' } }, type: 'license.created' });
     logger.error('failed', { license_key: 'Q7M2K-8XRTA-0PZ4N-V3WYB-6HCDE', signing_key: { private_key_ciphertext: 'c2VjcmV0' } });
+    logger.info('checkout', { session: { customer_email: 'ann.buyer@example.com' }, email_fingerprint: '3f9c2a1b' });
 
     expect(lines.map((logged) => JSON.parse(logged))).toEqual([
       expect.objectContaining({ event: { after: { key: '[redacted]', username: '[redacted]', hwids: '[redacted]', password_hash: '[redacted]', email: '[redacted]' } }, type: 'license.created' }),
       expect.objectContaining({ license_key: '[redacted]', signing_key: { private_key_ciphertext: '[redacted]' } }),
+      // A fingerprint names no one: a line may carry it to correlate by.
+      expect.objectContaining({ session: { customer_email: '[redacted]' }, email_fingerprint: '3f9c2a1b' }),
     ]);
   });
 });

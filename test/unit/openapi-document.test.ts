@@ -25,11 +25,13 @@ describe('the OpenAPI document', () => {
     for (const item of Object.values(document.paths) as Record<string, unknown>[]) expect(Object.keys(item)).toEqual(['post']);
   });
 
-  it('needs the API key on management routes and none on client routes', () => {
+  it('needs the API key on management routes, none on client routes, and a portal session where a customer acts', () => {
     const document = committedDocument();
     for (const route of routes) {
       const security = document.paths[route.path].post.security;
-      expect([route.path, security]).toEqual([route.path, route.group === 'client' ? [] : [{ ApiKey: [] }]]);
+      // Portal routes take no API key; those that act for a signed-in customer take the session's bearer token.
+      const portalSecurity = ['/portal/sign-out', '/portal/licenses'].includes(route.path) ? [{ PortalSession: [] }] : [];
+      expect([route.path, security]).toEqual([route.path, route.group === 'client' ? [] : route.group === 'portal' ? portalSecurity : [{ ApiKey: [] }]]);
     }
     expect(document.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }));
   });

@@ -1221,6 +1221,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/app": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The portal's branding before sign-in
+         * @description What the customer portal shows on its sign-in page: the application's name, the owner's `sender_name` and `support_url`, and which self-service actions are on. Nothing else of the application. An unknown application, an inactive one and one whose portal is off all answer 403 `PORTAL_DISABLED` (docs/portal.md).
+         */
+        post: operations["portalApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email a customer a sign-in code
+         * @description Always 202 `{success: true}` for a well-formed body while the portal is on, in the same time whether or not the email has licenses: only when licenses of the application carry the email does it send a 6-digit code, valid 10 minutes, that replaces any code sent before. At most 5 sign-ins per email and 30 per source address in any hour, counted whether or not an email went out; over either, 429 `RATE_LIMITED` with `Retry-After` (docs/portal.md#signing-in).
+         */
+        post: operations["portalSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trade the emailed code for a session
+         * @description The right code starts a session of one hour: `token` goes in `Authorization: Bearer` on the routes that take a session. A code works once; a wrong or expired one is 401 `INVALID_CODE`, and the fifth wrong try deletes the code (ask for a new one).
+         */
+        post: operations["portalVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the session
+         * @description The session ends at once: its token is refused (401 `INVALID_SESSION`) from the next request on.
+         */
+        post: operations["portalSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/licenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The signed-in customer's licenses
+         * @description Every license of the session's application that carries the session's email, as the customer sees it: its key, status, end, subscription, features and usage, its devices (each with its floating seat's lease and its live license files), and when a device may be released under the license's reset rules (`release.allowed_now`, `release.next_at`; null when the owner allows no resets). Nothing of another email, application or team. 403 `PORTAL_DISABLED` once the owner switched the portal off (docs/portal.md#what-customers-see).
+         */
+        post: operations["portalLicenses"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stripe/webhook/{app_id}": {
         parameters: {
             query?: never;
@@ -1658,7 +1758,7 @@ export interface components {
             app_id: string;
             license_key?: string;
             /** @enum {string} */
-            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+            type?: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "portal.signed_in";
             actor?: string;
             from?: string;
             to?: string;
@@ -1681,7 +1781,7 @@ export interface components {
             /** Format: uuid */
             app_id: string;
             url: string;
-            events: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
+            events: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "portal.signed_in" | "*")[];
             description?: string;
         };
         WebhookListRequest: {
@@ -1691,7 +1791,7 @@ export interface components {
         WebhookUpdateRequest: {
             webhook_id: string;
             url?: string;
-            events?: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "*")[];
+            events?: ("license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "portal.signed_in" | "*")[];
             description?: string;
             enabled?: boolean;
         };
@@ -1743,6 +1843,23 @@ export interface components {
             app_id: string;
             checkout_session: string;
         };
+        PortalAppRequest: {
+            /** Format: uuid */
+            app_id: string;
+        };
+        PortalSignInRequest: {
+            /** Format: uuid */
+            app_id: string;
+            email: string;
+        };
+        PortalVerifyRequest: {
+            /** Format: uuid */
+            app_id: string;
+            email: string;
+            code: string;
+        };
+        PortalSignOutRequest: Record<string, never>;
+        PortalLicensesRequest: Record<string, never>;
         LicenseRecord: {
             key: string;
             /** Format: uuid */
@@ -2352,7 +2469,7 @@ export interface components {
             data: {
                 id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "portal.signed_in";
                 /** Format: uuid */
                 app_id: string;
                 subject: string;
@@ -2506,7 +2623,7 @@ export interface components {
                 delivery_id: string;
                 event_id: string;
                 /** @enum {string} */
-                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected";
+                type: "license.created" | "license.activated" | "license.extended" | "license.status_changed" | "license.deleted" | "license.hwid_bound" | "license.hwid_reset" | "license.credentials_changed" | "license.metadata_changed" | "license.seat_taken" | "license.seat_released" | "license.usage_limit_reached" | "license.usage_reset" | "license.file_issued" | "license.file_returned" | "license.trial_started" | "license.trial_converted" | "subscription.created" | "subscription.changed" | "subscription.deleted" | "blacklist.added" | "blacklist.deleted" | "app.created" | "app.updated" | "app.settings_changed" | "app.signing_key_rotated" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "stripe.connected" | "stripe.changed" | "stripe.disconnected" | "portal.signed_in";
                 /** @enum {string} */
                 state: "pending" | "delivered" | "failed";
                 attempts: number;
@@ -2593,6 +2710,67 @@ export interface components {
             /** @constant */
             success: true;
             data: components["schemas"]["LicenseRecord"][];
+        };
+        PortalAppAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                name: string;
+                sender_name?: string;
+                support_url?: string;
+                allow_device_release: boolean;
+                allow_license_files: boolean;
+            };
+        };
+        PortalSignInAnswer: {
+            /** @constant */
+            success: true;
+        };
+        PortalVerifyAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                token: string;
+                /** Format: date-time */
+                expires_at: string;
+            };
+        };
+        PortalSignOutAnswer: {
+            /** @constant */
+            success: true;
+        };
+        PortalLicensesAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                key: string;
+                /** @enum {string} */
+                status: "active" | "paused";
+                expires_at: string | null;
+                subscription_name: string | null;
+                features: string[];
+                usage: components["schemas"]["UsageCounter"][];
+                max_devices: number;
+                devices: {
+                    hwid: string;
+                    lease: {
+                        /** Format: date-time */
+                        expires_at: string;
+                        borrowed: boolean;
+                    } | null;
+                    files: {
+                        /** Format: date-time */
+                        issued_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        air_gapped: boolean;
+                    }[];
+                }[];
+                release: {
+                    allowed_now: boolean;
+                    next_at: string | null;
+                };
+            }[];
         };
     };
     responses: never;
@@ -11803,6 +11981,535 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "APP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalAppRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "name": "Acme Tools",
+                     *         "sender_name": "Acme",
+                     *         "support_url": "https://acme.example/help",
+                     *         "allow_device_release": true,
+                     *         "allow_license_files": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalAppAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description PORTAL_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PORTAL_DISABLED";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "email": "buyer@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalSignInRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalSignInAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description PORTAL_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PORTAL_DISABLED";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_id": "3f1c2b9e-8d7a-4c51-9e2f-6b0a1d2c3e4f",
+                 *       "email": "buyer@example.com",
+                 *       "code": "042917"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "token": "lps_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5x9Z",
+                     *         "expires_at": "2026-03-01T13:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalVerifyAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description INVALID_CODE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_CODE";
+                    };
+                };
+            };
+            /** @description PORTAL_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PORTAL_DISABLED";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PortalSignOutRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalSignOutAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description INVALID_SESSION */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_SESSION";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalLicenses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PortalLicensesRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *           "status": "active",
+                     *           "expires_at": "2027-03-01T12:00:00.000Z",
+                     *           "subscription_name": "Pro",
+                     *           "features": [
+                     *             "export"
+                     *           ],
+                     *           "usage": [],
+                     *           "max_devices": 2,
+                     *           "devices": [
+                     *             {
+                     *               "hwid": "desk-pc",
+                     *               "lease": null,
+                     *               "files": []
+                     *             }
+                     *           ],
+                     *           "release": {
+                     *             "allowed_now": true,
+                     *             "next_at": "2026-03-01T12:00:00.000Z"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalLicensesAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description INVALID_SESSION */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_SESSION";
+                    };
+                };
+            };
+            /** @description PORTAL_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PORTAL_DISABLED";
                     };
                 };
             };

@@ -96,6 +96,42 @@ function entitlements(license: License, subscription: Subscription | undefined, 
 
 export type LicenseRecord = ReturnType<typeof managementView>;
 
+/**
+ * A license as its customer sees it in the portal (docs/portal.md#what-customers-see): what it
+ * grants and its devices, each with its lease (floating seats) and live license files, and when
+ * the customer may release a device (the license's reset rules). None of the owner's own fields
+ * (tags, metadata, username, notes of the reset rules beyond when).
+ */
+export function customerView(stored: License, subscription: Subscription | undefined, now: Date) {
+  const license = asBoundNow(stored, now);
+  const files = stored.files === undefined ? [] : liveFiles(stored, now);
+  const floating = isFloating(stored);
+  const cooldown = hwidResetCooldown(license, now);
+  return {
+    key: license.key,
+    status: license.status,
+    expires_at: license.expires_at,
+    subscription_name: subscription?.name ?? null,
+    features: effectiveFeatures(subscription, license),
+    usage: usageView(effectiveUsageLimits(subscription, license), license.counters ?? {}, now),
+    max_devices: license.max_devices,
+    devices: license.hwids.map((hwid) => {
+      const lease = floating ? leaseOfDevice(stored, hwid) : undefined;
+      return {
+        hwid,
+        lease: lease === undefined ? null : { expires_at: lease.expires_at, borrowed: lease.borrowed },
+        files: files.filter((file) => file.hwid === hwid).map((file) => ({ issued_at: file.issued_at, expires_at: file.expires_at, air_gapped: file.air_gapped })),
+      };
+    }),
+    release: {
+      allowed_now: hwidResetAvailable(license, now),
+      next_at: license.hwid_reset_allowed ? new Date(now.getTime() + cooldown * 1000).toISOString() : null,
+    },
+  };
+}
+
+export type CustomerLicense = ReturnType<typeof customerView>;
+
 /** The record a management answer shows, as the license stands now, with its subscription's name and level. */
 export async function licenseRecord(deps: Pick<Deps, 'table' | 'clock'>, license: License): Promise<LicenseRecord> {
   return managementView(license, await subscriptions.get(deps.table, license.subscription_id), deps.clock.now());

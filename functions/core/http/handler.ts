@@ -3,7 +3,7 @@ import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { keyMayCallPath } from '../../access';
 import { defaultRole, roles, type Role } from '#shared/roles';
-import { findRoute, inboundRoutes, sideOf, type Group, type PathOf, type Side } from '../../routes';
+import { findRoute, inboundRoutes, needsApiKey, sideOf, type Group, type PathOf, type Side } from '../../routes';
 import { guardAppScope } from './app-scope';
 import { missingApiKey } from './api-key-auth';
 import { ManagementError } from './errors';
@@ -87,14 +87,14 @@ function appsOf(event: HttpEvent): ReadonlySet<string> | undefined {
  * A management route the API key may not call (by its role, or as a key limited to
  * applications: functions/access.ts) answers 403 ACCESS_DENIED
  * before its body is read, on AWS and on the local server alike, from the
- * route table's access (docs/api-keys.md). Inbound routes take no API key.
+ * route table's access (docs/api-keys.md). Inbound and portal routes take no API key.
  */
 function roleGuard(): middy.MiddlewareObj<HttpEvent, APIGatewayProxyResult> {
   return {
     before: ({ event }) => {
       const route = findRoute(event.resource);
       // A path of no management route never reaches a group's stack on a deployment: the handler reports it as the wiring fault it is.
-      if (!route || route.access === 'client') return;
+      if (!route || !needsApiKey(route)) return;
       const role = roleOf(event);
       if (!role || !keyMayCallPath(role, appsOf(event) !== undefined, route.path)) throw new ManagementError('ACCESS_DENIED');
     },
@@ -112,6 +112,22 @@ export function managementEndpoint<S extends z.ZodMiniType, O>(
   return async (deps, body, request) => {
     const data = await action(deps, await ownerInput(deps, schema, body, request));
     return { body: { success: true, data } };
+  };
+}
+
+/**
+ * A route that takes no API key but answers in the management shapes (the customer portal's):
+ * the body validated by its schema, then the action with the request (its headers, address).
+ * An action that answers nothing gives `{success: true}` alone.
+ */
+export function publicEndpoint<S extends z.ZodMiniType, O>(
+  schema: S,
+  action: (deps: Deps, input: z.infer<S>, request: RequestInfo) => Promise<O>,
+  status = 200,
+): Endpoint {
+  return async (deps, body, request) => {
+    const data = await action(deps, validate('management', schema, body), request);
+    return { status, body: data === undefined ? { success: true } : { success: true, data } };
   };
 }
 
@@ -218,7 +234,8 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
   // reverse: the renderer, then the group's layer (the client routes' signature
   // over the final body), then CORS on the answer.
   const handler = middy<HttpEvent, APIGatewayProxyResult>()
-    .use(cors(side, async () => (await deps()).config.managementCorsOrigin))
+    // The portal's routes take a customer's token in a header, never a cookie: any origin may call them (docs/security.md#customer-portal).
+    .use(cors(side, async () => (group === 'portal' ? '*' : (await deps()).config.managementCorsOrigin)))
     .use(layer ? [layer.middleware(deps)] : [])
     .use(errorRenderer(side, deps))
     .use(normalizeHeaders())

@@ -36,6 +36,8 @@ export const appSchema = z.lazy(() =>
     trial: z.optional(z.nullable(trialSettingsSchema)),
     /** The customer portal (docs/portal.md); absent: off. */
     portal: z.optional(portalSettingsSchema),
+    /** The key of the portal's hashes of customers' emails and codes: random, set when the portal is first switched on. */
+    portal_secret: z.optional(z.string()),
   }),
 );
 export type App = z.infer<typeof appSchema>;

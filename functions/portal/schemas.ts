@@ -1,0 +1,17 @@
+import * as z from 'zod/mini';
+import { appIdField, emailField } from '#core/domain/fields';
+
+export const appSchema = z.lazy(() => z.object({ app_id: appIdField }));
+
+export const signInSchema = z.lazy(() => z.object({ app_id: appIdField, email: emailField }));
+
+export const verifySchema = z.lazy(() =>
+  z.object({
+    app_id: appIdField,
+    email: emailField,
+    code: z.string().check(z.trim(), z.regex(/^\d{6}$/, 'must be the 6 digits of the code')),
+  }),
+);
+
+/** The session is the Authorization header's: the body holds nothing, and a field sent is a mistake to show. */
+export const sessionOnlySchema = z.lazy(() => z.strictObject({}));
