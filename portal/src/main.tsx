@@ -62,10 +62,20 @@ function ActivatePage({ request }: { request: string }) {
   );
 }
 
-function PortalPage({ appId, linkCode }: { appId: string; linkCode?: string }) {
+function PortalPage({ appId, opened }: { appId: string; opened?: string }) {
   const { branding, error } = useBranding(appId);
   const [session, setSession] = useState(store.session(appId));
   const [ended, setEnded] = useState<unknown>(null);
+  const [linkCode, setLinkCode] = useState(opened);
+  // The emailed link opened in this very tab changes only the hash: no new page load tells of it.
+  useEffect(() => {
+    const taken = () => {
+      const code = takeLinkCode();
+      if (code) setLinkCode(code);
+    };
+    addEventListener('hashchange', taken);
+    return () => removeEventListener('hashchange', taken);
+  }, []);
   const signOut = async () => {
     const token = session?.token;
     store.signedOut();
@@ -106,6 +116,7 @@ function PortalPage({ appId, linkCode }: { appId: string; linkCode?: string }) {
         <>
           <ErrorNote error={ended} />
           <SignIn
+            key={linkCode}
             appId={appId}
             linkCode={linkCode}
             onSignedIn={(started) => {
@@ -146,7 +157,7 @@ async function start() {
   const appId = new URLSearchParams(location.search).get('app');
   render(
     appId ? (
-      <PortalPage appId={appId} linkCode={linkCode} />
+      <PortalPage appId={appId} opened={linkCode} />
     ) : (
       <Frame>
         <h1>Your licenses</h1>
