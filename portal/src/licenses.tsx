@@ -122,7 +122,7 @@ function LicenseCard({ license, branding, session, onChanged }: { license: Porta
         </div>
         <div>
           <dt>Expires</dt>
-          <dd>{license.expires_at ? <Time iso={license.expires_at} /> : 'When first used, the clock starts'}</dd>
+          <dd>{license.expires_at ? <Time iso={license.expires_at} /> : 'Counted from first use'}</dd>
         </div>
         <div>
           <dt>Plan</dt>
