@@ -77,11 +77,10 @@ function PortalPage({ appId, opened }: { appId: string; opened?: string }) {
     return () => removeEventListener('hashchange', taken);
   }, []);
   const signOut = async () => {
-    const token = session?.token;
+    // The session ends on the service before the screen says so; a failure there leaves only a token this tab drops now, which expires within the hour.
+    if (session) await portal('sign-out', {}, session.token).catch(() => undefined);
     store.signedOut();
     setSession(undefined);
-    // The session ends on the service too; a failure here leaves only a token this tab no longer holds, which expires within the hour.
-    if (token) await portal('sign-out', {}, token).catch(() => undefined);
   };
   if (error) {
     return (
