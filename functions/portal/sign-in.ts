@@ -15,7 +15,7 @@ import { portalOf } from './portal-app';
 /**
  * A sign-in answers no sooner than this after it began, whether or not a code was emailed: the
  * email's send is the one step only an email with licenses takes, and its time must not tell
- * who has licenses (docs/security.md#customer-portal). Wall time, not the injected clock: it
+ * who has licenses (docs/security.md#threat-model). Wall time, not the injected clock: it
  * is what a caller measures.
  */
 export const signInAnswerMs = 400;

@@ -100,7 +100,7 @@ export type LicenseRecord = ReturnType<typeof managementView>;
  * A license as its customer sees it in the portal (docs/portal.md#what-customers-see): what it
  * grants and its devices, each with its lease (floating seats) and live license files, and when
  * the customer may release a device (the license's reset rules). None of the owner's own fields
- * (tags, metadata, username, notes of the reset rules beyond when).
+ * (tags, metadata, username, the reset rules themselves).
  */
 export function customerView(stored: License, subscription: Subscription | undefined, now: Date) {
   const license = asBoundNow(stored, now);

@@ -234,7 +234,7 @@ export function createGroupHandler<G extends Group>(group: G, endpoints: Endpoin
   // reverse: the renderer, then the group's layer (the client routes' signature
   // over the final body), then CORS on the answer.
   const handler = middy<HttpEvent, APIGatewayProxyResult>()
-    // The portal's routes take a customer's token in a header, never a cookie: any origin may call them (docs/security.md#customer-portal).
+    // The portal's routes take a customer's token in a header, never a cookie: any origin may call them (docs/security.md#threat-model).
     .use(cors(side, async () => (group === 'portal' ? '*' : (await deps()).config.managementCorsOrigin)))
     .use(layer ? [layer.middleware(deps)] : [])
     .use(errorRenderer(side, deps))
