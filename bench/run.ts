@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Clock } from '#shared/clock';
 import { readConfig, type Config } from '#core/config';
 import { createDeps } from '#core/deps';
 import { localKeyVault } from '#core/key-vault';
+import { outboxMailer } from '#core/mail/outbox';
 import { createLogger } from '#core/logger';
 import { hashPassword, verifyPassword } from '#core/domain/passwords';
 import { createDynamoClient } from '#data/db';
@@ -24,6 +25,7 @@ import { deployedStack } from './deployed-stack';
 import type { CostPerMillion } from './cost';
 import { costBudgets, costSection, renderCostSection, type ServedSample } from './cost-report';
 import { logCapture } from './log-capture';
+import { measurePortalLicenses, portalBudgets, type PortalUnits } from './portal';
 import { appStatsBudgets, measureAppStatsUnits, measureScale, renderScale, scaleBudgets, type AppStatsUnits, type ScaleContext, type ScaleResult } from './scale';
 import { runLoad, type LoadRequest, type LoadResult } from './load';
 import { median, round } from './stats';
@@ -114,10 +116,13 @@ try {
   const logs = logCapture();
   const logger = createLogger(config.logLevel, {}, logs.sink);
   const keyVault = localKeyVault(randomBytes(32));
-  const deps = createDeps(config, { client, clock, logger, keyVault });
+  // /portal/sign-in's codes are read from the outbox, as a customer of npm start reads them.
+  const outbox = mkdtempSync(join(tmpdir(), 'licensing-bench-outbox-'));
+  const mailer = outboxMailer(outbox, logger);
+  const deps = createDeps(config, { client, clock, logger, keyVault, mailer });
   const server = await startLocalServer({ deps, port: 0 });
   // The same stack with signing off (SIGN_ANSWERS=false), only to measure what signing costs /auth in this run.
-  const unsignedServer = await startLocalServer({ deps: createDeps({ ...config, signAnswers: false }, { client, clock, logger, keyVault }), port: 0 });
+  const unsignedServer = await startLocalServer({ deps: createDeps({ ...config, signAnswers: false }, { client, clock, logger, keyVault, mailer }), port: 0 });
   const urlOf = (scenario: { unsigned?: boolean }) => (scenario.unsigned ? unsignedServer.url : server.url);
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -435,6 +440,8 @@ try {
   const scaleContext: ScaleContext = { deps, management, teamId: owner.team_id, url: unsignedServer.url, headers: auth, meter, quiesce };
   progress('app_stats: /app/stats read units on an app of 100 licenses and one of 2,000');
   const appStats: AppStatsUnits = await measureAppStatsUnits(scaleContext);
+  progress('portal_licenses: /portal/licenses of a customer of 3 licenses, in an app of 100 licenses and one of 2,000');
+  const portalLicenses: PortalUnits = await measurePortalLicenses(scaleContext, outbox);
   const scale: ScaleResult | undefined =
     options.scale === undefined ? undefined : await measureScale(scaleContext, { licenses: Number(options.scale), maxSeedSeconds, log: progress });
 
@@ -513,6 +520,7 @@ try {
     baseline_store_transaction: baselineOf(load.baseline_store_transaction!),
     ...costSection({ served, metered, scenarios: meteredScenarios, deployed, deployedHttp }),
     app_stats: appStats,
+    portal_licenses: portalLicenses,
     ...(scale ? { scale } : {}),
     bundles: measured.bundles,
     bundles_reference: measured.reference,
@@ -555,6 +563,7 @@ type Results = {
   cost_per_million: Record<string, CostPerMillion>;
   cost_per_million_http: Record<string, CostPerMillion>;
   app_stats: AppStatsUnits;
+  portal_licenses: PortalUnits;
   scale?: ScaleResult;
 } & Record<string, any>;
 
@@ -570,6 +579,7 @@ function checkBudgets(results: Results) {
     ...unitBudgets(results),
     ...costBudgets(results),
     ...appStatsBudgets(results.app_stats),
+    ...portalBudgets(results.portal_licenses),
     ...scaleBudgets(results.scale),
     {
       budget: '/auth by key: at least half the baseline requests/s (concurrency 32)',
@@ -730,6 +740,7 @@ function renderMarkdown(results: Results, budgets: ReturnType<typeof checkBudget
     '',
     ...renderCostSection(results, labels),
     `\`/app/stats\` read units: ${results.app_stats.read_units_small} for an app of ${results.app_stats.licenses_small} licenses, ${results.app_stats.read_units_large} for one of ${results.app_stats.licenses_large}.`,
+    `\`/portal/licenses\` for a customer of 3 licenses: ${results.portal_licenses.round_trips_small} DynamoDB round trips and ${results.portal_licenses.read_units_small} read units in an app of ${results.portal_licenses.licenses_small} licenses, ${results.portal_licenses.round_trips_large} and ${results.portal_licenses.read_units_large} in one of ${results.portal_licenses.licenses_large}.`,
     '',
     ...renderScale(results.scale),
     `| Lambda bundle (samples on Node ${results.bundles_reference.node.replace(/^v/, '')}) | NODE_OPTIONS (as deployed) | index.mjs bytes | with chunks | Import + first request, ms (median, fresh process) | × AWS SDK alone | × its reference |`,
