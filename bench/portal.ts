@@ -22,8 +22,8 @@ export interface PortalUnits {
 
 /**
  * `/portal/licenses` for a customer of 3 licenses, in an application of 100 licenses and in one of
- * 2,000 (docs/performance.md#customer-portal): its DynamoDB round trips and read units, which must
- * not grow with the application. The customer signs in as customers do, by the code the outbox holds.
+ * 2,000: its DynamoDB round trips and read units, which must not grow with the application (the
+ * method is described in docs/performance.md). The customer signs in as customers do, by the code the outbox holds.
  */
 export async function measurePortalLicenses(context: ScaleContext, outbox: string): Promise<PortalUnits> {
   const small = await portalApp(context, 100);
