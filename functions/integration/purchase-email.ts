@@ -1,13 +1,8 @@
 import type { Deps } from '#core/deps';
 import { newId } from '#core/ids';
-import { escapeHtml } from '#core/mail/mailer';
+import { escapeHtml, portalLinkOf } from '#core/mail/mailer';
 import type { App } from '#data/model/app';
 import * as stripe from '#data/stripe.repo';
-
-/** The portal's address for one application: the link every purchase email carries. */
-export function portalLinkOf(portalUrl: string, appId: string): string {
-  return `${portalUrl.replace(/\/+$/, '')}/?app=${encodeURIComponent(appId)}`;
-}
 
 /** How long a delivery's claim on a purchase email holds against others: a delivery that died while sending leaves it. */
 const claimSeconds = 300;

@@ -3,7 +3,7 @@ import type { RequestInfo } from '#core/http/handler';
 import { ManagementError, rateLimited } from '#core/http/errors';
 import { constantTimeEqual, hmacHex, newPortalToken, newSignInCode, sha256Hex } from '#core/ids';
 import { describeError } from '#core/logger';
-import { escapeHtml, type MailMessage } from '#core/mail/mailer';
+import { escapeHtml, portalLinkOf, type MailMessage } from '#core/mail/mailer';
 import { forRequest } from '#core/deps';
 import { sleep } from '#data/backoff';
 import { licensesWithEmail } from '#data/lookup.repo';
@@ -82,7 +82,7 @@ export async function signIn(deps: Deps, input: { app_id: string; email: string 
  * the same 202: a different answer would tell that the email has licenses.
  */
 async function sendCode(deps: Deps, sent: { appId: string; appName: string; portal: PortalSettings; email: string; code: string; emailHash: string }): Promise<void> {
-  const link = deps.config.portalUrl && `${deps.config.portalUrl}?app=${encodeURIComponent(sent.appId)}#code=${sent.code}`;
+  const link = deps.config.portalUrl && `${portalLinkOf(deps.config.portalUrl, sent.appId)}#code=${sent.code}`;
   const minutes = signInRules.codeSeconds / 60;
   const message: MailMessage = {
     to: sent.email,

@@ -31,3 +31,8 @@ export function fromHeader(address: string, name: string | undefined): string {
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
+
+/** The customer portal's page for one application (`<portal>/?app=<app_id>`): what every email to a customer links to. */
+export function portalLinkOf(portalUrl: string, appId: string): string {
+  return `${portalUrl.replace(/\/+$/, '')}/?app=${encodeURIComponent(appId)}`;
+}
