@@ -119,7 +119,7 @@ async function main() {
       `  demo app:   ${owner.app_id}`,
       `  API key:    ${owner.api_key}`,
       `  dashboard:  ${server.url}/dashboard/#code=${signInCodes.mint(owner.api_key)} (signs in once, within ${signInCodeLifetimeMs / 60_000} minutes; then paste the API key)`,
-      `  portal:     ${server.url}/portal/?app=${owner.app_id} (the customers' portal of the demo app: they sign in with a code sent by email)`,
+      `  portal:     ${server.url}/portal/?app=${owner.app_id} (the customers' portal of the demo app: docs/portal.md#trying-it-locally)`,
       `  API docs:   ${server.url}/docs/ (OpenAPI document: ${server.url}/openapi.json)`,
       `  events:     read from the table's stream; LOG_LEVEL=debug prints them${local.eventsWebhookUrl ? `, each POSTed to ${local.eventsWebhookUrl}` : ''}`,
       '  webhooks:   delivered from an in-memory queue; http and loopback targets allowed (docs/webhooks.md#locally)',
