@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { FunctionName } from '../../functions/routes';
-import { inboundRoutes, routes, sideOf } from '../../functions/routes';
+import { inboundRoutes, needsApiKey, routes, sideOf } from '../../functions/routes';
 import { ServiceApi } from '../../lib/api';
 import { ClientHttpApi } from '../../lib/client-api';
 import { ServiceData } from '../../lib/data';
@@ -63,7 +63,7 @@ describe('ServiceApi', () => {
   it('puts the authorizer and the API key on the management routes only', () => {
     const posts = methods.filter((method) => method.HttpMethod === 'POST');
     const custom = posts.filter((method) => method.AuthorizationType === 'CUSTOM');
-    expect(custom).toHaveLength(routes.filter((route) => route.group !== 'client').length);
+    expect(custom).toHaveLength(routes.filter(needsApiKey).length);
     for (const method of custom) expect(method.ApiKeyRequired).toBe(true);
   });
 
