@@ -20,7 +20,7 @@ async function storeEmail(license: License, email: string): Promise<void> {
 }
 
 describe('a customer\'s licenses', () => {
-  it('reach only the licenses of the session\'s email and application: not another email\'s, another application\'s or another team\'s', async () => {
+  it('reach only the licenses of the session\'s email and application, on every route: not another email\'s, another application\'s or another team\'s', async () => {
     const owner = await portalOwner(env);
     const sibling = { ...owner, app_id: (await env.post('/app/create', { name: 'Sibling' }, owner.auth)).body.data.app_id as string };
     await env.post('/app/settings', { app_id: sibling.app_id, portal: { enabled: true } }, owner.auth);
@@ -36,7 +36,11 @@ describe('a customer\'s licenses', () => {
     expect(listed.status).toBe(200);
     expect(keysOf(listed)).toEqual(own.map((license) => license.key).sort());
     const everyAnswer = JSON.stringify(listed.body);
-    for (const unreachable of [otherEmail!, otherApp!, otherTeam!]) expect(everyAnswer).not.toContain(unreachable.key);
+    for (const unreachable of [otherEmail!, otherApp!, otherTeam!]) {
+      expect(everyAnswer).not.toContain(unreachable.key);
+      const released = await env.post('/portal/release-device', { license_key: unreachable.key, hwid: 'any-pc' }, bearer(ann));
+      expect(released.body).toEqual({ error: 'License not found', error_code: 'LICENSE_NOT_FOUND' });
+    }
     expect(keysOf(await licensesWith(await signedInToken(env, sibling, 'ann@example.com')))).toEqual([otherApp!.key]);
   });
 

@@ -1321,6 +1321,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/release-device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a device
+         * @description Releases one device of one of the session's licenses as `/reset-hwid` would (its binding, or on a floating license its seat, even a borrowed one), under the license's reset rules, and answers `/reset-hwid`'s 403 codes in the management shape (a cooldown's `data.next_reset_at` with them). A key the session does not reach is 404 `LICENSE_NOT_FOUND`; with releases switched off by the owner, 403 `NOT_ALLOWED` (docs/portal.md#what-customers-see).
+         */
+        post: operations["portalReleaseDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stripe/webhook/{app_id}": {
         parameters: {
             query?: never;
@@ -1860,6 +1880,10 @@ export interface components {
         };
         PortalSignOutRequest: Record<string, never>;
         PortalLicensesRequest: Record<string, never>;
+        PortalReleaseDeviceRequest: {
+            license_key: string;
+            hwid: string;
+        };
         LicenseRecord: {
             key: string;
             /** Format: uuid */
@@ -2771,6 +2795,10 @@ export interface components {
                     next_at: string | null;
                 };
             }[];
+        };
+        PortalReleaseDeviceAnswer: {
+            /** @constant */
+            success: true;
         };
     };
     responses: never;
@@ -12510,6 +12538,126 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "PORTAL_DISABLED";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalReleaseDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "hwid": "desk-pc"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalReleaseDeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalReleaseDeviceAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description INVALID_SESSION */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_SESSION";
+                    };
+                };
+            };
+            /** @description PORTAL_DISABLED, NOT_ALLOWED, TEAM_ERROR, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_RESET_NOT_ALLOWED, HWID_NOT_BOUND, HWID_RESET_COOLDOWN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PORTAL_DISABLED" | "NOT_ALLOWED" | "TEAM_ERROR" | "LICENSE_NOT_ACTIVE" | "LICENSE_EXPIRED" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "HWID_RESET_NOT_ALLOWED" | "HWID_NOT_BOUND" | "HWID_RESET_COOLDOWN";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND";
                     };
                 };
             };

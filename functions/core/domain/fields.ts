@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { canonicalUuid, isUuid } from '../ids';
 import { maxDevicesLimit } from '#data/model/license';
-import { leaseSecondsLimits } from '#data/model/lease';
+import { leaseSecondsLimits, refusedHwid } from '#data/model/lease';
 
 /**
  * Body fields shared by management routes. Identifiers are checked for shape
@@ -37,6 +37,15 @@ export const licenseKeysField = z.pipe(
 );
 
 /** Seats of a license: 1 to 100 (docs/management-api.md, "Devices: seats and self-service reset"). */
+/** A device's HWID as management and portal routes take it. */
+export const hwidField = z.lazy(() =>
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(256),
+    z.refine((hwid) => hwid !== refusedHwid, `must not be "${refusedHwid}"`),
+  ),
+);
+
 export const maxDevicesField = z.int().check(z.minimum(1), z.maximum(maxDevicesLimit));
 
 /** Ten years: longer is a typo, and a longer cooldown means "never" (use hwid_reset_allowed for that). */
