@@ -10,7 +10,7 @@ import { timeFor } from '../support/time';
  * The customers' portal against `npm start`, as a customer uses it: sign-in by the
  * code of the email the outbox holds (typed after a wrong one, or by opening the
  * emailed link), their licenses listed with their devices and usage and no one
- * else's, and sign-out, which ends the session on the service, at 1366 and 390
+ * else's, a device released, and sign-out, which ends the session on the service, at 1366 and 390
  * pixels, axe-core clean at every step.
  */
 const session = serviceAndBrowser();
@@ -124,7 +124,22 @@ describe('the customers\' portal', () => {
     await first.getByRole('button', { name: 'Release HOME-PC' }).waitFor();
     await page.getByRole('region', { name: keys[1] }).getByText('No device uses this license now.').waitFor();
 
+    // Releasing a device, confirmed first: the service frees it, and with the reset interval begun no device offers a release.
+    await first.getByRole('button', { name: 'Release LAPTOP' }).click();
+    const confirm = first.getByRole('group', { name: 'Release LAPTOP?' });
+    await confirm.waitFor();
+    await checked(page, `release confirmation (${name})`, viewport.width);
+    await confirm.getByRole('button', { name: 'Release LAPTOP' }).click();
+    await page.getByText(`LAPTOP was released from ${keys[0]}.`).waitFor();
+    await first.getByText('LAPTOP', { exact: true }).waitFor({ state: 'detached' });
+    await first.getByText('HOME-PC').waitFor();
+    expect(await first.getByRole('button', { name: 'Release HOME-PC' }).count()).toBe(0);
+    await checked(page, `device released (${name})`, viewport.width);
+
     const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('portal.session')!) as { token: string }).token);
+    const listed = await fetch(`${session.service.url}/portal/licenses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' });
+    const released = ((await listed.json()) as { data: { key: string; devices: { hwid: string }[] }[] }).data.find((license) => license.key === keys[0]);
+    expect(released?.devices.map((device) => device.hwid)).toEqual(['HOME-PC']);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Email address').waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('portal.session'))).toBeNull();
