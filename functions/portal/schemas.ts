@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { maxCodeLength } from '#core/http/file-codes';
 import { appIdField, emailField, hwidField, licenseKeyField } from '#core/domain/fields';
 
 export const appSchema = z.lazy(() => z.object({ app_id: appIdField }));
@@ -17,3 +18,6 @@ export const verifySchema = z.lazy(() =>
 export const sessionOnlySchema = z.lazy(() => z.strictObject({}));
 
 export const releaseDeviceSchema = z.lazy(() => z.strictObject({ license_key: licenseKeyField, hwid: hwidField }));
+
+/** The activation request is checked against the license by the route, which names `request` when it does not match. */
+export const licenseFileSchema = z.lazy(() => z.strictObject({ license_key: licenseKeyField, request: z.string().check(z.minLength(1), z.maxLength(maxCodeLength)) }));

@@ -103,6 +103,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/portal/sign-out': {},
   '/portal/licenses': {},
   '/portal/release-device': { license_key: 'string', hwid: 'string' },
+  '/portal/license-file': { license_key: 'string', request: 'string' },
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];

@@ -3,7 +3,7 @@ import { keys } from '#data/keys';
 import type { License } from '#data/model/license';
 import { createFakeClock } from '../support/clock';
 import { seedSubscription } from '../support/fixtures';
-import { bearer, licensesOf, portalOwner, signedInToken, withPortalServer } from '../support/portal';
+import { activationRequest, bearer, licensesOf, portalOwner, signedInToken, withPortalServer } from '../support/portal';
 
 /** What a signed-in customer reaches (docs/portal.md#what-customers-see): their own licenses of one application, nothing else. */
 const clock = createFakeClock(new Date('2026-06-01T10:00:00.000Z'));
@@ -40,6 +40,9 @@ describe('a customer\'s licenses', () => {
       expect(everyAnswer).not.toContain(unreachable.key);
       const released = await env.post('/portal/release-device', { license_key: unreachable.key, hwid: 'any-pc' }, bearer(ann));
       expect(released.body).toEqual({ error: 'License not found', error_code: 'LICENSE_NOT_FOUND' });
+      const request = activationRequest({ app_id: unreachable.app_id, license: unreachable.key, hwid: 'any-pc' });
+      const file = await env.post('/portal/license-file', { license_key: unreachable.key, request }, bearer(ann));
+      expect(file.body).toEqual({ error: 'License not found', error_code: 'LICENSE_NOT_FOUND' });
     }
     expect(keysOf(await licensesWith(await signedInToken(env, sibling, 'ann@example.com')))).toEqual([otherApp!.key]);
   });
