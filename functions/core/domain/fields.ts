@@ -36,7 +36,6 @@ export const licenseKeysField = z.pipe(
   z.transform((licenseKeys: string[]) => [...new Set(licenseKeys)]),
 );
 
-/** Seats of a license: 1 to 100 (docs/management-api.md, "Devices: seats and self-service reset"). */
 /** A device's HWID as management and portal routes take it. */
 export const hwidField = z.lazy(() =>
   z.string().check(
@@ -46,6 +45,7 @@ export const hwidField = z.lazy(() =>
   ),
 );
 
+/** Seats of a license: 1 to 100 (docs/management-api.md, "Devices: seats and self-service reset"). */
 export const maxDevicesField = z.int().check(z.minimum(1), z.maximum(maxDevicesLimit));
 
 /** Ten years: longer is a typo, and a longer cooldown means "never" (use hwid_reset_allowed for that). */
