@@ -100,6 +100,8 @@ export const routes = [
   { path: '/portal/verify', group: 'portal', access: 'customer' },
   { path: '/portal/sign-out', group: 'portal', access: 'customer' },
   { path: '/portal/licenses', group: 'portal', access: 'customer' },
+  { path: '/portal/release-device', group: 'portal', access: 'customer' },
+  { path: '/portal/license-file', group: 'portal', access: 'customer' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

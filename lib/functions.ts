@@ -13,7 +13,8 @@ import { trustedViewerHeaders, type Settings } from './settings';
 /**
  * What each group does with the signing key: the client signs answers (Decrypt) and makes the key of an
  * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt);
- * the integration group encrypts an owner's Stripe secrets and decrypts them to verify and list what Stripe sends.
+ * the integration group encrypts an owner's Stripe secrets and decrypts them to verify and list what Stripe sends;
+ * the portal signs the license files it makes for customers (Decrypt).
  */
 const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = {
   client: ['kms:Encrypt', 'kms:Decrypt'],
@@ -22,6 +23,7 @@ const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = {
   webhook: ['kms:Encrypt'],
   delivery: ['kms:Decrypt'],
   integration: ['kms:Encrypt', 'kms:Decrypt'],
+  portal: ['kms:Decrypt'],
 };
 
 /** `silent` writes nothing, so the strictest filter Lambda has is as good as any. */

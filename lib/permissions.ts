@@ -181,8 +181,13 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
       { actions: ['dynamodb:GetItem'], partitions: ['app', 'portal'] },
       { actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], partitions: ['portal'] },
       { actions: ['dynamodb:Query'], partitions: ['emails'] },
-      // /portal/licenses reads the session's licenses and their subscriptions.
-      { actions: ['dynamodb:BatchGetItem'], partitions: ['license', 'subscription'] },
+      // /portal/licenses reads the session's licenses and their subscriptions; a release and a license file run
+      // /auth's checks (the app, license, team and subscription read together), then update the license in a
+      // transaction that puts or deletes the device's HWID index item (in the app's partition) and checks that no
+      // other license holds the device.
+      { actions: ['dynamodb:BatchGetItem'], partitions: ['app', 'team', 'license', 'subscription'] },
+      { actions: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'], partitions: ['license'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], partitions: ['app'] },
     ],
     queriesIndexes: [],
   },

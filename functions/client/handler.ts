@@ -84,7 +84,7 @@ export const endpoints: Endpoints<'client'> = {
     checkedNonce(body, request.header);
     checkContentDigest(request.rawBody, request.header);
     const input = { appId: code.appId, credential: { license: code.license }, hwid: code.hwid };
-    const { message, data } = await resetHwid(deps, input, blacklistProbes(request, code.hwid, deps.config.trustedViewerHeaders), { jti: code.jti });
+    const { message, data } = await resetHwid(deps, input, blacklistProbes(request, code.hwid, deps.config.trustedViewerHeaders), { returned: { jti: code.jti } });
     return { body: { success: true, message, data } };
   },
   '/register': async (deps, body, request) => {

@@ -19,7 +19,7 @@ export const licenseFileReturnedMessage = 'LICENSE_FILE_RETURNED';
  * borrowed lease is kept to its end, as /release keeps it (else cycling borrow
  * and reset would hand out more offline seats than the license has).
  */
-function toRelease(license: License, hwid: string | undefined, now: Date): string[] {
+function toRelease(license: License, hwid: string | undefined, now: Date, releaseBorrowed: boolean): string[] {
   const floating = isFloating(license);
   const live = floating ? liveLeases(license, now) : [];
   const bound = floating ? live.map((lease) => lease.hwid) : license.hwids;
@@ -31,7 +31,7 @@ function toRelease(license: License, hwid: string | undefined, now: Date): strin
   }
   if (!bound.includes(hwid)) throw clientFailure('HWID_NOT_BOUND');
   const lease = borrowed.find((held) => held.hwid === hwid);
-  if (lease) throw clientFailure('LEASE_BORROWED', { lease_expires_at: lease.expires_at });
+  if (lease && !releaseBorrowed) throw clientFailure('LEASE_BORROWED', { lease_expires_at: lease.expires_at });
   return [hwid];
 }
 
@@ -66,6 +66,13 @@ function checkCooldown(license: License, now: Date): void {
   }
 }
 
+export interface ResetOptions {
+  /** `/license-file/return`: the returned file's id. */
+  returned?: { jti: string };
+  /** Release the named device's lease even when it is borrowed. */
+  releaseBorrowed?: boolean;
+}
+
 /**
  * `POST /reset-hwid` (docs/client-api.md, "POST /reset-hwid"): /auth's steps 2 to 8, then the
  * reset's own checks in order, then one transaction that releases the devices
@@ -75,15 +82,19 @@ function checkCooldown(license: License, now: Date): void {
  * one gets through; the others read the license again and meet the cooldown.
  * With `returned` it is `/license-file/return`: the returned file's device is released, and the
  * same transaction drops the file, on condition that the license still lists it.
+ * With `releaseBorrowed` (the customer portal's release, docs/portal.md) a borrowed seat of the
+ * named device is released too: its customer says the device is gone, and the reset rules
+ * (flag and interval) still bound how often that can happen.
  */
-export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: BlacklistProbe[], returned?: { jti: string }) {
+export async function resetHwid(deps: Deps, input: ResetHwidInput, probes: BlacklistProbe[], options: ResetOptions = {}) {
+  const { returned, releaseBorrowed = false } = options;
   const checked = await checkedLicense(deps, input, probes);
   const { now, subscription } = checked;
   let license = checked.license;
   for (let attempt = 1; ; attempt++) {
     if (returned) checkReturnedFile(license, returned.jti, input.hwid, now);
     if (!license.hwid_reset_allowed) throw clientFailure('HWID_RESET_NOT_ALLOWED');
-    const released = returned ? toReturn(license, input.hwid!, now) : toRelease(license, input.hwid, now);
+    const released = returned ? toReturn(license, input.hwid!, now) : toRelease(license, input.hwid, now, releaseBorrowed);
     checkCooldown(license, now);
     const resetAt = iso(now);
     const outcome = await hwids.replaceHwids(deps.table, {

@@ -1,14 +1,6 @@
 import * as z from 'zod/mini';
-import { hwidResetIntervalField, leaseSecondsField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
-import { refusedHwid } from '#data/model/lease';
+import { hwidField, hwidResetIntervalField, leaseSecondsField, licenseKeyField, licenseKeysField, maxDevicesField } from '#core/domain/fields';
 
-const hwidField = z.lazy(() =>
-  z.string().check(
-    z.minLength(1),
-    z.maxLength(256),
-    z.refine((hwid) => hwid !== refusedHwid, `must not be "${refusedHwid}"`),
-  ),
-);
 
 export const editHwidSchema = z.lazy(() =>
   z.object({

@@ -42,6 +42,8 @@ export interface ManagementContract {
   bare?: 200 | 202;
   /** A portal route that takes a customer's session (`Authorization: Bearer lps_…`). */
   session?: true;
+  /** A portal route that runs a client route's rules: its 403 codes, in the management shape. */
+  clientFailures?: readonly ClientFailureCode[];
 }
 
 export interface ClientContract {
@@ -1104,5 +1106,34 @@ export const contracts: Record<RoutePath, Contract> = {
     ],
     session: true,
     errors: ['PORTAL_DISABLED'],
+  },
+  '/portal/release-device': {
+    tag: 'Customer portal',
+    summary: 'Release a device',
+    description:
+      "Releases one device of one of the session's licenses as `/reset-hwid` would (its binding, or on a floating license its seat, even a borrowed one), under the license's reset rules, and answers `/reset-hwid`'s 403 codes in the management shape (a cooldown's `data.next_reset_at` with them). A key the session does not reach is 404 `LICENSE_NOT_FOUND`; with releases switched off by the owner, 403 `NOT_ALLOWED` (docs/portal.md#what-customers-see).",
+    request: portalSchemas.releaseDeviceSchema,
+    requestExample: { license_key: example.key, hwid: 'desk-pc' },
+    answer: z.strictObject({}),
+    answerExample: {},
+    bare: 200,
+    session: true,
+    errors: ['PORTAL_DISABLED', 'NOT_ALLOWED', 'LICENSE_NOT_FOUND'],
+    // /reset-hwid's codes less the blacklists' (nothing is probed: the device is not calling) and LEASE_BORROWED (a borrowed seat is released).
+    clientFailures: ['TEAM_ERROR', 'LICENSE_NOT_ACTIVE', 'LICENSE_EXPIRED', 'SUBSCRIPTION_ERROR', 'SUBSCRIPTION_NOT_ACTIVE', 'HWID_RESET_NOT_ALLOWED', 'HWID_NOT_BOUND', 'HWID_RESET_COOLDOWN'],
+  },
+  '/portal/license-file': {
+    tag: 'Customer portal',
+    summary: 'A license file from an activation request',
+    description:
+      "Turns the activation request (`lfr1.…`) an offline computer made for one of the session's licenses into its license file, as `/license-file` does for `{\"request\": …}`: every check and effect of `/auth` (first use, binding, seats), the file `air_gapped` and recorded on the license, and `/license-file`'s 403 codes in the management shape. A request that does not decode, or was made for another license or application: 400 `INVALID_INPUT` naming `request`. A key the session does not reach: 404 `LICENSE_NOT_FOUND`; with license files switched off by the owner, 403 `NOT_ALLOWED` (docs/portal.md#what-customers-can-do).",
+    request: portalSchemas.licenseFileSchema,
+    requestExample: { license_key: example.key, request: `lfr1.${Buffer.from(JSON.stringify({ app_id: example.appId, license: example.key, hwid: 'desktop-7f3a', nonce: 'a1b2c3d4e5f6a7b8' })).toString('base64url')}` },
+    answer: answers.licenseFileData,
+    answerExample: { ...authExample, license_file: licenseFileExample },
+    session: true,
+    errors: ['PORTAL_DISABLED', 'NOT_ALLOWED', 'LICENSE_NOT_FOUND'],
+    // /license-file's codes less the blacklists' (nothing is probed: the device is not calling).
+    clientFailures: ['TEAM_ERROR', 'LICENSE_NOT_ACTIVE', 'LICENSE_EXPIRED', 'SUBSCRIPTION_ERROR', 'SUBSCRIPTION_NOT_ACTIVE', 'HWID_MISMATCH', 'SEATS_EXHAUSTED', 'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE'],
   },
 };

@@ -105,6 +105,7 @@ function managementErrorResponses(path: RoutePath, contract: ManagementContract)
     const { status } = managementErrors[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  if (contract.clientFailures) byStatus.set(403, [...(byStatus.get(403) ?? []), ...contract.clientFailures]);
   const responses: Record<string, Json> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {

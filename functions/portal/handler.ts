@@ -5,6 +5,8 @@ import { portalApp } from './portal-app';
 import { signIn, verify } from './sign-in';
 import { signOut } from './session';
 import { customerLicenses } from './licenses';
+import { releaseDevice } from './release-device';
+import { customerLicenseFile } from './license-file';
 
 /** The customer portal's routes (docs/portal.md): no API key; a code, then a session's token, says who calls. */
 export const endpoints: Endpoints<'portal'> = {
@@ -13,6 +15,8 @@ export const endpoints: Endpoints<'portal'> = {
   '/portal/verify': publicEndpoint(schemas.verifySchema, verify),
   '/portal/sign-out': publicEndpoint(schemas.sessionOnlySchema, signOut),
   '/portal/licenses': publicEndpoint(schemas.sessionOnlySchema, customerLicenses),
+  '/portal/release-device': publicEndpoint(schemas.releaseDeviceSchema, releaseDevice),
+  '/portal/license-file': publicEndpoint(schemas.licenseFileSchema, customerLicenseFile),
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('portal', endpoints, deps);

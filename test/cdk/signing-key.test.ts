@@ -33,12 +33,14 @@ describe('the signing keys’ KMS key', () => {
   it('may be used only by the functions that seal or open per-application secrets, each with only the actions it needs and an {app_id} encryption context', () => {
     // Signing keys: the client signs (Decrypt) and makes missing keys (Encrypt), the app group makes keys. Webhook secrets:
     // the webhook routes seal them, the delivery function opens them. Stripe secrets: the integration group does both.
+    // The portal signs the license files it makes for customers.
     const uses: Partial<Record<FunctionName, string | string[]>> = {
       client: ['kms:Encrypt', 'kms:Decrypt'],
       app: 'kms:Encrypt',
       webhook: 'kms:Encrypt',
       delivery: 'kms:Decrypt',
       integration: ['kms:Encrypt', 'kms:Decrypt'],
+      portal: 'kms:Decrypt',
     };
     for (const name of functionNames) {
       const roleId = logicalId(synth.stack, synth.service.functions[name].role!);
@@ -61,11 +63,11 @@ describe('the signing keys’ KMS key', () => {
     }
   });
 
-  it('has a key policy that lets only the client, delivery and integration roles decrypt, and the app role and the account only encrypt per application', () => {
+  it('has a key policy that lets only the client, integration, portal and delivery roles decrypt, and the app role and the account only encrypt per application', () => {
     const [key] = Object.values(synth.template.findResources('AWS::KMS::Key'));
     const statements = key!.Properties.KeyPolicy.Statement as Statement[];
     const decrypting = statements.filter((statement) => actionsOf(statement).includes('kms:Decrypt'));
-    const roleIds = (['client', 'integration', 'delivery'] as const).map((name) => logicalId(synth.stack, synth.service.functions[name].role!));
+    const roleIds = (['client', 'integration', 'portal', 'delivery'] as const).map((name) => logicalId(synth.stack, synth.service.functions[name].role!));
     expect(decrypting.map((statement) => statement.Principal)).toEqual(roleIds.map((id) => ({ AWS: { 'Fn::GetAtt': [id, 'Arn'] } })));
     for (const statement of statements.filter(usesKey)) expect(statement.Condition).toEqual(appContextOnly);
     expect(statements.flatMap(actionsOf)).not.toContain('kms:*');

@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
 import { api, desktopAndPhone, expectNoHorizontalScroll, serviceAndBrowser } from '../support/browser';
@@ -10,7 +12,8 @@ import { timeFor } from '../support/time';
  * The customers' portal against `npm start`, as a customer uses it: sign-in by the
  * code of the email the outbox holds (typed after a wrong one, or by opening the
  * emailed link), their licenses listed with their devices and usage and no one
- * else's, and sign-out, which ends the session on the service, at 1366 and 390
+ * else's, a device released, a license file made from a pasted activation request and
+ * downloaded, and sign-out, which ends the session on the service, at 1366 and 390
  * pixels, axe-core clean at every step.
  */
 const session = serviceAndBrowser();
@@ -124,7 +127,34 @@ describe('the customers\' portal', () => {
     await first.getByRole('button', { name: 'Release HOME-PC' }).waitFor();
     await page.getByRole('region', { name: keys[1] }).getByText('No device uses this license now.').waitFor();
 
+    // Releasing a device, confirmed first: the service frees it, and with the reset interval begun no device offers a release.
+    await first.getByRole('button', { name: 'Release LAPTOP' }).click();
+    const confirm = first.getByRole('group', { name: 'Release LAPTOP?' });
+    await confirm.waitFor();
+    await checked(page, `release confirmation (${name})`, viewport.width);
+    await confirm.getByRole('button', { name: 'Release LAPTOP' }).click();
+    await page.getByText(`LAPTOP was released from ${keys[0]}.`).waitFor();
+    await first.getByText('LAPTOP', { exact: true }).waitFor({ state: 'detached' });
+    await first.getByText('HOME-PC').waitFor();
+    expect(await first.getByRole('button', { name: 'Release HOME-PC' }).count()).toBe(0);
+    await checked(page, `device released (${name})`, viewport.width);
+
+    // A license file for an offline computer: its activation request pasted, the signed file made for it and downloaded.
+    const second = page.getByRole('region', { name: keys[1] });
+    await second.getByRole('button', { name: 'License file for an offline computer' }).click();
+    const request = `lfr1.${Buffer.from(JSON.stringify({ app_id: session.service.appId, license: keys[1], hwid: 'CABIN-PC', nonce: `cabin-${name}-0001` })).toString('base64url')}`;
+    await second.getByLabel('Activation request').fill(request);
+    await second.getByRole('button', { name: 'Make license file' }).click();
+    await second.getByText('License file made for CABIN-PC: download it and copy it to that computer.').waitFor();
+    await checked(page, `license file made (${name})`, viewport.width);
+    const [download] = await Promise.all([page.waitForEvent('download'), second.getByRole('button', { name: 'Download license.lic' }).click()]);
+    expect(download.suggestedFilename()).toBe('license.lic');
+    expect(decodeJwt(readFileSync((await download.path())!, 'utf8').trim())).toMatchObject({ hwid: 'CABIN-PC', nonce: `cabin-${name}-0001`, air_gapped: true });
+
     const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('portal.session')!) as { token: string }).token);
+    const listed = await fetch(`${session.service.url}/portal/licenses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' });
+    const released = ((await listed.json()) as { data: { key: string; devices: { hwid: string }[] }[] }).data.find((license) => license.key === keys[0]);
+    expect(released?.devices.map((device) => device.hwid)).toEqual(['HOME-PC']);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Email address').waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('portal.session'))).toBeNull();

@@ -102,6 +102,8 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/portal/verify': { app_id: 'uuid', email: 'string', code: 'string' },
   '/portal/sign-out': {},
   '/portal/licenses': {},
+  '/portal/release-device': { license_key: 'string', hwid: 'string' },
+  '/portal/license-file': { license_key: 'string', request: 'string' },
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];

@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '#core/ids';
 import { keys } from '#data/keys';
 import type { Subscription } from '#data/model/subscription';
+import type { License } from '#data/model/license';
 import { findRoute, routes, type RoutePath } from '../../functions/routes';
 import { blacklist } from '../support/client';
 import { createFakeClock } from '../support/clock';
@@ -14,7 +15,7 @@ import * as apps from '#data/app.repo';
 import * as teams from '#data/team.repo';
 import { timeFor } from '../support/time';
 import { startTestEvents, type TestEvents } from '../support/events';
-import { bearer, lastCode, licensesOf, portalOwner, signedInToken } from '../support/portal';
+import { activationRequest, bearer, lastCode, licensesOf, portalOwner, signedInToken } from '../support/portal';
 
 /**
  * Real requests to every route of the route table, for its success and each
@@ -111,8 +112,33 @@ describe('every customer portal route, against the document', () => {
   it('answers success and each documented error of every portal route', async () => {
     const portal = await portalOwner(env, { sender_name: 'Contract', support_url: 'https://example.com/help' });
     const off = await createOwner(env.deps);
-    await licensesOf(env, events, portal, 'contract@example.com');
-    const paths: PortalPath[] = ['/portal/app', '/portal/sign-in', '/portal/verify', '/portal/sign-out', '/portal/licenses'];
+    const [bound] = await licensesOf(env, events, portal, 'contract@example.com', 1, {
+      hwid: 'desk-pc',
+      hwids: ['desk-pc', 'laptop'],
+      max_devices: 2,
+      hwid_lock: true,
+      hwid_reset_allowed: true,
+      hwid_reset_interval: 3600,
+      last_hwid_reset_at: null,
+    });
+    const [notReached] = await licensesOf(env, events, portal, 'other@example.com');
+    const exclusiveTier = await seedSubscription(env.deps, portal, { single_key_per_hwid: true });
+    const [firstExclusive, secondExclusive] = await licensesOf(env, events, portal, 'contract@example.com', 2, { hwid_lock: true, subscription_id: exclusiveTier.subscription_id });
+    const seatTaken = { expires_at: new Date(clock.now().getTime() + 3600_000).toISOString(), borrowed: false };
+    const [fullSeats] = await licensesOf(env, events, portal, 'contract@example.com', 1, { hwid_lock: true, lease_seconds: 3600, max_devices: 1, hwid: 'seat-pc', hwids: ['seat-pc'], leases: { 'seat-pc': seatTaken } } as Partial<License>);
+    // A release runs /reset-hwid's checks: each refusal of the license's state, on a license of the customer's.
+    const inactiveTier = await seedSubscription(env.deps, portal, { status: 'inactive' });
+    const refusing: [License, string][] = [];
+    for (const [overrides, expected] of [
+      [{ status: 'paused' }, '403:LICENSE_NOT_ACTIVE'],
+      [{ first_used_at: '2020-01-01T00:00:00.000Z', expires_at: '2020-01-31T00:00:00.000Z' }, '403:LICENSE_EXPIRED'],
+      [{ subscription_id: newId() }, '403:SUBSCRIPTION_ERROR'],
+      [{ subscription_id: inactiveTier.subscription_id }, '403:SUBSCRIPTION_NOT_ACTIVE'],
+      [{ hwids: ['desk-pc'], hwid_lock: true, hwid_reset_allowed: false }, '403:HWID_RESET_NOT_ALLOWED'],
+    ] as [Partial<License>, string][]) {
+      refusing.push([(await licensesOf(env, events, portal, 'contract@example.com', 1, overrides))[0]!, expected]);
+    }
+    const paths: PortalPath[] = ['/portal/app', '/portal/sign-in', '/portal/verify', '/portal/sign-out', '/portal/licenses', '/portal/release-device', '/portal/license-file'];
     expect(paths.sort()).toEqual(routes.filter((route) => route.group === 'portal').map((route) => route.path).sort());
 
     await expectOutcome(send(env, '/portal/app', { app_id: portal.app_id }), '200:');
@@ -121,9 +147,31 @@ describe('every customer portal route, against the document', () => {
     await expectOutcome(send(env, '/portal/verify', { app_id: portal.app_id, email: 'contract@example.com', code: wrong }), '401:INVALID_CODE');
     const verified = await expectOutcome(send(env, '/portal/verify', { app_id: portal.app_id, email: 'contract@example.com', code: lastCode(env, 'contract@example.com') }), '200:');
     await expectOutcome(send(env, '/portal/licenses', {}, bearer(verified.body.data.token)), '200:');
+    const releasing = (license_key: string, hwid: string) => send(env, '/portal/release-device', { license_key, hwid }, bearer(verified.body.data.token));
+    await expectOutcome(releasing(bound!.key, 'laptop'), '200:');
+    await expectOutcome(releasing(bound!.key, 'laptop'), '403:HWID_NOT_BOUND');
+    await expectOutcome(releasing(bound!.key, 'desk-pc'), '403:HWID_RESET_COOLDOWN');
+    await expectOutcome(releasing(notReached!.key, 'desk-pc'), '404:LICENSE_NOT_FOUND');
+    for (const [license, expected] of refusing) await expectOutcome(releasing(license.key, 'desk-pc'), expected);
+
+    const filing = (license: License, hwid: string) =>
+      send(env, '/portal/license-file', { license_key: license.key, request: activationRequest({ app_id: portal.app_id, license: license.key, hwid }) }, bearer(verified.body.data.token));
+    await expectOutcome(filing(bound!, 'laptop'), '200:');
+    await expectOutcome(filing(bound!, 'third-pc'), '403:HWID_MISMATCH');
+    await expectOutcome(filing(firstExclusive!, 'shared-pc'), '200:');
+    await expectOutcome(filing(secondExclusive!, 'shared-pc'), '403:DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE');
+    await expectOutcome(filing(fullSeats!, 'other-seat-pc'), '403:SEATS_EXHAUSTED');
+    await expectOutcome(filing(notReached!, 'laptop'), '404:LICENSE_NOT_FOUND');
+    for (const [license, expected] of refusing.slice(0, 4)) await expectOutcome(filing(license, 'desk-pc'), expected);
+    await request(env.server.url, '/app/settings', 'POST', { app_id: portal.app_id, portal: { enabled: true, allow_device_release: false } }, portal.auth);
+    await expectOutcome(releasing(bound!.key, 'desk-pc'), '403:NOT_ALLOWED');
+    await request(env.server.url, '/app/settings', 'POST', { app_id: portal.app_id, portal: { enabled: true, allow_license_files: false } }, portal.auth);
+    await expectOutcome(filing(bound!, 'laptop'), '403:NOT_ALLOWED');
     await expectOutcome(send(env, '/portal/sign-out', {}, bearer(verified.body.data.token)), '200:');
     await expectOutcome(send(env, '/portal/sign-out', {}, bearer(verified.body.data.token)), '401:INVALID_SESSION');
     await expectOutcome(send(env, '/portal/licenses', {}, bearer(verified.body.data.token)), '401:INVALID_SESSION');
+    await expectOutcome(releasing(bound!.key, 'desk-pc'), '401:INVALID_SESSION');
+    await expectOutcome(filing(bound!, 'laptop'), '401:INVALID_SESSION');
 
     for (const path of paths) {
       await expectOutcome(send(env, path, ['/portal/sign-out', '/portal/licenses'].includes(path) ? { unknown: 1 } : {}), '400:INVALID_INPUT');
@@ -140,7 +188,16 @@ describe('every customer portal route, against the document', () => {
     const switchedOff = await signedInToken(env, portal, 'contract@example.com');
     await request(env.server.url, '/app/settings', 'POST', { app_id: portal.app_id, portal: { enabled: false } }, portal.auth);
     await expectOutcome(send(env, '/portal/licenses', {}, bearer(switchedOff)), '403:PORTAL_DISABLED');
-  }, timeFor(20));
+    await expectOutcome(send(env, '/portal/release-device', { license_key: bound!.key, hwid: 'desk-pc' }, bearer(switchedOff)), '403:PORTAL_DISABLED');
+    await expectOutcome(send(env, '/portal/license-file', { license_key: bound!.key, request: activationRequest({ app_id: portal.app_id, license: bound!.key, hwid: 'laptop' }) }, bearer(switchedOff)), '403:PORTAL_DISABLED');
+
+    const lapsedTeam = await portalOwner(env);
+    const [lapsedKey] = await licensesOf(env, events, lapsedTeam, 'contract@example.com', 1, { hwids: ['desk-pc'], hwid_lock: true });
+    const lapsedToken = await signedInToken(env, lapsedTeam, 'contract@example.com');
+    await teams.setPlanExpiry(env.deps.table, lapsedTeam.team_id, '2020-01-01T00:00:00.000Z');
+    await expectOutcome(send(env, '/portal/release-device', { license_key: lapsedKey!.key, hwid: 'desk-pc' }, bearer(lapsedToken)), '403:TEAM_ERROR');
+    await expectOutcome(send(env, '/portal/license-file', { license_key: lapsedKey!.key, request: activationRequest({ app_id: lapsedTeam.app_id, license: lapsedKey!.key, hwid: 'desk-pc' }) }, bearer(lapsedToken)), '403:TEAM_ERROR');
+  }, timeFor(30));
 });
 
 describe('every management route, against the document', () => {

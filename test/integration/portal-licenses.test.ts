@@ -3,7 +3,7 @@ import { keys } from '#data/keys';
 import type { License } from '#data/model/license';
 import { createFakeClock } from '../support/clock';
 import { seedSubscription } from '../support/fixtures';
-import { bearer, licensesOf, portalOwner, signedInToken, withPortalServer } from '../support/portal';
+import { activationRequest, bearer, licensesOf, portalOwner, signedInToken, withPortalServer } from '../support/portal';
 
 /** What a signed-in customer reaches (docs/portal.md#what-customers-see): their own licenses of one application, nothing else. */
 const clock = createFakeClock(new Date('2026-06-01T10:00:00.000Z'));
@@ -20,7 +20,7 @@ async function storeEmail(license: License, email: string): Promise<void> {
 }
 
 describe('a customer\'s licenses', () => {
-  it('reach only the licenses of the session\'s email and application: not another email\'s, another application\'s or another team\'s', async () => {
+  it('reach only the licenses of the session\'s email and application, on every route: not another email\'s, another application\'s or another team\'s', async () => {
     const owner = await portalOwner(env);
     const sibling = { ...owner, app_id: (await env.post('/app/create', { name: 'Sibling' }, owner.auth)).body.data.app_id as string };
     await env.post('/app/settings', { app_id: sibling.app_id, portal: { enabled: true } }, owner.auth);
@@ -36,7 +36,14 @@ describe('a customer\'s licenses', () => {
     expect(listed.status).toBe(200);
     expect(keysOf(listed)).toEqual(own.map((license) => license.key).sort());
     const everyAnswer = JSON.stringify(listed.body);
-    for (const unreachable of [otherEmail!, otherApp!, otherTeam!]) expect(everyAnswer).not.toContain(unreachable.key);
+    for (const unreachable of [otherEmail!, otherApp!, otherTeam!]) {
+      expect(everyAnswer).not.toContain(unreachable.key);
+      const released = await env.post('/portal/release-device', { license_key: unreachable.key, hwid: 'any-pc' }, bearer(ann));
+      expect(released.body).toEqual({ error: 'License not found', error_code: 'LICENSE_NOT_FOUND' });
+      const request = activationRequest({ app_id: unreachable.app_id, license: unreachable.key, hwid: 'any-pc' });
+      const file = await env.post('/portal/license-file', { license_key: unreachable.key, request }, bearer(ann));
+      expect(file.body).toEqual({ error: 'License not found', error_code: 'LICENSE_NOT_FOUND' });
+    }
     expect(keysOf(await licensesWith(await signedInToken(env, sibling, 'ann@example.com')))).toEqual([otherApp!.key]);
   });
 

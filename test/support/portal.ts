@@ -55,3 +55,7 @@ export async function signedInToken(env: TestServer, owner: Owner, email: string
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** An activation request (`lfr1.…`) as an offline computer makes one. */
+export const activationRequest = (fields: { app_id: string; license: string; hwid: string; nonce?: string }) =>
+  `lfr1.${Buffer.from(JSON.stringify({ nonce: 'request-nonce-0001', ...fields })).toString('base64url')}`;

@@ -1321,6 +1321,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/release-device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a device
+         * @description Releases one device of one of the session's licenses as `/reset-hwid` would (its binding, or on a floating license its seat, even a borrowed one), under the license's reset rules, and answers `/reset-hwid`'s 403 codes in the management shape (a cooldown's `data.next_reset_at` with them). A key the session does not reach is 404 `LICENSE_NOT_FOUND`; with releases switched off by the owner, 403 `NOT_ALLOWED` (docs/portal.md#what-customers-see).
+         */
+        post: operations["portalReleaseDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/license-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A license file from an activation request
+         * @description Turns the activation request (`lfr1.…`) an offline computer made for one of the session's licenses into its license file, as `/license-file` does for `{"request": …}`: every check and effect of `/auth` (first use, binding, seats), the file `air_gapped` and recorded on the license, and `/license-file`'s 403 codes in the management shape. A request that does not decode, or was made for another license or application: 400 `INVALID_INPUT` naming `request`. A key the session does not reach: 404 `LICENSE_NOT_FOUND`; with license files switched off by the owner, 403 `NOT_ALLOWED` (docs/portal.md#what-customers-can-do).
+         */
+        post: operations["portalLicenseFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stripe/webhook/{app_id}": {
         parameters: {
             query?: never;
@@ -1860,6 +1900,14 @@ export interface components {
         };
         PortalSignOutRequest: Record<string, never>;
         PortalLicensesRequest: Record<string, never>;
+        PortalReleaseDeviceRequest: {
+            license_key: string;
+            hwid: string;
+        };
+        PortalLicenseFileRequest: {
+            license_key: string;
+            request: string;
+        };
         LicenseRecord: {
             key: string;
             /** Format: uuid */
@@ -2771,6 +2819,38 @@ export interface components {
                     next_at: string | null;
                 };
             }[];
+        };
+        PortalReleaseDeviceAnswer: {
+            /** @constant */
+            success: true;
+        };
+        PortalLicenseFileAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                key: string;
+                /** Format: date-time */
+                created_at: string;
+                expires_at: string | null;
+                initial_duration: string;
+                first_used_at: string | null;
+                hwid_lock: boolean;
+                last_hwid_reset_at: string | null;
+                hwid_reset_cooldown: number;
+                hwid_reset_allowed: boolean;
+                username: string | null;
+                last_login: string | null;
+                subscription_level: number;
+                subscription_name: string;
+                hwids?: string[];
+                max_devices?: number;
+                lease_expires_at?: string | null;
+                features?: string[];
+                /** Format: date-time */
+                grace_until?: string;
+                offline_token?: string;
+                license_file: string;
+            };
         };
     };
     responses: never;
@@ -12510,6 +12590,262 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "PORTAL_DISABLED";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalReleaseDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "hwid": "desk-pc"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalReleaseDeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalReleaseDeviceAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description INVALID_SESSION */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_SESSION";
+                    };
+                };
+            };
+            /** @description PORTAL_DISABLED, NOT_ALLOWED, TEAM_ERROR, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_RESET_NOT_ALLOWED, HWID_NOT_BOUND, HWID_RESET_COOLDOWN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PORTAL_DISABLED" | "NOT_ALLOWED" | "TEAM_ERROR" | "LICENSE_NOT_ACTIVE" | "LICENSE_EXPIRED" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "HWID_RESET_NOT_ALLOWED" | "HWID_NOT_BOUND" | "HWID_RESET_COOLDOWN";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalLicenseFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                 *       "request": "lfr1.eyJhcHBfaWQiOiIzZjFjMmI5ZS04ZDdhLTRjNTEtOWUyZi02YjBhMWQyYzNlNGYiLCJsaWNlbnNlIjoiN0syUVgtTTRUWlAtOVczUkQtSFY4TkItQzZZSkUiLCJod2lkIjoiZGVza3RvcC03ZjNhIiwibm9uY2UiOiJhMWIyYzNkNGU1ZjZhN2I4In0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalLicenseFileRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE",
+                     *         "created_at": "2026-03-01T12:00:00.000Z",
+                     *         "expires_at": "2026-03-31T12:00:00.000Z",
+                     *         "initial_duration": "2592000",
+                     *         "first_used_at": "2026-03-02T08:30:00.000Z",
+                     *         "hwid_lock": true,
+                     *         "last_hwid_reset_at": null,
+                     *         "hwid_reset_cooldown": 0,
+                     *         "hwid_reset_allowed": true,
+                     *         "username": null,
+                     *         "last_login": "2026-03-02T08:30:00.000Z",
+                     *         "subscription_level": 2,
+                     *         "subscription_name": "Pro",
+                     *         "license_file": "eyJhbGciOiJFZERTQSIsImtpZCI6Ik…In0.eyJpc3MiOiIzZjFjMmI5ZS…In0.q0mV1…"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalLicenseFileAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description INVALID_SESSION */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_SESSION";
+                    };
+                };
+            };
+            /** @description PORTAL_DISABLED, NOT_ALLOWED, TEAM_ERROR, LICENSE_NOT_ACTIVE, LICENSE_EXPIRED, SUBSCRIPTION_ERROR, SUBSCRIPTION_NOT_ACTIVE, HWID_MISMATCH, SEATS_EXHAUSTED, DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PORTAL_DISABLED" | "NOT_ALLOWED" | "TEAM_ERROR" | "LICENSE_NOT_ACTIVE" | "LICENSE_EXPIRED" | "SUBSCRIPTION_ERROR" | "SUBSCRIPTION_NOT_ACTIVE" | "HWID_MISMATCH" | "SEATS_EXHAUSTED" | "DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND";
                     };
                 };
             };

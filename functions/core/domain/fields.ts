@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { canonicalUuid, isUuid } from '../ids';
 import { maxDevicesLimit } from '#data/model/license';
-import { leaseSecondsLimits } from '#data/model/lease';
+import { leaseSecondsLimits, refusedHwid } from '#data/model/lease';
 
 /**
  * Body fields shared by management routes. Identifiers are checked for shape
@@ -34,6 +34,15 @@ export const licenseKeyField = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,256}$/
 export const licenseKeysField = z.pipe(
   z.array(licenseKeyField).check(z.minLength(1), z.maxLength(1000)),
   z.transform((licenseKeys: string[]) => [...new Set(licenseKeys)]),
+);
+
+/** A device's HWID as management and portal routes take it. */
+export const hwidField = z.lazy(() =>
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(256),
+    z.refine((hwid) => hwid !== refusedHwid, `must not be "${refusedHwid}"`),
+  ),
 );
 
 /** Seats of a license: 1 to 100 (docs/management-api.md, "Devices: seats and self-service reset"). */

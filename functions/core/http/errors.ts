@@ -43,6 +43,7 @@ export const managementErrors = {
   INVALID_CODE: { status: 401, message: 'The code is wrong or has expired; ask for a new one' },
   INVALID_SESSION: { status: 401, message: 'Not signed in, or the session has ended; sign in again' },
   ACCESS_DENIED: { status: 403, message: 'Access denied' },
+  NOT_ALLOWED: { status: 403, message: 'The owner does not let customers do this here' },
   PORTAL_DISABLED: { status: 403, message: 'The customer portal is not on for this application' },
   APP_NOT_FOUND: { status: 404, message: 'Application not found' },
   LICENSE_NOT_FOUND: { status: 404, message: 'License not found' },
@@ -150,6 +151,23 @@ export type ClientFailureCode =
   | 'TRIAL_EXPIRED'
   | 'TRIAL_CONVERTED'
   | 'TRIAL_LIMIT_REACHED';
+
+/**
+ * A client route's 403 met on a portal route (a release runs /reset-hwid's rules): the
+ * management shape with the client's code, and the client's data (a cooldown's `next_reset_at`).
+ */
+export class CustomerFailure extends ServiceError {
+  readonly status = 403;
+
+  constructor(readonly failure: ClientError) {
+    super(failure.message);
+  }
+
+  body(): Record<string, unknown> {
+    const base = { error: `Refused: ${this.failure.message}`, error_code: this.failure.message };
+    return this.failure.data === undefined ? base : { ...base, data: this.failure.data };
+  }
+}
 
 export function clientFailure(code: ClientFailureCode, data?: Record<string, unknown>): ClientError {
   return new ClientError(403, code, data);
