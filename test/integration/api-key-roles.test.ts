@@ -1,6 +1,6 @@
 import { roleMayCall } from '../../functions/access';
 import { roles } from '#shared/roles';
-import { routes } from '../../functions/routes';
+import { needsApiKey, routes } from '../../functions/routes';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { scanTable } from '../support/licenses';
@@ -16,7 +16,7 @@ let owner: Owner;
 let other: Owner;
 let keys: Record<(typeof roles)[number], Record<string, string>>;
 
-const managementRoutes = routes.filter((route) => route.access !== 'client');
+const managementRoutes = routes.filter(needsApiKey);
 
 beforeAll(async () => {
   env = await startTestServer();
