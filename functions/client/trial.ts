@@ -1,10 +1,8 @@
-import { isIPv6 } from 'node:net';
 import { addSeconds } from '#shared/clock';
 import type { Deps } from '#core/deps';
 import { ClientError, clientFailure } from '#core/http/errors';
 import { authView } from '#core/domain/license-view';
-import { sha256Hex } from '#core/ids';
-import { normalizeIp } from '#core/http/network';
+import { addressHash } from '#core/http/network';
 import type { App } from '#data/model/app';
 import type { BlacklistProbe } from '#data/model/blacklist';
 import type { License } from '#data/model/license';
@@ -154,24 +152,4 @@ async function resume(deps: Deps, { app, claim, license, subscription, hwid, now
   checkSubscription(ofLicense, license);
   const success = await activateChecked(deps, { app, license, subscription: ofLicense, now }, { appId: app.app_id, hwid });
   return { message: 'TRIAL_RESUMED', data: { ...success.data, license: license.key } };
-}
-
-/**
- * Where a trial counts against `per_ip_per_day`: the source address (an IPv6
- * address by its /64, which one subscriber usually holds whole), hashed with
- * the application.
- */
-function addressHash(appId: string, sourceIp: string): string {
-  return sha256Hex(`${appId}\n${trialAddress(sourceIp)}`).slice(0, 32);
-}
-
-/** The address a trial counts under: an IPv6 address's first 64 bits; an address the gateway did not give, as one. */
-export function trialAddress(sourceIp: string): string {
-  const ip = normalizeIp(sourceIp) ?? '';
-  if (!isIPv6(ip)) return ip;
-  const [head = '', tail] = ip.split('::');
-  const front = head === '' ? [] : head.split(':');
-  const back = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? front : [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
-  return `${groups.slice(0, 4).join(':')}::/64`;
 }

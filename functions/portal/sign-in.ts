@@ -1,5 +1,6 @@
 import type { Deps } from '#core/deps';
 import type { RequestInfo } from '#core/http/handler';
+import { addressHash } from '#core/http/network';
 import { ManagementError, rateLimited } from '#core/http/errors';
 import { constantTimeEqual, hmacHex, newPortalToken, newSignInCode, sha256Hex } from '#core/ids';
 import { describeError } from '#core/logger';
@@ -9,7 +10,6 @@ import { sleep } from '#data/backoff';
 import { licensesWithEmail } from '#data/lookup.repo';
 import { signInRules, type PortalSettings } from '#data/model/portal';
 import * as portals from '#data/portal.repo';
-import { trialAddress } from '../client/trial';
 import { portalOf } from './portal-app';
 
 /**
@@ -44,12 +44,12 @@ export async function signIn(deps: Deps, input: { app_id: string; email: string 
   const started = Date.now();
   const { app, portal, secret } = await portalOf(deps, input.app_id);
   const emailHash = emailHashOf(secret, input.email);
-  const addressHash = sha256Hex(`${app.app_id}\n${trialAddress(request.sourceIp)}`).slice(0, 32);
+  const sourceHash = addressHash(app.app_id, request.sourceIp);
   const licenses = await licensesWithEmail(deps.table, app.app_id, input.email);
   const code = newSignInCode();
   const nowSeconds = nowSecondsOf(deps);
   for (let round = 1; ; round++) {
-    const counts = await portals.signInCounts(deps.table, app.app_id, emailHash, addressHash);
+    const counts = await portals.signInCounts(deps.table, app.app_id, emailHash, sourceHash);
     const since = nowSeconds - signInRules.windowSeconds;
     const email = (counts.email ?? []).filter((at) => at > since);
     const address = (counts.address ?? []).filter((at) => at > since);
@@ -62,7 +62,7 @@ export async function signIn(deps: Deps, input: { app_id: string; email: string 
     const outcome = await portals.recordSignIn(deps.table, {
       appId: app.app_id,
       emailHash,
-      addressHash,
+      addressHash: sourceHash,
       email: { read: counts.email, starts: [...email, nowSeconds] },
       address: { read: counts.address, starts: [...address, nowSeconds] },
       countsExpireAt: nowSeconds + signInRules.windowSeconds,

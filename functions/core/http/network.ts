@@ -1,5 +1,6 @@
-import { isIP } from 'node:net';
+import { isIP, isIPv6 } from 'node:net';
 import type { BlacklistType } from '#data/model/blacklist';
+import { sha256Hex } from '../ids';
 
 /**
  * Canonical IP text: IPv6 compressed and lower-cased, IPv4-mapped IPv6
@@ -20,6 +21,25 @@ export function normalizeIp(raw: string): string | undefined {
     return [high >> 8, high & 255, low >> 8, low & 255].join('.');
   }
   return canonical;
+}
+
+/**
+ * The source a per-address limit counts (trial starts, portal sign-ins): an IPv6 address by its
+ * first 64 bits, which one subscriber usually holds whole; an address the gateway did not give, as one.
+ */
+export function addressBlock(sourceIp: string): string {
+  const ip = normalizeIp(sourceIp) ?? '';
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail] = ip.split('::');
+  const front = head === '' ? [] : head.split(':');
+  const back = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? front : [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
+  return `${groups.slice(0, 4).join(':')}::/64`;
+}
+
+/** An application's key for a source's per-address counts: its address block hashed with the application. */
+export function addressHash(appId: string, sourceIp: string): string {
+  return sha256Hex(`${appId}\n${addressBlock(sourceIp)}`).slice(0, 32);
 }
 
 /** `AS13335`, `as13335` and `13335` are one ASN. */
