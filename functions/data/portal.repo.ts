@@ -1,6 +1,6 @@
 import { batchGetItems, itemId } from './batch-get';
 import { conditional, getItem, putNew, transactWrite, type Table, type TransactItem } from './db';
-import { condition, conditions, part } from './expressions';
+import { condition, conditions, part, Update } from './expressions';
 import { keys } from './keys';
 import { portalCodeSchema, portalSessionSchema, signInsSchema, type PortalCode, type PortalSession, type SignInRecord } from './model/portal';
 
@@ -38,8 +38,7 @@ export async function getCode(table: Table, appId: string, emailHash: string): P
 }
 
 /** The code as it was read: the same hash and as many wrong tries. */
-const codeAsRead = (code: PortalCode) =>
-  condition(part('code_hash = :hash AND wrong_tries = :tries', { ':hash': code.code_hash, ':tries': code.wrong_tries }));
+const codeAsRead = (code: PortalCode) => part('code_hash = :hash AND wrong_tries = :tries', { ':hash': code.code_hash, ':tries': code.wrong_tries });
 
 /**
  * One wrong try of the code as read: counted, or the code deleted when this is the last try it
@@ -49,8 +48,8 @@ const codeAsRead = (code: PortalCode) =>
 export async function countWrongTry(table: Table, appId: string, emailHash: string, code: PortalCode, burns: boolean): Promise<'counted' | 'changed'> {
   const key = keys.portalCode(appId, emailHash);
   const write: TransactItem = burns
-    ? { Delete: { TableName: table.name, Key: key, ...codeAsRead(code) } }
-    : { Update: { TableName: table.name, Key: key, UpdateExpression: 'SET wrong_tries = :next', ...mergeValues(codeAsRead(code), { ':next': code.wrong_tries + 1 }) } };
+    ? { Delete: { TableName: table.name, Key: key, ...condition(codeAsRead(code)) } }
+    : { Update: { TableName: table.name, Key: key, ...new Update().set(part('wrong_tries = :next', { ':next': code.wrong_tries + 1 })).when(codeAsRead(code)).input() } };
   return (await conditional(transactWrite(table, [write]), 'race')).held ? 'counted' : 'changed';
 }
 
@@ -73,8 +72,4 @@ export async function getSession(table: Table, tokenHash: string): Promise<Porta
 /** Ends a session; ending one already gone changes nothing. */
 export async function deleteSession(table: Table, tokenHash: string): Promise<void> {
   await transactWrite(table, [{ Delete: { TableName: table.name, Key: keys.portalSession(tokenHash) } }]);
-}
-
-function mergeValues<T extends { ExpressionAttributeValues?: Record<string, unknown> }>(parts: T, values: Record<string, unknown>): T {
-  return { ...parts, ExpressionAttributeValues: { ...parts.ExpressionAttributeValues, ...values } };
 }

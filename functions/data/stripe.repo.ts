@@ -57,14 +57,8 @@ export async function claimPurchaseEmail(table: Table, appId: string, sessionId:
 
 /** The message went out: later deliveries find the mark and send nothing. Setting the same again changes nothing. */
 export async function purchaseEmailSent(table: Table, appId: string, sessionId: string, claim: string, at: Date): Promise<void> {
-  await conditional(
-    updateItem(table, keys.stripePurchaseEmail(appId, sessionId), {
-      UpdateExpression: 'SET #state = :sent, sent_at = :at',
-      ConditionExpression: 'claim = :claim',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':sent': 'sent', ':at': at.toISOString(), ':claim': claim },
-    }),
-  );
+  const sent = new Update().set(part('#state = :sent', { ':sent': 'sent' }, { '#state': 'state' }), part('sent_at = :at', { ':at': at.toISOString() })).when(part('claim = :claim', { ':claim': claim }));
+  await conditional(updateItem(table, keys.stripePurchaseEmail(appId, sessionId), sent.input()));
 }
 
 /** Sending failed: the claim is given up so that Stripe's redelivery sends the message. Gone already: nothing to do. */
