@@ -1,10 +1,10 @@
-import { forRequest, type Deps } from '#core/deps';
+import type { Deps } from '#core/deps';
 import { ClientError, CustomerFailure, ManagementError } from '#core/http/errors';
 import type { RequestInfo } from '#core/http/handler';
 import type { PortalSession, PortalSettings } from '#data/model/portal';
 import { licensesOfSession } from './licenses';
 import { portalOf } from './portal-app';
-import { signedIn } from './session';
+import { asCustomer, signedIn } from './session';
 
 /**
  * What a portal route that acts on one license starts with: the session, the owner's switch for
@@ -22,7 +22,7 @@ export async function ownLicense(
   if (!allowed(portal)) throw new ManagementError('NOT_ALLOWED');
   const owned = await licensesOfSession(deps, session);
   if (!owned.some((license) => license.key === licenseKey)) throw new ManagementError('LICENSE_NOT_FOUND');
-  return { session, asCustomer: forRequest(deps, undefined, `customer:${session.email_fingerprint}`) };
+  return { session, asCustomer: asCustomer(deps, session.email_fingerprint) };
 }
 
 /** A client route's action run for a customer: its 403s answered in the management shape, with their codes. */

@@ -1,4 +1,4 @@
-import type { Deps } from '#core/deps';
+import { forRequest, type Deps } from '#core/deps';
 import type { RequestInfo } from '#core/http/handler';
 import { ManagementError } from '#core/http/errors';
 import { isPortalTokenFormat, sha256Hex } from '#core/ids';
@@ -26,4 +26,9 @@ export async function signOut(deps: Deps, _input: unknown, request: RequestInfo)
   const { tokenHash } = await signedIn(deps, request);
   await portals.deleteSession(deps.table, tokenHash);
   return undefined;
+}
+
+/** Deps whose writes carry the customer as their actor (`customer:<fingerprint>`), for events and the audit log. */
+export function asCustomer(deps: Deps, emailFingerprint: string): Deps {
+  return forRequest(deps, undefined, `customer:${emailFingerprint}`);
 }

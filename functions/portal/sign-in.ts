@@ -5,12 +5,12 @@ import { ManagementError, rateLimited } from '#core/http/errors';
 import { constantTimeEqual, hmacHex, newPortalToken, newSignInCode, sha256Hex } from '#core/ids';
 import { describeError } from '#core/logger';
 import { escapeHtml, portalLinkOf, type MailMessage } from '#core/mail/mailer';
-import { forRequest } from '#core/deps';
 import { sleep } from '#data/backoff';
 import { licensesWithEmail } from '#data/lookup.repo';
 import { signInRules, type PortalSettings } from '#data/model/portal';
 import * as portals from '#data/portal.repo';
 import { portalOf } from './portal-app';
+import { asCustomer } from './session';
 
 /**
  * A sign-in answers no sooner than this after it began, whether or not a code was emailed: the
@@ -142,7 +142,6 @@ async function startSession(deps: Deps, appId: string, email: string, emailHash:
   const expiresAt = nowSecondsOf(deps) + signInRules.sessionSeconds;
   const fingerprint = emailFingerprint(emailHash);
   // The session's item is the `portal.signed_in` event: written as the customer.
-  const asCustomer = forRequest(deps, undefined, `customer:${fingerprint}`);
-  await portals.putSession(asCustomer.table, sha256Hex(token), { app_id: appId, email, email_fingerprint: fingerprint, expires_at: expiresAt });
+  await portals.putSession(asCustomer(deps, fingerprint).table, sha256Hex(token), { app_id: appId, email, email_fingerprint: fingerprint, expires_at: expiresAt });
   return { token, expires_at: new Date(expiresAt * 1000).toISOString() };
 }
