@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { licenseItem } from '#data/items';
 import * as licenses from '#data/license.repo';
 import * as lookups from '#data/lookup.repo';
-import type { ScaleContext } from './scale';
+import { metered, type ScaleContext } from './scale';
 import { seedApp, type SeededApp } from './seeded-apps';
-import { median } from './stats';
 
 /** The customer the figures are of: three licenses of the application carry this address. */
 const customer = 'bench-customer@example.com';
@@ -29,7 +28,7 @@ export async function measurePortalLicenses(context: ScaleContext, outbox: strin
   const small = await portalApp(context, 100);
   const large = await portalApp(context, 2000);
   await context.quiesce();
-  const [atSmall, atLarge] = [await metered(context, await signedIn(context, outbox, small)), await metered(context, await signedIn(context, outbox, large))];
+  const [atSmall, atLarge] = [await meteredLicenses(context, await signedIn(context, outbox, small)), await meteredLicenses(context, await signedIn(context, outbox, large))];
   return {
     licenses_small: small.licenses,
     licenses_large: large.licenses,
@@ -75,21 +74,14 @@ async function signedIn(context: ScaleContext, outbox: string, app: SeededApp): 
   return verified.data.token as string;
 }
 
-/** One warm-up request, then the median round trips and read units of 10. */
-async function metered(context: ScaleContext, token: string): Promise<{ roundTrips: number; readUnits: number }> {
-  const send = async () => {
-    const answer = await post(context, '/portal/licenses', {}, { authorization: `Bearer ${token}` });
-    if (!Array.isArray(answer.data) || answer.data.length !== customerLicenses) throw new Error(`/portal/licenses answered ${JSON.stringify(answer.data).slice(0, 200)}`);
-  };
-  await send();
-  const [trips, units]: [number[], number[]] = [[], []];
-  for (let i = 0; i < 10; i++) {
-    context.meter.reset();
-    await send();
-    trips.push(context.meter.total());
-    units.push(context.meter.readUnits());
-  }
-  return { roundTrips: median(trips), readUnits: median(units) };
+/** The median round trips and read units of /portal/licenses for the session, after one request that checks its answer. */
+async function meteredLicenses(context: ScaleContext, token: string): Promise<{ roundTrips: number; readUnits: number }> {
+  const session = { authorization: `Bearer ${token}` };
+  const first = await post(context, '/portal/licenses', {}, session);
+  if (!Array.isArray(first.data) || first.data.length !== customerLicenses) throw new Error(`/portal/licenses answered ${JSON.stringify(first.data).slice(0, 200)}`);
+  const units = await metered(context, '/portal/licenses', '{}', session);
+  if (units.read === null || units.roundTrips === null) throw new Error(`/portal/licenses took more than the scale bench's request timeout`);
+  return { roundTrips: units.roundTrips, readUnits: units.read };
 }
 
 export function portalBudgets(units: PortalUnits) {

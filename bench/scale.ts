@@ -66,23 +66,29 @@ const requestTimeoutMs = 30_000;
  * sample which also refreshes the warm cache (every CACHE_TTL_SECONDS) does not
  * stand for every request.
  */
-async function metered(context: ScaleContext, path: string, body: string): Promise<{ read: number | null; write: number | null }> {
-  const [reads, writes]: [number[], number[]] = [[], []];
+export async function metered(
+  context: ScaleContext,
+  path: string,
+  body: string,
+  headers: Record<string, string> = context.headers,
+): Promise<{ read: number | null; write: number | null; roundTrips: number | null }> {
+  const [reads, writes, trips]: [number[], number[], number[]] = [[], [], []];
   for (let i = 0; i < meteredSamples; i++) {
     context.meter.reset();
     const answer = await fetch(`${context.url}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...context.headers },
+      headers: { 'content-type': 'application/json', ...headers },
       body,
       signal: AbortSignal.timeout(requestTimeoutMs),
     }).catch(() => undefined);
-    if (answer === undefined) return { read: null, write: null };
+    if (answer === undefined) return { read: null, write: null, roundTrips: null };
     if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${await answer.text()}`);
     await answer.arrayBuffer();
     reads.push(context.meter.readUnits());
     writes.push(context.meter.writeUnits());
+    trips.push(context.meter.total());
   }
-  return { read: round(median(reads)), write: round(median(writes)) };
+  return { read: round(median(reads)), write: round(median(writes)), roundTrips: round(median(trips)) };
 }
 
 type Requests = Record<Operation, { path: string; bodies: string[]; headers?: Record<string, string> }>;
