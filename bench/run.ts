@@ -364,9 +364,9 @@ try {
   // /auth, the two in alternating order, and judged by the median of the rounds' ratios.
   const pairedRatios: Record<string, number[]> = {};
   for (const name of comparedWithAuth) {
-    for (let round = 0; round < plan.pairedRounds; round++) {
-      progress(`${name} beside auth_license at concurrency 32, round ${round + 1} of ${plan.pairedRounds}`);
-      const order = round % 2 === 0 ? [name, 'auth_license'] : ['auth_license', name];
+    for (let pass = 0; pass < plan.pairedRounds; pass++) {
+      progress(`${name} beside auth_license at concurrency 32, round ${pass + 1} of ${plan.pairedRounds}`);
+      const order = pass % 2 === 0 ? [name, 'auth_license'] : ['auth_license', name];
       const rps: Record<string, number> = {};
       for (const each of order) rps[each] = (await measureLoad(each, 32)).rps;
       (pairedRatios[name] ??= []).push(ratio(rps[name]!, rps.auth_license!));
