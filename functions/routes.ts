@@ -102,6 +102,7 @@ export const routes = [
   { path: '/portal/licenses', group: 'portal', access: 'customer' },
   { path: '/portal/release-device', group: 'portal', access: 'customer' },
   { path: '/portal/license-file', group: 'portal', access: 'customer' },
+  { path: '/portal/billing', group: 'portal', access: 'customer' },
 ] as const satisfies readonly RouteEntry[];
 
 export type Route = (typeof routes)[number];

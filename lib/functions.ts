@@ -14,7 +14,8 @@ import { trustedViewerHeaders, type Settings } from './settings';
  * What each group does with the signing key: the client signs answers (Decrypt) and makes the key of an
  * application made before signing (Encrypt); the app group makes such a key for /app/signing-key (Encrypt);
  * the integration group encrypts an owner's Stripe secrets and decrypts them to verify and list what Stripe sends;
- * the portal signs the license files it makes for customers (Decrypt).
+ * the portal signs the license files it makes for customers and decrypts the restricted Stripe key billing opens
+ * Stripe's customer portal with (Decrypt).
  */
 const signingKeyUse: Partial<Record<FunctionName, readonly string[]>> = {
   client: ['kms:Encrypt', 'kms:Decrypt'],

@@ -175,10 +175,11 @@ export const tableAccess: Record<FunctionName, TableAccess> = {
   // The customer portal (docs/portal.md): reads the application (is its portal on, its secret); finds the licenses of
   // an email from their lookup entries (`APP#<id>#EMAIL#<email>`); keeps sign-in counts, codes and sessions under
   // `PORTAL#`: counts read together, written in a transaction with the new code; a wrong try updates the code, the
-  // last one or the right one deletes it; a session is put, read and deleted.
+  // last one or the right one deletes it; a session is put, read and deleted. Billing reads the application's Stripe
+  // connection (`STRIPE#`) for its restricted key.
   portal: {
     grants: [
-      { actions: ['dynamodb:GetItem'], partitions: ['app', 'portal'] },
+      { actions: ['dynamodb:GetItem'], partitions: ['app', 'portal', 'stripe'] },
       { actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], partitions: ['portal'] },
       { actions: ['dynamodb:Query'], partitions: ['emails'] },
       // /portal/licenses reads the session's licenses and their subscriptions; a release and a license file run

@@ -11,7 +11,8 @@ import { messagesTo } from '../test/support/outbox';
  * customer of the demo application, at 1366x900 (docs/portal-<screen>.png) and on a
  * 390x844 phone (docs/portal-<screen>-phone.png), in the same headless Chromium as
  * the browser tests: the activation page with its file made, sign-in, the code step,
- * the licenses and a device's release asked for.
+ * the licenses (the Pro one bought through Stripe, so it offers billing) and a device's
+ * release asked for.
  */
 const docs = join(import.meta.dirname, '..', 'docs');
 const viewports = [
@@ -43,6 +44,8 @@ const browser = await launchChromium();
 try {
   await api(service, '/app/update', { app_id, name: 'Acme PhotoLab' });
   await api(service, '/app/settings', { app_id, portal: { enabled: true, sender_name: 'Acme Software', support_url: 'https://support.example.com/' } });
+  // Connected to Stripe, so a license whose buyer Stripe knows offers billing; nothing here calls Stripe.
+  await api(service, '/integration/stripe/set', { app_id, webhook_secret: 'whsec_screenshot0123456789abcdef', api_key: 'rk_test_screenshot0123456789abcdef', prices: {} });
   const pro = (await api(service, '/subscription/create', { app_id, name: 'Pro', level: 2, features: ['raw-import', 'batch-export'] })).body.data.subscription_id;
   const basic = (await api(service, '/subscription/create', { app_id, name: 'Basic', level: 1 })).body.data.subscription_id;
   const email = 'jamie@example.com';
@@ -56,6 +59,7 @@ try {
     max_devices: 5,
     hwid_reset_interval: 7 * 86400,
     usage_limits: { exports: { limit: 500, period: 'month' } },
+    metadata: { stripe_customer: 'cus_ScreenshotJamie' },
   })).body.data.key as string;
   await api(service, '/license/create', { app_id, subscription_id: basic, duration_unit: 'months', duration_value: 1, email, hwid_lock: true });
   for (const hwid of ['STUDIO-WORKSTATION', 'JAMIE-LAPTOP']) {

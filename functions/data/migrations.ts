@@ -83,8 +83,9 @@ export async function indexUnlisted(table: Table): Promise<number> {
 }
 
 /**
- * Writes the lookup entries of every license (lookup.repo.ts): for licenses
- * bound or activated before the events consumer kept these entries. A put
+ * Writes the lookup entries of every license (lookup.repo.ts), its email's
+ * among them: for licenses bound, activated or given an email before the
+ * events consumer kept these entries, or whose entries were lost. A put
  * writes what the consumer would. Marks the table as migrated.
  */
 export async function writeLookupEntries(table: Table): Promise<{ licenses: number; entries: number }> {
@@ -95,7 +96,7 @@ export async function writeLookupEntries(table: Table): Promise<{ licenses: numb
     {
       FilterExpression: 'sk = :sk AND begins_with(pk, :prefix)',
       ExpressionAttributeValues: { ':sk': keys.license('').sk, ':prefix': keys.license('').pk },
-      ProjectionExpression: 'pk, app_id, #key, hwid, hwids, expires_at',
+      ProjectionExpression: 'pk, app_id, #key, hwid, hwids, expires_at, email',
       ExpressionAttributeNames: { '#key': 'key' },
     },
     { scan: true },

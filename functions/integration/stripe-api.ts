@@ -3,10 +3,10 @@ import type { Config } from '#core/config';
 
 /**
  * The official `stripe` package, and nothing of Stripe's by hand: it verifies
- * what Stripe sends and lists what a Checkout Session sold. Only this group
- * imports it, so no other function carries its size, and only when Stripe
- * calls or is called: it is most of the group's code, and a cold start that
- * serves the owner's /integration/stripe routes never loads it.
+ * what Stripe sends, lists what a Checkout Session sold and opens a customer's
+ * billing page. It is loaded only when Stripe calls or is called (this group's
+ * webhook, the portal's /portal/billing): it is most of their code, and a cold
+ * start that serves any other route never loads it.
  */
 const stripePackage = () => import('stripe').then((module) => module.default);
 
@@ -43,6 +43,11 @@ function stripeClient(Stripe: Awaited<ReturnType<typeof stripePackage>>, config:
   });
 }
 
+/** Stripe refused a call: its type, code and status, never its message, which may quote part of the key. */
+function refusal(what: string, error: { type: string; code?: string | undefined; statusCode?: number | undefined }): Error {
+  return new Error(`Stripe refused ${what}: ${error.type} ${error.code ?? ''} status ${error.statusCode ?? 'none'}`);
+}
+
 /**
  * Every line item of a Checkout Session (`checkout.session.completed` carries none). A refusal by Stripe becomes
  * an error naming its type, code and status only: Stripe's own message may quote part of the key.
@@ -56,7 +61,26 @@ export async function listLineItems(config: Pick<Config, 'stripeApiUrl'>, apiKey
     }
   } catch (error) {
     if (!(error instanceof Stripe.errors.StripeError)) throw error;
-    throw new Error(`Stripe refused to list the line items of ${checkoutSession}: ${error.type} ${error.code ?? ''} status ${error.statusCode ?? 'none'}`);
+    throw refusal(`to list the line items of ${checkoutSession}`, error);
   }
   return items;
+}
+
+/** Thrown when Stripe does not open a customer's billing page: the error's message says why, for the owner's log. */
+export class BillingRefused extends Error {}
+
+/**
+ * The address of a Stripe customer-portal session for `customer`, coming back to `returnUrl` (without one, to the
+ * default return address of the owner's Stripe portal settings). A session is Stripe's alone: opening a second one
+ * for a retried call changes nothing.
+ */
+export async function billingPortalUrl(config: Pick<Config, 'stripeApiUrl'>, apiKey: string, customer: string, returnUrl: string | undefined): Promise<string> {
+  const Stripe = await stripePackage();
+  try {
+    const session = await stripeClient(Stripe, config, apiKey).billingPortal.sessions.create({ customer, ...(returnUrl === undefined ? {} : { return_url: returnUrl }) });
+    return session.url;
+  } catch (error) {
+    if (!(error instanceof Stripe.errors.StripeError)) throw error;
+    throw new BillingRefused(refusal(`a billing portal session for ${customer}`, error).message);
+  }
 }

@@ -8,6 +8,7 @@ import type { Subscription } from '#data/model/subscription';
 import { addSeconds, iso } from '#shared/clock';
 import { convertedTag, trialTag } from '#data/model/trial';
 import { ownEntry } from '#shared/own-keys';
+import { stripeCustomerField } from './stripe-customer';
 import { hwidResetDefaults, newLicense } from '../license/new-license';
 import { durationUnitSeconds } from '../license/schemas';
 import { emailPurchase } from './purchase-email';
@@ -114,7 +115,7 @@ async function checkoutCompleted(deps: Deps, connection: StripeConnection, event
   const customer = emailField.safeParse(email);
   const licenseEmail = customer.success ? { email: customer.data } : {};
   const metadata = {
-    stripe_customer: idOf(session.customer) ?? null,
+    [stripeCustomerField]: idOf(session.customer) ?? null,
     stripe_checkout_session: session.id,
     ...(subscription ? { stripe_subscription: subscription } : {}),
     ...(email ? { email } : {}),

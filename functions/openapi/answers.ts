@@ -333,4 +333,8 @@ export const customerLicense = z.strictObject({
     }),
   ),
   release: z.strictObject({ allowed_now: z.boolean(), next_at: z.nullable(timestamp) }),
+  billing: z.boolean(),
 });
+
+/** `POST /portal/billing`: where Stripe's customer portal for the license's buyer opens. */
+export const portalBilling = z.strictObject({ url: z.string() });

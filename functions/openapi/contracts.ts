@@ -1087,7 +1087,7 @@ export const contracts: Record<RoutePath, Contract> = {
     tag: 'Customer portal',
     summary: "The signed-in customer's licenses",
     description:
-      "Every license of the session's application that carries the session's email, as the customer sees it: its key, status, end, subscription, features and usage, its devices (each with its floating seat's lease and its live license files), and when a device may be released under the license's reset rules (`release.allowed_now`, `release.next_at`; null when the owner allows no resets). Nothing of another email, application or team. 403 `PORTAL_DISABLED` once the owner switched the portal off (docs/portal.md#what-customers-see).",
+      "Every license of the session's application that carries the session's email, as the customer sees it: its key, status, end, subscription, features and usage, its devices (each with its floating seat's lease and its live license files), and when a device may be released under the license's reset rules (`release.allowed_now`, `release.next_at`; null when the owner allows no resets), and whether `/portal/billing` opens a billing page for it (`billing`: bought through the application's Stripe connection). Nothing of another email, application or team. 403 `PORTAL_DISABLED` once the owner switched the portal off (docs/portal.md#what-customers-see).",
     request: portalSchemas.sessionOnlySchema,
     requestExample: {},
     answer: z.array(answers.customerLicense),
@@ -1102,6 +1102,7 @@ export const contracts: Record<RoutePath, Contract> = {
         max_devices: 2,
         devices: [{ hwid: 'desk-pc', lease: null, files: [] }],
         release: { allowed_now: true, next_at: '2026-03-01T12:00:00.000Z' },
+        billing: true,
       },
     ],
     session: true,
@@ -1135,5 +1136,17 @@ export const contracts: Record<RoutePath, Contract> = {
     errors: ['PORTAL_DISABLED', 'NOT_ALLOWED', 'LICENSE_NOT_FOUND'],
     // /license-file's codes less the blacklists' (nothing is probed: the device is not calling).
     clientFailures: ['TEAM_ERROR', 'LICENSE_NOT_ACTIVE', 'LICENSE_EXPIRED', 'SUBSCRIPTION_ERROR', 'SUBSCRIPTION_NOT_ACTIVE', 'HWID_MISMATCH', 'SEATS_EXHAUSTED', 'DEVICE_ALREADY_REGISTERED_WITH_OTHER_LICENSE'],
+  },
+  '/portal/billing': {
+    tag: 'Customer portal',
+    summary: "The license's billing page",
+    description:
+      "Opens Stripe's customer portal for the Stripe customer who bought one of the session's licenses (the `stripe_customer` its purchase recorded in its metadata), through the application's Stripe connection, and answers its address: the web app sends the customer there, and Stripe sends them back to the portal. A license with no Stripe customer (made otherwise, a guest checkout), or an application no longer connected to Stripe: 404 `NO_BILLING`. Stripe refusing (the restricted key lacks **Customer portal: Write**, or the customer portal is not set up in Stripe): 502 `BILLING_UNAVAILABLE`, and the owner's log says why. A key the session does not reach: 404 `LICENSE_NOT_FOUND` (docs/portal.md#billing).",
+    request: portalSchemas.billingSchema,
+    requestExample: { license_key: example.key },
+    answer: answers.portalBilling,
+    answerExample: { url: 'https://billing.stripe.com/p/session/test_YWNjdF8x' },
+    session: true,
+    errors: ['PORTAL_DISABLED', 'LICENSE_NOT_FOUND', 'NO_BILLING', 'BILLING_UNAVAILABLE'],
   },
 };

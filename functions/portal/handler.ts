@@ -7,6 +7,7 @@ import { signOut } from './session';
 import { customerLicenses } from './licenses';
 import { releaseDevice } from './release-device';
 import { customerLicenseFile } from './license-file';
+import { customerBilling } from './billing';
 
 /** The customer portal's routes (docs/portal.md): no API key; a code, then a session's token, says who calls. */
 export const endpoints: Endpoints<'portal'> = {
@@ -17,6 +18,7 @@ export const endpoints: Endpoints<'portal'> = {
   '/portal/licenses': publicEndpoint(schemas.sessionOnlySchema, customerLicenses),
   '/portal/release-device': publicEndpoint(schemas.releaseDeviceSchema, releaseDevice),
   '/portal/license-file': publicEndpoint(schemas.licenseFileSchema, customerLicenseFile),
+  '/portal/billing': publicEndpoint(schemas.billingSchema, customerBilling),
 };
 
 export const createHandler = (deps: DepsSource) => createGroupHandler('portal', endpoints, deps);

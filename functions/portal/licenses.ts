@@ -5,7 +5,9 @@ import * as licenses from '#data/license.repo';
 import { licensesWithEmail } from '#data/lookup.repo';
 import type { License } from '#data/model/license';
 import type { PortalSession } from '#data/model/portal';
+import * as stripe from '#data/stripe.repo';
 import * as subscriptions from '#data/subscription.repo';
+import { stripeCustomerOf } from '../integration/stripe-customer';
 import { portalOf } from './portal-app';
 import { signedIn } from './session';
 
@@ -19,12 +21,17 @@ export async function licensesOfSession(deps: Deps, session: PortalSession): Pro
   return found.filter((license) => license.app_id === session.app_id && license.email === session.email);
 }
 
-/** `POST /portal/licenses`: the signed-in customer's licenses of the application, as customers see them. */
-export async function customerLicenses(deps: Deps, _input: unknown, request: RequestInfo): Promise<CustomerLicense[]> {
+/**
+ * `POST /portal/licenses`: the signed-in customer's licenses of the application, as customers see them, each saying
+ * whether /portal/billing opens a page for it. The Stripe connection is read only when a license has a Stripe customer.
+ */
+export async function customerLicenses(deps: Deps, _input: unknown, request: RequestInfo): Promise<(CustomerLicense & { billing: boolean })[]> {
   const { session } = await signedIn(deps, request);
   await portalOf(deps, session.app_id);
   const owned = await licensesOfSession(deps, session);
   const tiers = await subscriptions.getMany(deps.table, [...new Set(owned.map((license) => license.subscription_id))]);
+  const bought = owned.some((license) => stripeCustomerOf(license) !== undefined);
+  const connected = bought && (await stripe.getConnection(deps.table, session.app_id)) !== undefined;
   const now = deps.clock.now();
-  return owned.map((license) => customerView(license, tiers.get(license.subscription_id), now));
+  return owned.map((license) => ({ ...customerView(license, tiers.get(license.subscription_id), now), billing: connected && stripeCustomerOf(license) !== undefined }));
 }

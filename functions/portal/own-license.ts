@@ -1,6 +1,7 @@
 import type { Deps } from '#core/deps';
 import { ClientError, CustomerFailure, ManagementError } from '#core/http/errors';
 import type { RequestInfo } from '#core/http/handler';
+import type { License } from '#data/model/license';
 import type { PortalSession, PortalSettings } from '#data/model/portal';
 import { licensesOfSession } from './licenses';
 import { portalOf } from './portal-app';
@@ -16,13 +17,13 @@ export async function ownLicense(
   request: RequestInfo,
   licenseKey: string,
   allowed: (portal: PortalSettings) => boolean,
-): Promise<{ session: PortalSession; asCustomer: Deps }> {
+): Promise<{ session: PortalSession; license: License; asCustomer: Deps }> {
   const { session } = await signedIn(deps, request);
   const { portal } = await portalOf(deps, session.app_id);
   if (!allowed(portal)) throw new ManagementError('NOT_ALLOWED');
-  const owned = await licensesOfSession(deps, session);
-  if (!owned.some((license) => license.key === licenseKey)) throw new ManagementError('LICENSE_NOT_FOUND');
-  return { session, asCustomer: asCustomer(deps, session.email_fingerprint) };
+  const license = (await licensesOfSession(deps, session)).find((owned) => owned.key === licenseKey);
+  if (!license) throw new ManagementError('LICENSE_NOT_FOUND');
+  return { session, license, asCustomer: asCustomer(deps, session.email_fingerprint) };
 }
 
 /** A client route's action run for a customer: its 403s answered in the management shape, with their codes. */

@@ -19,5 +19,7 @@ export const sessionOnlySchema = z.lazy(() => z.strictObject({}));
 
 export const releaseDeviceSchema = z.lazy(() => z.strictObject({ license_key: licenseKeyField, hwid: hwidField }));
 
+export const billingSchema = z.lazy(() => z.strictObject({ license_key: licenseKeyField }));
+
 /** The activation request is checked against the license by the route, which names `request` when it does not match. */
 export const licenseFileSchema = z.lazy(() => z.strictObject({ license_key: licenseKeyField, request: z.string().check(z.minLength(1), z.maxLength(maxCodeLength)) }));

@@ -31,6 +31,8 @@ export interface PortalLicense {
   devices: Device[];
   /** Whether a device may be released now under the license's reset rules, and from when the next may. */
   release: { allowed_now: boolean; next_at: string | null };
+  /** Whether the license was bought through the owner's Stripe connection, so /portal/billing opens a billing page for it. */
+  billing: boolean;
 }
 
 function Release({ license, device, session, onReleased }: { license: PortalLicense; device: Device; session: Session; onReleased: (text: string) => void }) {
@@ -193,7 +195,7 @@ function LicenseCard({ license, branding, session, onChanged }: { license: Porta
             License file for an offline computer
           </button>
         )}
-        <Billing license={license} session={session} />
+        {license.billing && <Billing license={license} session={session} />}
       </div>
       {filing && <ActivationForm licenseKey={license.key} token={session.token} />}
     </section>

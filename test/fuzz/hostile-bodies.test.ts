@@ -104,6 +104,7 @@ const fields: Record<RoutePath, Record<string, FieldType>> = {
   '/portal/licenses': {},
   '/portal/release-device': { license_key: 'string', hwid: 'string' },
   '/portal/license-file': { license_key: 'string', request: 'string' },
+  '/portal/billing': { license_key: 'string' },
 };
 
 const hostileKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];

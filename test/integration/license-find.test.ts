@@ -180,13 +180,16 @@ describe('POST /license/find', () => {
     for (const hwid of devices) expect(await deviceEntries(hwid)).toEqual([]);
   });
 
-  it('finds devices bound before the entries existed once the migration has run', async () => {
-    const old = await seedLicense(env.deps, subscription, { hwid: 'bound-long-ago', first_used_at: clock.now().toISOString(), expires_at: '2026-04-01T00:00:00.000Z' });
+  it('finds devices bound and emails set before the entries existed once the migration has run', async () => {
+    const email = 'long-ago@example.com';
+    const old = await seedLicense(env.deps, subscription, { hwid: 'bound-long-ago', email, first_used_at: clock.now().toISOString(), expires_at: '2026-04-01T00:00:00.000Z' });
     // As a table from before the entries holds it: no consumer has seen the license (the stream is not drained).
     expect(await matchesOf('bound-long-ago')).toEqual([]);
+    expect(await matchesOf(email)).toEqual([]);
     const migrated = await migrateLookupEntries(env.deps);
     expect(migrated.entries).toBeGreaterThan(0);
     expect(await matchesOf('bound-long-ago')).toEqual([{ key: old.key, matched: ['hwid'] }]);
+    expect(await matchesOf(email)).toEqual([{ key: old.key, matched: ['email'] }]);
     expect(await migrations.lookupEntriesWritten(env.deps.table)).toBe(true);
   });
 });

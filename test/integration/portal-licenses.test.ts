@@ -43,6 +43,8 @@ describe('a customer\'s licenses', () => {
       const request = activationRequest({ app_id: unreachable.app_id, license: unreachable.key, hwid: 'any-pc' });
       const file = await env.post('/portal/license-file', { license_key: unreachable.key, request }, bearer(ann));
       expect(file.body).toEqual({ error: 'License not found', error_code: 'LICENSE_NOT_FOUND' });
+      const billing = await env.post('/portal/billing', { license_key: unreachable.key }, bearer(ann));
+      expect(billing.body).toEqual({ error: 'License not found', error_code: 'LICENSE_NOT_FOUND' });
     }
     expect(keysOf(await licensesWith(await signedInToken(env, sibling, 'ann@example.com')))).toEqual([otherApp!.key]);
   });
@@ -81,6 +83,7 @@ describe('a customer\'s licenses', () => {
       max_devices: 1,
       devices: [{ hwid: 'desk-pc', lease: null, files: [] }],
       release: { allowed_now: false, next_at: new Date(Date.parse(resetAt) + 3600_000).toISOString() },
+      billing: false,
     });
   });
 });

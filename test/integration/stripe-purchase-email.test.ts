@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../support/env';
 import { firstOnly, loseAnswers } from '../support/dynamo-faults';
 import { seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
-import { postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
+import { connectStripe, postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
 
 /**
  * A Stripe purchase emails the buyer their keys and the portal's address when
@@ -26,12 +26,7 @@ beforeAll(async () => {
   env = await startTestServer({ config: { stripeApiUrl: stripe.url, portalUrl } });
   owner = await createOwner(env.deps);
   const tier = await seedSubscription(env.deps, owner, { name: 'Pro', level: 2 });
-  const connected = await env.post(
-    '/integration/stripe/set',
-    { app_id: owner.app_id, webhook_secret: secret, api_key: 'rk_test_purchasemail0123456789abcdef', prices: { price_pro: { subscription_id: tier.subscription_id, duration_unit: 'years', duration_value: 1 } } },
-    owner.auth,
-  );
-  expect(connected).toMatchObject({ status: 200 });
+  await connectStripe(env, owner, { webhook_secret: secret, api_key: 'rk_test_purchasemail0123456789abcdef', prices: { price_pro: { subscription_id: tier.subscription_id, duration_unit: 'years', duration_value: 1 } } });
 }, 60_000);
 afterAll(async () => {
   await env?.close();

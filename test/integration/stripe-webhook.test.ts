@@ -8,7 +8,7 @@ import { request, startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
 import { committedDocument, documentValidator } from '../support/openapi';
 import { createOwner, type Owner } from '../support/owners';
-import { postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
+import { connectStripe, postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
 import * as licenses from '#data/license.repo';
 
 /**
@@ -33,20 +33,14 @@ beforeAll(async () => {
   env = await startTestServer({ config: { stripeApiUrl: stripe.url } });
   owner = await createOwner(env.deps);
   [pro, basic] = await Promise.all([seedSubscription(env.deps, owner, { name: 'Pro', level: 2 }), seedSubscription(env.deps, owner, { name: 'Basic', level: 1 })]);
-  const connected = await env.post(
-    '/integration/stripe/set',
-    {
-      app_id: owner.app_id,
-      webhook_secret: secret,
-      api_key: apiKey,
-      prices: {
-        price_proYearly: { subscription_id: pro.subscription_id, duration_unit: 'years', duration_value: 1, max_devices: 2, features: ['sync'], hwid_lock: true },
-        price_basicMonthly: { subscription_id: basic.subscription_id, duration_unit: 'months', duration_value: 1 },
-      },
+  await connectStripe(env, owner, {
+    webhook_secret: secret,
+    api_key: apiKey,
+    prices: {
+      price_proYearly: { subscription_id: pro.subscription_id, duration_unit: 'years', duration_value: 1, max_devices: 2, features: ['sync'], hwid_lock: true },
+      price_basicMonthly: { subscription_id: basic.subscription_id, duration_unit: 'months', duration_value: 1 },
     },
-    owner.auth,
-  );
-  expect(connected).toMatchObject({ status: 200 });
+  });
 }, 60_000);
 afterAll(async () => {
   await env?.close();

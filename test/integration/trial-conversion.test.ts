@@ -6,7 +6,7 @@ import { seedSubscription } from '../support/fixtures';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { checkInvariants } from '../support/invariants';
 import { createOwner, type Owner } from '../support/owners';
-import { postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
+import { connectStripe, postStripeEvent, startStripeStandIn, stripeEvent, type LineItems, type StripeStandIn } from '../support/stripe';
 
 /**
  * A Stripe Checkout naming a trial's key buys that trial in place
@@ -39,8 +39,7 @@ beforeAll(async () => {
     price_pro: { subscription_id: pro.subscription_id, duration_unit: 'years', duration_value: 1, max_devices: 1, features: ['sync'], hwid_lock: true },
     price_exclusive: { subscription_id: exclusive.subscription_id, duration_unit: 'months', duration_value: 1 },
   };
-  const connected = await env.post('/integration/stripe/set', { app_id: owner.app_id, webhook_secret: secret, api_key: 'rk_test_trialconversionkey0123456', prices }, owner.auth);
-  expect(connected.status).toBe(200);
+  await connectStripe(env, owner, { webhook_secret: secret, api_key: 'rk_test_trialconversionkey0123456', prices });
 }, 60_000);
 afterAll(async () => {
   await events?.stop();

@@ -1,3 +1,4 @@
+import type { Config } from '#core/config';
 import type { Clock } from '#shared/clock';
 import { startTestEvents, type TestEvents } from './events';
 import { startTestServer, type TestServer } from './env';
@@ -8,10 +9,11 @@ import type { License } from '#data/model/license';
 
 /**
  * A test server on `clock` with the events consumer over its stream (which writes the lookup entries
- * that find licenses by email), both made before the file's tests and stopped after them.
+ * that find licenses by email), both made before the file's tests and stopped after them. `config` is
+ * read as the server starts, after the file's earlier beforeAll hooks (a stand-in's address, say).
  */
-export function withPortalServer(clock: Clock): { env: TestServer; events: TestEvents } {
-  const env = madeBeforeAll(() => startTestServer({ clock, config: { cacheTtlSeconds: 0 } }));
+export function withPortalServer(clock: Clock, config: () => Partial<Config> = () => ({})): { env: TestServer; events: TestEvents } {
+  const env = madeBeforeAll(() => startTestServer({ clock, config: { cacheTtlSeconds: 0, ...config() } }));
   const events = madeBeforeAll(() => startTestEvents(env));
   afterAll(async () => {
     await events.stop();

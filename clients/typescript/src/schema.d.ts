@@ -1312,7 +1312,7 @@ export interface paths {
         put?: never;
         /**
          * The signed-in customer's licenses
-         * @description Every license of the session's application that carries the session's email, as the customer sees it: its key, status, end, subscription, features and usage, its devices (each with its floating seat's lease and its live license files), and when a device may be released under the license's reset rules (`release.allowed_now`, `release.next_at`; null when the owner allows no resets). Nothing of another email, application or team. 403 `PORTAL_DISABLED` once the owner switched the portal off (docs/portal.md#what-customers-see).
+         * @description Every license of the session's application that carries the session's email, as the customer sees it: its key, status, end, subscription, features and usage, its devices (each with its floating seat's lease and its live license files), and when a device may be released under the license's reset rules (`release.allowed_now`, `release.next_at`; null when the owner allows no resets), and whether `/portal/billing` opens a billing page for it (`billing`: bought through the application's Stripe connection). Nothing of another email, application or team. 403 `PORTAL_DISABLED` once the owner switched the portal off (docs/portal.md#what-customers-see).
          */
         post: operations["portalLicenses"];
         delete?: never;
@@ -1355,6 +1355,26 @@ export interface paths {
          * @description Turns the activation request (`lfr1.…`) an offline computer made for one of the session's licenses into its license file, as `/license-file` does for `{"request": …}`: every check and effect of `/auth` (first use, binding, seats), the file `air_gapped` and recorded on the license, and `/license-file`'s 403 codes in the management shape. A request that does not decode, or was made for another license or application: 400 `INVALID_INPUT` naming `request`. A key the session does not reach: 404 `LICENSE_NOT_FOUND`; with license files switched off by the owner, 403 `NOT_ALLOWED` (docs/portal.md#what-customers-can-do).
          */
         post: operations["portalLicenseFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The license's billing page
+         * @description Opens Stripe's customer portal for the Stripe customer who bought one of the session's licenses (the `stripe_customer` its purchase recorded in its metadata), through the application's Stripe connection, and answers its address: the web app sends the customer there, and Stripe sends them back to the portal. A license with no Stripe customer (made otherwise, a guest checkout), or an application no longer connected to Stripe: 404 `NO_BILLING`. Stripe refusing (the restricted key lacks **Customer portal: Write**, or the customer portal is not set up in Stripe): 502 `BILLING_UNAVAILABLE`, and the owner's log says why. A key the session does not reach: 404 `LICENSE_NOT_FOUND` (docs/portal.md#billing).
+         */
+        post: operations["portalBilling"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1907,6 +1927,9 @@ export interface components {
         PortalLicenseFileRequest: {
             license_key: string;
             request: string;
+        };
+        PortalBillingRequest: {
+            license_key: string;
         };
         LicenseRecord: {
             key: string;
@@ -2818,6 +2841,7 @@ export interface components {
                     allowed_now: boolean;
                     next_at: string | null;
                 };
+                billing: boolean;
             }[];
         };
         PortalReleaseDeviceAnswer: {
@@ -2850,6 +2874,13 @@ export interface components {
                 grace_until?: string;
                 offline_token?: string;
                 license_file: string;
+            };
+        };
+        PortalBillingAnswer: {
+            /** @constant */
+            success: true;
+            data: {
+                url: string;
             };
         };
     };
@@ -12549,7 +12580,8 @@ export interface operations {
                      *           "release": {
                      *             "allowed_now": true,
                      *             "next_at": "2026-03-01T12:00:00.000Z"
-                     *           }
+                     *           },
+                     *           "billing": true
                      *         }
                      *       ]
                      *     }
@@ -12883,6 +12915,140 @@ export interface operations {
                     "application/json": components["schemas"]["ManagementError"] & {
                         /** @enum {unknown} */
                         error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    portalBilling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_key": "7K2QX-M4TZP-9W3RD-HV8NB-C6YJE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalBillingRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "url": "https://billing.stripe.com/p/session/test_YWNjdF8x"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalBillingAnswer"];
+                };
+            };
+            /** @description INVALID_INPUT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_INPUT";
+                    };
+                };
+            };
+            /** @description INVALID_SESSION */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_SESSION";
+                    };
+                };
+            };
+            /** @description PORTAL_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PORTAL_DISABLED";
+                    };
+                };
+            };
+            /** @description LICENSE_NOT_FOUND, NO_BILLING */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "LICENSE_NOT_FOUND" | "NO_BILLING";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description SERVER_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SERVER_ERROR";
+                    };
+                };
+            };
+            /** @description BILLING_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"] & {
+                        /** @enum {unknown} */
+                        error_code?: "BILLING_UNAVAILABLE";
                     };
                 };
             };

@@ -52,6 +52,7 @@ export const managementErrors = {
   BLACKLIST_ENTRY_NOT_FOUND: { status: 404, message: 'Blacklist entry not found' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   DELIVERY_NOT_FOUND: { status: 404, message: 'Delivery not found' },
+  NO_BILLING: { status: 404, message: 'This license was not bought through Stripe: there is no billing to manage here' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'The license was changed by another request at the same time; try again' },
@@ -65,6 +66,7 @@ export const managementErrors = {
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
   SERVER_ERROR: { status: 500, message: 'Internal server error' },
+  BILLING_UNAVAILABLE: { status: 502, message: 'Stripe did not open the billing page; try again later, or ask the seller' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The store did not answer in time and nothing was changed; send the request again' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
