@@ -16,6 +16,7 @@ import * as teams from '#data/team.repo';
 import { timeFor } from '../support/time';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { activationRequest, bearer, lastCode, licensesOf, portalOwner, signedInToken } from '../support/portal';
+import { connectStripe, startStripeStandIn, type StripeStandIn } from '../support/stripe';
 
 /**
  * Real requests to every route of the route table, for its success and each
@@ -37,6 +38,9 @@ const elsewhere: Record<string, string> = {
 };
 
 const clock = createFakeClock();
+/** The one Stripe customer the stand-in opens a billing page for. */
+const billedCustomer = 'cus_contractbilling';
+let stripe: StripeStandIn;
 let env: TestServer;
 let throttled: TestServer;
 let owner: Owner;
@@ -76,8 +80,9 @@ async function expectOutcome(result: Promise<HttpResult>, expected: string) {
 }
 
 beforeAll(async () => {
+  stripe = await startStripeStandIn(new Map(), new Set([billedCustomer]));
   [env, throttled] = await Promise.all([
-    startTestServer({ clock, config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'] } }),
+    startTestServer({ clock, config: { cacheTtlSeconds: 0, trustedViewerHeaders: ['country', 'asn'], stripeApiUrl: stripe.url } }),
     // One token and almost no refill: the first request of an owner or app passes, the next is throttled.
     startTestServer({ rateLimit: { ratePerSecond: 0.001, burst: 1 }, clientRateLimit: { ratePerSecond: 0.001, burst: 1 } }),
   ]);
@@ -87,7 +92,7 @@ beforeAll(async () => {
   foreignSubscription = await seedSubscription(env.deps, other);
 }, 60_000);
 afterAll(async () => {
-  await Promise.all([env?.close(), throttled?.close()]);
+  await Promise.all([env?.close(), throttled?.close(), stripe?.close()]);
 });
 
 const license = (overrides: Parameters<typeof seedLicense>[2] = {}) => seedLicense(env.deps, pro, overrides);
@@ -122,6 +127,10 @@ describe('every customer portal route, against the document', () => {
       last_hwid_reset_at: null,
     });
     const [notReached] = await licensesOf(env, events, portal, 'other@example.com');
+    await connectStripe(env, portal, { webhook_secret: 'whsec_contractportalportalportal00', api_key: 'rk_test_contractportalportalportal', prices: {} });
+    const [billed, refusedByStripe] = await Promise.all(
+      [billedCustomer, 'cus_unknowntostripe'].map(async (customer) => (await licensesOf(env, events, portal, 'contract@example.com', 1, { metadata: { stripe_customer: customer } }))[0]!),
+    );
     const exclusiveTier = await seedSubscription(env.deps, portal, { single_key_per_hwid: true });
     const [firstExclusive, secondExclusive] = await licensesOf(env, events, portal, 'contract@example.com', 2, { hwid_lock: true, subscription_id: exclusiveTier.subscription_id });
     const seatTaken = { expires_at: new Date(clock.now().getTime() + 3600_000).toISOString(), borrowed: false };
@@ -138,7 +147,7 @@ describe('every customer portal route, against the document', () => {
     ] as [Partial<License>, string][]) {
       refusing.push([(await licensesOf(env, events, portal, 'contract@example.com', 1, overrides))[0]!, expected]);
     }
-    const paths: PortalPath[] = ['/portal/app', '/portal/sign-in', '/portal/verify', '/portal/sign-out', '/portal/licenses', '/portal/release-device', '/portal/license-file'];
+    const paths: PortalPath[] = ['/portal/app', '/portal/sign-in', '/portal/verify', '/portal/sign-out', '/portal/licenses', '/portal/release-device', '/portal/license-file', '/portal/billing'];
     expect(paths.sort()).toEqual(routes.filter((route) => route.group === 'portal').map((route) => route.path).sort());
 
     await expectOutcome(send(env, '/portal/app', { app_id: portal.app_id }), '200:');
@@ -163,6 +172,11 @@ describe('every customer portal route, against the document', () => {
     await expectOutcome(filing(fullSeats!, 'other-seat-pc'), '403:SEATS_EXHAUSTED');
     await expectOutcome(filing(notReached!, 'laptop'), '404:LICENSE_NOT_FOUND');
     for (const [license, expected] of refusing.slice(0, 4)) await expectOutcome(filing(license, 'desk-pc'), expected);
+    const billing = (license: License) => send(env, '/portal/billing', { license_key: license.key }, bearer(verified.body.data.token));
+    await expectOutcome(billing(billed!), '200:');
+    await expectOutcome(billing(bound!), '404:NO_BILLING');
+    await expectOutcome(billing(refusedByStripe!), '502:BILLING_UNAVAILABLE');
+    await expectOutcome(billing(notReached!), '404:LICENSE_NOT_FOUND');
     await request(env.server.url, '/app/settings', 'POST', { app_id: portal.app_id, portal: { enabled: true, allow_device_release: false } }, portal.auth);
     await expectOutcome(releasing(bound!.key, 'desk-pc'), '403:NOT_ALLOWED');
     await request(env.server.url, '/app/settings', 'POST', { app_id: portal.app_id, portal: { enabled: true, allow_license_files: false } }, portal.auth);
@@ -172,6 +186,7 @@ describe('every customer portal route, against the document', () => {
     await expectOutcome(send(env, '/portal/licenses', {}, bearer(verified.body.data.token)), '401:INVALID_SESSION');
     await expectOutcome(releasing(bound!.key, 'desk-pc'), '401:INVALID_SESSION');
     await expectOutcome(filing(bound!, 'laptop'), '401:INVALID_SESSION');
+    await expectOutcome(billing(billed!), '401:INVALID_SESSION');
 
     for (const path of paths) {
       await expectOutcome(send(env, path, ['/portal/sign-out', '/portal/licenses'].includes(path) ? { unknown: 1 } : {}), '400:INVALID_INPUT');
@@ -190,6 +205,7 @@ describe('every customer portal route, against the document', () => {
     await expectOutcome(send(env, '/portal/licenses', {}, bearer(switchedOff)), '403:PORTAL_DISABLED');
     await expectOutcome(send(env, '/portal/release-device', { license_key: bound!.key, hwid: 'desk-pc' }, bearer(switchedOff)), '403:PORTAL_DISABLED');
     await expectOutcome(send(env, '/portal/license-file', { license_key: bound!.key, request: activationRequest({ app_id: portal.app_id, license: bound!.key, hwid: 'laptop' }) }, bearer(switchedOff)), '403:PORTAL_DISABLED');
+    await expectOutcome(send(env, '/portal/billing', { license_key: billed!.key }, bearer(switchedOff)), '403:PORTAL_DISABLED');
 
     const lapsedTeam = await portalOwner(env);
     const [lapsedKey] = await licensesOf(env, events, lapsedTeam, 'contract@example.com', 1, { hwids: ['desk-pc'], hwid_lock: true });

@@ -30,7 +30,7 @@ describe('the OpenAPI document', () => {
     for (const route of routes) {
       const security = document.paths[route.path].post.security;
       // Portal routes take no API key; those that act for a signed-in customer take the session's bearer token.
-      const portalSecurity = ['/portal/sign-out', '/portal/licenses', '/portal/release-device', '/portal/license-file'].includes(route.path) ? [{ PortalSession: [] }] : [];
+      const portalSecurity = ['/portal/sign-out', '/portal/licenses', '/portal/release-device', '/portal/license-file', '/portal/billing'].includes(route.path) ? [{ PortalSession: [] }] : [];
       expect([route.path, security]).toEqual([route.path, route.group === 'client' ? [] : route.group === 'portal' ? portalSecurity : [{ ApiKey: [] }]]);
     }
     expect(document.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }));
