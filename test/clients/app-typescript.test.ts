@@ -444,8 +444,9 @@ describe('offline', () => {
     const server = await startLocalServer({ deps: env.deps, port: 0 });
     let now = Date.now();
     const file = tokenFile();
+    // A generous deadline online (a busy machine); a short one once the service is dark, where every try fails at once.
     const options = { url: server.url, tokenFile: file, timeoutMs: 1000, now: () => now };
-    const online = await client(options).check({ license: key, hwid: 'laptop' });
+    const online = await client({ ...options, timeoutMs: 15_000 }).check({ license: key, hwid: 'laptop' });
     expect(online.offline).toBe(false);
     await server.close();
 
@@ -463,10 +464,11 @@ describe('offline', () => {
     const { key } = await license();
     const server = await startLocalServer({ deps: env.deps, port: 0 });
     const file = tokenFile();
-    const app = client({ url: server.url, tokenFile: file, timeoutMs: 1000 });
-    await app.register({ license: key, username: `offline-${key.slice(0, 5)}`, password: 'correct horse' });
-    await app.check({ username: `offline-${key.slice(0, 5)}`, password: 'correct horse' });
+    const online = client({ url: server.url, tokenFile: file, timeoutMs: 15_000 });
+    await online.register({ license: key, username: `offline-${key.slice(0, 5)}`, password: 'correct horse' });
+    await online.check({ username: `offline-${key.slice(0, 5)}`, password: 'correct horse' });
     await server.close();
+    const app = client({ url: server.url, tokenFile: file, timeoutMs: 1000 });
 
     expect((await app.check({ username: `Offline-${key.slice(0, 5)}`, password: 'correct horse' })).offline).toBe(true);
     expect((await failure(app.check({ username: 'someone-else', password: 'correct horse' }))).code).toBe('NETWORK_ERROR');
@@ -557,10 +559,11 @@ describe('floating seats', () => {
     const server = await startLocalServer({ deps: env.deps, port: 0 });
     let now = Date.now();
     const options = { url: server.url, tokenFile: tokenFile(), timeoutMs: 1000, now: () => now };
-    const borrowed = await client(options).borrow({ license: key, hwid: 'train-laptop', seconds: 3600 });
+    const online = { ...options, timeoutMs: 15_000 };
+    const borrowed = await client(online).borrow({ license: key, hwid: 'train-laptop', seconds: 3600 });
     const claims = decodeJwt(borrowed.data.offline_token!);
     expect(claims).toMatchObject({ borrowed: true, sub: key, exp: Date.parse(borrowed.data.lease_expires_at!) / 1000 });
-    expect((await failure(client(options).release({ license: key, hwid: 'train-laptop' }))).code).toBe('LEASE_BORROWED');
+    expect((await failure(client(online).release({ license: key, hwid: 'train-laptop' }))).code).toBe('LEASE_BORROWED');
     await server.close();
 
     now += 3500_000;
