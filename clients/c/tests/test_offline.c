@@ -10,12 +10,19 @@
 
 static char *token_path_of(const char *folder) { return lc__format("%s/offline-token.json", folder); }
 
-static lc_client *offline_client(const char *folder, fake_clock *clock) {
-  lc_options options = {SERVICE_URL, APP_ID, PUBLIC_JWK, folder, 1000, clock ? fake_clock_now : NULL, clock};
+/* A generous deadline online (a busy machine); a short one once the service is dark, where every try fails at once. */
+enum { ONLINE_MS = 15000, DARK_MS = 1000 };
+
+static lc_client *folder_client(const char *url, const char *folder, long timeout_ms, fake_clock *clock) {
+  lc_options options = {url, APP_ID, PUBLIC_JWK, folder, timeout_ms, clock ? fake_clock_now : NULL, clock};
   return lc_client_new(&options);
 }
 
-/* A client with a state folder that has checked a new license online once, so it keeps that license's token. */
+static lc_client *online_client(const char *folder, fake_clock *clock) { return folder_client(SERVICE_URL, folder, ONLINE_MS, clock); }
+
+static lc_client *offline_client(const char *folder, fake_clock *clock) { return folder_client(SERVICE_URL, folder, DARK_MS, clock); }
+
+/* A new license checked online once in a fresh state folder, which so keeps its token, and a client of that folder with timeout_ms. */
 typedef struct kept {
   char *key;
   char *path;
@@ -27,12 +34,13 @@ typedef struct kept {
 static kept keep_a_token(const char *url, long timeout_ms, fake_clock *clock) {
   const char *folder = state_folder();
   kept token = {new_license(""), token_path_of(folder), NULL, {NULL, NULL, NULL, NULL}, 0};
-  lc_options options = {url, APP_ID, PUBLIC_JWK, folder, timeout_ms, clock ? fake_clock_now : NULL, clock};
-  token.client = lc_client_new(&options);
   token.credentials.license = token.key;
+  lc_client *online = folder_client(url, folder, ONLINE_MS, clock);
   lc_result *result = NULL;
-  token.online = lc_check(token.client, &token.credentials, &result) == LC_OK;
+  token.online = lc_check(online, &token.credentials, &result) == LC_OK;
   lc_result_free(result);
+  lc_client_free(online);
+  token.client = folder_client(url, folder, timeout_ms, clock);
   return token;
 }
 
@@ -46,7 +54,7 @@ static void a_success_keeps_the_offline_token_atomically_and_privately(void) {
   char *key = new_license("\"hwid_lock\":true");
   const char *folder = state_folder();
   char *path = token_path_of(folder);
-  lc_client *client = offline_client(folder, NULL);
+  lc_client *client = online_client(folder, NULL);
   lc_credentials laptop = {key, NULL, NULL, "laptop"};
   lc_result *result = NULL;
   int status = lc_check(client, &laptop, &result);
@@ -84,11 +92,12 @@ static void the_kept_token_answers_while_the_service_is_dark_until_it_expires(vo
   const char *folder = state_folder();
   fake_clock clock;
   fake_clock_start(&clock);
-  lc_client *client = offline_client(folder, &clock);
+  lc_client *running = online_client(folder, &clock);
   lc_credentials laptop = {key, NULL, NULL, "laptop"};
   lc_result *online = NULL, *offline = NULL, *result = NULL;
-  int online_status = lc_check(client, &laptop, &online);
+  int online_status = lc_check(running, &laptop, &online);
   set_server(0);
+  lc_client *client = offline_client(folder, &clock);
   int offline_status = lc_check(client, &laptop, &offline);
   if (offline_status == LC_OK) {
     CHECK(lc_result_offline(offline));
@@ -109,11 +118,12 @@ static void the_kept_token_answers_while_the_service_is_dark_until_it_expires(vo
   CHECK(expired == LC_ERR_OFFLINE_TOKEN_EXPIRED);
   CHECK(strstr(lc_last_error_data_json(client), "\"expired_at\"") != NULL);
   set_server(1);
-  int back = lc_check(client, &laptop, &result);
+  int back = lc_check(running, &laptop, &result);
   if (back == LC_OK) CHECK(!lc_result_offline(result));
   lc_result_free(result);
   lc_result_free(online);
   lc_result_free(offline);
+  lc_client_free(running);
   lc_client_free(client);
   free(key);
   CHECK(online_status == LC_OK && offline_status == LC_OK && back == LC_OK);
@@ -122,17 +132,19 @@ static void the_kept_token_answers_while_the_service_is_dark_until_it_expires(vo
 static void a_username_login_works_offline_with_its_username(void) {
   char *key = new_license("");
   const char *folder = state_folder();
-  lc_client *client = offline_client(folder, NULL);
+  lc_client *running = online_client(folder, NULL);
   char username[64], shouted[64];
   snprintf(username, sizeof username, "offline-c-%ld", (long)getpid());
   for (size_t i = 0; i <= strlen(username); i++) shouted[i] = (char)(username[i] >= 'a' && username[i] <= 'z' ? username[i] - 32 : username[i]);
   lc_result *result = NULL;
-  int registered = lc_register(client, key, username, "password-123", &result);
+  int registered = lc_register(running, key, username, "password-123", &result);
   lc_result_free(result);
   lc_credentials by_name = {NULL, username, "password-123", NULL};
-  int online = lc_check(client, &by_name, &result);
+  int online = lc_check(running, &by_name, &result);
   lc_result_free(result);
+  lc_client_free(running);
   set_server(0);
+  lc_client *client = offline_client(folder, NULL);
   lc_credentials shouting = {NULL, shouted, "anything", NULL};
   int offline = lc_check(client, &shouting, &result);
   if (offline == LC_OK) {
@@ -149,7 +161,7 @@ static void a_username_login_works_offline_with_its_username(void) {
 }
 
 static void an_edited_token_file_is_invalid_signature(void) {
-  kept saved = keep_a_token(SERVICE_URL, 1000, NULL);
+  kept saved = keep_a_token(SERVICE_URL, DARK_MS, NULL);
   char *text = read_file(saved.path);
   cJSON *record = text ? cJSON_Parse(text) : NULL;
   const cJSON *token = cJSON_GetObjectItemCaseSensitive(record, "token");
@@ -190,7 +202,7 @@ static void no_kept_token_means_network_error(void) {
 }
 
 static void a_refusal_by_the_service_forgets_the_token(void) {
-  kept saved = keep_a_token(SERVICE_URL, 1000, NULL);
+  kept saved = keep_a_token(SERVICE_URL, ONLINE_MS, NULL);
   int was_kept = access(saved.path, F_OK) == 0;
   char body[256];
   snprintf(body, sizeof body, "{\"license_key\":\"%s\",\"status\":\"paused\"}", saved.key);
@@ -205,6 +217,7 @@ static void a_refusal_by_the_service_forgets_the_token(void) {
 }
 
 static void unsigned_gateway_answers_fall_back_to_the_kept_token(void) {
+  /* Short: each unsigned answer is retried until the deadline before the kept token answers. */
   kept saved = keep_a_token(PROXY_URL, 1500, NULL);
   lc_result *result = NULL;
   proxy_mode("gateway-502", 0, NULL);
@@ -226,7 +239,7 @@ static void unsigned_gateway_answers_fall_back_to_the_kept_token(void) {
 static void a_kept_token_serves_up_to_a_minute_before_its_nbf_and_not_earlier(void) {
   fake_clock clock;
   fake_clock_start(&clock);
-  kept saved = keep_a_token(SERVICE_URL, 1000, &clock);
+  kept saved = keep_a_token(SERVICE_URL, DARK_MS, &clock);
   set_server(0);
   clock.now_ms -= 30 * 1000;
   lc_result *result = NULL;
@@ -248,7 +261,7 @@ static void fresh_answers_and_their_tokens_are_accepted_whatever_the_computer_cl
     fake_clock clock;
     fake_clock_start(&clock);
     clock.now_ms += (i == 0 ? -30 : 30) * 86400 * 1000LL;
-    lc_client *client = offline_client(state_folder(), &clock);
+    lc_client *client = online_client(state_folder(), &clock);
     lc_credentials credentials = {key, NULL, NULL, NULL};
     lc_result *result = NULL;
     statuses[i] = lc_check(client, &credentials, &result);
@@ -264,7 +277,7 @@ static void a_state_folder_that_cannot_be_written_costs_only_the_fallback(void) 
   const char *folder = state_folder();
   char *blocker = lc__format("%s-file", folder);
   int made = write_file(blocker, "");
-  lc_client *client = offline_client(blocker, NULL);
+  lc_client *client = online_client(blocker, NULL);
   lc_credentials credentials = {key, NULL, NULL, NULL};
   lc_result *result = NULL;
   int status = lc_check(client, &credentials, &result);

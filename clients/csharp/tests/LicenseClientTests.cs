@@ -223,9 +223,10 @@ internal static class LicenseClientTests
         string key = NewLicense("\"hwid_lock\":true");
         DateTimeOffset now = DateTimeOffset.UtcNow;
         string folder = StateFolder();
-        using (LicenseClient client = Client(ProxyUrl, folder, 1500, () => now))
+        // A generous deadline online (a busy machine); a short one for the 502s and the dark service, waited out before each fallback.
+        using (LicenseClient online = Client(ProxyUrl, folder, 15000, () => now), client = Client(ProxyUrl, folder, 1500, () => now))
         {
-            client.Check(license: key, hwid: "laptop").Dispose();
+            online.Check(license: key, hwid: "laptop").Dispose();
             ProxyMode("gateway-502");
             using (LicenseResult gateway = client.Check(license: key, hwid: "laptop"))
             {
@@ -244,7 +245,7 @@ internal static class LicenseClientTests
             SetServer(true);
             string body = "{\"license_key\":\"" + key + "\",\"status\":\"paused\"}";
             Manage("/license/update-status", body);
-            Expect(Fails(() => client.Check(license: key, hwid: "laptop")).Code == "LICENSE_NOT_ACTIVE", "a paused license");
+            Expect(Fails(() => online.Check(license: key, hwid: "laptop")).Code == "LICENSE_NOT_ACTIVE", "a paused license");
             Expect(!File.Exists(Path.Combine(folder, "offline-token.json")), "a refusal deletes the kept token");
         }
         using (LicenseClient none = Client(stateDir: StateFolder(), timeoutMs: 800))
@@ -289,13 +290,16 @@ internal static class LicenseClientTests
         }
         string floating = FloatingLicense();
         DateTimeOffset now = DateTimeOffset.UtcNow;
-        using (LicenseClient laptop = Client(stateDir: StateFolder(), timeoutMs: 1000, clock: () => now))
+        string laptopFolder = StateFolder();
+        // A generous deadline online (a busy machine); a short one once the service is dark, where every try fails at once.
+        using (LicenseClient online = Client(stateDir: laptopFolder, timeoutMs: 15000, clock: () => now),
+               laptop = Client(stateDir: laptopFolder, timeoutMs: 1000, clock: () => now))
         {
-            using (LicenseResult borrowed = laptop.Borrow("laptop", 120, license: floating))
+            using (LicenseResult borrowed = online.Borrow("laptop", 120, license: floating))
             {
                 Expect(borrowed.GetString("offline_token") != null, "a borrow carries its token");
             }
-            Expect(Fails(() => laptop.Release("laptop", license: floating)).Code == "LEASE_BORROWED", "a borrowed seat is kept");
+            Expect(Fails(() => online.Release("laptop", license: floating)).Code == "LEASE_BORROWED", "a borrowed seat is kept");
             SetServer(false);
             using (LicenseResult offline = laptop.Check(license: floating, hwid: "laptop"))
             {
