@@ -367,10 +367,10 @@ try {
   // taking nothing from the client function's requests/s; here it runs in the server's process on the same two cores, and
   // its work differs between the two sides of a round: each record of either is a mark and a login count to write, and a
   // file's also an event and its audit item (whose own record it then reads back, which AWS's filter keeps from the
-  // function). Per
-  // request it cost a plain file more than twice the CPU it cost /auth, most of the gap between the two routes
-  // (docs/performance.md, "Ratios of throughput"). Its own budget is measured above, over the /auth load at concurrency
-  // 32; it stays stopped for the metering below, which counts one request at a time and needs the store to itself.
+  // function). Per request it cost a plain file more than twice the CPU it cost /auth, most of the gap between the two
+  // routes (docs/performance.md, the ratios of throughput in its method). Its own budget is measured above, over the /auth
+  // load at concurrency 32; it stays stopped for the metering below, which counts one request at a time and needs the
+  // store to itself.
   await events.drain();
   await events.stop();
   consumerRunning = false;
