@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { LicenseClient } from '../clients/app-typescript/src/index';
-import { api, launchChromium, startService } from '../test/support/browser';
-import { messagesTo } from '../test/support/outbox';
+import { api, emailTo, foundByEmail, launchChromium, startService } from '../test/support/browser';
 
 /**
  * `npm run screenshot:portal`: the customers' portal, from a fresh `npm start` with a
@@ -29,15 +28,6 @@ async function shoot(page: Page, name: string, suffix: string) {
   const path = join(docs, `portal-${name}${suffix}.png`);
   await page.screenshot({ path, fullPage: true });
   process.stdout.write(`wrote ${path}\n`);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  for (let tries = 0; tries < 120; tries++) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${what}: not after 30 s`);
 }
 
 const browser = await launchChromium();
@@ -65,10 +55,7 @@ try {
   for (const hwid of ['STUDIO-WORKSTATION', 'JAMIE-LAPTOP']) {
     await fetch(`${service.url}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ app_id, license: pc, hwid }) });
   }
-  await until('the lookup by email', async () => {
-    const { matches } = (await api<{ matches: unknown[] }>(service, '/license/find', { app_id, query: email })).body.data;
-    return matches.length === 2 ? matches : undefined;
-  });
+  await foundByEmail(service, email, 2);
   const signingKey = (await api(service, '/app/signing-key', { app_id })).body.data.jwk;
   const program = new LicenseClient({ url: service.url, appId: app_id, publicKey: signingKey, stateDir: mkdtempSync(join(tmpdir(), 'portal-screenshot-')) });
   mkdirSync(docs, { recursive: true });
@@ -91,7 +78,7 @@ try {
     await page.getByRole('button', { name: 'Email me a code' }).click();
     await page.getByLabel('Code', { exact: true }).waitFor();
     sent += 1;
-    const message = await until('the sign-in email', () => messagesTo(join(service.dataDir, 'outbox'), email)[sent - 1]);
+    const message = await emailTo(service, email, sent);
     await page.getByLabel('Code', { exact: true }).fill(/#code=(\d{6})/.exec(message.text)![1]!);
     await shoot(page, 'code', suffix);
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -1,9 +1,7 @@
 /// <reference lib="dom" />
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, desktopAndPhone, expectNoHorizontalScroll, launchChromium, startService, type StartedService } from '../support/browser';
-import { messagesTo } from '../support/outbox';
+import { api, desktopAndPhone, emailTo, expectNoHorizontalScroll, foundByEmail, launchChromium, startService, type StartedService } from '../support/browser';
 import { startStripeStandIn, type StripeStandIn } from '../support/stripe';
 import { timeFor } from '../support/time';
 
@@ -37,28 +35,17 @@ async function customerWithLicenses(email: string): Promise<{ bought: string; ma
   const create = async (fields: object) =>
     (await api<{ key: string }>(service, '/license/create', { app_id: service.appId, subscription_id: tier.body.data.subscription_id, duration_unit: 'days', duration_value: 365, email, ...fields })).body.data.key;
   const keys = { bought: await create({ metadata: { stripe_customer: customer } }), made: await create({}) };
-  // The lookup by email is written by the events consumer from the stream: the portal finds the licenses once it has.
-  for (let tries = 0; ; tries++) {
-    const found = await api<{ matches: unknown[] }>(service, '/license/find', { app_id: service.appId, query: email });
-    if (found.body.data.matches.length === 2) return keys;
-    if (tries > 120) throw new Error(`the lookup by email never listed both licenses: ${JSON.stringify(found.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await foundByEmail(service, email, 2);
+  return keys;
 }
 
 /** A session of `email`, signed in through the routes with the code the outbox holds, as the portal stores one. */
 async function sessionOf(email: string): Promise<{ app_id: string; email: string; token: string; expires_at: string }> {
   expect((await api(service, '/portal/sign-in', { app_id: service.appId, email })).status).toBe(202);
-  for (let tries = 0; tries < 120; tries++) {
-    const code = messagesTo(join(service.dataDir, 'outbox'), email).at(-1)?.text.match(/: (\d{6})\n/)?.[1];
-    if (code) {
-      const verified = await api<{ token: string; expires_at: string }>(service, '/portal/verify', { app_id: service.appId, email, code });
-      expect(verified.status).toBe(200);
-      return { app_id: service.appId, email, ...verified.body.data };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`no sign-in code to ${email} in the outbox after 30 s`);
+  const code = /: (\d{6})\n/.exec((await emailTo(service, email, 1)).text)?.[1];
+  const verified = await api<{ token: string; expires_at: string }>(service, '/portal/verify', { app_id: service.appId, email, code });
+  expect(verified.status).toBe(200);
+  return { app_id: service.appId, email, ...verified.body.data };
 }
 
 describe("the portal's billing", () => {

@@ -1,11 +1,9 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { api, desktopAndPhone, expectNoHorizontalScroll, serviceAndBrowser } from '../support/browser';
-import { messagesTo } from '../support/outbox';
+import { api, desktopAndPhone, emailTo, expectNoHorizontalScroll, foundByEmail, serviceAndBrowser } from '../support/browser';
 import { timeFor } from '../support/time';
 
 /**
@@ -54,24 +52,8 @@ async function customer(name: string): Promise<Customer> {
     const answer = await fetch(`${session.service.url}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ app_id: appId, license: keys[0], hwid }) });
     expect(((await answer.json()) as { success: boolean }).success).toBe(true);
   }
-  // The lookup by email is written by the events consumer from the stream: the portal finds the licenses once it has.
-  for (let tries = 0; ; tries++) {
-    const found = await api<{ matches: unknown[] }>(session.service, '/license/find', { app_id: appId, query: email });
-    if (found.body.data.matches.length === 2) break;
-    if (tries > 120) throw new Error(`the lookup by email never listed both licenses: ${JSON.stringify(found.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await foundByEmail(session.service, email, 2);
   return { email, keys, otherKey };
-}
-
-/** The newest message to `email` once it arrives: the service writes it after answering 202. */
-async function emailTo(email: string, count: number) {
-  for (let tries = 0; tries < 120; tries++) {
-    const messages = messagesTo(join(session.service.dataDir, 'outbox'), email);
-    if (messages.length >= count) return messages.at(-1)!;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`no email ${count} to ${email} in the outbox after 30 s`);
 }
 
 beforeAll(async () => {
@@ -98,7 +80,7 @@ describe('the customers\' portal', () => {
     await page.getByRole('button', { name: 'Email me a code' }).click();
     await page.getByText('a 6-digit code is on its way there').waitFor();
     await checked(page, `code step (${name})`, viewport.width);
-    const message = await emailTo(email, 1);
+    const message = await emailTo(session.service, email, 1);
     const link = /(http:\/\/\S+#code=(\d{6}))/.exec(message.text);
     expect(link?.[1]).toMatch(new RegExp(`^${session.service.url}/portal/\\?app=${session.service.appId}#code=\\d{6}$`));
     if (name === 'desktop') {

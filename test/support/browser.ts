@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { messagesTo, type OutboxMessage } from './outbox';
 
 const installHint =
   'The dashboard browser tests need Chromium. On Debian/Ubuntu: `sudo apt-get install -y chromium` ' +
@@ -119,6 +120,31 @@ export async function signIn(page: Page, address: string, apiKey: string): Promi
   await page.goto(address);
   await page.getByLabel('API key').fill(apiKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Polls `probe` every 250 ms until it gives a value, for at most 30 s; then fails saying `what` it waited for. */
+async function within30s<T>(what: () => string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  for (let tries = 0; tries < 120; tries++) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${what()}: not after 30 s`);
+}
+
+/** Waits until `/license/find` by `email` lists `count` licenses: the events consumer writes the lookup by email from the stream, and the portal finds a customer's licenses through it. */
+export async function foundByEmail(service: StartedService, email: string, count: number): Promise<void> {
+  let last: unknown;
+  await within30s(() => `the lookup by email listing ${count} licenses (last answer ${JSON.stringify(last)})`, async () => {
+    const found = await api<{ matches: unknown[] }>(service, '/license/find', { app_id: service.appId, query: email });
+    last = found.body;
+    return found.body.data.matches.length === count ? true : undefined;
+  });
+}
+
+/** The `count`th message to `email` in the service's outbox, once it is there: the service writes a sign-in email after answering 202. */
+export function emailTo(service: StartedService, email: string, count: number): Promise<OutboxMessage> {
+  return within30s(() => `email ${count} to ${email} in the outbox`, () => messagesTo(join(service.dataDir, 'outbox'), email)[count - 1]);
 }
 
 /** A 30-day license (with `fields`) on a new tier of the service's application: its key. */
