@@ -5,7 +5,7 @@ import { notFound, ownedApp, ownedSubscription } from '#core/domain/ownership';
 import { invalidInput, ManagementError } from '#core/http/errors';
 import type { TrialSettings } from '#data/model/trial';
 import { portalDefaults, type PortalSettings } from '#data/model/portal';
-import { appSettingsFields, type AppSettingsChange } from '#data/model/app';
+import { appSettingsFields, type AppSecrets, type AppSettingsChange } from '#data/model/app';
 import { offlineTokenTtl } from '../client/offline-token';
 import { hwidResetDefaults } from '../license/new-license';
 import { borrowSecondsLimits } from '#data/model/lease';
@@ -31,8 +31,11 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
   // The portal signs customers in by emailed code: on, in a deployment that sends no email, no one could sign in.
   if (input.portal?.enabled && deps.mailer === undefined) throw new ManagementError('NO_EMAIL_SENDER');
   const sent: AppSettingsChange = Object.fromEntries(appSettingsFields.flatMap((field) => (input[field] === undefined ? [] : [[field, input[field]]])));
-  const portalSecret = input.portal?.enabled && app.portal_secret === undefined ? randomBytes(32).toString('base64url') : undefined;
-  if (Object.keys(sent).length > 0 && !(await apps.updateSettings(deps.table, app.app_id, sent, portalSecret))) throw notFound.app();
+  const secrets: AppSecrets = {
+    portal_secret: input.portal?.enabled && app.portal_secret === undefined ? newSecret() : undefined,
+    trial_secret: input.trial && app.trial_secret === undefined ? newSecret() : undefined,
+  };
+  if (Object.keys(sent).length > 0 && !(await apps.updateSettings(deps.table, app.app_id, sent, secrets))) throw notFound.app();
   const settings: AppSettingsChange = { ...app, ...sent };
   return {
     app_id: app.app_id,
@@ -45,6 +48,8 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
     portal: settings.portal ?? portalDefaults,
   };
 }
+
+const newSecret = () => randomBytes(32).toString('base64url');
 
 /** A trial's tier: the owner's (else ACCESS_DENIED or SUBSCRIPTION_NOT_FOUND) and of this application (else INVALID_INPUT). */
 async function checkTrialSubscription(deps: Deps, teamId: string, appId: string, subscriptionId: string): Promise<void> {

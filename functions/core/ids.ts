@@ -59,7 +59,25 @@ export function hmacHex(key: string, value: string): string {
 
 /** Five groups of five base32 characters: 125 bits from the CSPRNG. */
 export function newLicenseKey(): string {
-  return randomString(base32, 25).match(/.{5}/g)!.join('-');
+  return groupedKey(randomString(base32, 25));
+}
+
+/**
+ * A key of newLicenseKey's shape that the same secret and name always give: 125 bits
+ * of HMAC-SHA256, so no one without the secret can tell it from a generated key or
+ * work it out from the name.
+ */
+export function namedLicenseKey(secret: string, name: string): string {
+  const mac = createHmac('sha256', secret).update(name, 'utf8').digest();
+  // 32 characters of 5 bits each: the alphabet takes every 5-bit value, none is folded.
+  let bits = 0n;
+  for (const byte of mac.subarray(0, 16)) bits = (bits << 8n) | BigInt(byte);
+  const characters = Array.from({ length: 25 }, (_, i) => base32[Number((bits >> BigInt(123 - 5 * i)) & 31n)]!);
+  return groupedKey(characters.join(''));
+}
+
+function groupedKey(characters: string): string {
+  return characters.match(/.{5}/g)!.join('-');
 }
 
 export function sha256Hex(value: string): string {

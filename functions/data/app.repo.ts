@@ -1,7 +1,7 @@
 import { conditional, getItem, putNew, queryIndexPartition, updateExisting, updateItem, type Table } from './db';
-import { assignments } from './expressions';
+import { assignments, firstAssignments } from './expressions';
 import { keys } from './keys';
-import { appSchema, type App, type AppChange, type AppSettingsChange, type StoredSigningKey } from './model/app';
+import { appSchema, type App, type AppChange, type AppSecrets, type AppSettingsChange, type StoredSigningKey } from './model/app';
 
 export async function get(table: Table, appId: string): Promise<App | undefined> {
   const item = await getItem(table, keys.app(appId));
@@ -36,12 +36,13 @@ export function replaceSigningKey(table: Table, appId: string, key: StoredSignin
   return updateExisting(table, keys.app(appId), 'SET signing_key = :key', { ':key': key });
 }
 
-/** Every setting sent, in one write; sent again it sets the same values. False: no such application. */
-export function updateSettings(table: Table, appId: string, change: AppSettingsChange, portalSecret?: string): Promise<boolean> {
-  if (portalSecret === undefined) return setFields(table, appId, change);
-  // An application keeps the first secret it got: a race of two first switches on writes one.
-  const set = assignments(Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)));
-  return updateExisting(table, keys.app(appId), `SET ${set.text}, portal_secret = if_not_exists(portal_secret, :portalSecret)`, { ...set.values, ':portalSecret': portalSecret }, set.names);
+/**
+ * Every setting sent, in one write; sent again it sets the same values. An
+ * application keeps the first value of each secret it got: a race of two first
+ * switches on writes one. False: no such application.
+ */
+export function updateSettings(table: Table, appId: string, change: AppSettingsChange, secrets: AppSecrets = {}): Promise<boolean> {
+  return setFields(table, appId, change, secrets);
 }
 
 /** The name and status sent, in one write, as settings are. */
@@ -49,9 +50,13 @@ export function update(table: Table, appId: string, change: AppChange): Promise<
   return setFields(table, appId, change);
 }
 
-function setFields(table: Table, appId: string, fields: Record<string, unknown>): Promise<boolean> {
-  const set = assignments(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
-  return updateExisting(table, keys.app(appId), `SET ${set.text}`, set.values, set.names);
+/** The fields given a value, and those of `first` that the item does not have yet. */
+function setFields(table: Table, appId: string, fields: Record<string, unknown>, first: Record<string, unknown> = {}): Promise<boolean> {
+  const defined = (values: Record<string, unknown>) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+  const set = assignments(defined(fields));
+  const kept = firstAssignments(defined(first));
+  const text = [set.text, kept.text].filter((clauses) => clauses !== '').join(', ');
+  return updateExisting(table, keys.app(appId), `SET ${text}`, { ...set.values, ...kept.values }, { ...set.names, ...kept.names });
 }
 
 /** A team has a handful of applications: all of them, oldest first. */

@@ -35,6 +35,8 @@ export interface AuthReads {
   blacklist?: { appId: string; probes: BlacklistProbe[] };
   /** A device's trial claim (POST /trial). */
   trialClaim?: { appId: string; hwid: string };
+  /** A device's trial license by the key its application names it with (POST /trial): a generated key, never a custom one. */
+  trialLicense?: { key: string; appId: string };
 }
 
 export interface AuthItems {
@@ -46,6 +48,7 @@ export interface AuthItems {
   /** The probes' types that have an entry, in the probes' order. */
   blacklisted: BlacklistType[];
   trialClaim?: TrialClaim;
+  trialLicense?: License;
 }
 
 /** The one write of a successful /auth; its conditions hold it to the license as the checks saw it. */
@@ -130,6 +133,7 @@ export async function read(store: CachedTable, wanted: AuthReads): Promise<AuthI
   ];
   const loginKey = wanted.login === undefined ? undefined : want(keys.username(wanted.login.appId, wanted.login.username), false);
   const claimKey = wanted.trialClaim === undefined ? undefined : want(keys.trialClaim(wanted.trialClaim.appId, wanted.trialClaim.hwid), false);
+  const trialLicenseKey = wanted.trialLicense === undefined ? undefined : want(keys.license(wanted.trialLicense.key), false);
   const probes = wanted.blacklist?.probes.map((probe) => ({
     type: probe.type,
     key: want(keys.blacklist(wanted.blacklist!.appId, probe.type, probe.value), false),
@@ -160,6 +164,7 @@ export async function read(store: CachedTable, wanted: AuthReads): Promise<AuthI
     login: parsed(loginKey, (found) => usernameIndexSchema.parse(found)),
     blacklisted: (probes ?? []).filter((probe) => item(probe.key) !== undefined).map((probe) => probe.type),
     trialClaim: parsed(claimKey, (found) => trialClaimSchema.parse(found)),
+    trialLicense: appLicenseAmong([item(trialLicenseKey)], wanted.trialLicense?.appId),
   };
 }
 

@@ -37,6 +37,11 @@ export function assignments(fields: Record<string, unknown>, tag = 'set'): Expre
   return fieldClauses(fields, tag, (name, placeholder, value) => ({ text: `${name} = ${placeholder}`, value }), ', ');
 }
 
+/** `SET` clauses that keep a value already there: `#first0 = if_not_exists(#first0, :first0)`. */
+export function firstAssignments(fields: Record<string, unknown>, tag = 'first'): ExpressionPart {
+  return fieldClauses(fields, tag, (name, placeholder, value) => ({ text: `${name} = if_not_exists(${name}, ${placeholder})`, value }), ', ');
+}
+
 /**
  * A condition that each field still holds the value given: `#expected0 = :expected0 AND …`;
  * a field given null must still be null (`attribute_type(#expected1, :expected1)`, the value 'NULL').

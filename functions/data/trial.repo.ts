@@ -47,6 +47,7 @@ export async function start(table: Table, trial: TrialStart): Promise<TrialStart
   if (ofAddress === 'ConditionalCheckFailed') return 'address_changed';
   if (ofDevice === 'ConditionalCheckFailed') return 'device_taken';
   if (written.reasons.includes('TransactionConflict')) return 'conflict';
-  // A generated key of 125 random bits is never taken; a failure there is a fault.
+  // A trial's key (random, or named for the device by its application's secret) is taken only with the device's claim,
+  // which is checked first: a failure there is a fault.
   throw new Error(`a trial's transaction was cancelled for ${String(ofLicense)} on its license`);
 }

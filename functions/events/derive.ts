@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { appSettingsFields } from '#data/model/app';
+import { appSecretFields, appSettingsFields } from '#data/model/app';
 import { actorAttribute } from '#data/db';
 import { lookupChanges } from '#data/lookup.repo';
 import { boundDevicesOf, type EntryChange } from '#data/model/lookup';
@@ -311,6 +311,8 @@ function appView(app: Record<string, unknown>): Record<string, unknown> {
  * application made before signing existed is made on its first need: no
  * owner's change, no event. Applications are never deleted.
  */
+const appSecrets = new Set<string>(appSecretFields);
+
 function appEffects(change: StreamChange, appId: string, event: EventOf): Effects {
   const { oldImage: before, newImage: after } = change;
   if (change.kind === 'INSERT' && after) return { events: [event('app.created', appId, appId, { after: appView(after) })], counts: [] };
@@ -318,8 +320,8 @@ function appEffects(change: StreamChange, appId: string, event: EventOf): Effect
   const changed = changedFields(before, after);
   const settings = new Set<string>(appSettingsFields);
   const events: ServiceEvent[] = [];
-  // The portal's secret is written with the portal setting that first needs it, and is never shown.
-  if ([...changed].some((field) => !settings.has(field) && field !== 'signing_key' && field !== 'portal_secret')) {
+  // A secret is written with the setting that first needs it (the portal's, the trials'), and is never shown.
+  if ([...changed].some((field) => !settings.has(field) && field !== 'signing_key' && !appSecrets.has(field))) {
     events.push(event('app.updated', appId, appId, { before: appView(before), after: appView(after) }));
   }
   if ([...changed].some((field) => settings.has(field))) {

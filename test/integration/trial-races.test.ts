@@ -55,6 +55,25 @@ describe('trial races', () => {
     expect(checkInvariants(stored.all)).toEqual([]);
   }, 60_000);
 
+  it('20 concurrent first /trial from one HWID through a warm container, which looks for the key the application names the device with: exactly one license, every answer names it', async () => {
+    const owner = await trialApp();
+    const server = await startLocalServer({ deps: createDeps({ ...env.config, cacheTtlSeconds: 300 }, { client: createTestClient(env.config), logger: createLogger('silent') }), port: 0 });
+    servers.push(server);
+    const post = (hwid: string) => request(server.url, '/trial', 'POST', { app_id: owner.app_id, hwid });
+    expect((await post('warming-pc')).body.message).toBe('TRIAL_STARTED');
+
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post('one-pc')));
+
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    expect(answers.filter((answer) => answer.body.message === 'TRIAL_STARTED')).toHaveLength(1);
+    const stored = await itemsOf(owner.app_id);
+    const made = stored.claims.find((claim) => claim.hwid === 'one-pc')!.license_key;
+    expect(new Set(answers.map((answer) => answer.body.data.license))).toEqual(new Set([made]));
+    expect([stored.licenses.length, stored.claims.length]).toEqual([2, 2]);
+    expect(stored.addresses.map((address) => (address.starts as number[]).length)).toEqual([2]);
+    expect(checkInvariants(stored.all)).toEqual([]);
+  }, 60_000);
+
   it('20 concurrent /trial from 20 HWIDs at one address with per_ip_per_day 5: exactly 5 started', async () => {
     const owner = await trialApp({ per_ip_per_day: 5 });
     const hwids = Array.from({ length: 20 }, (_, index) => `pc-${index}`);

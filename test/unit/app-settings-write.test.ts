@@ -27,6 +27,20 @@ describe('app settings write', () => {
     });
   });
 
+  it('writes a secret sent with the settings only where the application has none, in the same update', async () => {
+    documentMock.on(UpdateCommand).resolves({});
+
+    await apps.updateSettings(table, 'app-1', { offline_token_ttl: 3600 }, { portal_secret: undefined, trial_secret: 'new-secret' });
+
+    const [call] = documentMock.commandCalls(UpdateCommand);
+    expect(call!.args[0].input).toMatchObject({
+      UpdateExpression: 'SET #set0 = :set0, #first0 = if_not_exists(#first0, :first0)',
+      ExpressionAttributeNames: { '#set0': 'offline_token_ttl', '#first0': 'trial_secret' },
+      ExpressionAttributeValues: { ':set0': 3600, ':first0': 'new-secret' },
+      ConditionExpression: 'attribute_exists(pk)',
+    });
+  });
+
   it('answers false for an application that does not exist, creating nothing', async () => {
     documentMock.on(UpdateCommand).rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
 

@@ -1,5 +1,5 @@
 import { ConfigError, readConfig, readLocalConfig } from '#core/config';
-import { constantTimeEqual, isUuid, newApiKey, newLicenseKey, sha256Hex } from '#core/ids';
+import { constantTimeEqual, isUuid, namedLicenseKey, newApiKey, newLicenseKey, sha256Hex } from '#core/ids';
 
 describe('identifiers', () => {
   it('makes API keys of the documented form', () => {
@@ -11,6 +11,19 @@ describe('identifiers', () => {
     const key = newLicenseKey();
     expect(key).toMatch(/^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){4}$/);
     expect(new Set(Array.from({ length: 1000 }, newLicenseKey)).size).toBe(1000);
+  });
+
+  it('names license keys of the same form from a secret and a name: the same pair the same key, another secret or name another, every character in use', () => {
+    const names = Array.from({ length: 1000 }, (_, i) => `device-${i}`);
+    const keys = names.map((name) => namedLicenseKey('secret-one', name));
+    for (const key of keys) expect(key).toMatch(/^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){4}$/);
+    expect(names.map((name) => namedLicenseKey('secret-one', name))).toEqual(keys);
+    expect(new Set([...keys, ...names.map((name) => namedLicenseKey('secret-two', name))]).size).toBe(2000);
+    // 25,000 characters: each of the 32 is expected 781 times; one missing or folded onto another would show.
+    const counts = new Map<string, number>();
+    for (const character of keys.join('').replaceAll('-', '')) counts.set(character, (counts.get(character) ?? 0) + 1);
+    expect(counts.size).toBe(32);
+    expect(Math.min(...counts.values())).toBeGreaterThan(600);
   });
 
   it('hashes with SHA-256 and compares equal strings only', () => {

@@ -38,9 +38,15 @@ export const appSchema = z.lazy(() =>
     portal: z.optional(portalSettingsSchema),
     /** The key of the portal's hashes of customers' emails and codes: random, set when the portal is first switched on. */
     portal_secret: z.optional(z.string()),
+    /** The key that names each device's trial license (client/trial.ts): random, set when trials are first configured. */
+    trial_secret: z.optional(z.string()),
   }),
 );
 export type App = z.infer<typeof appSchema>;
+
+/** Secrets an application gets with the setting that first needs them (`/app/settings`): never shown, in no event. */
+export const appSecretFields = ['portal_secret', 'trial_secret'] as const satisfies readonly (keyof App)[];
+export type AppSecrets = Partial<Pick<App, (typeof appSecretFields)[number]>>;
 
 /** The owner's settings of an application (`/app/settings`): a change of any of them is an `app.settings_changed` event. */
 export const appSettingsFields = ['offline_token_ttl', 'default_hwid_reset_allowed', 'default_hwid_reset_interval', 'max_borrow_seconds', 'max_license_file_seconds', 'trial', 'portal'] as const satisfies readonly (keyof App)[];
