@@ -27,6 +27,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   stats recount --app ID [--json]                    count the app's licenses again, repair /app/stats totals
   migrate license-index [--json]                     after upgrading a table from before gsi2 (docs/deployment.md)
   migrate lookup-entries [--json]                    after upgrading a table from before /license/find (docs/deployment.md)
+  migrate trial-secrets [--json]                     after upgrading a table from before trials had secrets (docs/deployment.md)
 
 Target: the local store (DYNAMODB_PORT, DATA_DIR; started for the command when
 npm start is not running), the store at DYNAMODB_ENDPOINT when it is set (table
@@ -99,6 +100,8 @@ async function run(deps: Deps, registerUsageKey: UsageKeys): Promise<Record<stri
       return maintenance.migrateLicenseIndex(deps);
     case 'migrate lookup-entries':
       return maintenance.migrateLookupEntries(deps);
+    case 'migrate trial-secrets':
+      return maintenance.migrateTrialSecrets(deps);
     case 'app index':
       return { indexed: await migrations.indexUnlisted(deps.table) };
     case 'app signing-key':

@@ -17,7 +17,7 @@ import { startLocalEventStream } from '../local/event-stream';
 import { startLocalServer } from '../local/server';
 import { createSignInCodes, signInCodeLifetimeMs } from '../local/sign-in';
 import { addMissingIndexes, ensureTable, externalStore, startLocalStore } from '../local/store';
-import { migrateLicenseIndex, migrateLookupEntries } from '../functions/admin/maintenance';
+import { migrateLicenseIndex, migrateLookupEntries, migrateTrialSecrets } from '../functions/admin/maintenance';
 import * as apiKeys from '#data/api-key.repo';
 import * as migrations from '#data/migrations';
 
@@ -82,6 +82,8 @@ async function main() {
   if (!external) await migrations.indexUnlisted(deps.table);
   // A data directory from before licenses had a listing index of their own gets it, with its licenses moved there.
   if (!external && (await addMissingIndexes(store.client, config.tableName)).length > 0) await migrateLicenseIndex(deps);
+  // Applications of a data directory from before trials had secrets get theirs (a scan of the app items, as above).
+  if (!external) await migrateTrialSecrets(deps);
   // A data directory from before /license/find gets the lookup entries of its licenses, once.
   if (!external && !(await migrations.lookupEntriesWritten(deps.table))) await migrateLookupEntries(deps);
   const owner = await demoOwner(deps, local.dataDir);

@@ -1,4 +1,5 @@
 import type { Deps } from '#core/deps';
+import { newAppSecret } from '#core/ids';
 import { standingOf, type Standing } from '#data/model/stats';
 import { AdminError } from './owners';
 import * as apps from '#data/app.repo';
@@ -43,6 +44,11 @@ export async function migrateLicenseIndex(deps: MaintenanceDeps) {
     recounted += 1;
   }
   return { moved, recounted_apps: recounted };
+}
+
+/** Gives every application whose trials were configured before trials had secrets its secret. */
+export async function migrateTrialSecrets(deps: MaintenanceDeps) {
+  return { apps: await migrations.giveTrialSecrets(deps.table, newAppSecret) };
 }
 
 /**

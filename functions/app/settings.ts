@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Deps } from '#core/deps';
+import { newAppSecret } from '#core/ids';
 import type { OwnerInput } from '#core/http/handler';
 import { notFound, ownedApp, ownedSubscription } from '#core/domain/ownership';
 import { invalidInput, ManagementError } from '#core/http/errors';
@@ -32,8 +32,8 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
   if (input.portal?.enabled && deps.mailer === undefined) throw new ManagementError('NO_EMAIL_SENDER');
   const sent: AppSettingsChange = Object.fromEntries(appSettingsFields.flatMap((field) => (input[field] === undefined ? [] : [[field, input[field]]])));
   const secrets: AppSecrets = {
-    portal_secret: input.portal?.enabled && app.portal_secret === undefined ? newSecret() : undefined,
-    trial_secret: input.trial && app.trial_secret === undefined ? newSecret() : undefined,
+    portal_secret: input.portal?.enabled && app.portal_secret === undefined ? newAppSecret() : undefined,
+    trial_secret: input.trial && app.trial_secret === undefined ? newAppSecret() : undefined,
   };
   if (Object.keys(sent).length > 0 && !(await apps.updateSettings(deps.table, app.app_id, sent, secrets))) throw notFound.app();
   const settings: AppSettingsChange = { ...app, ...sent };
@@ -48,8 +48,6 @@ export async function appSettings(deps: Deps, input: OwnerInput<typeof settingsS
     portal: settings.portal ?? portalDefaults,
   };
 }
-
-const newSecret = () => randomBytes(32).toString('base64url');
 
 /** A trial's tier: the owner's (else ACCESS_DENIED or SUBSCRIPTION_NOT_FOUND) and of this application (else INVALID_INPUT). */
 async function checkTrialSubscription(deps: Deps, teamId: string, appId: string, subscriptionId: string): Promise<void> {

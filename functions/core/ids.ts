@@ -57,6 +57,11 @@ export function hmacHex(key: string, value: string): string {
   return createHmac('sha256', key).update(value, 'utf8').digest('hex');
 }
 
+/** A secret an application keeps for good (its portal's, its trials'): 32 bytes from the CSPRNG, base64url. */
+export function newAppSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
 /** Five groups of five base32 characters: 125 bits from the CSPRNG. */
 export function newLicenseKey(): string {
   return groupedKey(randomString(base32, 25));

@@ -83,6 +83,41 @@ export async function indexUnlisted(table: Table): Promise<number> {
 }
 
 /**
+ * Applications whose trials were configured before trials had secrets get
+ * theirs, as `/app/settings` gives one with a first `trial`: the trials they
+ * start from then on get keys the application names for the device
+ * (client/trial.ts), which a warm function reads without the device's claim.
+ * Trials started before keep their random keys. Returns how many it gave one.
+ */
+export async function giveTrialSecrets(table: Table, newSecret: () => string): Promise<number> {
+  let given = 0;
+  const withoutSecret = pages(
+    table,
+    {
+      FilterExpression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_exists(trial) AND NOT attribute_type(trial, :null) AND attribute_not_exists(trial_secret)',
+      ExpressionAttributeValues: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk, ':null': 'NULL' },
+      ProjectionExpression: 'pk, sk',
+    },
+    { scan: true },
+  );
+  for await (const items of withoutSecret) {
+    for (const item of items) {
+      const written = await conditional(
+        updateItem(
+          table,
+          { pk: String(item.pk), sk: String(item.sk) },
+          { UpdateExpression: 'SET trial_secret = :secret', ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(trial_secret)', ExpressionAttributeValues: { ':secret': newSecret() } },
+          { unstamped: true },
+        ),
+      );
+      // Not held: another run or a trial setting gave it one first; that one stays.
+      if (written.held) given += 1;
+    }
+  }
+  return given;
+}
+
+/**
  * Writes the lookup entries of every license (lookup.repo.ts), its email's
  * among them: for licenses bound, activated or given an email before the
  * events consumer kept these entries, or whose entries were lost. A put

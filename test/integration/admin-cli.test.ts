@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#data/keys';
 import { startTestServer, type TestServer } from '../support/env';
 import { seedLicense, seedSubscription } from '../support/fixtures';
@@ -100,6 +100,20 @@ describe('the admin CLI', () => {
     const stats = await env.post('/app/stats', { app_id: owner.app_id, days: 1 }, { 'x-api-key': owner.api_key! });
     expect(stats.body.data.totals).toEqual(expected);
     await expect(admin('stats', 'recount', '--app', '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 2 });
+  }, timeFor(3, processRunMs));
+
+  it('gives each application whose trials were configured before trials had secrets its secret, once (docs/deployment.md, "Upgrading a deployed table")', async () => {
+    const owner = await admin('bootstrap');
+    const subscription = await seedSubscription(env.deps, { team_id: owner.team_id!, app_id: owner.app_id!, api_key: owner.api_key!, auth: {} });
+    // As such an application is stored: a trial setting and no secret.
+    const trial = { subscription_id: subscription.subscription_id, duration_seconds: 3600, max_devices: 1, per_ip_per_day: 5 };
+    await env.deps.table.doc.send(new UpdateCommand({ TableName: env.config.tableName, Key: keys.app(owner.app_id!), UpdateExpression: 'SET trial = :trial', ExpressionAttributeValues: { ':trial': trial } }));
+
+    expect(await admin('migrate', 'trial-secrets')).toEqual({ apps: 1 });
+    const secret = (await apps.get(env.deps.table, owner.app_id!))!.trial_secret;
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await admin('migrate', 'trial-secrets')).toEqual({ apps: 0 });
+    expect((await apps.get(env.deps.table, owner.app_id!))!.trial_secret).toBe(secret);
   }, timeFor(3, processRunMs));
 
   it('exits non-zero with a message on a bad command or an unknown team', async () => {

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#data/keys';
 import * as apps from '#data/app.repo';
+import { migrateTrialSecrets } from '../../functions/admin/maintenance';
 import { createFakeClock } from '../support/clock';
 import { startTestEvents, type TestEvents } from '../support/events';
 import { seedLicense, seedSubscription } from '../support/fixtures';
@@ -140,5 +141,25 @@ describe('the application’s trial secret', () => {
     const resumedLater = await measured('/trial', { app_id: owner.app_id, hwid: later });
     expect(resumedLater.body).toMatchObject({ message: 'TRIAL_RESUMED', data: { license: made } });
     expect(resumedLater.counts).toEqual({ BatchGetItemCommand: 1, UpdateItemCommand: 1 });
+  });
+
+  it('comes from `admin migrate trial-secrets` to each application with trials and no secret, once, with no event; an application without trials gets none', async () => {
+    const [earlier, noTrials] = [await trialApp(), await createOwner(env.deps)];
+    await env.deps.table.doc.send(new UpdateCommand({ TableName: env.deps.table.name, Key: keys.app(earlier.app_id), UpdateExpression: 'REMOVE trial_secret' }));
+    await events.drain();
+    const before = events.delivered.length;
+
+    expect((await migrateTrialSecrets(env.deps)).apps).toBeGreaterThanOrEqual(1);
+    expect(await migrateTrialSecrets(env.deps)).toEqual({ apps: 0 });
+    await events.drain();
+
+    expect((await apps.get(env.deps.table, earlier.app_id))!.trial_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await apps.get(env.deps.table, noTrials.app_id))!.trial_secret).toBeUndefined();
+    expect(events.delivered.slice(before).filter((event) => event.subject === earlier.app_id)).toEqual([]);
+    clock.advance(60);
+    const device = newDevice();
+    await measured('/trial', { app_id: earlier.app_id, hwid: device });
+    clock.advance(1);
+    expect((await measured('/trial', { app_id: earlier.app_id, hwid: device })).counts).toEqual({ BatchGetItemCommand: 1, UpdateItemCommand: 1 });
   });
 });
