@@ -31,6 +31,11 @@ export async function getMany(table: Table, licenseKeys: string[], teamId: strin
   return found;
 }
 
+/** Every license a team may mean by this key, in one read: its own custom key and the shared namespace's, either absent. */
+export async function candidates(table: Table, licenseKey: string, teamId: string): Promise<License[]> {
+  return readItems(table, keys.licenseCandidates(licenseKey, teamId));
+}
+
 /** Licenses by item key (a bound-device entry names its license's item), in that order; a missing one is left out. */
 export async function readItems(table: Table, itemKeys: ItemKey[]): Promise<License[]> {
   if (itemKeys.length === 0) return [];

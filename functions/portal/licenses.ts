@@ -18,7 +18,12 @@ import { signedIn } from './session';
  */
 export async function licensesOfSession(deps: Deps, session: PortalSession): Promise<License[]> {
   const found = await licenses.readItems(deps.table, await licensesWithEmail(deps.table, session.app_id, session.email));
-  return found.filter((license) => license.app_id === session.app_id && license.email === session.email);
+  return found.filter((license) => isSessions(license, session));
+}
+
+/** A license of the session's application that carries the session's email, as it stands. */
+export function isSessions(license: License, session: PortalSession): boolean {
+  return license.app_id === session.app_id && license.email === session.email;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { License } from '#data/model/license';
 import { createFakeClock } from '../support/clock';
+import { meterDynamo } from '../../local/ddb-meter';
 import { bearer, licensesOf, portalOwner, signedInToken, withPortalServer } from '../support/portal';
 import type { Owner } from '../support/owners';
 
@@ -42,6 +43,21 @@ describe('a customer releasing a device', () => {
     expect(early.status).toBe(403);
     expect(early.body).toMatchObject({ error_code: 'HWID_RESET_COOLDOWN', data: { next_reset_at: '2026-06-01T11:00:00.000Z' } });
     expect(await devicesOf(token)).toEqual(['desk-pc']);
+  });
+
+  it('reads the license asked for, not the customer\'s others: a customer of 30 licenses costs what a customer of one costs', async () => {
+    const one = await signedInWith('one@example.com');
+    const owner = await portalOwner(env);
+    const many = await licensesOf(env, events, owner, 'many@example.com', 30, resettable);
+    const manyToken = await signedInToken(env, owner, 'many@example.com');
+    const meter = meterDynamo(env.client);
+    const cost = async (token: string, key: string) => {
+      meter.reset();
+      expect((await release(token, key, 'no-such-pc')).body).toMatchObject({ error_code: 'HWID_NOT_BOUND' });
+      return { requests: meter.counts(), readUnits: meter.readUnits() };
+    };
+
+    expect(await cost(manyToken, many[17]!.key)).toEqual(await cost(one.token, one.license.key));
   });
 
   it('answers /reset-hwid\'s codes: a device not bound, resets not allowed', async () => {
