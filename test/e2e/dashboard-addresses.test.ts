@@ -58,7 +58,7 @@ describe('the dashboard addresses', () => {
     await shared.getByRole('button', { name: 'Sign in' }).click();
     await shared.getByRole('link', { name: key }).waitFor();
     expect(await shared.getByLabel('Status').inputValue()).toBe('active');
-    expect(await shared.getByLabel('Tag').inputValue()).toBe('beta');
+    expect(await shared.getByLabel('Tag', { exact: true }).inputValue()).toBe('beta');
     await shared.goto(`${base}#/apps/${appId}/licenses/${key}`);
     await shared.getByRole('heading', { name: `License ${key}` }).waitFor();
 

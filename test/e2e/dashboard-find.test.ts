@@ -59,8 +59,8 @@ describe('finding licenses and acting on all matches', () => {
     await page.getByRole('heading', { name: /Found for/ }).waitFor({ state: 'detached' });
 
     // The tag filter matches 60 licenses; 25 are on screen.
-    await page.getByLabel('Tag').fill('campaign');
-    await page.getByLabel('Tag').press('Enter');
+    await page.getByLabel('Tag', { exact: true }).fill('campaign');
+    await page.getByLabel('Tag', { exact: true }).press('Enter');
     await page.waitForURL(/tag=campaign/);
     await page.locator('table.licenses tbody tr').nth(24).waitFor();
     expect(await page.locator('table.licenses tbody tr').count()).toBe(25);
