@@ -20,6 +20,8 @@ import { addMissingIndexes, ensureTable, externalStore, startLocalStore } from '
 import { migrateLicenseIndex, migrateLookupEntries, migrateTrialSecrets } from '../functions/admin/maintenance';
 import * as apiKeys from '#data/api-key.repo';
 import * as migrations from '#data/migrations';
+import { lookupMigration } from '#data/model/lookup';
+import { trialSecretsMigration } from '#data/model/trial';
 
 interface DemoOwner {
   team_id: string;
@@ -82,10 +84,10 @@ async function main() {
   if (!external) await migrations.indexUnlisted(deps.table);
   // A data directory from before licenses had a listing index of their own gets it, with its licenses moved there.
   if (!external && (await addMissingIndexes(store.client, config.tableName)).length > 0) await migrateLicenseIndex(deps);
-  // Applications of a data directory from before trials had secrets get theirs (a scan of the app items, as above).
-  if (!external) await migrateTrialSecrets(deps);
+  // Applications of a data directory from before trials had secrets get theirs, once.
+  if (!external && !(await migrations.hasRun(deps.table, trialSecretsMigration))) await migrateTrialSecrets(deps);
   // A data directory from before /license/find gets the lookup entries of its licenses, once.
-  if (!external && !(await migrations.lookupEntriesWritten(deps.table))) await migrateLookupEntries(deps);
+  if (!external && !(await migrations.hasRun(deps.table, lookupMigration))) await migrateLookupEntries(deps);
   const owner = await demoOwner(deps, local.dataDir);
   const signInCodes = createSignInCodes();
   const server = await startLocalServer({

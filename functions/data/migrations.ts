@@ -4,11 +4,12 @@
  * table, so the admin CLI and `npm start` run them, never a request path, and
  * each is safe to run again or beside the service.
  */
-import { conditional, getItem, pages, putNew, updateItem, type Table } from './db';
+import { conditional, getItem, pages, putNew, updateItem, type PageInput, type Table, type UpdateParts } from './db';
 import { keys } from './keys';
 import * as lookups from './lookup.repo';
 import { appSchema } from './model/app';
 import { lookupMigration } from './model/lookup';
+import { trialSecretsMigration } from './model/trial';
 
 /**
  * Licenses written before the listing index of their own (`gsi2`) carry
@@ -52,34 +53,20 @@ export async function moveListingEntries(table: Table): Promise<{ moved: number;
  * Applications created before they were listed per team carry no index
  * entry: this gives each one its entry. Returns how many it indexed.
  */
-export async function indexUnlisted(table: Table): Promise<number> {
-  let indexed = 0;
-  const unlisted = pages(
+export function indexUnlisted(table: Table): Promise<number> {
+  return updateEachFound(
     table,
     { FilterExpression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_not_exists(gsi1pk)', ExpressionAttributeValues: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk } },
-    { scan: true },
-  );
-  for await (const items of unlisted) {
-    for (const item of items) {
+    (item) => {
       const app = appSchema.parse(item);
       const entry = keys.appByTeam(app.team_id, app.created_at, app.app_id);
-      const written = await conditional(
-        updateItem(
-          table,
-          keys.app(app.app_id),
-          {
-            UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
-            ExpressionAttributeValues: { ':pk': entry.gsi1pk, ':sk': entry.gsi1sk },
-          },
-          { unstamped: true },
-        ),
-      );
-      // Not held: another run indexed it first, or it was deleted meanwhile; nothing left to do for it.
-      if (written.held) indexed += 1;
-    }
-  }
-  return indexed;
+      return {
+        UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
+        ExpressionAttributeValues: { ':pk': entry.gsi1pk, ':sk': entry.gsi1sk },
+      };
+    },
+  );
 }
 
 /**
@@ -87,33 +74,20 @@ export async function indexUnlisted(table: Table): Promise<number> {
  * theirs, as `/app/settings` gives one with a first `trial`: the trials they
  * start from then on get keys the application names for the device
  * (client/trial.ts), which a warm function reads without the device's claim.
- * Trials started before keep their random keys. Returns how many it gave one.
+ * Trials started before keep their random keys. Returns how many it gave one,
+ * and marks the table: applications given a trial since have their secret.
  */
 export async function giveTrialSecrets(table: Table, newSecret: () => string): Promise<number> {
-  let given = 0;
-  const withoutSecret = pages(
+  const given = await updateEachFound(
     table,
     {
       FilterExpression: 'sk = :sk AND begins_with(pk, :prefix) AND attribute_exists(trial) AND NOT attribute_type(trial, :null) AND attribute_not_exists(trial_secret)',
       ExpressionAttributeValues: { ':sk': keys.app('').sk, ':prefix': keys.app('').pk, ':null': 'NULL' },
       ProjectionExpression: 'pk, sk',
     },
-    { scan: true },
+    () => ({ UpdateExpression: 'SET trial_secret = :secret', ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(trial_secret)', ExpressionAttributeValues: { ':secret': newSecret() } }),
   );
-  for await (const items of withoutSecret) {
-    for (const item of items) {
-      const written = await conditional(
-        updateItem(
-          table,
-          { pk: String(item.pk), sk: String(item.sk) },
-          { UpdateExpression: 'SET trial_secret = :secret', ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(trial_secret)', ExpressionAttributeValues: { ':secret': newSecret() } },
-          { unstamped: true },
-        ),
-      );
-      // Not held: another run or a trial setting gave it one first; that one stays.
-      if (written.held) given += 1;
-    }
-  }
+  await markRun(table, trialSecretsMigration);
   return given;
 }
 
@@ -142,11 +116,33 @@ export async function writeLookupEntries(table: Table): Promise<{ licenses: numb
     entries += changes.length;
     await lookups.apply(table, changes);
   }
-  await putNew(table, { ...keys.migration(lookupMigration), done: true });
+  await markRun(table, lookupMigration);
   return { licenses, entries };
 }
 
-/** Whether `writeLookupEntries` ran on this table. */
-export async function lookupEntriesWritten(table: Table): Promise<boolean> {
-  return (await getItem(table, keys.migration(lookupMigration))) !== undefined;
+type MarkedMigration = typeof lookupMigration | typeof trialSecretsMigration;
+
+/** Whether a step that marks the table when done (`writeLookupEntries`, `giveTrialSecrets`) ran on it. */
+export async function hasRun(table: Table, migration: MarkedMigration): Promise<boolean> {
+  return (await getItem(table, keys.migration(migration))) !== undefined;
+}
+
+function markRun(table: Table, migration: MarkedMigration): Promise<boolean> {
+  return putNew(table, { ...keys.migration(migration), done: true });
+}
+
+/**
+ * Each item a scan finds, updated under its condition and without an actor (a data step, nobody's change): how many
+ * updates held.
+ */
+async function updateEachFound(table: Table, scan: PageInput, update: (item: Record<string, unknown>) => UpdateParts): Promise<number> {
+  let held = 0;
+  for await (const items of pages(table, scan, { scan: true })) {
+    for (const item of items) {
+      const written = await conditional(updateItem(table, { pk: String(item.pk), sk: String(item.sk) }, update(item), { unstamped: true }));
+      // Not held: another run or writer did it first, or the item was deleted meanwhile; nothing is left to do for it.
+      if (written.held) held += 1;
+    }
+  }
+  return held;
 }

@@ -9,6 +9,7 @@ import { seedLicense, seedSubscription } from '../support/fixtures';
 import { createOwner, type Owner } from '../support/owners';
 import type { Subscription } from '#data/model/subscription';
 import * as migrations from '#data/migrations';
+import { lookupMigration } from '#data/model/lookup';
 
 const clock = createFakeClock(new Date('2026-03-10T12:00:00.000Z'));
 let env: TestServer;
@@ -190,6 +191,6 @@ describe('POST /license/find', () => {
     expect(migrated.entries).toBeGreaterThan(0);
     expect(await matchesOf('bound-long-ago')).toEqual([{ key: old.key, matched: ['hwid'] }]);
     expect(await matchesOf(email)).toEqual([{ key: old.key, matched: ['email'] }]);
-    expect(await migrations.lookupEntriesWritten(env.deps.table)).toBe(true);
+    expect(await migrations.hasRun(env.deps.table, lookupMigration)).toBe(true);
   });
 });

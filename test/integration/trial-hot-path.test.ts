@@ -1,6 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#data/keys';
 import * as apps from '#data/app.repo';
+import * as migrations from '#data/migrations';
+import { trialSecretsMigration } from '#data/model/trial';
 import { migrateTrialSecrets } from '../../functions/admin/maintenance';
 import { createFakeClock } from '../support/clock';
 import { startTestEvents, type TestEvents } from '../support/events';
@@ -151,6 +153,7 @@ describe('the application’s trial secret', () => {
 
     expect((await migrateTrialSecrets(env.deps)).apps).toBeGreaterThanOrEqual(1);
     expect(await migrateTrialSecrets(env.deps)).toEqual({ apps: 0 });
+    expect(await migrations.hasRun(env.deps.table, trialSecretsMigration)).toBe(true);
     await events.drain();
 
     expect((await apps.get(env.deps.table, earlier.app_id))!.trial_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);

@@ -23,6 +23,9 @@ export const trialSettingsSchema = z.lazy(() =>
 );
 export type TrialSettings = z.infer<typeof trialSettingsSchema>;
 
+/** The data step `npm start` and `admin migrate trial-secrets` run once for applications whose trials predate their secrets. */
+export const trialSecretsMigration = 'trial-secrets';
+
 /** The tag every trial license carries while it is one: a purchase drops it. */
 export const trialTag = 'trial';
 
