@@ -35,8 +35,8 @@ export async function customerLicenses(deps: Deps, _input: unknown, request: Req
   await portalOf(deps, session.app_id);
   const owned = await licensesOfSession(deps, session);
   const tiers = await subscriptions.getMany(deps.table, [...new Set(owned.map((license) => license.subscription_id))]);
-  const bought = owned.some((license) => stripeCustomerOf(license) !== undefined);
-  const connected = bought && (await stripe.getConnection(deps.table, session.app_id)) !== undefined;
+  const bought = owned.map((license) => stripeCustomerOf(license) !== undefined);
+  const connected = bought.includes(true) && (await stripe.getConnection(deps.table, session.app_id)) !== undefined;
   const now = deps.clock.now();
-  return owned.map((license) => ({ ...customerView(license, tiers.get(license.subscription_id), now), billing: connected && stripeCustomerOf(license) !== undefined }));
+  return owned.map((license, i) => ({ ...customerView(license, tiers.get(license.subscription_id), now), billing: connected && bought[i]! }));
 }
